@@ -1,0 +1,445 @@
+//! The verifier: SSA dominance, operand counts and kinds from the ISA table,
+//! dtype agreement, tile-type legality and profile availability. Reports every
+//! error it finds, each with `file:line:col`.
+
+use std::collections::HashSet;
+
+use pto_isa_spec::{Class, Form, OperandKind, Opcode, Pipe, ProfileId, Sig};
+
+use crate::ast::{Elem, File, Imm, Op, Region, ValueId};
+use crate::attr::Attr;
+use crate::diag::Diagnostic;
+use crate::ty::{SLayout, TileBuf, TileLoc, Type};
+
+/// The profile a file targets: `pto.target_arch` on the module, else `default`.
+/// Returns the profile and a warning if an explicit choice disagrees with the file.
+pub fn file_profile(file: &File, explicit: Option<ProfileId>) -> (ProfileId, Option<Diagnostic>) {
+    let declared = file.items.iter().find_map(|op| {
+        if op.opcode != Opcode::Module {
+            return None;
+        }
+        op.attrs().find_map(|(k, v)| {
+            (k == "pto.target_arch")
+                .then(|| v.as_str().and_then(ProfileId::from_name))
+                .flatten()
+        }).map(|p| (p, op.loc))
+    });
+    match (explicit, declared) {
+        (Some(e), Some((d, loc))) if e != d => (
+            e,
+            Some(Diagnostic::warning(
+                loc,
+                6,
+                format!("module declares pto.target_arch for profile {d}, but --profile {e} was given; using {e}"),
+            )),
+        ),
+        (Some(e), _) => (e, None),
+        (None, Some((d, _))) => (d, None),
+        (None, None) => (ProfileId::A2A3, None),
+    }
+}
+
+/// Verifies a parsed file for `profile`. Returns every diagnostic found.
+pub fn verify(file: &File, profile: ProfileId) -> Vec<Diagnostic> {
+    let mut v = Verifier {
+        file,
+        profile,
+        diags: Vec::new(),
+        defined: HashSet::new(),
+        vecscope_depth: 0,
+    };
+    for op in &file.items {
+        v.op(op, true);
+    }
+    v.diags
+}
+
+struct Verifier<'a> {
+    file: &'a File,
+    profile: ProfileId,
+    diags: Vec<Diagnostic>,
+    defined: HashSet<ValueId>,
+    vecscope_depth: u32,
+}
+
+fn op_len(op: &Op) -> u32 {
+    op.opcode.name().len() as u32
+}
+
+impl<'a> Verifier<'a> {
+    fn err(&mut self, op: &Op, msg: impl Into<String>) {
+        self.diags.push(Diagnostic::error(op.loc, op_len(op), msg));
+    }
+
+    fn ty(&self, v: ValueId) -> Option<&'a Type> {
+        let t = self.file.values.get(v as usize)?.ty?;
+        Some(self.file.types.get(t))
+    }
+
+    fn name(&self, v: ValueId) -> String {
+        self.file.value_name(v)
+    }
+
+    fn op(&mut self, op: &Op, structured: bool) {
+        let info = op.opcode.info();
+        // dominance: uses must refer to values defined before (structured regions)
+        if structured {
+            for u in op.uses() {
+                if !self.defined.contains(&u) {
+                    let n = self.name(u);
+                    self.err(op, format!("{n} is used before it is defined"));
+                }
+            }
+        }
+        // header-defined values (function args, loop variables) are visible inside
+        for e in &op.body {
+            if let Elem::Def(d) = e {
+                self.defined.insert(*d);
+            }
+        }
+        if !info.available_on(self.profile) {
+            self.err(
+                op,
+                format!(
+                    "'{}' is not available on profile {} (available on: {})",
+                    info.name,
+                    self.profile,
+                    [ProfileId::A2A3, ProfileId::A5]
+                        .iter()
+                        .filter(|p| info.available_on(**p))
+                        .map(|p| p.name())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            );
+        }
+        self.signature(op);
+        self.dtypes(op);
+        self.sync_operands(op);
+        let is_scope = matches!(op.opcode.name(), "pto.vecscope" | "pto.strict_vecscope");
+        if is_scope {
+            if self.vecscope_depth > 0 {
+                self.err(op, "vector scopes cannot be nested");
+            }
+            self.vecscope_depth += 1;
+        }
+        for r in &op.regions {
+            self.region(r);
+        }
+        if is_scope {
+            self.vecscope_depth -= 1;
+        }
+        for v in op.result_values() {
+            self.defined.insert(v);
+        }
+    }
+
+    fn region(&mut self, r: &Region) {
+        let structured = r.blocks.len() <= 1;
+        if !structured {
+            // a CFG region: every block's arguments and results dominate per the CFG;
+            // ptovm checks only that values exist (graph dominance is not modelled)
+            for b in &r.blocks {
+                for a in &b.args {
+                    self.defined.insert(*a);
+                }
+                for o in &b.ops {
+                    for v in o.result_values() {
+                        self.defined.insert(v);
+                    }
+                }
+            }
+        }
+        for b in &r.blocks {
+            for a in &b.args {
+                self.defined.insert(*a);
+            }
+            for o in &b.ops {
+                self.op(o, structured);
+            }
+        }
+    }
+
+    fn kind_ok(&self, kind: OperandKind, v: ValueId) -> bool {
+        let Some(t) = self.ty(v) else {
+            return true; // unknown type: nothing to check
+        };
+        match kind {
+            OperandKind::Any => true,
+            OperandKind::Tile => matches!(
+                t,
+                Type::TileBuf(_) | Type::Tile { .. } | Type::Shaped { .. } | Type::Opaque { .. } | Type::Stripped(_)
+            ),
+            OperandKind::View => matches!(
+                t,
+                Type::TensorView { .. } | Type::PartitionView { .. } | Type::Shaped { .. } | Type::Opaque { .. }
+            ),
+            OperandKind::Ptr => matches!(t, Type::Ptr { .. } | Type::Opaque { .. } | Type::Shaped { .. } | Type::Stripped(_)),
+            OperandKind::Int => t.is_int_like(),
+            OperandKind::Float => t.is_float(),
+            OperandKind::Scalar => t.is_scalar() || matches!(t, Type::Opaque { .. }),
+            OperandKind::VReg => matches!(t, Type::VReg { .. } | Type::Opaque { .. }),
+            OperandKind::Mask => matches!(t, Type::Mask(_) | Type::Opaque { .. }),
+            OperandKind::Align => matches!(t, Type::Align | Type::Opaque { .. }),
+            OperandKind::Event => !t.is_scalar() || t.is_int_like(),
+        }
+    }
+
+    fn check_slots(&mut self, op: &Op, what: &str, slots: &[pto_isa_spec::SigSlot], vals: &[ValueId]) {
+        match Sig::assign(slots, vals.len()) {
+            None => {
+                let (min, max) = Sig::arity(slots);
+                let expect = match max {
+                    Some(m) if m == min => format!("{min}"),
+                    Some(m) => format!("{min} to {m}"),
+                    None => format!("at least {min}"),
+                };
+                self.err(
+                    op,
+                    format!(
+                        "'{}' expects {expect} {what}, found {}",
+                        op.opcode.name(),
+                        vals.len()
+                    ),
+                );
+            }
+            Some(kinds) => {
+                for (k, v) in kinds.iter().zip(vals) {
+                    if !self.kind_ok(*k, *v) {
+                        let n = self.name(*v);
+                        let tn = self
+                            .file
+                            .values
+                            .get(*v as usize)
+                            .and_then(|x| x.ty)
+                            .map(|t| crate::printer::type_str(&self.file.types, t))
+                            .unwrap_or_default();
+                        self.err(
+                            op,
+                            format!(
+                                "'{}': {what} {n} must be {}, but has type {tn}",
+                                op.opcode.name(),
+                                k.describe()
+                            ),
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    fn signature(&mut self, op: &Op) {
+        let info = op.opcode.info();
+        if matches!(info.form, Form::Builtin) || op.generic {
+            return;
+        }
+        let sig = info.signature();
+        match (&sig.outs, info.form) {
+            (Some(outs), Form::Dps) => {
+                let ins = op.group("ins").map(|g| g.0).unwrap_or_default();
+                let o = op.group("outs").map(|g| g.0).unwrap_or_default();
+                if op.group("ins").is_none() && !sig.ins.iter().all(|s| s.min == 0) {
+                    self.err(op, format!("'{}' is written `{} ins(...) outs(...)`", info.name, info.name));
+                    return;
+                }
+                self.check_slots(op, "ins operand(s)", &sig.ins, &ins);
+                self.check_slots(op, "outs operand(s)", outs, &o);
+                self.tile_types(op, ins.iter().chain(o.iter()).copied());
+            }
+            _ => {
+                let uses: Vec<ValueId> = op.uses().collect();
+                self.check_slots(op, "operand(s)", &sig.ins, &uses);
+            }
+        }
+        let results: Vec<ValueId> = op.result_values().collect();
+        if !(sig.results.is_empty() && sig.ins.is_empty() && sig.outs.is_none() && info.sig.is_empty() && results.is_empty()) {
+            self.check_slots(op, "result(s)", &sig.results, &results);
+        }
+    }
+
+    fn tile_types(&mut self, op: &Op, vals: impl Iterator<Item = ValueId>) {
+        for v in vals {
+            if let Some(Type::TileBuf(tb)) = self.ty(v) {
+                let tb = *tb;
+                if let Some(msg) = self.tile_illegal(&tb) {
+                    let n = self.name(v);
+                    self.err(op, format!("illegal tile type for {n}: {msg}"));
+                }
+            }
+        }
+    }
+
+    /// Legality of a tile_buf type on the current profile.
+    pub(crate) fn tile_illegal(&self, tb: &TileBuf) -> Option<String> {
+        if tb.rows <= 0 || tb.cols <= 0 {
+            return Some(format!("rows and cols must be positive (rows={}, cols={})", tb.rows, tb.cols));
+        }
+        if let Some(r) = tb.v_row {
+            if r < 0 || r > tb.rows {
+                return Some(format!("v_row={r} outside 0..={}", tb.rows));
+            }
+        }
+        if let Some(c) = tb.v_col {
+            if c < 0 || c > tb.cols {
+                return Some(format!("v_col={c} outside 0..={}", tb.cols));
+            }
+        }
+        if tb.pad > 3 {
+            return Some(format!("pad={} (expected 0 null, 1 zero, 2 max, 3 min)", tb.pad));
+        }
+        if tb.compact > 3 {
+            return Some(format!("compact={} (expected 0..=3)", tb.compact));
+        }
+        let Some(dt) = self.file.types.get(tb.elem).scalar_dtype() else {
+            return None; // opaque element types are not checked
+        };
+        let bits = dt.bits() as i64;
+        let bytes = (tb.rows * tb.cols).saturating_mul(bits) / 8;
+        let p = self.profile.profile();
+        let cap = match tb.loc {
+            TileLoc::Vec => p.ub_bytes,
+            TileLoc::Mat => p.l1_bytes,
+            TileLoc::Left => p.l0a_bytes,
+            TileLoc::Right => p.l0b_bytes,
+            TileLoc::Acc => p.l0c_bytes,
+            TileLoc::Bias => p.bias_bytes.max(p.ub_bytes),
+            TileLoc::Scaling => p.fb_bytes.max(p.ub_bytes),
+            TileLoc::ScaleLeft | TileLoc::ScaleRight => p.scale_bytes.max(4096),
+            TileLoc::Ctrl => usize::MAX,
+        } as i64;
+        if bytes > cap {
+            return Some(format!(
+                "{}x{}x{dt} needs {bytes} bytes, more than the {} bytes of {} on profile {}",
+                tb.rows,
+                tb.cols,
+                cap,
+                tb.loc.name(),
+                self.profile
+            ));
+        }
+        if tb.slayout != SLayout::NoneBox && !matches!(tb.fractal, 32 | 512 | 1024 | 2048) {
+            return Some(format!("fractal={} (expected 32, 512, 1024 or 2048 bytes)", tb.fractal));
+        }
+        None
+    }
+
+    fn dtypes(&mut self, op: &Op) {
+        let info = op.opcode.info();
+        let allowed = info.dtypes.for_profile(self.profile);
+        if allowed == pto_isa_spec::DtypeSet::ANY {
+            return;
+        }
+        // the primary data operand: first tile of ins (tile ops), else first vreg
+        let primary = match info.form {
+            Form::Dps => op
+                .group("ins")
+                .and_then(|(vals, _)| {
+                    vals.into_iter()
+                        .find(|v| matches!(self.ty(*v), Some(Type::TileBuf(_) | Type::Tile { .. })))
+                }),
+            _ => op
+                .uses()
+                .find(|v| matches!(self.ty(*v), Some(Type::VReg { .. }))),
+        };
+        let Some(v) = primary else { return };
+        let Some(t) = self.file.values[v as usize].ty else {
+            return;
+        };
+        let Some(dt) = self.file.types.elem_dtype(t) else {
+            return;
+        };
+        if !allowed.contains(dt) {
+            let n = self.name(v);
+            self.err(
+                op,
+                format!(
+                    "'{}' does not support element type {dt} on profile {} ({n}); supported: {:?}",
+                    info.name, self.profile, allowed
+                ),
+            );
+        }
+        // elementwise tile ops: all tile operands share the element type
+        if info.class == Class::Elementwise && info.form == Form::Dps && same_type_op(op.opcode) {
+            let mut tiles: Vec<ValueId> = Vec::new();
+            for g in ["ins", "outs"] {
+                if let Some((vals, _)) = op.group(g) {
+                    tiles.extend(vals.into_iter().filter(|v| matches!(self.ty(*v), Some(Type::TileBuf(_)))));
+                }
+            }
+            let dts: Vec<_> = tiles
+                .iter()
+                .filter_map(|v| self.file.values[*v as usize].ty.and_then(|t| self.file.types.elem_dtype(t)))
+                .collect();
+            if let Some(first) = dts.first() {
+                if let Some(other) = dts.iter().find(|d| *d != first) {
+                    self.err(
+                        op,
+                        format!(
+                            "'{}' operands must share one element type, found {first} and {other} (insert a pto.tcvt)",
+                            info.name
+                        ),
+                    );
+                }
+            }
+        }
+    }
+
+    /// Pipes and event ids of sync ops must exist on the profile.
+    fn sync_operands(&mut self, op: &Op) {
+        let info = op.opcode.info();
+        if info.class != Class::Sync {
+            return;
+        }
+        let p = self.profile.profile();
+        for imm in op.immediates() {
+            let Some(sym) = imm.symbol() else { continue };
+            if let Some(rest) = sym.strip_prefix("EVENT_ID") {
+                match rest.parse::<u32>() {
+                    Ok(n) if n < p.event_ids => {}
+                    _ => self.err(
+                        op,
+                        format!(
+                            "event id {sym} is out of range on profile {} (EVENT_ID0..EVENT_ID{})",
+                            self.profile,
+                            p.event_ids - 1
+                        ),
+                    ),
+                }
+            } else if sym.starts_with("PIPE_") && Pipe::from_name(sym).is_none() {
+                self.err(op, format!("unknown pipe {sym} (expected PIPE_S, PIPE_V, PIPE_M, PIPE_MTE1, PIPE_MTE2, PIPE_MTE3, PIPE_FIX, PIPE_ALL)"));
+            }
+        }
+        // a literal buffer id of get_buf/rls_buf must be in the profile's pool
+        if matches!(op.opcode.name(), "pto.get_buf" | "pto.rls_buf") {
+            let id = op.immediates().into_iter().find_map(|i| match i {
+                Imm::Attr(Attr::Int { value, .. }) => Some(*value),
+                _ => None,
+            });
+            if let Some(id) = id {
+                if id < 0 || id >= p.buf_ids as i128 {
+                    self.err(
+                        op,
+                        format!("buffer id {id} is out of range on profile {} (0..{})", self.profile, p.buf_ids),
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Elementwise ops whose operands all share the destination element type.
+fn same_type_op(op: Opcode) -> bool {
+    let n = op.name();
+    !(n.contains("cvt")
+        || n.contains("cmp")
+        || n.contains("sel")
+        || n.contains("quant")
+        || n.contains("shl")
+        || n.contains("shr")
+        || n.contains("conv")
+        || n.contains("deq")
+        || n.contains("relu")
+        || n.contains("addc")
+        || n.contains("subc"))
+}
+
