@@ -772,8 +772,7 @@ impl Dec {
     }
 
     fn opt_string(&self, r: &mut Rd) -> Result<Option<String>, DecodeError> {
-        Ok(r
-            .opt_id(self.strings.len(), "string")?
+        Ok(r.opt_id(self.strings.len(), "string")?
             .map(|i| self.strings[i as usize].clone()))
     }
 
@@ -1113,8 +1112,10 @@ fn sections(bytes: &[u8]) -> Result<HashMap<String, &[u8]>, DecodeError> {
         if !name.starts_with(".pto.") {
             continue;
         }
-        let start = usize::try_from(sh.sh_offset).map_err(|_| DecodeError::NotElf("section offset".into()))?;
-        let len = usize::try_from(sh.sh_size).map_err(|_| DecodeError::NotElf("section size".into()))?;
+        let start = usize::try_from(sh.sh_offset)
+            .map_err(|_| DecodeError::NotElf("section offset".into()))?;
+        let len =
+            usize::try_from(sh.sh_size).map_err(|_| DecodeError::NotElf("section size".into()))?;
         let data = start
             .checked_add(len)
             .and_then(|end| bytes.get(start..end))
@@ -1172,9 +1173,7 @@ pub fn decode(bytes: &[u8]) -> Result<Decoded, DecodeError> {
     for _ in 0..ns {
         let n = rc.count()?;
         let b = rc.bytes(n)?;
-        strings.push(
-            String::from_utf8(b.to_vec()).map_err(|_| rc.err("string is not UTF-8"))?,
-        );
+        strings.push(String::from_utf8(b.to_vec()).map_err(|_| rc.err("string is not UTF-8"))?);
     }
     let mut d = Dec {
         strings,
@@ -1300,7 +1299,12 @@ pub fn decode(bytes: &[u8]) -> Result<Decoded, DecodeError> {
                 set(op, &mut it);
             }
             for (i, v) in file.values.iter_mut().enumerate() {
-                if v.name.is_empty() || !v.name.bytes().all(|b| b.is_ascii_alphanumeric() || b"_$.-".contains(&b)) {
+                if v.name.is_empty()
+                    || !v
+                        .name
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b"_$.-".contains(&b))
+                {
                     v.name = format!("v{i}");
                 }
             }

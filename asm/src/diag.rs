@@ -76,7 +76,10 @@ impl Diagnostic {
             Severity::Warning => "warning",
             Severity::Note => "note",
         };
-        let mut out = format!("{file}:{}:{}: {sev}: {}\n", self.loc.line, self.loc.col, self.message);
+        let mut out = format!(
+            "{file}:{}:{}: {sev}: {}\n",
+            self.loc.line, self.loc.col, self.message
+        );
         if let Some(text) = source.lines().nth(self.loc.line.saturating_sub(1) as usize) {
             let lno = self.loc.line.to_string();
             let pad = " ".repeat(lno.len());
@@ -85,7 +88,11 @@ impl Diagnostic {
             let col = (self.loc.col.max(1) - 1) as usize;
             let avail = text.len().saturating_sub(col).max(1);
             let len = (self.len as usize).clamp(1, avail);
-            out.push_str(&format!("{pad} | {}{}\n", " ".repeat(col.min(text.len())), "^".repeat(len)));
+            out.push_str(&format!(
+                "{pad} | {}{}\n",
+                " ".repeat(col.min(text.len())),
+                "^".repeat(len)
+            ));
         }
         for n in &self.notes {
             out.push_str(&format!("  = note: {n}\n"));
@@ -106,7 +113,10 @@ impl Diagnostics {
 
     /// Number of errors.
     pub fn error_count(&self) -> usize {
-        self.0.iter().filter(|d| d.severity == Severity::Error).count()
+        self.0
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .count()
     }
 
     /// Renders all diagnostics.

@@ -293,7 +293,10 @@ impl<'a> Lexer<'a> {
                 }
             }
             b'0'..=b'9' => {
-                if c == b'0' && (at(self.pos) == b'x' || at(self.pos) == b'X') && at(self.pos + 1).is_ascii_hexdigit() {
+                if c == b'0'
+                    && (at(self.pos) == b'x' || at(self.pos) == b'X')
+                    && at(self.pos + 1).is_ascii_hexdigit()
+                {
                     self.pos += 1;
                     while at(self.pos).is_ascii_hexdigit() {
                         self.pos += 1;
@@ -385,7 +388,9 @@ pub fn escape(s: &str) -> String {
             '\\' => out.push_str("\\\\"),
             '\n' => out.push_str("\\n"),
             '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => out.push_str(&format!("\\{:02X}", c as u32)),
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                out.push_str(&format!("\\{:02X}", c as u32))
+            }
             c => out.push(c),
         }
     }
@@ -412,8 +417,13 @@ mod tests {
     fn lexes_mlir_tokens() {
         use Tok::*;
         assert_eq!(
-            kinds("%r#1 = pto.tadd ins(%a : !pto.tile_buf<vec>) -> 0x3F800000 1.5e-3 // c\n@f ^bb0"),
-            vec![Value, Equal, Ident, Ident, LParen, Value, Colon, BangIdent, Less, Ident, Greater, RParen, Arrow, Int, Float, Symbol, Label]
+            kinds(
+                "%r#1 = pto.tadd ins(%a : !pto.tile_buf<vec>) -> 0x3F800000 1.5e-3 // c\n@f ^bb0"
+            ),
+            vec![
+                Value, Equal, Ident, Ident, LParen, Value, Colon, BangIdent, Less, Ident, Greater,
+                RParen, Arrow, Int, Float, Symbol, Label
+            ]
         );
         assert_eq!(kinds("\"a\\\"b\" -7"), vec![Str, Minus, Int]);
         assert_eq!(kinds("\"open"), vec![Bad]);

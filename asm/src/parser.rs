@@ -19,13 +19,38 @@ pub fn parse(source_name: &str, src: &str) -> (File, Vec<Diagnostic>) {
 
 /// Dialect prefixes whose dotted identifiers start a new op.
 const DIALECTS: &[&str] = &[
-    "pto", "arith", "scf", "func", "cf", "memref", "llvm", "math", "builtin", "vector", "tensor",
-    "affine", "index", "emitc", "gpu", "linalg", "ub", "hivm", "bufferization", "test",
+    "pto",
+    "arith",
+    "scf",
+    "func",
+    "cf",
+    "memref",
+    "llvm",
+    "math",
+    "builtin",
+    "vector",
+    "tensor",
+    "affine",
+    "index",
+    "emitc",
+    "gpu",
+    "linalg",
+    "ub",
+    "hivm",
+    "bufferization",
+    "test",
 ];
 
 /// Attribute keywords followed by `<...>`.
 const ATTR_KEYWORDS: &[&str] = &[
-    "dense", "array", "affine_map", "affine_set", "strided", "sparse", "dense_resource", "opaque",
+    "dense",
+    "array",
+    "affine_map",
+    "affine_set",
+    "strided",
+    "sparse",
+    "dense_resource",
+    "opaque",
     "distinct",
 ];
 
@@ -245,7 +270,10 @@ impl<'a> Parser<'a> {
         if let Some(s) = self.scopes.last_mut() {
             s.insert(name.to_string(), named);
         }
-        self.fn_defs.entry(name.to_string()).or_default().push(named);
+        self.fn_defs
+            .entry(name.to_string())
+            .or_default()
+            .push(named);
         first
     }
 
@@ -278,14 +306,20 @@ impl<'a> Parser<'a> {
         match index {
             Some(i) if i < n.count => n.first + i,
             Some(i) => {
-                self.err_at(t, format!("%{name} has {} result(s); #{i} is out of range", n.count));
+                self.err_at(
+                    t,
+                    format!("%{name} has {} result(s); #{i} is out of range", n.count),
+                );
                 n.first
             }
             None => {
                 if n.count != 1 {
                     self.err_at(
                         t,
-                        format!("%{name} names {} results; use %{name}#N to pick one", n.count),
+                        format!(
+                            "%{name} names {} results; use %{name}#N to pick one",
+                            n.count
+                        ),
                     );
                 }
                 n.first
@@ -312,7 +346,10 @@ impl<'a> Parser<'a> {
                         self.diags.push(Diagnostic::error(
                             f.loc,
                             f.len,
-                            format!("%{} has {} result(s); #{idx} is out of range", f.name, n.count),
+                            format!(
+                                "%{} has {} result(s); #{idx} is out of range",
+                                f.name, n.count
+                            ),
                         ));
                     }
                 }
@@ -504,7 +541,11 @@ impl<'a> Parser<'a> {
         };
         self.bump();
         let opcode = Opcode::lookup(&name);
-        let loc = self.loc_of(if result_toks.is_empty() { name_tok } else { start });
+        let loc = self.loc_of(if result_toks.is_empty() {
+            name_tok
+        } else {
+            start
+        });
         let Some(opcode) = opcode else {
             self.err_at(name_tok, format!("unknown operation '{name}'"));
             // skip the body so parsing can continue with the next op
@@ -575,6 +616,26 @@ impl<'a> Parser<'a> {
                 }
             }
         };
+        // a type that cannot be the declared result kind describes an operand
+        let sig = op.opcode.info().signature();
+        let kinds = pto_isa_spec::Sig::assign(&sig.results, n);
+        let fits = |k: pto_isa_spec::OperandKind, t: &Type| match k {
+            pto_isa_spec::OperandKind::Int
+            | pto_isa_spec::OperandKind::Float
+            | pto_isa_spec::OperandKind::Scalar => {
+                t.is_scalar() || t.scalar_dtype().is_some() || matches!(t, Type::Vector { .. })
+            }
+            _ => true,
+        };
+        if let Some(kinds) = kinds {
+            if kinds
+                .iter()
+                .zip(&tys)
+                .any(|(k, t)| !fits(*k, self.file.types.get(*t)))
+            {
+                return;
+            }
+        }
         if tys.len() == n {
             for (v, t) in op.result_values().zip(tys) {
                 self.file.values[v as usize].ty = Some(t);
@@ -666,7 +727,8 @@ impl<'a> Parser<'a> {
                     }
                     let t = self.bump();
                     let s = self.text(t);
-                    op.body.push(Elem::Attr(Attr::Str(unescape(&s[1..s.len() - 1]))));
+                    op.body
+                        .push(Elem::Attr(Attr::Str(unescape(&s[1..s.len() - 1]))));
                 }
                 Tok::Int | Tok::Float | Tok::Minus => {
                     if self.tok.kind == Tok::Minus
@@ -731,7 +793,13 @@ impl<'a> Parser<'a> {
                     }
                 }
                 Tok::Less => {
-                    if self.peek2().kind == Tok::LBrace {
+                    let next = self.peek2().kind;
+                    if matches!(next, Tok::Less | Tok::Value) {
+                        // `<<<%a, %b>>>` launch syntax: keep the values visible
+                        self.punct(op, Punct::Less);
+                        continue;
+                    }
+                    if next == Tok::LBrace {
                         self.bump();
                         let d = self.parse_dict();
                         self.expect(Tok::Greater, "'>' closing properties");
@@ -804,7 +872,7 @@ impl<'a> Parser<'a> {
     fn parse_loc(&mut self, op: &mut Op) {
         self.bump(); // loc
         self.bump(); // (
-        // loc("file":line:col) sets the op's location; anything else is ignored
+                     // loc("file":line:col) sets the op's location; anything else is ignored
         if self.tok.kind == Tok::Str {
             let toks = self.peek_n(4);
             if toks[0].kind == Tok::Colon
@@ -844,7 +912,8 @@ impl<'a> Parser<'a> {
     // ───────────── builtin headers ─────────────
 
     fn parse_func(&mut self, op: &mut Op) {
-        if self.tok.kind == Tok::Ident && matches!(self.cur_text(), "private" | "public" | "nested") {
+        if self.tok.kind == Tok::Ident && matches!(self.cur_text(), "private" | "public" | "nested")
+        {
             let t = self.bump();
             op.body.push(Elem::Ident(self.text(t).to_string()));
         }
@@ -1181,11 +1250,12 @@ impl<'a> Parser<'a> {
         let s = self.text(t);
         match t.kind {
             Tok::Int => {
-                let (v, hex) = if let Some(h) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
-                    (u128::from_str_radix(h, 16).ok(), true)
-                } else {
-                    (s.parse::<u128>().ok(), false)
-                };
+                let (v, hex) =
+                    if let Some(h) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+                        (u128::from_str_radix(h, 16).ok(), true)
+                    } else {
+                        (s.parse::<u128>().ok(), false)
+                    };
                 match v {
                     Some(v) if v <= u64::MAX as u128 => {
                         let v = v as i128;
@@ -1210,7 +1280,10 @@ impl<'a> Parser<'a> {
                     })
                 }
                 _ => {
-                    self.err_at(t, "float literal out of range (write it as a hex bit pattern)");
+                    self.err_at(
+                        t,
+                        "float literal out of range (write it as a hex bit pattern)",
+                    );
                     None
                 }
             },
@@ -1279,7 +1352,10 @@ impl<'a> Parser<'a> {
                 let ns = self.text(t)[1..].to_string();
                 if self.tok.kind == Tok::Less {
                     let body = self.angle_body()?;
-                    Attr::Dialect { ns, body: Some(body) }
+                    Attr::Dialect {
+                        ns,
+                        body: Some(body),
+                    }
                 } else {
                     Attr::Dialect { ns, body: None }
                 }
@@ -1343,7 +1419,12 @@ impl<'a> Parser<'a> {
         };
         // typed literal `7 : i32`
         if typed && self.tok.kind == Tok::Colon {
-            if let Attr::Int { value, hex, ty: None } = a {
+            if let Attr::Int {
+                value,
+                hex,
+                ty: None,
+            } = a
+            {
                 self.bump();
                 let ty = self.parse_type()?;
                 return Some(Attr::Int {
@@ -1595,7 +1676,10 @@ impl<'a> Parser<'a> {
         } else {
             Vec::new()
         };
-        if shape.iter().any(|d| d.is_some_and(|v| v < 0 || v == i64::MAX)) {
+        if shape
+            .iter()
+            .any(|d| d.is_some_and(|v| v < 0 || v == i64::MAX))
+        {
             self.err_here("dimension out of range");
             return None;
         }
@@ -1687,7 +1771,10 @@ impl<'a> Parser<'a> {
                     "pto.tile" => Type::Tile { shape, elem },
                     _ => {
                         if shape.len() != 1 || shape[0].is_none() {
-                            self.err_at(at, "!pto.vreg takes one static lane count, e.g. !pto.vreg<64xf32>");
+                            self.err_at(
+                                at,
+                                "!pto.vreg takes one static lane count, e.g. !pto.vreg<64xf32>",
+                            );
                             return None;
                         }
                         Type::VReg {
@@ -1933,7 +2020,6 @@ impl<'a> Parser<'a> {
         }
     }
 }
-
 
 /// Replaces placeholder value ids (forward references) in an op tree.
 fn remap(op: &mut Op, map: &HashMap<ValueId, ValueId>) {

@@ -56,7 +56,8 @@ struct Printer<'a> {
 fn is_bare_ident(s: &str) -> bool {
     let mut cs = s.chars();
     matches!(cs.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
-        && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$' || c == '.')
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$' || c == '.')
 }
 
 /// Formats an f64 so that it re-lexes as a float with the same value.
@@ -138,9 +139,15 @@ pub fn type_str(types: &Types, id: TypeId) -> String {
             Some(s) => format!("!pto.ptr<{}, {s}>", t(*elem)),
             None => format!("!pto.ptr<{}>", t(*elem)),
         },
-        Type::TensorView { shape, elem } => format!("!pto.tensor_view<{}{}>", dims_str(shape), t(*elem)),
+        Type::TensorView { shape, elem } => {
+            format!("!pto.tensor_view<{}{}>", dims_str(shape), t(*elem))
+        }
         Type::PartitionView { shape, elem } => {
-            format!("!pto.partition_tensor_view<{}{}>", dims_str(shape), t(*elem))
+            format!(
+                "!pto.partition_tensor_view<{}{}>",
+                dims_str(shape),
+                t(*elem)
+            )
         }
         Type::Tile { shape, elem } => format!("!pto.tile<{}{}>", dims_str(shape), t(*elem)),
         Type::VReg { lanes, elem } => format!("!pto.vreg<{lanes}x{}>", t(*elem)),
@@ -392,6 +399,9 @@ fn need_space(prev: Option<&Elem>, e: &Elem, generic: bool) -> bool {
     }
     !matches!(
         prev,
-        Some(P(Punct::LParen | Punct::LBracket | Punct::Less | Punct::Minus))
+        Some(P(Punct::LParen
+            | Punct::LBracket
+            | Punct::Less
+            | Punct::Minus))
     )
 }

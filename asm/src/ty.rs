@@ -259,7 +259,10 @@ impl Type {
 
     /// True for integers and index.
     pub fn is_int_like(&self) -> bool {
-        matches!(self, Type::Index | Type::Int(_) | Type::SInt(_) | Type::UInt(_))
+        matches!(
+            self,
+            Type::Index | Type::Int(_) | Type::SInt(_) | Type::UInt(_)
+        )
     }
 
     /// True for floats.

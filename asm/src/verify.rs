@@ -4,7 +4,7 @@
 
 use std::collections::HashSet;
 
-use pto_isa_spec::{Class, Form, OperandKind, Opcode, Pipe, ProfileId, Sig};
+use pto_isa_spec::{Class, Form, Opcode, OperandKind, Pipe, ProfileId, Sig};
 
 use crate::ast::{Elem, File, Imm, Op, Region, ValueId};
 use crate::attr::Attr;
@@ -18,11 +18,13 @@ pub fn file_profile(file: &File, explicit: Option<ProfileId>) -> (ProfileId, Opt
         if op.opcode != Opcode::Module {
             return None;
         }
-        op.attrs().find_map(|(k, v)| {
-            (k == "pto.target_arch")
-                .then(|| v.as_str().and_then(ProfileId::from_name))
-                .flatten()
-        }).map(|p| (p, op.loc))
+        op.attrs()
+            .find_map(|(k, v)| {
+                (k == "pto.target_arch")
+                    .then(|| v.as_str().and_then(ProfileId::from_name))
+                    .flatten()
+            })
+            .map(|p| (p, op.loc))
     });
     match (explicit, declared) {
         (Some(e), Some((d, loc))) if e != d => (
@@ -168,16 +170,31 @@ impl<'a> Verifier<'a> {
             OperandKind::Any => true,
             OperandKind::Tile => matches!(
                 t,
-                Type::TileBuf(_) | Type::Tile { .. } | Type::Shaped { .. } | Type::Opaque { .. } | Type::Stripped(_)
+                Type::TileBuf(_)
+                    | Type::Tile { .. }
+                    | Type::Shaped { .. }
+                    | Type::Opaque { .. }
+                    | Type::Stripped(_)
             ),
             OperandKind::View => matches!(
                 t,
-                Type::TensorView { .. } | Type::PartitionView { .. } | Type::Shaped { .. } | Type::Opaque { .. }
+                Type::TensorView { .. }
+                    | Type::PartitionView { .. }
+                    | Type::Shaped { .. }
+                    | Type::Opaque { .. }
             ),
-            OperandKind::Ptr => matches!(t, Type::Ptr { .. } | Type::Opaque { .. } | Type::Shaped { .. } | Type::Stripped(_)),
-            OperandKind::Int => t.is_int_like(),
-            OperandKind::Float => t.is_float(),
-            OperandKind::Scalar => t.is_scalar() || matches!(t, Type::Opaque { .. }),
+            OperandKind::Ptr => matches!(
+                t,
+                Type::Ptr { .. } | Type::Opaque { .. } | Type::Shaped { .. } | Type::Stripped(_)
+            ),
+            // arith ops also work elementwise on builtin vectors
+            OperandKind::Int => t.is_int_like() || self.vector_of(t, |e| e.is_int_like()),
+            OperandKind::Float => t.is_float() || self.vector_of(t, |e| e.is_float()),
+            OperandKind::Scalar => {
+                t.is_scalar()
+                    || matches!(t, Type::Opaque { .. })
+                    || self.vector_of(t, |e| e.is_scalar())
+            }
             OperandKind::VReg => matches!(t, Type::VReg { .. } | Type::Opaque { .. }),
             OperandKind::Mask => matches!(t, Type::Mask(_) | Type::Opaque { .. }),
             OperandKind::Align => matches!(t, Type::Align | Type::Opaque { .. }),
@@ -185,7 +202,20 @@ impl<'a> Verifier<'a> {
         }
     }
 
-    fn check_slots(&mut self, op: &Op, what: &str, slots: &[pto_isa_spec::SigSlot], vals: &[ValueId]) {
+    fn vector_of(&self, t: &Type, f: impl Fn(&Type) -> bool) -> bool {
+        match t {
+            Type::Vector { elem, .. } => f(self.file.types.get(*elem)),
+            _ => false,
+        }
+    }
+
+    fn check_slots(
+        &mut self,
+        op: &Op,
+        what: &str,
+        slots: &[pto_isa_spec::SigSlot],
+        vals: &[ValueId],
+    ) {
         match Sig::assign(slots, vals.len()) {
             None => {
                 let (min, max) = Sig::arity(slots);
@@ -239,12 +269,21 @@ impl<'a> Verifier<'a> {
                 let ins = op.group("ins").map(|g| g.0).unwrap_or_default();
                 let o = op.group("outs").map(|g| g.0).unwrap_or_default();
                 if op.group("ins").is_none() && !sig.ins.iter().all(|s| s.min == 0) {
-                    self.err(op, format!("'{}' is written `{} ins(...) outs(...)`", info.name, info.name));
+                    self.err(
+                        op,
+                        format!(
+                            "'{}' is written `{} ins(...) outs(...)`",
+                            info.name, info.name
+                        ),
+                    );
                     return;
                 }
                 self.check_slots(op, "ins operand(s)", &sig.ins, &ins);
                 self.check_slots(op, "outs operand(s)", outs, &o);
                 self.tile_types(op, ins.iter().chain(o.iter()).copied());
+                if info.class == Class::Elementwise {
+                    self.elementwise_tiles(op, &ins, &o);
+                }
             }
             _ => {
                 let uses: Vec<ValueId> = op.uses().collect();
@@ -252,8 +291,72 @@ impl<'a> Verifier<'a> {
             }
         }
         let results: Vec<ValueId> = op.result_values().collect();
-        if !(sig.results.is_empty() && sig.ins.is_empty() && sig.outs.is_none() && info.sig.is_empty() && results.is_empty()) {
+        if !(sig.results.is_empty()
+            && sig.ins.is_empty()
+            && sig.outs.is_none()
+            && info.sig.is_empty()
+            && results.is_empty())
+        {
             self.check_slots(op, "result(s)", &sig.results, &results);
+        }
+    }
+
+    /// Elementwise tile ops run on the vector pipe over vec tiles, iterating the
+    /// destination's valid region; a source whose static valid region is smaller
+    /// would be read outside it (docs/decisions.md).
+    fn elementwise_tiles(&mut self, op: &Op, ins: &[ValueId], outs: &[ValueId]) {
+        // only plain unary/binary lane-wise ops: no scratch, mask or scalar operands
+        if !matches!(op.opcode.info().sig, "t | t" | "t t | t") || !same_type_op(op.opcode) {
+            return;
+        }
+        let file = self.file;
+        let tile = |v: &ValueId| match file
+            .values
+            .get(*v as usize)
+            .and_then(|x| x.ty)
+            .map(|t| file.types.get(t))
+        {
+            Some(Type::TileBuf(tb)) => Some(*tb),
+            _ => None,
+        };
+        let Some(dst) = outs.first().and_then(tile) else {
+            return;
+        };
+        for v in ins.iter().chain(outs) {
+            if let Some(tb) = tile(v) {
+                if tb.loc != TileLoc::Vec {
+                    let n = self.name(*v);
+                    self.err(
+                        op,
+                        format!(
+                            "'{}' runs on the vector pipe and needs vec tiles, but {n} is in {}",
+                            op.opcode.name(),
+                            tb.loc.name()
+                        ),
+                    );
+                    return;
+                }
+            }
+        }
+        for v in ins {
+            let Some(src) = tile(v) else { continue };
+            let too_small =
+                |s: Option<i64>, d: Option<i64>| matches!((s, d), (Some(s), Some(d)) if s < d);
+            if too_small(src.v_row, dst.v_row) || too_small(src.v_col, dst.v_col) {
+                let n = self.name(*v);
+                let d = |x: Option<i64>| x.map_or("?".to_string(), |v| v.to_string());
+                self.err(
+                    op,
+                    format!(
+                        "'{}' iterates over the destination's valid region {}x{}, but source {n} is only valid over {}x{}",
+                        op.opcode.name(),
+                        d(dst.v_row),
+                        d(dst.v_col),
+                        d(src.v_row),
+                        d(src.v_col)
+                    ),
+                );
+            }
         }
     }
 
@@ -272,7 +375,10 @@ impl<'a> Verifier<'a> {
     /// Legality of a tile_buf type on the current profile.
     pub(crate) fn tile_illegal(&self, tb: &TileBuf) -> Option<String> {
         if tb.rows <= 0 || tb.cols <= 0 {
-            return Some(format!("rows and cols must be positive (rows={}, cols={})", tb.rows, tb.cols));
+            return Some(format!(
+                "rows and cols must be positive (rows={}, cols={})",
+                tb.rows, tb.cols
+            ));
         }
         if let Some(r) = tb.v_row {
             if r < 0 || r > tb.rows {
@@ -285,7 +391,10 @@ impl<'a> Verifier<'a> {
             }
         }
         if tb.pad > 3 {
-            return Some(format!("pad={} (expected 0 null, 1 zero, 2 max, 3 min)", tb.pad));
+            return Some(format!(
+                "pad={} (expected 0 null, 1 zero, 2 max, 3 min)",
+                tb.pad
+            ));
         }
         if tb.compact > 3 {
             return Some(format!("compact={} (expected 0..=3)", tb.compact));
@@ -318,7 +427,10 @@ impl<'a> Verifier<'a> {
             ));
         }
         if tb.slayout != SLayout::NoneBox && !matches!(tb.fractal, 32 | 512 | 1024 | 2048) {
-            return Some(format!("fractal={} (expected 32, 512, 1024 or 2048 bytes)", tb.fractal));
+            return Some(format!(
+                "fractal={} (expected 32, 512, 1024 or 2048 bytes)",
+                tb.fractal
+            ));
         }
         None
     }
@@ -331,12 +443,10 @@ impl<'a> Verifier<'a> {
         }
         // the primary data operand: first tile of ins (tile ops), else first vreg
         let primary = match info.form {
-            Form::Dps => op
-                .group("ins")
-                .and_then(|(vals, _)| {
-                    vals.into_iter()
-                        .find(|v| matches!(self.ty(*v), Some(Type::TileBuf(_) | Type::Tile { .. })))
-                }),
+            Form::Dps => op.group("ins").and_then(|(vals, _)| {
+                vals.into_iter()
+                    .find(|v| matches!(self.ty(*v), Some(Type::TileBuf(_) | Type::Tile { .. })))
+            }),
             _ => op
                 .uses()
                 .find(|v| matches!(self.ty(*v), Some(Type::VReg { .. }))),
@@ -363,12 +473,19 @@ impl<'a> Verifier<'a> {
             let mut tiles: Vec<ValueId> = Vec::new();
             for g in ["ins", "outs"] {
                 if let Some((vals, _)) = op.group(g) {
-                    tiles.extend(vals.into_iter().filter(|v| matches!(self.ty(*v), Some(Type::TileBuf(_)))));
+                    tiles.extend(
+                        vals.into_iter()
+                            .filter(|v| matches!(self.ty(*v), Some(Type::TileBuf(_)))),
+                    );
                 }
             }
             let dts: Vec<_> = tiles
                 .iter()
-                .filter_map(|v| self.file.values[*v as usize].ty.and_then(|t| self.file.types.elem_dtype(t)))
+                .filter_map(|v| {
+                    self.file.values[*v as usize]
+                        .ty
+                        .and_then(|t| self.file.types.elem_dtype(t))
+                })
                 .collect();
             if let Some(first) = dts.first() {
                 if let Some(other) = dts.iter().find(|d| *d != first) {
@@ -419,7 +536,10 @@ impl<'a> Verifier<'a> {
                 if id < 0 || id >= p.buf_ids as i128 {
                     self.err(
                         op,
-                        format!("buffer id {id} is out of range on profile {} (0..{})", self.profile, p.buf_ids),
+                        format!(
+                            "buffer id {id} is out of range on profile {} (0..{})",
+                            self.profile, p.buf_ids
+                        ),
                     );
                 }
             }
@@ -440,6 +560,7 @@ fn same_type_op(op: Opcode) -> bool {
         || n.contains("deq")
         || n.contains("relu")
         || n.contains("addc")
-        || n.contains("subc"))
+        || n.contains("subc")
+        || n.contains("axpy")
+        || n.starts_with("pto.tpart"))
 }
-

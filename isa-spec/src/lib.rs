@@ -190,14 +190,8 @@ mod tests {
     fn lookup_finds_aliases_and_variants() {
         assert_eq!(Opcode::lookup("pto.tadd"), Some(Opcode::TAdd));
         assert_eq!(Opcode::lookup("tadd"), Some(Opcode::TAdd));
-        assert_eq!(
-            Opcode::lookup("pto.copy_gm_to_ubuf"),
-            Some(Opcode::MteGmUb)
-        );
-        assert_eq!(
-            Opcode::lookup("pto.tmatmul_acc"),
-            Some(Opcode::TMatmulAcc)
-        );
+        assert_eq!(Opcode::lookup("pto.copy_gm_to_ubuf"), Some(Opcode::MteGmUb));
+        assert_eq!(Opcode::lookup("pto.tmatmul_acc"), Some(Opcode::TMatmulAcc));
         assert_eq!(Opcode::lookup("pto.no_such_op"), None);
     }
 

@@ -173,6 +173,7 @@ ops! {
     // cube micro-ops, then parse-only sets: Internal (backend/compiler ops), Vmi
     // (pto.vmi.*) and Simt. Operand signatures were checked against every use in
     // the PTOAS test corpus.
+
     // ── tile: elementwise tile-tile (pto.t*, ins/outs, vector pipe) ──
     TAdd: "pto.tadd", Tile, V, Elementwise, Dps, "t t | t", STD, BOTH, "lane-wise a + b";
     TSub: "pto.tsub", Tile, V, Elementwise, Dps, "t t | t", STD, BOTH, "lane-wise a - b";
@@ -276,8 +277,8 @@ ops! {
     TStoreFp: "pto.tstore.fp", Tile, FIX, TileMemory, Dps, "t t | g", ANY, BOTH, "accumulator tile to GM with vector quant parameters";
     TPrefetch: "pto.tprefetch", Tile, MTE2, TileMemory, Dps, "g | t", ANY, BOTH, "prefetch a GM window into a tile";
     TPrefetchAsync: "pto.tprefetch_async", Tile, NONE, TileMemory, Generic, "g x -> e", ANY, BOTH, "asynchronous GM to L2 prefetch, returns an event";
-    MakePrefetchAsyncContext: "pto.make_prefetch_async_context", Tile, NONE, View, Generic, "p -> x", ANY, BOTH, "build a prefetch context from a GM workspace";
-    GetPrefetchAsyncSession: "pto.get_prefetch_async_session", Tile, NONE, View, Generic, "x -> e", ANY, BOTH, "session handle of a prefetch context";
+    MakePrefetchAsyncContext: "pto.make_prefetch_async_context", View, NONE, View, Generic, "p -> x", ANY, BOTH, "build a prefetch context from a GM workspace";
+    GetPrefetchAsyncSession: "pto.get_prefetch_async_session", View, NONE, View, Generic, "x -> e", ANY, BOTH, "session handle of a prefetch context";
     MGather: "pto.mgather", Tile, BYLOC, TileMemory, Dps, "g x x? | t", ANY, BOTH, "gather GM elements or rows by an index tile";
     MScatter: "pto.mscatter", Tile, BYLOC, TileMemory, Dps, "t t | g", ANY, BOTH, "scatter tile elements or rows into GM by index";
 
@@ -298,7 +299,7 @@ ops! {
     // ── tile: layout and rearrangement ──
     TMov: "pto.tmov", Tile, BYLOC, Layout, Dps, "t x? i? | t -> t?", ANY, BOTH, "move between tile roles/layouts, optional conversion";
     TMovFp: "pto.tmov.fp", Tile, FIX, Layout, Dps, "t t | t", ANY, BOTH, "accumulator move with vector quant parameters";
-    TExtract: "pto.textract", Tile, BYLOC, Layout, Dps, "t i i i? | t", ANY, BOTH, "extract a sub-tile at (row, col)";
+    TExtract: "pto.textract", Tile, BYLOC, Layout, Dps, "t i i x? | t", ANY, BOTH, "extract a sub-tile at (row, col)";
     TExtractFp: "pto.textract.fp", Tile, FIX, Layout, Dps, "t t i i | t", ANY, BOTH, "extract a sub-tile with quant parameters";
     TInsert: "pto.tinsert", Tile, BYLOC, Layout, Dps, "t i i x? i? | t", ANY, BOTH, "write a sub-tile into dst at (row, col)";
     TInsertFp: "pto.tinsert.fp", Tile, FIX, Layout, Dps, "t t i i | t", ANY, BOTH, "insert a sub-tile with quant parameters";
@@ -362,7 +363,7 @@ ops! {
     GetTensorViewStride: "pto.get_tensor_view_stride", View, NONE, View, Generic, "g i -> i", ANY, BOTH, "runtime stride of one view dimension";
     TensorViewAddr: "pto.tensor_view_addr", View, NONE, View, Generic, "g -> x", ANY, BOTH, "base pointer of a tensor view";
     TileBufAddr: "pto.tile_buf_addr", View, NONE, View, Generic, "t -> x", ANY, BOTH, "UB pointer of a tile (inside a vector scope)";
-    Subview: "pto.subview", View, NONE, View, Generic, "t i* -> t", ANY, BOTH, "sub-tile view at runtime offsets, no copy";
+    Subview: "pto.subview", View, NONE, View, Generic, "x i* -> x", ANY, BOTH, "sub-tile view at runtime offsets, no copy";
     Subset: "pto.subset", View, NONE, View, Generic, "t i* -> t", ANY, BOTH, "strided sub-tile view at runtime offsets";
     SetValidshape: "pto.set_validshape", View, NONE, View, Generic, "t i i", ANY, BOTH, "set a dynamic tile's valid rows and columns";
     GetValidshape: "pto.get_validshape", View, NONE, View, Generic, "t -> i i", ANY, BOTH, "read a tile's valid rows and columns";
@@ -382,8 +383,8 @@ ops! {
     TFreeFromAiv: "pto.tfree_from_aiv", System, S, Fifo, Generic, "x?", ANY, BOTH, "cube-side release of a popped vector slot";
     TAllocToAiv: "pto.talloc_to_aiv", System, S, Fifo, Generic, "-> g", ANY, BOTH, "cube-side reservation of a GM FIFO entry for the vector core";
     TAllocToAic: "pto.talloc_to_aic", System, S, Fifo, Generic, "-> g", ANY, BOTH, "vector-side reservation of a GM FIFO entry for the cube";
-    AicInitializePipe: "pto.aic_initialize_pipe", System, NONE, Fifo, Generic, "p? g? i? i?", ANY, BOTH, "cube-kernel FIFO initialisation";
-    AivInitializePipe: "pto.aiv_initialize_pipe", System, NONE, Fifo, Generic, "p? g? i? i?", ANY, BOTH, "vector-kernel FIFO initialisation";
+    AicInitializePipe: "pto.aic_initialize_pipe", System, NONE, Fifo, Generic, "x*", ANY, BOTH, "cube-kernel FIFO initialisation";
+    AivInitializePipe: "pto.aiv_initialize_pipe", System, NONE, Fifo, Generic, "x*", ANY, BOTH, "vector-kernel FIFO initialisation";
     InitializeL2g2lPipe: "pto.initialize_l2g2l_pipe", System, NONE, Fifo, Generic, "x x? x? -> e", ANY, BOTH, "create a local-GM-local pipe handle";
     InitializeL2lPipe: "pto.initialize_l2l_pipe", System, NONE, Fifo, Generic, "x x? -> e", ANY, BOTH, "create a local-to-local pipe handle";
     ReserveBuffer: "pto.reserve_buffer", System, NONE, Fifo, Generic, "-> i", ANY, BOTH, "reserve a named local consumer slot buffer";

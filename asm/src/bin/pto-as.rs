@@ -86,7 +86,10 @@ fn run(cli: &Cli) -> Result<(), String> {
         return emit(cli, &text);
     }
     let src = String::from_utf8(bytes).map_err(|e| {
-        format!("pto-as: {name} is neither a ptovm binary nor UTF-8 text (invalid byte at offset {})", e.utf8_error().valid_up_to())
+        format!(
+            "pto-as: {name} is neither a ptovm binary nor UTF-8 text (invalid byte at offset {})",
+            e.utf8_error().valid_up_to()
+        )
     })?;
     let chunks = if cli.split_input_file {
         pto_asm::split_input(&src)
@@ -164,7 +167,8 @@ fn emit(cli: &Cli, text: &str) -> Result<(), String> {
         }
         Some(out) => {
             guard_output(&cli.input, out, cli.force)?;
-            std::fs::write(out, text).map_err(|e| format!("pto-as: cannot write {}: {e}", out.display()))
+            std::fs::write(out, text)
+                .map_err(|e| format!("pto-as: cannot write {}: {e}", out.display()))
         }
     }
 }
