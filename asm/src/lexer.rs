@@ -178,7 +178,7 @@ impl<'a> Lexer<'a> {
     }
 
     /// Lexes the next token.
-    pub fn next(&mut self) -> Token {
+    pub fn next_token(&mut self) -> Token {
         self.skip_trivia();
         let start = self.pos;
         let kind = self.lex_kind();
@@ -405,7 +405,7 @@ mod tests {
         let mut l = Lexer::new(s);
         let mut v = Vec::new();
         loop {
-            let t = l.next();
+            let t = l.next_token();
             if t.kind == Tok::Eof {
                 return v;
             }
@@ -433,8 +433,8 @@ mod tests {
     #[test]
     fn locations_are_one_based() {
         let mut l = Lexer::new("a\n  b");
-        let _ = l.next();
-        let t = l.next();
+        let _ = l.next_token();
+        let t = l.next_token();
         assert_eq!(l.loc(t.start), Loc { line: 2, col: 3 });
     }
 

@@ -21,15 +21,13 @@ use pto_isa_spec::ProfileId;
 /// numbers: each chunk is padded with the newlines that precede it.
 pub fn split_input(src: &str) -> Vec<String> {
     let mut chunks = vec![String::new()];
-    let mut line = 0usize;
-    for l in src.split_inclusive('\n') {
+    for (line, l) in src.split_inclusive('\n').enumerate() {
         if l.trim_end() == "// -----" {
             chunks.push("\n".repeat(line + 1));
         } else {
             let n = chunks.len() - 1;
             chunks[n].push_str(l);
         }
-        line += 1;
     }
     chunks
 }

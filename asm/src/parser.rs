@@ -58,7 +58,6 @@ const ATTR_KEYWORDS: &[&str] = &[
 struct Named {
     first: ValueId,
     count: u32,
-    grouped: bool,
 }
 
 struct Forward {
@@ -125,7 +124,7 @@ fn is_builtin_type_ident(s: &str) -> bool {
 impl<'a> Parser<'a> {
     fn new(source_name: &str, src: &'a str) -> Self {
         let mut lx = Lexer::new(src);
-        let tok = lx.next();
+        let tok = lx.next_token();
         Parser {
             lx,
             tok,
@@ -161,7 +160,7 @@ impl<'a> Parser<'a> {
     fn bump(&mut self) -> Token {
         let t = self.tok;
         self.prev_end = t.end;
-        self.tok = self.lx.next();
+        self.tok = self.lx.next_token();
         t
     }
 
@@ -179,7 +178,7 @@ impl<'a> Parser<'a> {
 
     fn peek2(&mut self) -> Token {
         let save = self.lx.pos();
-        let t = self.lx.next();
+        let t = self.lx.next_token();
         self.lx.reset(save);
         t
     }
@@ -188,7 +187,7 @@ impl<'a> Parser<'a> {
         let save = self.lx.pos();
         let mut v = Vec::with_capacity(n);
         for _ in 0..n {
-            v.push(self.lx.next());
+            v.push(self.lx.next_token());
         }
         self.lx.reset(save);
         v
@@ -262,11 +261,7 @@ impl<'a> Parser<'a> {
         for i in 0..count {
             self.new_value(name, grouped.then_some(i), loc);
         }
-        let named = Named {
-            first,
-            count,
-            grouped,
-        };
+        let named = Named { first, count };
         if let Some(s) = self.scopes.last_mut() {
             s.insert(name.to_string(), named);
         }
@@ -419,16 +414,16 @@ impl<'a> Parser<'a> {
             if t.kind != Tok::Value {
                 break false;
             }
-            t = self.lx.next();
+            t = self.lx.next_token();
             if t.kind == Tok::Colon {
-                if self.lx.next().kind != Tok::Int {
+                if self.lx.next_token().kind != Tok::Int {
                     break false;
                 }
-                t = self.lx.next();
+                t = self.lx.next_token();
             }
             match t.kind {
                 Tok::Equal => break true,
-                Tok::Comma => t = self.lx.next(),
+                Tok::Comma => t = self.lx.next_token(),
                 _ => break false,
             }
         };
@@ -446,13 +441,13 @@ impl<'a> Parser<'a> {
     fn looks_like_block_label(&mut self) -> bool {
         // ^bb0: or ^bb0( ... ):
         let save = self.lx.pos();
-        let mut t = self.lx.next();
+        let mut t = self.lx.next_token();
         let ok = if t.kind == Tok::Colon {
             true
         } else if t.kind == Tok::LParen {
             let mut depth = 1;
             loop {
-                t = self.lx.next();
+                t = self.lx.next_token();
                 match t.kind {
                     Tok::LParen => depth += 1,
                     Tok::RParen => {
@@ -465,7 +460,7 @@ impl<'a> Parser<'a> {
                     _ => {}
                 }
             }
-            self.lx.next().kind == Tok::Colon
+            self.lx.next_token().kind == Tok::Colon
         } else {
             false
         };
@@ -783,7 +778,13 @@ impl<'a> Parser<'a> {
                     op.body.push(Elem::P(p));
                 }
                 Tok::LBrace => {
-                    if self.brace_is_region(op.opcode) {
+                    let is_region = if op.generic {
+                        // generic form: regions are inside `( ... )`, the attribute dictionary is outside
+                        depth > 0
+                    } else {
+                        self.brace_is_region(op.opcode, last)
+                    };
+                    if is_region {
                         let r = self.parse_region();
                         op.body.push(Elem::Region(op.regions.len() as u32));
                         op.regions.push(r);
@@ -857,8 +858,15 @@ impl<'a> Parser<'a> {
         op.body.push(Elem::P(p));
     }
 
-    fn brace_is_region(&mut self, opcode: Opcode) -> bool {
+    fn brace_is_region(&mut self, opcode: Opcode, last: Option<&Elem>) -> bool {
         let region_op = matches!(opcode.info().form, Form::Region | Form::Builtin);
+        match last {
+            // `attributes {...}` and a dictionary trailing a region are attributes
+            Some(Elem::Ident(k)) if k == "attributes" => return false,
+            Some(Elem::Region(_)) => return false,
+            _ if region_op => return true,
+            _ => {}
+        }
         let v = self.peek_n(2);
         match (v[0].kind, v[1].kind) {
             (Tok::RBrace, _) => region_op,
@@ -1652,7 +1660,7 @@ impl<'a> Parser<'a> {
                 break;
             }
         }
-        self.tok = self.lx.next();
+        self.tok = self.lx.next_token();
         dims
     }
 
@@ -1668,7 +1676,7 @@ impl<'a> Parser<'a> {
             if self.tok.kind == Tok::Ident && self.cur_text().starts_with('x') {
                 // re-lex after the x
                 self.lx.reset(self.tok.start as usize + 1);
-                self.tok = self.lx.next();
+                self.tok = self.lx.next_token();
             }
             Vec::new()
         } else if matches!(self.tok.kind, Tok::Int | Tok::Question) {
@@ -2012,7 +2020,7 @@ impl<'a> Parser<'a> {
         // next token is an identifier starting with 'x' (e.g. `x8` or `x`)
         if self.tok.kind == Tok::Ident && self.cur_text().starts_with('x') {
             self.lx.reset(self.tok.start as usize + 1);
-            self.tok = self.lx.next();
+            self.tok = self.lx.next_token();
             Some(d)
         } else {
             self.err_here("expected 'x' between valid rows and columns");

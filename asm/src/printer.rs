@@ -3,6 +3,8 @@
 
 use std::fmt::Write;
 
+use pto_isa_spec::Opcode;
+
 use crate::ast::{Alias, Elem, File, Op, Punct, Region};
 use crate::attr::Attr;
 use crate::lexer::escape;
@@ -293,7 +295,12 @@ impl Printer<'_> {
         if op.generic {
             let _ = write!(self.out, "\"{}\"", op.opcode.name());
         } else {
-            self.out.push_str(op.opcode.name());
+            // MLIR prints these two without their dialect prefix
+            self.out.push_str(match op.opcode {
+                Opcode::Module => "module",
+                Opcode::Return => "return",
+                o => o.name(),
+            });
         }
         let mut prev: Option<&Elem> = None;
         for e in &op.body {
@@ -384,6 +391,9 @@ impl Printer<'_> {
 
 fn need_space(prev: Option<&Elem>, e: &Elem, generic: bool) -> bool {
     use Elem::P;
+    if matches!((prev, e), (Some(Elem::Def(_)), P(Punct::Colon))) {
+        return false; // `%arg0: type`
+    }
     match e {
         P(Punct::Comma | Punct::RParen | Punct::RBracket | Punct::Greater) => return false,
         P(Punct::LParen | Punct::LBracket) => {
