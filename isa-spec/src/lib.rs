@@ -5,12 +5,14 @@
 //! instruction is one entry in `table.rs`; the compiler's exhaustive-match errors
 //! then list every place that must handle it (see `docs/add-an-instruction.md`).
 
+mod cost;
 mod dtype;
 mod enums;
 mod profile;
 mod sig;
 mod table;
 
+pub use cost::latency;
 pub use dtype::{DType, DtypeRule, DtypeSet};
 pub use enums::{Class, Form, ISet, Pipe, PipeRule};
 pub use profile::{Profile, ProfileId, ProfileMask, PROFILES};

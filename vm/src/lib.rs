@@ -1,43 +1,64 @@
 //! `pto-vm`: the ptovm machine.
 //!
-//! Status: this crate holds the machine's public shape; execution arrives with
-//! the VM issue. The design (see `../shared/ARCHITECTURE.md`):
-//!
-//! * [`ArchState`]: global memory and, per core, the on-chip buffers sized by the
-//!   profile, scalar and vector registers, flag and buffer-token state: a plain
-//!   value two runs can compare.
-//! * [`Machine`]: configuration, per-pipe in-order queues, the scheduler and the
-//!   tracer, stepping an [`ArchState`].
-//! * Each core's scalar unit walks the control program and issues every pipe
-//!   instruction, operands resolved, into its pipe's queue; the scoreboard
-//!   retires queue heads in the order the program's synchronization allows.
+//! * [`program`] / [`lower`]: the verified module lowered to flat code with every
+//!   operand decoded once.
+//! * [`machine`]: per-core scalar units issuing into in-order pipe queues (MTE1,
+//!   MTE2, MTE3, V, M, FIX), a scoreboard that retires queue heads only when the
+//!   program's synchronization allows, and the `inorder`, `timed` and `shuffle`
+//!   schedulers. Blocks run on a pool of host threads over one shared GM.
+//! * [`checker`]: the happens-before checker (vector clocks, shadow memory per
+//!   32-byte granule) behind `--check`.
+//! * [`exec`]: the reference interpreter, one file per instruction group.
+//! * [`mem`]: GM, on-chip buffers and file mapping (the only `unsafe` in the VM).
 
-use pto_isa_spec::{Pipe, ProfileId};
+#![deny(unsafe_code)]
 
-/// Which ready pipe advances next.
+pub mod checker;
+pub mod diag;
+pub mod exec;
+pub mod layout;
+pub mod lower;
+pub mod machine;
+#[allow(unsafe_code)]
+pub mod mem;
+pub mod num;
+pub mod program;
+pub mod regs;
+pub mod value;
+
+use pto_isa_spec::ProfileId;
+
+pub use diag::{DiagKind, Diags, RunDiag};
+pub use machine::{run, RunError, RunOutput, TraceEvent};
+pub use program::Program;
+pub use value::{Ptr, Space, Val};
+
+/// Which ready agent advances next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Sched {
-    /// Program order: fastest, deterministic.
+    /// Program order: the oldest ready instruction runs first. Deterministic.
     #[default]
     InOrder,
-    /// Cost model with per-op-class latencies; pipes overlap as on hardware.
+    /// Cost model: the agent that can start earliest in simulated cycles runs.
     Timed,
-    /// Adversarial: delays producers as long as synchronization allows.
+    /// Adversarial: random among ready agents, preferring to issue and to run the
+    /// youngest ready instruction, so producers are delayed as long as the
+    /// synchronization allows.
     Shuffle {
-        /// Random seed.
+        /// Seed.
         seed: u64,
     },
 }
 
-/// What the happens-before checker does with a finding.
+/// What the happens-before checker does with findings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum CheckMode {
     /// Not run.
     Off,
-    /// Reported, run continues.
+    /// Reported; the run's exit status is unaffected.
     #[default]
     Warn,
-    /// Reported and the run fails.
+    /// Reported; the run fails.
     Error,
 }
 
@@ -46,7 +67,7 @@ pub enum CheckMode {
 pub struct Config {
     /// Target profile.
     pub profile: ProfileId,
-    /// Number of blocks (cores) in the grid.
+    /// Number of blocks in the grid.
     pub blocks: u32,
     /// Scheduler.
     pub sched: Sched,
@@ -54,6 +75,10 @@ pub struct Config {
     pub check: CheckMode,
     /// Step limit (0 = none).
     pub max_steps: u64,
+    /// Override of the UB size in bytes.
+    pub ub_bytes: Option<usize>,
+    /// Record a timeline.
+    pub trace: bool,
 }
 
 impl Default for Config {
@@ -64,50 +89,147 @@ impl Default for Config {
             sched: Sched::InOrder,
             check: CheckMode::Warn,
             max_steps: 0,
+            ub_bytes: None,
+            trace: false,
         }
     }
 }
 
-/// Architectural state: memories, registers, sync state.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ArchState {
-    /// Global memory shared by all cores.
-    pub gm: Vec<u8>,
-    /// Per-core state.
-    pub cores: Vec<CoreState>,
+/// Errors loading a kernel.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// Parse or verify errors, rendered.
+    #[error("{0}")]
+    Invalid(String),
+    /// Binary decode error.
+    #[error("{0}")]
+    Decode(#[from] pto_asm::binary::DecodeError),
 }
 
-/// One core's on-chip state.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct CoreState {
-    /// Unified buffer.
-    pub ub: Vec<u8>,
-    /// L1.
-    pub l1: Vec<u8>,
-    /// L0A.
-    pub l0a: Vec<u8>,
-    /// L0B.
-    pub l0b: Vec<u8>,
-    /// L0C.
-    pub l0c: Vec<u8>,
-}
-
-/// The machine: configuration plus state.
+/// A loaded kernel: the lowered program and the profile it was verified for.
 #[derive(Debug)]
-pub struct Machine {
-    /// Configuration.
-    pub config: Config,
-    /// State.
-    pub state: ArchState,
+pub struct Kernel {
+    /// The program.
+    pub program: Program,
+    /// Profile.
+    pub profile: ProfileId,
+    /// Source text, when loaded from text (for diagnostics with carets).
+    pub source: Option<String>,
 }
 
-/// Per-pipe statistics a run reports.
-#[derive(Clone, Debug, Default)]
-pub struct PipeStats {
-    /// Pipe.
-    pub pipe: Option<Pipe>,
-    /// Instructions retired.
-    pub retired: u64,
-    /// Busy cycles (timed scheduler).
-    pub busy_cycles: u64,
+/// Parses, verifies and lowers kernel text.
+pub fn load_text(name: &str, src: &str, profile: Option<ProfileId>) -> Result<Kernel, LoadError> {
+    let c = pto_asm::check_text(name, src, profile);
+    if c.diagnostics.has_errors() {
+        return Err(LoadError::Invalid(c.diagnostics.render(name, src)));
+    }
+    let program = lower::lower(&c.file)
+        .map_err(|d| LoadError::Invalid(pto_asm::Diagnostics(d).render(name, src)))?;
+    Ok(Kernel {
+        program,
+        profile: c.profile,
+        source: Some(src.to_string()),
+    })
+}
+
+/// Decodes, verifies and lowers a `.ptobin` image.
+pub fn load_binary(bytes: &[u8], profile: Option<ProfileId>) -> Result<Kernel, LoadError> {
+    let d = pto_asm::binary::decode(bytes)?;
+    let (p, _) = pto_asm::verify::file_profile(&d.file, profile.or(d.profile));
+    let diags = pto_asm::verify::verify(&d.file, p);
+    if diags.iter().any(|x| x.severity == pto_asm::Severity::Error) {
+        return Err(LoadError::Invalid(
+            pto_asm::Diagnostics(diags).render(&d.file.source_name, ""),
+        ));
+    }
+    let program = lower::lower(&d.file)
+        .map_err(|e| LoadError::Invalid(pto_asm::Diagnostics(e).render(&d.file.source_name, "")))?;
+    Ok(Kernel {
+        program,
+        profile: p,
+        source: None,
+    })
+}
+
+/// A kernel argument for [`run_kernel`].
+#[derive(Clone, Debug, PartialEq)]
+pub enum Arg {
+    /// A GM buffer with its initial bytes (placed in GM, passed as a pointer).
+    Buffer(Vec<u8>),
+    /// An integer or index scalar.
+    Int(i64),
+    /// A float scalar.
+    Float(f64),
+}
+
+/// Where a run left the GM buffers of its arguments.
+#[derive(Debug)]
+pub struct Finished {
+    /// The run's output (diagnostics, error, stats, trace).
+    pub out: RunOutput,
+    /// Final bytes of every `Arg::Buffer`, in argument order (empty for scalars).
+    pub buffers: Vec<Vec<u8>>,
+}
+
+/// First GM byte address handed to a buffer (address 0 stays unused, so a null
+/// pointer faults).
+pub const GM_BASE: u64 = 4096;
+
+/// Places the arguments in a fresh GM, runs the entry function, reads the
+/// buffers back.
+pub fn run_kernel(
+    kernel: &Kernel,
+    cfg: &Config,
+    entry: Option<&str>,
+    args: &[Arg],
+) -> Result<Finished, String> {
+    let prog = &kernel.program;
+    let entry = prog
+        .entry(entry)
+        .ok_or_else(|| "no entry function (mark one with attributes {pto.entry})".to_string())?;
+    let mut addr = GM_BASE;
+    let mut places = Vec::new();
+    for a in args {
+        if let Arg::Buffer(b) = a {
+            places.push(Some((addr, b.len() as u64)));
+            addr = (addr + b.len() as u64).div_ceil(512) * 512 + 512;
+        } else {
+            places.push(None);
+        }
+    }
+    let gm = mem::Gm::new(addr);
+    let mut vals = Vec::new();
+    let func = &prog.funcs[entry];
+    for (i, a) in args.iter().enumerate() {
+        vals.push(match a {
+            Arg::Buffer(b) => {
+                let (at, _) = places[i].unwrap_or((0, 0));
+                gm.write(at, b).map_err(|e| e.to_string())?;
+                let elem = match func.arg_types.get(i) {
+                    Some(program::ArgType::GmPtr(d)) => *d,
+                    _ => pto_isa_spec::DType::U8,
+                };
+                Val::Ptr(Ptr {
+                    space: Space::Gm,
+                    addr: at,
+                    elem,
+                })
+            }
+            Arg::Int(v) => Val::Int(*v),
+            Arg::Float(v) => Val::Float(*v),
+        });
+    }
+    let out = run(prog, cfg, &gm, entry, &vals);
+    let mut buffers = Vec::new();
+    for p in &places {
+        buffers.push(match p {
+            Some((at, len)) => {
+                let mut v = vec![0u8; *len as usize];
+                gm.read(*at, &mut v).map_err(|e| e.to_string())?;
+                v
+            }
+            None => Vec::new(),
+        });
+    }
+    Ok(Finished { out, buffers })
 }

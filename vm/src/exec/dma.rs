@@ -1,0 +1,120 @@
+//! Explicit DMA: the v0.6 grouped form (`mte_gm_ub`, `mte_ub_gm`, `mte_ub_ub`
+//! with `nburst(...)`, `loop(...)`, `pad(...)`) and the legacy
+//! `copy_gm_to_ubuf` / `copy_ubuf_to_gm` driven by the `set_loop*` registers.
+//! Lengths and strides are bytes; strides are start-to-start distances.
+
+use crate::exec::{fault, Accesses, Fault};
+use crate::mem::{Gm, Local};
+use crate::program::DmaDir;
+use crate::value::{Ptr, Space};
+
+/// One resolved transfer.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Transfer {
+    /// Direction.
+    pub dir: DmaDir,
+    /// Source.
+    pub src: Ptr,
+    /// Destination.
+    pub dst: Ptr,
+    /// Bytes per burst.
+    pub len: u64,
+    /// Levels, innermost first: (count, src stride, dst stride).
+    pub levels: Vec<(u64, i64, i64)>,
+    /// Pad fill value (element bytes) for UB rows; rows are padded to 32 bytes.
+    pub pad: Option<Vec<u8>>,
+}
+
+/// Upper bound on bytes one transfer may move (guards hostile loop counts).
+const MAX_BYTES: u64 = 1 << 32;
+
+/// Runs a transfer.
+pub fn run(gm: &Gm, local: &mut Local, t: &Transfer, acc: &mut Accesses) -> Result<(), Fault> {
+    let (want_src, want_dst) = match t.dir {
+        DmaDir::GmToUb => (Space::Gm, Space::Ub),
+        DmaDir::UbToGm => (Space::Ub, Space::Gm),
+        DmaDir::UbToUb => (Space::Ub, Space::Ub),
+    };
+    if t.src.space != want_src || t.dst.space != want_dst {
+        return fault(format!(
+            "DMA expects a {} source and a {} destination, got {} and {}",
+            want_src.name(),
+            want_dst.name(),
+            t.src.space.name(),
+            t.dst.space.name()
+        ));
+    }
+    let total: u64 = t
+        .levels
+        .iter()
+        .map(|l| l.0)
+        .product::<u64>()
+        .saturating_mul(t.len);
+    if total > MAX_BYTES {
+        return fault(format!(
+            "DMA moves {total} bytes, more than ptovm allows in one transfer"
+        ));
+    }
+    let n: u64 = t.levels.iter().map(|l| l.0).product();
+    let mut buf = vec![0u8; t.len as usize];
+    for k in 0..n {
+        // decompose k over the levels
+        let mut rem = k;
+        let (mut so, mut dof) = (0i64, 0i64);
+        for &(cnt, ss, ds) in &t.levels {
+            let i = (rem % cnt.max(1)) as i64;
+            rem /= cnt.max(1);
+            so += i * ss;
+            dof += i * ds;
+        }
+        let sa = t.src.addr as i64 + so;
+        let da = t.dst.addr as i64 + dof;
+        if sa < 0 || da < 0 {
+            return fault("DMA address became negative (check the strides)");
+        }
+        let (sa, da) = (sa as u64, da as u64);
+        match t.src.space {
+            Space::Gm => gm.read(sa, &mut buf)?,
+            s => buf.copy_from_slice(local.slice(s, sa, t.len)?),
+        }
+        acc.add(t.src.space, sa, t.len, false);
+        match t.dst.space {
+            Space::Gm => gm.write(da, &buf)?,
+            s => local.slice_mut(s, da, t.len)?.copy_from_slice(&buf),
+        }
+        acc.add(t.dst.space, da, t.len, true);
+        if let (Some(p), Space::Ub) = (&t.pad, t.dst.space) {
+            let padded = t.len.div_ceil(32) * 32;
+            if padded > t.len && !p.is_empty() {
+                let extra = padded - t.len;
+                let fill: Vec<u8> = p.iter().copied().cycle().take(extra as usize).collect();
+                local
+                    .slice_mut(Space::Ub, da + t.len, extra)?
+                    .copy_from_slice(&fill);
+                acc.add(Space::Ub, da + t.len, extra, true);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The legacy loop registers (`set_loop_size_*`, `set_loop{1,2}_stride_*`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LoopRegs {
+    /// (loop1 count, loop2 count) for out->ub and ub->out.
+    pub size: [(u64, u64); 2],
+    /// loop1 (src, dst) strides for out->ub and ub->out.
+    pub loop1: [(i64, i64); 2],
+    /// loop2 (src, dst) strides.
+    pub loop2: [(i64, i64); 2],
+}
+
+impl Default for LoopRegs {
+    fn default() -> Self {
+        LoopRegs {
+            size: [(1, 1); 2],
+            loop1: [(0, 0); 2],
+            loop2: [(0, 0); 2],
+        }
+    }
+}

@@ -1,0 +1,82 @@
+//! The reference interpreter, one file per instruction group.
+
+pub mod dma;
+pub mod scalar;
+pub mod tile;
+pub mod vector;
+
+use crate::mem::OutOfBounds;
+use crate::value::Space;
+
+/// One memory access of an instruction, reported to the hazard checker.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Access {
+    /// Space.
+    pub space: Space,
+    /// First byte.
+    pub addr: u64,
+    /// Bytes.
+    pub len: u64,
+    /// Write (else read).
+    pub write: bool,
+}
+
+/// Collects accesses when the checker is on.
+#[derive(Debug, Default)]
+pub struct Accesses {
+    /// Whether to record.
+    pub on: bool,
+    /// The accesses.
+    pub list: Vec<Access>,
+}
+
+impl Accesses {
+    /// Records an access.
+    #[inline]
+    pub fn add(&mut self, space: Space, addr: u64, len: u64, write: bool) {
+        if self.on && len > 0 {
+            // merge with the previous access when contiguous (row by row copies)
+            if let Some(last) = self.list.last_mut() {
+                if last.space == space && last.write == write && last.addr + last.len == addr {
+                    last.len += len;
+                    return;
+                }
+            }
+            self.list.push(Access {
+                space,
+                addr,
+                len,
+                write,
+            });
+        }
+    }
+}
+
+/// Why an instruction could not execute.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Fault {
+    /// Memory access out of bounds.
+    Bounds(OutOfBounds),
+    /// Anything else, with a message.
+    Msg(String),
+}
+
+impl From<OutOfBounds> for Fault {
+    fn from(e: OutOfBounds) -> Self {
+        Fault::Bounds(e)
+    }
+}
+
+impl std::fmt::Display for Fault {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Fault::Bounds(b) => b.fmt(f),
+            Fault::Msg(m) => f.write_str(m),
+        }
+    }
+}
+
+/// Shorthand for a message fault.
+pub fn fault<T>(msg: impl Into<String>) -> Result<T, Fault> {
+    Err(Fault::Msg(msg.into()))
+}

@@ -1,0 +1,358 @@
+//! Tile instructions of the VM subset: `tload`, `tstore`, elementwise tile-tile
+//! and tile-scalar ops, `texpands`. The iteration domain is the destination's
+//! valid region; floats are computed in f64 and rounded once to the destination
+//! type (exact for +, -, *, /, sqrt of f32/f16/bf16).
+
+use pto_isa_spec::DType;
+
+use crate::exec::{fault, Accesses, Fault};
+use crate::mem::{Gm, Local};
+use crate::num::{read, write, Num};
+use crate::program::EwOp;
+use crate::value::{Space, Tile, View};
+
+/// Applies a lane-wise op to one element. `b` is the second operand (tile or scalar).
+pub fn ew(op: EwOp, a: Num, b: Num, dt: DType) -> Num {
+    if dt.is_float() {
+        let (x, y) = (a.f(), b.f());
+        Num::F(match op {
+            EwOp::Add => x + y,
+            EwOp::Sub => x - y,
+            EwOp::Mul => x * y,
+            EwOp::Div => x / y,
+            EwOp::Max => {
+                if x.is_nan() || y.is_nan() {
+                    f64::NAN
+                } else {
+                    x.max(y)
+                }
+            }
+            EwOp::Min => {
+                if x.is_nan() || y.is_nan() {
+                    f64::NAN
+                } else {
+                    x.min(y)
+                }
+            }
+            EwOp::Abs => x.abs(),
+            EwOp::Neg => -x,
+            EwOp::Exp => x.exp(),
+            EwOp::Log => x.ln(),
+            EwOp::Sqrt => x.sqrt(),
+            EwOp::Rsqrt => 1.0 / x.sqrt(),
+            EwOp::Recip => 1.0 / x,
+            EwOp::Relu => {
+                if x > 0.0 {
+                    x
+                } else if x.is_nan() {
+                    x
+                } else {
+                    0.0
+                }
+            }
+            // bitwise ops on floats act on the bits
+            EwOp::And | EwOp::Or | EwOp::Xor | EwOp::Shl | EwOp::Shr | EwOp::Not => {
+                return float_bits(op, a, b, dt)
+            }
+        })
+    } else {
+        let (x, y) = (a.i(), b.i());
+        let bits = dt.bits();
+        Num::I(match op {
+            EwOp::Add => x.wrapping_add(y),
+            EwOp::Sub => x.wrapping_sub(y),
+            EwOp::Mul => x.wrapping_mul(y),
+            EwOp::Div => {
+                if y == 0 {
+                    0
+                } else {
+                    x.wrapping_div(y)
+                }
+            }
+            EwOp::Max => x.max(y),
+            EwOp::Min => x.min(y),
+            EwOp::Abs => x.wrapping_abs(),
+            EwOp::Neg => x.wrapping_neg(),
+            EwOp::Relu => x.max(0),
+            EwOp::And => x & y,
+            EwOp::Or => x | y,
+            EwOp::Xor => x ^ y,
+            EwOp::Not => !x,
+            EwOp::Shl => {
+                if y < 0 || y >= bits as i64 {
+                    0
+                } else {
+                    x.wrapping_shl(y as u32)
+                }
+            }
+            EwOp::Shr => {
+                if y < 0 || y >= bits as i64 {
+                    if dt.is_signed_int() && x < 0 {
+                        -1
+                    } else {
+                        0
+                    }
+                } else if dt.is_signed_int() {
+                    x >> y
+                } else {
+                    ((x as u64 & mask(bits)) >> y) as i64
+                }
+            }
+            // transcendental ops on integers: compute in float, truncate
+            EwOp::Exp | EwOp::Log | EwOp::Sqrt | EwOp::Rsqrt | EwOp::Recip => {
+                ew(op, Num::F(x as f64), Num::F(y as f64), DType::F64).i()
+            }
+        })
+    }
+}
+
+fn mask(bits: u32) -> u64 {
+    if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    }
+}
+
+fn float_bits(op: EwOp, a: Num, b: Num, dt: DType) -> Num {
+    let to_bits = |v: Num| -> u64 {
+        let mut buf = [0u8; 8];
+        write(&mut buf, dt, v);
+        u64::from_le_bytes(buf)
+    };
+    let (x, y) = (to_bits(a), to_bits(b));
+    let r = match op {
+        EwOp::And => x & y,
+        EwOp::Or => x | y,
+        EwOp::Xor => x ^ y,
+        _ => !x,
+    };
+    read(&r.to_le_bytes(), dt)
+}
+
+fn space_of(t: &Tile) -> Space {
+    Space::of_tile(t.loc)
+}
+
+fn check_valid(t: &Tile, what: &str) -> Result<(), Fault> {
+    if t.v_row < 0 || t.v_col < 0 || t.v_row > t.rows || t.v_col > t.cols {
+        return fault(format!(
+            "{what} valid region {}x{} does not fit the {}x{} tile",
+            t.v_row, t.v_col, t.rows, t.cols
+        ));
+    }
+    Ok(())
+}
+
+/// Reads element (r, c) of a tile.
+fn get(local: &Local, t: &Tile, r: i64, c: i64, acc: &mut Accesses) -> Result<Num, Fault> {
+    let es = t.elem.bytes() as u64;
+    let addr = t.addr + t.elem_offset(r, c) as u64 * es;
+    let s = local.slice(space_of(t), addr, es)?;
+    acc.add(space_of(t), addr, es, false);
+    Ok(read(s, t.elem))
+}
+
+fn put(
+    local: &mut Local,
+    t: &Tile,
+    r: i64,
+    c: i64,
+    v: Num,
+    acc: &mut Accesses,
+) -> Result<(), Fault> {
+    let es = t.elem.bytes() as u64;
+    let addr = t.addr + t.elem_offset(r, c) as u64 * es;
+    let s = local.slice_mut(space_of(t), addr, es)?;
+    write(s, t.elem, v);
+    acc.add(space_of(t), addr, es, true);
+    Ok(())
+}
+
+/// Pad value of a tile (0 null/zero, max, min).
+fn pad_value(t: &Tile) -> Num {
+    let f = t.elem.is_float();
+    match t.pad {
+        2 if f => Num::F(f64::INFINITY),
+        3 if f => Num::F(f64::NEG_INFINITY),
+        2 => Num::I(int_max(t.elem)),
+        3 => Num::I(int_min(t.elem)),
+        _ if f => Num::F(0.0),
+        _ => Num::I(0),
+    }
+}
+
+fn int_max(dt: DType) -> i64 {
+    match dt {
+        DType::I8 => i8::MAX as i64,
+        DType::U8 => u8::MAX as i64,
+        DType::I16 => i16::MAX as i64,
+        DType::U16 => u16::MAX as i64,
+        DType::I32 => i32::MAX as i64,
+        DType::U32 => u32::MAX as i64,
+        _ => i64::MAX,
+    }
+}
+
+fn int_min(dt: DType) -> i64 {
+    match dt {
+        DType::I8 => i8::MIN as i64,
+        DType::I16 => i16::MIN as i64,
+        DType::I32 => i32::MIN as i64,
+        DType::I64 => i64::MIN,
+        _ => 0,
+    }
+}
+
+/// `tload`: GM view -> tile valid region; the rest of the tile gets the pad value
+/// when the tile declares one.
+pub fn tload(
+    gm: &Gm,
+    local: &mut Local,
+    src: &View,
+    dst: &Tile,
+    acc: &mut Accesses,
+) -> Result<(), Fault> {
+    check_valid(dst, "destination")?;
+    let (vr, vc) = src.rows_cols();
+    if dst.v_row > vr || dst.v_col > vc {
+        return fault(format!(
+            "tload reads a {}x{} valid region from a GM view of {}x{}",
+            dst.v_row, dst.v_col, vr, vc
+        ));
+    }
+    if src.elem.bytes() != dst.elem.bytes() {
+        return fault(format!(
+            "tload from {} view into {} tile",
+            src.elem, dst.elem
+        ));
+    }
+    if dst.pad != 0 {
+        let p = pad_value(dst);
+        for r in 0..dst.rows {
+            for c in 0..dst.cols {
+                if r >= dst.v_row || c >= dst.v_col {
+                    put(local, dst, r, c, p, acc)?;
+                }
+            }
+        }
+    }
+    let es = dst.elem.bytes() as u64;
+    let mut buf = vec![0u8; es as usize];
+    for r in 0..dst.v_row {
+        for c in 0..dst.v_col {
+            let off = src.offset(r, c);
+            let addr = (src.base as i64 + off * es as i64) as u64;
+            gm.read(addr, &mut buf)?;
+            acc.add(Space::Gm, addr, es, false);
+            let dst_addr = dst.addr + dst.elem_offset(r, c) as u64 * es;
+            local
+                .slice_mut(space_of(dst), dst_addr, es)?
+                .copy_from_slice(&buf);
+            acc.add(space_of(dst), dst_addr, es, true);
+        }
+    }
+    Ok(())
+}
+
+/// `tstore`: tile valid region -> GM view.
+pub fn tstore(
+    gm: &Gm,
+    local: &Local,
+    src: &Tile,
+    dst: &View,
+    acc: &mut Accesses,
+) -> Result<(), Fault> {
+    check_valid(src, "source")?;
+    let (vr, vc) = dst.rows_cols();
+    if src.v_row > vr || src.v_col > vc {
+        return fault(format!(
+            "tstore writes a {}x{} valid region into a GM view of {}x{}",
+            src.v_row, src.v_col, vr, vc
+        ));
+    }
+    let es = src.elem.bytes() as u64;
+    for r in 0..src.v_row {
+        for c in 0..src.v_col {
+            let a = src.addr + src.elem_offset(r, c) as u64 * es;
+            let bytes = local.slice(space_of(src), a, es)?;
+            acc.add(space_of(src), a, es, false);
+            let off = dst.offset(r, c);
+            let addr = (dst.base as i64 + off * es as i64) as u64;
+            gm.write(addr, bytes)?;
+            acc.add(Space::Gm, addr, es, true);
+        }
+    }
+    Ok(())
+}
+
+/// Tile-tile elementwise (unary when `b` is `None`).
+pub fn tew(
+    local: &mut Local,
+    op: EwOp,
+    a: &Tile,
+    b: Option<&Tile>,
+    dst: &Tile,
+    acc: &mut Accesses,
+) -> Result<(), Fault> {
+    check_valid(dst, "destination")?;
+    for (t, n) in [(Some(a), "first source"), (b, "second source")] {
+        if let Some(t) = t {
+            check_valid(t, n)?;
+            if t.v_row < dst.v_row || t.v_col < dst.v_col {
+                return fault(format!(
+                    "{n} valid region {}x{} is smaller than the destination's {}x{} (reads outside the valid region)",
+                    t.v_row, t.v_col, dst.v_row, dst.v_col
+                ));
+            }
+        }
+    }
+    for r in 0..dst.v_row {
+        for c in 0..dst.v_col {
+            let x = get(local, a, r, c, acc)?;
+            let y = match b {
+                Some(b) => get(local, b, r, c, acc)?,
+                None => x,
+            };
+            put(local, dst, r, c, ew(op, x, y, dst.elem), acc)?;
+        }
+    }
+    Ok(())
+}
+
+/// Tile-scalar elementwise.
+pub fn tews(
+    local: &mut Local,
+    op: EwOp,
+    a: &Tile,
+    s: Num,
+    scalar_first: bool,
+    dst: &Tile,
+    acc: &mut Accesses,
+) -> Result<(), Fault> {
+    check_valid(dst, "destination")?;
+    check_valid(a, "source")?;
+    for r in 0..dst.v_row {
+        for c in 0..dst.v_col {
+            let x = get(local, a, r, c, acc)?;
+            let v = if scalar_first {
+                ew(op, s, x, dst.elem)
+            } else {
+                ew(op, x, s, dst.elem)
+            };
+            put(local, dst, r, c, v, acc)?;
+        }
+    }
+    Ok(())
+}
+
+/// `texpands`: every valid element of `dst` becomes `s`.
+pub fn texpands(local: &mut Local, s: Num, dst: &Tile, acc: &mut Accesses) -> Result<(), Fault> {
+    check_valid(dst, "destination")?;
+    for r in 0..dst.v_row {
+        for c in 0..dst.v_col {
+            put(local, dst, r, c, s, acc)?;
+        }
+    }
+    Ok(())
+}

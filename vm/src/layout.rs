@@ -1,0 +1,132 @@
+//! The one place that maps a tile coordinate (row, col) to its element offset in
+//! tile storage, for every layout: plain row/column major and the boxed fractal
+//! layouts (NZ, ZN, ZZ, NN) with 512-byte, 1024-byte (acc) and 32-byte (MX) boxes.
+
+use pto_asm::ty::{BLayout, SLayout};
+
+use crate::value::Tile;
+
+/// Inner box shape (rows, cols) in elements for a tile.
+pub fn box_shape(t: &Tile) -> (i64, i64) {
+    let es = t.elem.bytes().max(1) as i64;
+    match t.fractal {
+        1024 => (16, 16),
+        32 => {
+            if t.slayout == SLayout::RowMajor {
+                (16, 2)
+            } else {
+                (2, 16)
+            }
+        }
+        _ => {
+            if t.slayout == SLayout::ColMajor {
+                (32 / es, 16)
+            } else {
+                (16, 32 / es)
+            }
+        }
+    }
+}
+
+/// Element offset of (r, c) inside the tile's storage.
+pub fn offset(t: &Tile, r: i64, c: i64) -> i64 {
+    match (t.blayout, t.slayout) {
+        (BLayout::RowMajor, SLayout::NoneBox) => r * t.cols + c,
+        (BLayout::ColMajor, SLayout::NoneBox) => c * t.rows + r,
+        (bl, sl) => {
+            let (ir, ic) = box_shape(t);
+            let (rb, ri, cb, ci) = (r / ir, r % ir, c / ic, c % ic);
+            let inner = ir * ic;
+            match (bl, sl) {
+                // NZ: boxes run down the columns first; each box row-major
+                (BLayout::ColMajor, SLayout::RowMajor) => {
+                    cb * t.rows * ic + rb * inner + ri * ic + ci
+                }
+                // ZN
+                (BLayout::RowMajor, SLayout::ColMajor) => {
+                    rb * t.cols * ir + cb * inner + ci * ir + ri
+                }
+                // ZZ
+                (BLayout::RowMajor, SLayout::RowMajor) => {
+                    rb * t.cols * ir + cb * inner + ri * ic + ci
+                }
+                // NN
+                _ => cb * t.rows * ic + rb * inner + ci * ir + ri,
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pto_asm::ty::TileLoc;
+    use pto_isa_spec::DType;
+
+    fn tile(bl: BLayout, sl: SLayout, rows: i64, cols: i64, elem: DType, fractal: u32) -> Tile {
+        Tile {
+            loc: TileLoc::Vec,
+            addr: 0,
+            elem,
+            rows,
+            cols,
+            v_row: rows,
+            v_col: cols,
+            blayout: bl,
+            slayout: sl,
+            fractal,
+            pad: 0,
+        }
+    }
+
+    #[test]
+    fn every_layout_is_a_bijection() {
+        use BLayout::*;
+        use SLayout::*;
+        for (bl, sl) in [
+            (RowMajor, NoneBox),
+            (ColMajor, NoneBox),
+            (ColMajor, RowMajor),
+            (RowMajor, ColMajor),
+            (RowMajor, RowMajor),
+            (ColMajor, ColMajor),
+        ] {
+            for (elem, fractal) in [
+                (DType::F32, 512),
+                (DType::F16, 512),
+                (DType::I8, 512),
+                (DType::F32, 1024),
+            ] {
+                let t = tile(bl, sl, 32, 64, elem, fractal);
+                let mut seen = vec![false; 32 * 64];
+                for r in 0..32 {
+                    for c in 0..64 {
+                        let o = offset(&t, r, c) as usize;
+                        assert!(
+                            o < seen.len() && !seen[o],
+                            "{bl:?}/{sl:?}/{elem:?} ({r},{c}) -> {o}"
+                        );
+                        seen[o] = true;
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn nz_boxes_are_row_major_inside() {
+        let t = tile(
+            BLayout::ColMajor,
+            SLayout::RowMajor,
+            32,
+            32,
+            DType::F16,
+            512,
+        );
+        // f16 box is 16x16: (0,1) is next to (0,0); (1,0) is 16 further; (0,16) starts box column 1
+        assert_eq!(offset(&t, 0, 1), 1);
+        assert_eq!(offset(&t, 1, 0), 16);
+        assert_eq!(offset(&t, 16, 0), 256);
+        assert_eq!(offset(&t, 0, 16), 32 * 16);
+    }
+}

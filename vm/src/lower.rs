@@ -1,0 +1,1508 @@
+//! Lowering: the verified module AST to a [`Program`] of flat code.
+//!
+//! Structured control flow becomes jumps (`scf.for` -> head check, body, step;
+//! `scf.if` -> branch; `scf.while` -> before/after blocks), yields become
+//! parallel moves, calls get frames. Every pipe instruction's operands are
+//! decoded here once. Ops ptovm does not execute yet lower to
+//! [`K::Unsupported`] and fail only if the kernel reaches them.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use pto_asm::ast::{Elem, File, Imm, Op, Punct, Region};
+use pto_asm::attr::Attr;
+use pto_asm::diag::Diagnostic;
+use pto_asm::ty::{Type, TypeId};
+use pto_isa_spec::{DType, Opcode, Pipe, PipeRule};
+
+use crate::program::*;
+use crate::value::{Space, Val, ViewLayout};
+
+/// Lowers a verified file.
+pub fn lower(file: &File) -> Result<Program, Vec<Diagnostic>> {
+    let mut l = Lowerer {
+        file,
+        insts: Vec::new(),
+        funcs: HashMap::new(),
+        sites: 0,
+        errors: Vec::new(),
+    };
+    let mut fops: Vec<&Op> = Vec::new();
+    fn collect<'a>(op: &'a Op, out: &mut Vec<&'a Op>) {
+        if op.opcode == Opcode::Func {
+            out.push(op);
+        }
+        if op.opcode == Opcode::Module {
+            for r in &op.regions {
+                for b in &r.blocks {
+                    for o in &b.ops {
+                        collect(o, out);
+                    }
+                }
+            }
+        }
+    }
+    for op in &file.items {
+        collect(op, &mut fops);
+    }
+    for (i, f) in fops.iter().enumerate() {
+        if let Some(Attr::Symbol(n)) = f.body.iter().find_map(|e| match e {
+            Elem::Attr(a @ Attr::Symbol(_)) => Some(a),
+            _ => None,
+        }) {
+            l.funcs.insert(n.clone(), i);
+        }
+    }
+    let mut funcs = Vec::new();
+    for f in &fops {
+        funcs.push(l.func(f));
+    }
+    if !l.errors.is_empty() {
+        return Err(l.errors);
+    }
+    Ok(Program {
+        source_name: file.source_name.clone(),
+        funcs,
+        insts: l.insts,
+        n_regs: file.values.len(),
+        n_sites: l.sites,
+        value_names: (0..file.values.len() as u32)
+            .map(|v| file.value_name(v))
+            .collect(),
+    })
+}
+
+struct Lowerer<'a> {
+    file: &'a File,
+    insts: Vec<InstInfo>,
+    funcs: HashMap<String, usize>,
+    sites: u32,
+    errors: Vec<Diagnostic>,
+}
+
+/// Where `scf.yield` / `scf.condition` inside a region send their values.
+#[derive(Clone)]
+enum YieldTo {
+    /// Move into these registers.
+    Regs(Vec<Reg>),
+    /// `scf.while` before-region: condition decides.
+    WhileCond {
+        after_args: Vec<Reg>,
+        results: Vec<Reg>,
+    },
+    /// Nowhere (function body, vecscope...).
+    None,
+}
+
+struct Code {
+    code: Vec<Inst>,
+    /// indices of `Jump(usize::MAX)` placeholders that jump to the current loop/while exit
+    exits: Vec<usize>,
+}
+
+fn dtype_of(file: &File, t: TypeId) -> Option<DType> {
+    file.types.elem_dtype(t)
+}
+
+impl<'a> Lowerer<'a> {
+    fn inst(&mut self, op: &Op, k: K) -> Inst {
+        let id = self.insts.len() as InstId;
+        self.insts.push(InstInfo {
+            opcode: op.opcode,
+            loc: op.loc,
+        });
+        Inst { id, k }
+    }
+
+    fn ty(&self, v: Reg) -> Option<&'a Type> {
+        let t = self.file.values.get(v as usize)?.ty?;
+        Some(self.file.types.get(t))
+    }
+
+    fn vdtype(&self, v: Reg) -> DType {
+        self.file
+            .values
+            .get(v as usize)
+            .and_then(|x| x.ty)
+            .and_then(|t| dtype_of(self.file, t))
+            .unwrap_or(DType::I64)
+    }
+
+    fn func(&mut self, f: &Op) -> Func {
+        let name = f
+            .body
+            .iter()
+            .find_map(|e| match e {
+                Elem::Attr(Attr::Symbol(s)) => Some(s.clone()),
+                _ => None,
+            })
+            .unwrap_or_default();
+        let args: Vec<Reg> = f
+            .body
+            .iter()
+            .filter_map(|e| match e {
+                Elem::Def(v) => Some(*v),
+                _ => None,
+            })
+            .collect();
+        let arg_types = args
+            .iter()
+            .map(|a| match self.ty(*a) {
+                Some(Type::Ptr { elem, .. }) => ArgType::GmPtr(
+                    self.file
+                        .types
+                        .get(*elem)
+                        .scalar_dtype()
+                        .unwrap_or(DType::U8),
+                ),
+                Some(t) if t.is_int_like() => ArgType::Int(t.scalar_dtype().unwrap_or(DType::I64)),
+                Some(t) if t.is_float() => ArgType::Float(t.scalar_dtype().unwrap_or(DType::F32)),
+                Some(t) => ArgType::Other(format!("{t:?}")),
+                None => ArgType::Other("unknown".into()),
+            })
+            .collect();
+        let private = f
+            .body
+            .iter()
+            .any(|e| matches!(e, Elem::Ident(s) if s == "private"));
+        let entry = f
+            .attrs()
+            .any(|(k, _)| k == "pto.entry" || k == "pto.kernel")
+            || !private;
+        let mut c = Code {
+            code: Vec::new(),
+            exits: Vec::new(),
+        };
+        let mut mixed = false;
+        if let Some(r) = f.regions.first() {
+            mixed = region_has_sections(r);
+            self.region(r, &mut c, &YieldTo::None, false);
+        }
+        // falling off the end returns
+        let end = self.inst(f, K::Ret { vals: vec![] });
+        c.code.push(end);
+        Func {
+            name,
+            args,
+            arg_types,
+            code: c.code,
+            entry,
+            mixed,
+        }
+    }
+
+    fn region(&mut self, r: &Region, c: &mut Code, y: &YieldTo, in_vec: bool) {
+        if r.blocks.len() > 1 {
+            if let Some(op) = r.blocks.iter().flat_map(|b| b.ops.first()).next() {
+                let i = self.inst(
+                    op,
+                    K::Unsupported {
+                        what: "regions with several blocks (unstructured control flow)".into(),
+                    },
+                );
+                c.code.push(i);
+            }
+            return;
+        }
+        for b in &r.blocks {
+            for op in &b.ops {
+                self.op(op, c, y, in_vec);
+            }
+        }
+    }
+
+    fn uses(op: &Op) -> Vec<Reg> {
+        op.uses().collect()
+    }
+
+    /// Values of `kw = [ ... ]` or `kw(...)`.
+    fn kw_list(op: &Op, kw: &str) -> Vec<Reg> {
+        let Some(i) = op
+            .body
+            .iter()
+            .position(|e| matches!(e, Elem::Ident(k) if k == kw))
+        else {
+            return Vec::new();
+        };
+        let mut depth = 0;
+        let mut out = Vec::new();
+        for e in &op.body[i + 1..] {
+            match e {
+                Elem::P(Punct::Equal) if depth == 0 => {}
+                Elem::P(Punct::LBracket | Punct::LParen) => depth += 1,
+                Elem::P(Punct::RBracket | Punct::RParen) => {
+                    depth -= 1;
+                    if depth <= 0 {
+                        break;
+                    }
+                }
+                Elem::Use(v) if depth > 0 => out.push(*v),
+                _ if depth == 0 => break,
+                _ => {}
+            }
+        }
+        out
+    }
+
+    /// The value of `kw = %v`.
+    fn kw_value(op: &Op, kw: &str) -> Option<Reg> {
+        op.body.windows(3).find_map(|w| match w {
+            [Elem::Ident(k), Elem::P(Punct::Equal), Elem::Use(v)] if k == kw => Some(*v),
+            _ => None,
+        })
+    }
+
+    /// All `kw(...)` groups (for repeated `loop(...)`).
+    fn kw_groups(op: &Op, kw: &str) -> Vec<Vec<Reg>> {
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < op.body.len() {
+            if matches!(&op.body[i], Elem::Ident(k) if k == kw)
+                && op.body.get(i + 1) == Some(&Elem::P(Punct::LParen))
+            {
+                let mut vals = Vec::new();
+                let mut j = i + 2;
+                while j < op.body.len() && op.body[j] != Elem::P(Punct::RParen) {
+                    if let Elem::Use(v) = op.body[j] {
+                        vals.push(v);
+                    }
+                    j += 1;
+                }
+                out.push(vals);
+                i = j;
+            }
+            i += 1;
+        }
+        out
+    }
+
+    /// Uses before the first keyword group / colon.
+    fn leading_uses(op: &Op) -> Vec<Reg> {
+        let mut out = Vec::new();
+        for e in &op.body {
+            match e {
+                Elem::Use(v) => out.push(*v),
+                Elem::Ident(_) | Elem::P(Punct::Colon) | Elem::Dict(_) => break,
+                _ => {}
+            }
+        }
+        out
+    }
+
+    fn unsupported(&mut self, op: &Op, c: &mut Code, why: &str) {
+        let i = self.inst(
+            op,
+            K::Unsupported {
+                what: format!("'{}' {why}", op.opcode.name()),
+            },
+        );
+        c.code.push(i);
+    }
+
+    fn push(&mut self, op: &Op, c: &mut Code, k: K) {
+        let i = self.inst(op, k);
+        c.code.push(i);
+    }
+
+    fn results(op: &Op) -> Vec<Reg> {
+        op.result_values().collect()
+    }
+
+    fn pipe_sym(s: &str) -> Option<Pipe> {
+        Pipe::from_name(s)
+    }
+
+    /// Pipe from an op-class name (`TLOAD`, `TVEC`...), for record/wait_event and get_buf.
+    fn class_pipe(s: &str) -> Option<Pipe> {
+        Some(match s {
+            "TLOAD" => Pipe::Mte2,
+            "TSTORE_VEC" => Pipe::Mte3,
+            "TSTORE_ACC" | "TMOV_M2S" | "TMOV_V2M" => Pipe::Fix,
+            "TMOV_M2L" | "TMOV_M2B" => Pipe::Mte1,
+            "TMOV_M2V" | "TVEC" | "TVECWAIT_EVENT" => Pipe::V,
+            "TMATMUL" => Pipe::M,
+            _ => return Self::pipe_sym(s),
+        })
+    }
+
+    fn event_ref(imm: &Imm) -> Option<IdRef> {
+        match imm {
+            Imm::Value(v) => Some(IdRef::Dyn(*v)),
+            Imm::Attr(Attr::Int { value, .. }) => Some(IdRef::Static(*value as i64)),
+            other => {
+                let s = other.symbol()?;
+                let n = s.strip_prefix("EVENT_ID").unwrap_or(s);
+                n.parse::<i64>().ok().map(IdRef::Static)
+            }
+        }
+    }
+
+    fn sync(&mut self, op: &Op, c: &mut Code) {
+        let imms = op.immediates();
+        let name = op.opcode.name();
+        let pipes: Vec<Pipe> = imms
+            .iter()
+            .filter_map(|i| i.symbol().and_then(Self::class_pipe))
+            .collect();
+        let k = match name {
+            "pto.set_flag" | "pto.wait_flag" | "pto.set_flag_dyn" | "pto.wait_flag_dyn"
+            | "pto.record_event" | "pto.wait_event" => {
+                let ev = imms
+                    .iter()
+                    .skip(2)
+                    .find_map(Self::event_ref)
+                    .or_else(|| imms.iter().rev().find_map(Self::event_ref));
+                match (pipes.first(), pipes.get(1), ev) {
+                    (Some(&src), Some(&dst), Some(event)) => {
+                        if name.starts_with("pto.set") || name == "pto.record_event" {
+                            SyncOp::SetFlag { src, dst, event }
+                        } else {
+                            SyncOp::WaitFlag { src, dst, event }
+                        }
+                    }
+                    _ => return self.unsupported(
+                        op,
+                        c,
+                        "has operands ptovm cannot decode (expected src pipe, dst pipe, event id)",
+                    ),
+                }
+            }
+            "pto.barrier" | "pto.tsync" | "pto.barrier_sync" => match pipes.first() {
+                Some(&pipe) => SyncOp::Barrier { pipe },
+                None => SyncOp::Barrier { pipe: Pipe::All },
+            },
+            "pto.get_buf" | "pto.rls_buf" => {
+                let pipe = pipes.first().copied();
+                let id = imms.iter().find_map(|i| match i {
+                    Imm::Attr(Attr::Int { value, .. }) => Some(IdRef::Static(*value as i64)),
+                    Imm::Value(v) => Some(IdRef::Dyn(*v)),
+                    _ => None,
+                });
+                match (pipe, id) {
+                    (Some(pipe), Some(id)) if name == "pto.get_buf" => SyncOp::GetBuf { pipe, id },
+                    (Some(pipe), Some(id)) => SyncOp::RlsBuf { pipe, id },
+                    _ => return self.unsupported(op, c, "needs a pipe and a buffer id"),
+                }
+            }
+            "pto.set_intra_block"
+            | "pto.sync.set"
+            | "pto.set_cross_core"
+            | "pto.set_cross_block" => {
+                let id = imms.iter().rev().find_map(Self::event_ref);
+                match id {
+                    Some(id) => SyncOp::CrossSet {
+                        pipe: pipes.first().copied().unwrap_or(Pipe::S),
+                        id,
+                        mode2: name != "pto.set_intra_block",
+                    },
+                    None => return self.unsupported(op, c, "needs a semaphore id"),
+                }
+            }
+            "pto.wait_intra_block"
+            | "pto.sync.wait"
+            | "pto.wait_flag_dev"
+            | "pto.wait_cross_block" => {
+                let id = imms.iter().rev().find_map(Self::event_ref);
+                let whole = name != "pto.wait_intra_block";
+                match id {
+                    Some(id) => SyncOp::CrossWait {
+                        pipe: if whole {
+                            Pipe::S
+                        } else {
+                            pipes.first().copied().unwrap_or(Pipe::S)
+                        },
+                        id,
+                        whole_core: whole,
+                    },
+                    None => return self.unsupported(op, c, "needs a semaphore id"),
+                }
+            }
+            "pto.mem_bar" => {
+                let kind = imms
+                    .iter()
+                    .find_map(|i| i.symbol())
+                    .unwrap_or("VV_ALL")
+                    .to_string();
+                return self.push(op, c, K::Vec(VecOp::MemBar { kind }));
+            }
+            _ => {
+                return self.unsupported(op, c, "is a synchronization op ptovm does not model yet")
+            }
+        };
+        self.push(op, c, K::Sync(k));
+    }
+
+    fn static_shape(t: Option<&Type>) -> Vec<Option<i64>> {
+        match t {
+            Some(Type::TensorView { shape, .. } | Type::PartitionView { shape, .. }) => {
+                shape.clone()
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    fn pipe_of(&self, op: &Op, tile: Option<Reg>) -> Pipe {
+        match op.opcode.info().pipe {
+            PipeRule::Fixed(p) => p,
+            PipeRule::ByLocation => {
+                let loc = tile.and_then(|t| match self.ty(t) {
+                    Some(Type::TileBuf(tb)) => Some(tb.loc),
+                    _ => None,
+                });
+                match loc {
+                    Some(pto_asm::ty::TileLoc::Acc) => Pipe::Fix,
+                    _ => Pipe::Mte3,
+                }
+            }
+            _ => Pipe::V,
+        }
+    }
+
+    fn ew_op(name: &str) -> Option<EwOp> {
+        Some(match name {
+            "tadd" | "tadds" | "vadd" | "vadds" => EwOp::Add,
+            "tsub" | "tsubs" | "vsub" | "vsubs" => EwOp::Sub,
+            "tmul" | "tmuls" | "vmul" | "vmuls" => EwOp::Mul,
+            "tdiv" | "tdivs" | "vdiv" => EwOp::Div,
+            "tmax" | "tmaxs" | "vmax" | "vmaxs" => EwOp::Max,
+            "tmin" | "tmins" | "vmin" | "vmins" => EwOp::Min,
+            "tabs" | "vabs" => EwOp::Abs,
+            "tneg" | "vneg" => EwOp::Neg,
+            "texp" | "vexp" => EwOp::Exp,
+            "tlog" | "vln" => EwOp::Log,
+            "tsqrt" | "vsqrt" => EwOp::Sqrt,
+            "trsqrt" | "vrsqrt" => EwOp::Rsqrt,
+            "trecip" | "vrec" => EwOp::Recip,
+            "trelu" | "vrelu" => EwOp::Relu,
+            "tand" | "tands" | "vand" | "vands" => EwOp::And,
+            "tor" | "tors" | "vor" | "vors" => EwOp::Or,
+            "txor" | "txors" | "vxor" | "vxors" => EwOp::Xor,
+            "tshl" | "tshls" | "vshl" | "vshls" => EwOp::Shl,
+            "tshr" | "tshrs" | "vshr" | "vshrs" => EwOp::Shr,
+            "tnot" | "vnot" => EwOp::Not,
+            _ => return None,
+        })
+    }
+
+    fn op(&mut self, op: &Op, c: &mut Code, y: &YieldTo, in_vec: bool) {
+        let name = op.opcode.name();
+        let short = name.strip_prefix("pto.").unwrap_or(name);
+        let u = Self::uses(op);
+        let res = Self::results(op);
+        let r0 = res.first().copied();
+        match op.opcode {
+            Opcode::ArithConstant => {
+                let Some(dst) = r0 else { return };
+                let val = op.body.iter().find_map(|e| match e {
+                    Elem::Attr(Attr::Int { value, .. }) => {
+                        let dt = self.vdtype(dst);
+                        if dt.is_float() {
+                            // hex bit pattern of a float
+                            let bits = *value as u64;
+                            let f = match dt {
+                                DType::F32 => f32::from_bits(bits as u32) as f64,
+                                DType::F16 => half::f16::from_bits(bits as u16).to_f64(),
+                                DType::BF16 => half::bf16::from_bits(bits as u16).to_f64(),
+                                _ => f64::from_bits(bits),
+                            };
+                            Some(Val::Float(f))
+                        } else {
+                            Some(Val::Int(crate::num::wrap(*value as i64, dt)))
+                        }
+                    }
+                    Elem::Attr(Attr::Float { bits, .. }) => Some(Val::Float(
+                        crate::num::round_float(f64::from_bits(*bits), self.vdtype(dst)),
+                    )),
+                    Elem::Attr(Attr::Bool(b)) => Some(Val::Int(*b as i64)),
+                    _ => None,
+                });
+                match val {
+                    Some(val) => self.push(op, c, K::Const { dst, val }),
+                    None => self.unsupported(
+                        op,
+                        c,
+                        "has a constant kind ptovm cannot execute (dense/vector constants)",
+                    ),
+                }
+            }
+            Opcode::ArithAddi
+            | Opcode::ArithSubi
+            | Opcode::ArithMuli
+            | Opcode::ArithDivsi
+            | Opcode::ArithDivui
+            | Opcode::ArithRemsi
+            | Opcode::ArithRemui
+            | Opcode::ArithFloordivsi
+            | Opcode::ArithCeildivsi
+            | Opcode::ArithCeildivui
+            | Opcode::ArithAndi
+            | Opcode::ArithOri
+            | Opcode::ArithXori
+            | Opcode::ArithShli
+            | Opcode::ArithShrsi
+            | Opcode::ArithShrui
+            | Opcode::ArithMaxsi
+            | Opcode::ArithMinsi
+            | Opcode::ArithMaxui
+            | Opcode::ArithMinui
+            | Opcode::ArithAddf
+            | Opcode::ArithSubf
+            | Opcode::ArithMulf
+            | Opcode::ArithDivf
+            | Opcode::ArithRemf
+            | Opcode::ArithMaximumf
+            | Opcode::ArithMinimumf
+            | Opcode::ArithMaxnumf
+            | Opcode::ArithMinnumf => {
+                let bop = match op.opcode {
+                    Opcode::ArithAddi => BinOp::Add,
+                    Opcode::ArithSubi => BinOp::Sub,
+                    Opcode::ArithMuli => BinOp::Mul,
+                    Opcode::ArithDivsi => BinOp::DivS,
+                    Opcode::ArithDivui => BinOp::DivU,
+                    Opcode::ArithRemsi => BinOp::RemS,
+                    Opcode::ArithRemui => BinOp::RemU,
+                    Opcode::ArithFloordivsi => BinOp::FloorDivS,
+                    Opcode::ArithCeildivsi => BinOp::CeilDivS,
+                    Opcode::ArithCeildivui => BinOp::CeilDivU,
+                    Opcode::ArithAndi => BinOp::And,
+                    Opcode::ArithOri => BinOp::Or,
+                    Opcode::ArithXori => BinOp::Xor,
+                    Opcode::ArithShli => BinOp::Shl,
+                    Opcode::ArithShrsi => BinOp::ShrS,
+                    Opcode::ArithShrui => BinOp::ShrU,
+                    Opcode::ArithMaxsi => BinOp::MaxS,
+                    Opcode::ArithMinsi => BinOp::MinS,
+                    Opcode::ArithMaxui => BinOp::MaxU,
+                    Opcode::ArithMinui => BinOp::MinU,
+                    Opcode::ArithAddf => BinOp::AddF,
+                    Opcode::ArithSubf => BinOp::SubF,
+                    Opcode::ArithMulf => BinOp::MulF,
+                    Opcode::ArithDivf => BinOp::DivF,
+                    Opcode::ArithRemf => BinOp::RemF,
+                    Opcode::ArithMaximumf | Opcode::ArithMaxnumf => BinOp::MaxF,
+                    _ => BinOp::MinF,
+                };
+                match (r0, u.as_slice()) {
+                    (Some(dst), [a, b]) => {
+                        let dt = self.vdtype(dst);
+                        self.push(
+                            op,
+                            c,
+                            K::Bin {
+                                op: bop,
+                                dst,
+                                a: *a,
+                                b: *b,
+                                dt,
+                            },
+                        )
+                    }
+                    _ => self.unsupported(op, c, "needs two operands and a result"),
+                }
+            }
+            Opcode::ArithCmpi | Opcode::ArithCmpf => {
+                let pred_s = op.body.iter().find_map(|e| match e {
+                    Elem::Ident(s) => Some(s.clone()),
+                    Elem::Attr(Attr::Str(s)) => Some(s.clone()),
+                    _ => None,
+                });
+                let p = pred_s.as_deref().unwrap_or("");
+                let (pred, unsigned) = match p {
+                    "eq" | "oeq" | "ueq" => (Pred::Eq, false),
+                    "ne" | "one" | "une" => (Pred::Ne, false),
+                    "slt" | "olt" | "ult_f" => (Pred::Lt, false),
+                    "sle" | "ole" => (Pred::Le, false),
+                    "sgt" | "ogt" => (Pred::Gt, false),
+                    "sge" | "oge" => (Pred::Ge, false),
+                    "ult" => (Pred::Lt, op.opcode == Opcode::ArithCmpi),
+                    "ule" => (Pred::Le, op.opcode == Opcode::ArithCmpi),
+                    "ugt" => (Pred::Gt, op.opcode == Opcode::ArithCmpi),
+                    "uge" => (Pred::Ge, op.opcode == Opcode::ArithCmpi),
+                    _ => {
+                        return self.unsupported(
+                            op,
+                            c,
+                            &format!("predicate '{p}' is not supported"),
+                        )
+                    }
+                };
+                match (r0, u.as_slice()) {
+                    (Some(dst), [a, b]) => self.push(
+                        op,
+                        c,
+                        K::Cmp {
+                            pred,
+                            unsigned,
+                            float: op.opcode == Opcode::ArithCmpf,
+                            dst,
+                            a: *a,
+                            b: *b,
+                        },
+                    ),
+                    _ => self.unsupported(op, c, "needs two operands"),
+                }
+            }
+            Opcode::ArithSelect => match (r0, u.as_slice()) {
+                (Some(dst), [cnd, a, b]) => self.push(
+                    op,
+                    c,
+                    K::Select {
+                        dst,
+                        c: *cnd,
+                        a: *a,
+                        b: *b,
+                    },
+                ),
+                _ => self.unsupported(op, c, "needs three operands"),
+            },
+            Opcode::ArithIndexCast
+            | Opcode::ArithIndexCastui
+            | Opcode::ArithTrunci
+            | Opcode::ArithExtsi
+            | Opcode::ArithExtui
+            | Opcode::ArithSitofp
+            | Opcode::ArithUitofp
+            | Opcode::ArithFptosi
+            | Opcode::ArithFptoui
+            | Opcode::ArithExtf
+            | Opcode::ArithTruncf
+            | Opcode::ArithNegf
+            | Opcode::MathExp
+            | Opcode::MathLog
+            | Opcode::MathSqrt
+            | Opcode::MathRsqrt
+            | Opcode::MathAbsf => {
+                let conv = match op.opcode {
+                    Opcode::ArithIndexCast | Opcode::ArithTrunci | Opcode::ArithExtsi => {
+                        Conv::IntToInt { unsigned: false }
+                    }
+                    Opcode::ArithIndexCastui | Opcode::ArithExtui => {
+                        Conv::IntToInt { unsigned: true }
+                    }
+                    Opcode::ArithSitofp => Conv::IntToFloat { unsigned: false },
+                    Opcode::ArithUitofp => Conv::IntToFloat { unsigned: true },
+                    Opcode::ArithFptosi | Opcode::ArithFptoui => Conv::FloatToInt,
+                    Opcode::ArithExtf | Opcode::ArithTruncf => Conv::FloatToFloat,
+                    Opcode::ArithNegf => Conv::NegF,
+                    Opcode::MathExp => Conv::Math(MathFn::Exp),
+                    Opcode::MathLog => Conv::Math(MathFn::Log),
+                    Opcode::MathSqrt => Conv::Math(MathFn::Sqrt),
+                    Opcode::MathRsqrt => Conv::Math(MathFn::Rsqrt),
+                    _ => Conv::Math(MathFn::Abs),
+                };
+                match (r0, u.first()) {
+                    (Some(dst), Some(src)) => {
+                        let dt = self.vdtype(dst);
+                        let from = self.vdtype(*src);
+                        self.push(
+                            op,
+                            c,
+                            K::Conv {
+                                conv,
+                                dst,
+                                src: *src,
+                                dt,
+                                from,
+                            },
+                        )
+                    }
+                    _ => self.unsupported(op, c, "needs an operand and a result"),
+                }
+            }
+            Opcode::ScfFor => self.lower_for(op, c, in_vec),
+            Opcode::ScfIf => {
+                let Some(&cond) = u.first() else {
+                    return self.unsupported(op, c, "needs a condition");
+                };
+                let br = c.code.len();
+                self.push(
+                    op,
+                    c,
+                    K::BrFalse {
+                        cond,
+                        target: usize::MAX,
+                    },
+                );
+                let yt = YieldTo::Regs(res.clone());
+                if let Some(r) = op.regions.first() {
+                    self.region(r, c, &yt, in_vec);
+                }
+                if op.regions.len() > 1 {
+                    let j = c.code.len();
+                    self.push(op, c, K::Jump(usize::MAX));
+                    let else_start = c.code.len();
+                    c.code[br].k = K::BrFalse {
+                        cond,
+                        target: else_start,
+                    };
+                    self.region(&op.regions[1], c, &yt, in_vec);
+                    let end = c.code.len();
+                    c.code[j].k = K::Jump(end);
+                } else {
+                    let end = c.code.len();
+                    c.code[br].k = K::BrFalse { cond, target: end };
+                }
+            }
+            Opcode::ScfWhile => self.lower_while(op, c, in_vec),
+            Opcode::ScfYield => match y {
+                YieldTo::Regs(dsts) if !dsts.is_empty() => self.push(
+                    op,
+                    c,
+                    K::Moves {
+                        dsts: dsts.clone(),
+                        srcs: u,
+                    },
+                ),
+                _ => {}
+            },
+            Opcode::ScfCondition => {
+                if let YieldTo::WhileCond {
+                    after_args,
+                    results,
+                    ..
+                } = y
+                {
+                    let Some((&cond, rest)) = u.split_first() else {
+                        return self.unsupported(op, c, "needs a condition");
+                    };
+                    // false: results <- args, exit; true: after args <- args, fall through
+                    let br = c.code.len();
+                    self.push(
+                        op,
+                        c,
+                        K::BrFalse {
+                            cond,
+                            target: usize::MAX,
+                        },
+                    );
+                    self.push(
+                        op,
+                        c,
+                        K::Moves {
+                            dsts: after_args.clone(),
+                            srcs: rest.to_vec(),
+                        },
+                    );
+                    let j = c.code.len();
+                    self.push(op, c, K::Jump(usize::MAX)); // to after-region start, patched by while
+                    let fl = c.code.len();
+                    c.code[br].k = K::BrFalse { cond, target: fl };
+                    self.push(
+                        op,
+                        c,
+                        K::Moves {
+                            dsts: results.clone(),
+                            srcs: rest.to_vec(),
+                        },
+                    );
+                    let x = c.code.len();
+                    self.push(op, c, K::Jump(usize::MAX)); // exit, patched by while
+                    c.exits.push(j);
+                    c.exits.push(x);
+                }
+            }
+            Opcode::Return => self.push(op, c, K::Ret { vals: u }),
+            Opcode::Call => {
+                let callee = op.body.iter().find_map(|e| match e {
+                    Elem::Attr(Attr::Symbol(s)) => Some(s.clone()),
+                    _ => None,
+                });
+                match callee.and_then(|s| self.funcs.get(&s).copied()) {
+                    Some(func) => self.push(
+                        op,
+                        c,
+                        K::Call {
+                            func,
+                            args: u,
+                            dsts: res,
+                        },
+                    ),
+                    None => {
+                        self.unsupported(op, c, "calls a function that is not defined in this file")
+                    }
+                }
+            }
+            _ => self.pto_op(op, short, &u, &res, c, in_vec),
+        }
+    }
+
+    fn lower_for(&mut self, op: &Op, c: &mut Code, in_vec: bool) {
+        // body: Def(iv) = Use(lb) to Use(ub) step Use(step) [iter_args(Def = Use, ...)]
+        let mut defs = Vec::new();
+        let mut uses = Vec::new();
+        for e in &op.body {
+            match e {
+                Elem::Def(v) => defs.push(*v),
+                Elem::Use(v) => uses.push(*v),
+                Elem::Region(_) => break,
+                _ => {}
+            }
+        }
+        if defs.is_empty() || uses.len() < 3 {
+            return self.unsupported(op, c, "is missing its bounds");
+        }
+        let iv = defs[0];
+        let (lb, ub, step) = (uses[0], uses[1], uses[2]);
+        let iters = defs[1..].to_vec();
+        let inits = uses[3..].to_vec();
+        let res = Self::results(op);
+        self.push(
+            op,
+            c,
+            K::Moves {
+                dsts: vec![iv],
+                srcs: vec![lb],
+            },
+        );
+        if !iters.is_empty() {
+            self.push(
+                op,
+                c,
+                K::Moves {
+                    dsts: iters.clone(),
+                    srcs: inits,
+                },
+            );
+        }
+        let head = c.code.len();
+        self.push(
+            op,
+            c,
+            K::ForCheck {
+                iv,
+                ub,
+                target: usize::MAX,
+            },
+        );
+        if let Some(r) = op.regions.first() {
+            self.region(r, c, &YieldTo::Regs(iters.clone()), in_vec);
+        }
+        self.push(op, c, K::ForStep { iv, step });
+        self.push(op, c, K::Jump(head));
+        let end = c.code.len();
+        c.code[head].k = K::ForCheck {
+            iv,
+            ub,
+            target: end,
+        };
+        if !res.is_empty() {
+            self.push(
+                op,
+                c,
+                K::Moves {
+                    dsts: res,
+                    srcs: iters,
+                },
+            );
+        }
+    }
+
+    fn lower_while(&mut self, op: &Op, c: &mut Code, in_vec: bool) {
+        let mut defs = Vec::new();
+        let mut inits = Vec::new();
+        for e in &op.body {
+            match e {
+                Elem::Def(v) => defs.push(*v),
+                Elem::Use(v) => inits.push(*v),
+                Elem::Region(_) => break,
+                _ => {}
+            }
+        }
+        let res = Self::results(op);
+        let after_args = op
+            .regions
+            .get(1)
+            .and_then(|r| r.blocks.first())
+            .map(|b| b.args.clone())
+            .unwrap_or_default();
+        self.push(
+            op,
+            c,
+            K::Moves {
+                dsts: defs.clone(),
+                srcs: inits,
+            },
+        );
+        let before = c.code.len();
+        let saved = std::mem::take(&mut c.exits);
+        if let Some(r) = op.regions.first() {
+            let y = YieldTo::WhileCond {
+                after_args: after_args.clone(),
+                results: res,
+            };
+            self.region(r, c, &y, in_vec);
+        }
+        let fix = std::mem::replace(&mut c.exits, saved);
+        let after = c.code.len();
+        if let Some(r) = op.regions.get(1) {
+            self.region(r, c, &YieldTo::Regs(defs.clone()), in_vec);
+        }
+        self.push(op, c, K::Jump(before));
+        let end = c.code.len();
+        // patch: first of each pair jumps to the after region, second exits
+        for (n, idx) in fix.iter().enumerate() {
+            c.code[*idx].k = K::Jump(if n % 2 == 0 { after } else { end });
+        }
+    }
+
+    fn tile_dtype(&self, v: Reg) -> DType {
+        self.vdtype(v)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn pto_op(&mut self, op: &Op, short: &str, u: &[Reg], res: &[Reg], c: &mut Code, in_vec: bool) {
+        let info = op.opcode.info();
+        let r0 = res.first().copied();
+        if info.class == pto_isa_spec::Class::Sync {
+            return self.sync(op, c);
+        }
+        match short {
+            "get_block_idx" | "get_block_num" | "get_subblock_idx" | "get_subblock_num" => {
+                let what = match short {
+                    "get_block_idx" => 0,
+                    "get_block_num" => 1,
+                    "get_subblock_idx" => 2,
+                    _ => 3,
+                };
+                if let Some(dst) = r0 {
+                    self.push(op, c, K::Query { dst, what });
+                }
+            }
+            "castptr" => {
+                let (Some(dst), Some(&src)) = (r0, u.first()) else {
+                    return self.unsupported(op, c, "needs a source and a result");
+                };
+                let (space, elem) = match self.ty(dst) {
+                    Some(Type::Ptr { elem, space }) => (
+                        space.as_deref().and_then(Space::from_name),
+                        self.file
+                            .types
+                            .get(*elem)
+                            .scalar_dtype()
+                            .unwrap_or(DType::U8),
+                    ),
+                    _ => (None, DType::U8),
+                };
+                self.push(
+                    op,
+                    c,
+                    K::CastPtr {
+                        dst,
+                        src,
+                        space,
+                        elem,
+                    },
+                );
+            }
+            "addptr" => match (r0, u) {
+                (Some(dst), [src, off]) => self.push(
+                    op,
+                    c,
+                    K::AddPtr {
+                        dst,
+                        src: *src,
+                        off: *off,
+                    },
+                ),
+                _ => self.unsupported(op, c, "needs a pointer and an offset"),
+            },
+            "make_tensor_view" => {
+                let Some(dst) = r0 else { return };
+                let Some(&ptr) = u.first() else {
+                    return self.unsupported(op, c, "needs a base pointer");
+                };
+                let layout = match op.attr("layout").and_then(|a| a.enum_value()) {
+                    Some("dn") => ViewLayout::Dn,
+                    Some("nz") => ViewLayout::Nz,
+                    _ => ViewLayout::Nd,
+                };
+                let elem = self.vdtype(dst);
+                self.push(
+                    op,
+                    c,
+                    K::MakeView {
+                        dst,
+                        ptr,
+                        shape: Self::kw_list(op, "shape"),
+                        strides: Self::kw_list(op, "strides"),
+                        static_shape: Self::static_shape(self.ty(dst)),
+                        elem,
+                        layout,
+                    },
+                );
+            }
+            "partition_view" => {
+                let (Some(dst), Some(&src)) = (r0, u.first()) else {
+                    return self.unsupported(op, c, "needs a source view");
+                };
+                self.push(
+                    op,
+                    c,
+                    K::PartitionView {
+                        dst,
+                        src,
+                        offsets: Self::kw_list(op, "offsets"),
+                        sizes: Self::kw_list(op, "sizes"),
+                        static_sizes: Self::static_shape(self.ty(dst)),
+                    },
+                );
+            }
+            "alloc_tile" | "declare_tile" => {
+                let Some(dst) = r0 else { return };
+                let Some(Type::TileBuf(tb)) = self.ty(dst) else {
+                    return self.unsupported(op, c, "result is not a !pto.tile_buf");
+                };
+                let tb = *tb;
+                let elem = self
+                    .file
+                    .types
+                    .get(tb.elem)
+                    .scalar_dtype()
+                    .unwrap_or(DType::U8);
+                let site = self.sites;
+                self.sites += 1;
+                self.push(
+                    op,
+                    c,
+                    K::AllocTile {
+                        dst,
+                        site,
+                        tb,
+                        elem,
+                        addr: Self::kw_value(op, "addr"),
+                        vrow: Self::kw_value(op, "valid_row"),
+                        vcol: Self::kw_value(op, "valid_col"),
+                    },
+                );
+            }
+            "set_validshape" => match u {
+                [t, r, col, ..] => self.push(
+                    op,
+                    c,
+                    K::SetValidShape {
+                        tile: *t,
+                        r: *r,
+                        c: *col,
+                    },
+                ),
+                _ => self.unsupported(op, c, "needs a tile, rows and cols"),
+            },
+            "section.cube" | "section.vector" => {
+                let s = c.code.len();
+                self.push(
+                    op,
+                    c,
+                    K::Section {
+                        cube: short == "section.cube",
+                        end: usize::MAX,
+                    },
+                );
+                for r in &op.regions {
+                    self.region(r, c, &YieldTo::None, in_vec);
+                }
+                let end = c.code.len();
+                c.code[s].k = K::Section {
+                    cube: short == "section.cube",
+                    end,
+                };
+            }
+            "vecscope" | "strict_vecscope" => {
+                if in_vec {
+                    return self.unsupported(op, c, "is nested inside another vector scope");
+                }
+                let mut body = Code {
+                    code: Vec::new(),
+                    exits: Vec::new(),
+                };
+                let mut binds = Vec::new();
+                if let Some(r) = op.regions.first() {
+                    if short == "strict_vecscope" {
+                        if let Some(b) = r.blocks.first() {
+                            binds = b.args.iter().copied().zip(u.iter().copied()).collect();
+                        }
+                    }
+                    // lower the single block (strict scopes have a labelled entry block)
+                    for b in &r.blocks {
+                        for o in &b.ops {
+                            self.op(o, &mut body, &YieldTo::None, true);
+                        }
+                    }
+                }
+                let end = self.inst(op, K::End);
+                body.code.push(end);
+                let captures = free_regs(&body.code);
+                self.push(
+                    op,
+                    c,
+                    K::VecScope {
+                        body: Arc::new(body.code),
+                        captures,
+                        binds,
+                    },
+                );
+            }
+            "tload" | "tprefetch" => {
+                let ins = op.group("ins").map(|g| g.0).unwrap_or_default();
+                let outs = op.group("outs").map(|g| g.0).unwrap_or_default();
+                match (ins.first(), outs.first()) {
+                    (Some(&src), Some(&dst)) => self.push(
+                        op,
+                        c,
+                        K::Issue {
+                            pipe: Pipe::Mte2,
+                            op: PipeOp::TLoad { src, dst },
+                        },
+                    ),
+                    _ => self.unsupported(op, c, "needs ins(view) and outs(tile)"),
+                }
+            }
+            "tstore" => {
+                let ins = op.group("ins").map(|g| g.0).unwrap_or_default();
+                let outs = op.group("outs").map(|g| g.0).unwrap_or_default();
+                match (ins.first(), outs.first()) {
+                    (Some(&src), Some(&dst)) => {
+                        let pipe = self.pipe_of(op, Some(src));
+                        if pipe != Pipe::Mte3 {
+                            return self.unsupported(
+                                op,
+                                c,
+                                "from an acc tile (FIXPIPE path) is not implemented yet",
+                            );
+                        }
+                        self.push(
+                            op,
+                            c,
+                            K::Issue {
+                                pipe,
+                                op: PipeOp::TStore { src, dst },
+                            },
+                        )
+                    }
+                    _ => self.unsupported(op, c, "needs ins(tile) and outs(view)"),
+                }
+            }
+            "texpands" => {
+                let ins = op.group("ins").map(|g| g.0).unwrap_or_default();
+                let outs = op.group("outs").map(|g| g.0).unwrap_or_default();
+                match (ins.first(), outs.first()) {
+                    (Some(&s), Some(&dst)) => self.push(
+                        op,
+                        c,
+                        K::Issue {
+                            pipe: Pipe::V,
+                            op: PipeOp::TExpands { s, dst },
+                        },
+                    ),
+                    _ => self.unsupported(op, c, "needs a scalar and a tile"),
+                }
+            }
+            "mte_gm_ub" | "copy_gm_to_ubuf" | "mte_ub_gm" | "copy_ubuf_to_gm" | "mte_ub_ub" => {
+                self.lower_dma(op, short, u, c)
+            }
+            _ if !in_vec
+                && info.form == pto_isa_spec::Form::Dps
+                && info.set == pto_isa_spec::ISet::Tile =>
+            {
+                // tile elementwise
+                let Some(ew) = Self::ew_op(short) else {
+                    return self.unsupported(
+                        op,
+                        c,
+                        "is not implemented in ptovm's interpreter yet",
+                    );
+                };
+                let ins = op.group("ins").map(|g| g.0).unwrap_or_default();
+                let outs = op.group("outs").map(|g| g.0).unwrap_or_default();
+                let Some(&dst) = outs.first() else {
+                    return self.unsupported(op, c, "has no destination");
+                };
+                let is_tile =
+                    |v: &Reg| matches!(self.ty(*v), Some(Type::TileBuf(_) | Type::Tile { .. }));
+                let pipe = self.pipe_of(op, Some(dst));
+                let k = match ins.as_slice() {
+                    [a] if is_tile(a) => PipeOp::TEw {
+                        op: ew,
+                        a: *a,
+                        b: None,
+                        dst,
+                    },
+                    [a, b] if is_tile(a) && is_tile(b) && !short.ends_with('s') => PipeOp::TEw {
+                        op: ew,
+                        a: *a,
+                        b: Some(*b),
+                        dst,
+                    },
+                    [a, s] if is_tile(a) && !is_tile(s) => PipeOp::TEws {
+                        op: ew,
+                        a: *a,
+                        s: *s,
+                        scalar_first: false,
+                        dst,
+                    },
+                    [s, a] if is_tile(a) && !is_tile(s) => PipeOp::TEws {
+                        op: ew,
+                        a: *a,
+                        s: *s,
+                        scalar_first: true,
+                        dst,
+                    },
+                    [a, b, ..] if is_tile(a) && is_tile(b) => PipeOp::TEw {
+                        op: ew,
+                        a: *a,
+                        b: Some(*b),
+                        dst,
+                    },
+                    _ => {
+                        return self.unsupported(
+                            op,
+                            c,
+                            "has an operand form ptovm does not implement yet",
+                        )
+                    }
+                };
+                let _ = self.tile_dtype(dst);
+                self.push(op, c, K::Issue { pipe, op: k });
+            }
+            // ── vector micro-ops (inside a vector scope) ──
+            "vlds" => {
+                let (Some(dst), Some(&ptr)) = (r0, u.first()) else {
+                    return self.unsupported(op, c, "needs a pointer and a result");
+                };
+                let dist = match op.attr("dist").and_then(|a| a.enum_value()) {
+                    Some(d) if d.starts_with("BRC") => Dist::Brc,
+                    None | Some("NORM") => Dist::Norm,
+                    Some(other) => {
+                        return self.unsupported(
+                            op,
+                            c,
+                            &format!("distribution mode {other} is not implemented yet"),
+                        )
+                    }
+                };
+                let elem = self.vdtype(dst);
+                self.push(
+                    op,
+                    c,
+                    K::Vec(VecOp::Load {
+                        dst,
+                        ptr,
+                        off: u.get(1).copied(),
+                        dist,
+                        elem,
+                    }),
+                );
+            }
+            "vsts" => {
+                if let Some(d) = op.attr("dist").and_then(|a| a.enum_value()) {
+                    if !d.starts_with("NORM") {
+                        return self.unsupported(
+                            op,
+                            c,
+                            &format!("distribution mode {d} is not implemented yet"),
+                        );
+                    }
+                }
+                // %v, %ptr[%off], %mask  or  %v, %ptr, %mask
+                let sub = op
+                    .body
+                    .iter()
+                    .any(|e| matches!(e, Elem::P(Punct::LBracket)));
+                let (src, ptr) = match u {
+                    [s, p, ..] => (*s, *p),
+                    _ => return self.unsupported(op, c, "needs a vector and a pointer"),
+                };
+                let (off, mask) = if sub {
+                    (u.get(2).copied(), u.get(3).copied())
+                } else {
+                    (None, u.get(2).copied())
+                };
+                let elem = self.vdtype(src);
+                self.push(
+                    op,
+                    c,
+                    K::Vec(VecOp::Store {
+                        src,
+                        ptr,
+                        off,
+                        mask,
+                        elem,
+                    }),
+                );
+            }
+            "pset_b8" | "pset_b16" | "pset_b32" => {
+                let Some(dst) = r0 else { return };
+                let pattern = op
+                    .immediates()
+                    .iter()
+                    .find_map(|i| i.symbol())
+                    .unwrap_or("PAT_ALL")
+                    .to_string();
+                let gran = short[6..].parse::<u32>().unwrap_or(32) / 8;
+                self.push(op, c, K::Vec(VecOp::PSet { dst, pattern, gran }));
+            }
+            "plt_b8" | "plt_b16" | "plt_b32" => {
+                let (Some(dst), Some(&n)) = (r0, u.first()) else {
+                    return self.unsupported(op, c, "needs a count");
+                };
+                let gran = short[5..].parse::<u32>().unwrap_or(32) / 8;
+                self.push(
+                    op,
+                    c,
+                    K::Vec(VecOp::PLt {
+                        dst,
+                        rest: res.get(1).copied(),
+                        n,
+                        gran,
+                    }),
+                );
+            }
+            "vbr" | "vdup" => match (r0, u.first()) {
+                (Some(dst), Some(&s)) => {
+                    let elem = self.vdtype(dst);
+                    self.push(op, c, K::Vec(VecOp::Broadcast { dst, s, elem }))
+                }
+                _ => self.unsupported(op, c, "needs a scalar"),
+            },
+            _ if info.set == pto_isa_spec::ISet::Vector && Self::ew_op(short).is_some() => {
+                let Some(dst) = r0 else { return };
+                let ew = Self::ew_op(short).unwrap_or(EwOp::Add);
+                let elem = self.vdtype(dst);
+                let is_v = |v: &Reg| matches!(self.ty(*v), Some(Type::VReg { .. }));
+                let is_m = |v: &Reg| matches!(self.ty(*v), Some(Type::Mask(_)));
+                let vs: Vec<Reg> = u.iter().copied().filter(|v| is_v(v)).collect();
+                let ms: Vec<Reg> = u.iter().copied().filter(|v| is_m(v)).collect();
+                let ss: Vec<Reg> = u.iter().copied().filter(|v| !is_v(v) && !is_m(v)).collect();
+                let Some(&a) = vs.first() else {
+                    return self.unsupported(op, c, "needs a vector operand");
+                };
+                self.push(
+                    op,
+                    c,
+                    K::Vec(VecOp::Ew {
+                        op: ew,
+                        dst,
+                        a,
+                        b: vs.get(1).copied(),
+                        s: ss.first().copied(),
+                        mask: ms.first().copied(),
+                        elem,
+                    }),
+                );
+            }
+            _ => {
+                let why = if info.class == pto_isa_spec::Class::NotExecutable {
+                    "is a compiler-internal op (parsed and verified, never executed by ptovm)"
+                } else {
+                    "is not implemented in ptovm's interpreter yet"
+                };
+                self.unsupported(op, c, why);
+            }
+        }
+    }
+
+    fn lower_dma(&mut self, op: &Op, short: &str, u: &[Reg], c: &mut Code) {
+        let dir = match short {
+            "mte_gm_ub" | "copy_gm_to_ubuf" => DmaDir::GmToUb,
+            "mte_ub_gm" | "copy_ubuf_to_gm" => DmaDir::UbToGm,
+            _ => DmaDir::UbToUb,
+        };
+        let pipe = match dir {
+            DmaDir::GmToUb => Pipe::Mte2,
+            DmaDir::UbToGm => Pipe::Mte3,
+            DmaDir::UbToUb => Pipe::V,
+        };
+        let k = if short.starts_with("copy_") {
+            // copy_gm_to_ubuf: src, dst, sid, n_burst, len_burst, lpad, rpad, data_select, l2ctl, gm_stride, ub_stride
+            // copy_ubuf_to_gm: src, dst, sid, n_burst, len_burst, l2ctl, dst_stride, src_stride
+            match (dir, u) {
+                (DmaDir::GmToUb, [src, dst, _sid, n, len, _l, _r, _ds, _l2, gs, us, ..]) => {
+                    PipeOp::DmaLegacy {
+                        dir,
+                        src: *src,
+                        dst: *dst,
+                        n_burst: *n,
+                        len: *len,
+                        src_stride: *gs,
+                        dst_stride: *us,
+                    }
+                }
+                (DmaDir::UbToGm, [src, dst, _sid, n, len, _l2, ds, ss, ..]) => PipeOp::DmaLegacy {
+                    dir,
+                    src: *src,
+                    dst: *dst,
+                    n_burst: *n,
+                    len: *len,
+                    src_stride: *ss,
+                    dst_stride: *ds,
+                },
+                _ => {
+                    return self.unsupported(op, c, "has an operand list ptovm does not recognise")
+                }
+            }
+        } else {
+            let lead = Self::leading_uses(op);
+            let nb = Self::kw_groups(op, "nburst");
+            let loops = Self::kw_groups(op, "loop");
+            let pad = Self::kw_groups(op, "pad");
+            let (src, dst, len) = match (dir, lead.as_slice()) {
+                (DmaDir::GmToUb, [s, d, _l2, len]) => (*s, *d, *len),
+                (_, [s, d, len, ..]) => (*s, *d, *len),
+                _ => return self.unsupported(op, c, "needs src, dst and a burst length"),
+            };
+            let Some(nb) = nb.first().filter(|g| g.len() == 3) else {
+                return self.unsupported(op, c, "needs nburst(count, src_stride, dst_stride)");
+            };
+            let mut lps = Vec::new();
+            for l in &loops {
+                if l.len() != 3 {
+                    return self.unsupported(op, c, "has a loop(...) group that is not a triple");
+                }
+                lps.push([l[0], l[1], l[2]]);
+            }
+            PipeOp::Dma {
+                dir,
+                src,
+                dst,
+                len,
+                nburst: [nb[0], nb[1], nb[2]],
+                loops: lps,
+                pad: pad.first().and_then(|p| p.first().copied()),
+            }
+        };
+        self.push(op, c, K::Issue { pipe, op: k });
+    }
+}
+
+fn region_has_sections(r: &Region) -> bool {
+    r.blocks.iter().any(|b| {
+        b.ops.iter().any(|o| {
+            matches!(o.opcode.name(), "pto.section.cube" | "pto.section.vector")
+                || o.regions.iter().any(region_has_sections)
+        })
+    })
+}
+
+/// Registers read by `code` but not written by it (captured from outside).
+fn free_regs(code: &[Inst]) -> Vec<Reg> {
+    let mut written = std::collections::HashSet::new();
+    let mut read = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut r = |v: Reg, read: &mut Vec<Reg>| {
+        if seen.insert(v) {
+            read.push(v);
+        }
+    };
+    for i in code {
+        let (ins, outs) = crate::regs::io(&i.k);
+        for v in ins {
+            r(v, &mut read);
+        }
+        for v in outs {
+            written.insert(v);
+        }
+    }
+    // registers written inside are captured too: harmless (overwritten before use)
+    let _ = written;
+    read
+}

@@ -1,0 +1,2137 @@
+//! The machine: per-core scalar units that walk the control program and issue
+//! into in-order pipe queues, a scoreboard that retires queue heads only when the
+//! program's synchronization allows, three schedulers, and the checker hooks.
+//!
+//! A cluster (one core, or 1 cube + 2 vector cores for mixed kernels) runs on one
+//! host thread; blocks run on a pool of threads over one shared GM.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
+
+use pto_asm::ty::TileLoc;
+use pto_isa_spec::{Class, DType, Pipe, ProfileId};
+
+use crate::checker::{Checker, ConflictKind, AGENTS_PER_CORE};
+use crate::diag::{DiagKind, Diags};
+use crate::exec::dma::{LoopRegs, Transfer};
+use crate::exec::{self, fault, Accesses, Fault};
+use crate::mem::{Gm, Local};
+use crate::num::Num;
+use crate::program::*;
+use crate::value::{Ptr, Space, Tile, Val, View};
+use crate::{CheckMode, Config, Sched};
+
+/// Queue depth per pipe: the scalar unit stalls when a queue is full.
+const QUEUE_DEPTH: usize = 64;
+
+/// A pipe's slot index: S=0, V=1, M=2, MTE1=3, MTE2=4, MTE3=5, FIX=6.
+pub fn slot(p: Pipe) -> usize {
+    match p {
+        Pipe::S | Pipe::All => 0,
+        Pipe::V => 1,
+        Pipe::M => 2,
+        Pipe::Mte1 => 3,
+        Pipe::Mte2 => 4,
+        Pipe::Mte3 => 5,
+        Pipe::Fix => 6,
+    }
+}
+
+/// The pipe of a slot.
+pub fn slot_pipe(s: usize) -> Pipe {
+    [
+        Pipe::S,
+        Pipe::V,
+        Pipe::M,
+        Pipe::Mte1,
+        Pipe::Mte2,
+        Pipe::Mte3,
+        Pipe::Fix,
+    ][s % AGENTS_PER_CORE]
+}
+
+/// Why a run stopped early.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RunError {
+    /// An instruction faulted (bounds, unsupported op, bad operand).
+    Fault {
+        /// The instruction.
+        inst: InstId,
+        /// Message.
+        message: String,
+    },
+    /// The synchronization deadlocked (also reported as a `deadlock` diagnostic).
+    Deadlock,
+    /// `--max-steps` reached.
+    Limit(u64),
+    /// Bad setup (arguments, entry).
+    Setup(String),
+}
+
+/// One slice of the timeline.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TraceEvent {
+    /// Block.
+    pub block: u32,
+    /// Core within the cluster.
+    pub core: u32,
+    /// Pipe.
+    pub pipe: Pipe,
+    /// Instruction.
+    pub inst: InstId,
+    /// Start (cycles under `timed`, steps otherwise).
+    pub start: u64,
+    /// End.
+    pub end: u64,
+    /// For a wait: the set it consumed (for flow arrows).
+    pub from: Option<(u32, Pipe, u64)>,
+}
+
+/// Per-pipe statistics.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PipeStat {
+    /// Instructions retired.
+    pub retired: u64,
+    /// Busy cycles (timed) or steps.
+    pub busy: u64,
+}
+
+/// What a run produced.
+#[derive(Debug, Default)]
+pub struct RunOutput {
+    /// Diagnostics.
+    pub diags: Diags,
+    /// First error, if the run stopped early.
+    pub error: Option<RunError>,
+    /// Statistics per pipe slot (summed over cores).
+    pub stats: [PipeStat; AGENTS_PER_CORE],
+    /// Simulated cycles (max over agents) under `timed`.
+    pub cycles: u64,
+    /// Pipe instructions executed.
+    pub pipe_insts: u64,
+    /// Timeline (when tracing).
+    pub trace: Vec<TraceEvent>,
+}
+
+#[derive(Clone, Debug)]
+enum Resolved {
+    TLoad(Box<View>, Box<Tile>),
+    TStore(Box<Tile>, Box<View>),
+    TEw(EwOp, Box<Tile>, Option<Box<Tile>>, Box<Tile>),
+    TEws(EwOp, Box<Tile>, Num, bool, Box<Tile>),
+    TExpands(Num, Box<Tile>),
+    Dma(Box<Transfer>),
+    Vec {
+        body: Arc<Vec<Inst>>,
+        caps: Vec<(Reg, Val)>,
+    },
+    Set {
+        src: Pipe,
+        dst: Pipe,
+        id: u32,
+    },
+    Wait {
+        src: Pipe,
+        dst: Pipe,
+        id: u32,
+    },
+    Barrier,
+    GetBuf {
+        id: u32,
+        ticket: u64,
+    },
+    RlsBuf {
+        id: u32,
+    },
+    CrossSet {
+        id: u32,
+        mode2: bool,
+    },
+    CrossWait {
+        id: u32,
+    },
+}
+
+#[derive(Clone, Debug)]
+struct Issued {
+    seq: u64,
+    inst: InstId,
+    r: Resolved,
+    vc: Option<Vec<u32>>,
+    issue_time: u64,
+}
+
+#[derive(Clone, Debug)]
+struct Token {
+    vc: Option<Vec<u32>>,
+    time: u64,
+    inst: InstId,
+    from: (u32, Pipe, u64),
+}
+
+#[derive(Clone, Debug, Default)]
+struct BufState {
+    next_ticket: u64,
+    serving: u64,
+    holder: Option<(Pipe, InstId)>,
+    vc: Option<Vec<u32>>,
+    time: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum CoreKind {
+    Plain,
+    Cube,
+    Vector(u32),
+}
+
+#[derive(Clone, Debug)]
+enum Blocked {
+    Flag { src: Pipe, dst: Pipe, id: u32 },
+    Drain,
+    Cross { id: u32 },
+    Queue(usize),
+}
+
+struct Su {
+    func: usize,
+    pc: usize,
+    stack: Vec<(usize, usize, Vec<Reg>)>,
+    done: bool,
+    time: u64,
+    blocked: Option<(Blocked, InstId)>,
+}
+
+struct Core {
+    kind: CoreKind,
+    local: Local,
+    regs: Vec<Val>,
+    vregs: Vec<Val>,
+    su: Su,
+    queues: [VecDeque<Issued>; AGENTS_PER_CORE],
+    time: [u64; AGENTS_PER_CORE],
+    sites: HashMap<u32, u64>,
+    bump: [u64; 7],
+    loop_regs: LoopRegs,
+    flags: HashMap<(Pipe, Pipe, u32), VecDeque<Token>>,
+    flag_site: HashMap<(Pipe, Pipe, u32), InstId>,
+    bufs: HashMap<u32, BufState>,
+    sems: HashMap<(u32, u32), VecDeque<Token>>,
+}
+
+/// Runs a program on the grid. `args` are the entry function's arguments.
+pub fn run(prog: &Program, cfg: &Config, gm: &Gm, entry: usize, args: &[Val]) -> RunOutput {
+    let blocks = cfg.blocks.max(1);
+    let func = &prog.funcs[entry];
+    if args.len() != func.args.len() {
+        return RunOutput {
+            error: Some(RunError::Setup(format!(
+                "@{} takes {} argument(s), {} given",
+                func.name,
+                func.args.len(),
+                args.len()
+            ))),
+            ..RunOutput::default()
+        };
+    }
+    let threads = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .min(blocks as usize)
+        .max(1);
+    let next = AtomicU32::new(0);
+    let mut results: Vec<(u32, RunOutput)> = Vec::new();
+    std::thread::scope(|s| {
+        let mut hs = Vec::new();
+        for _ in 0..threads {
+            hs.push(s.spawn(|| {
+                let mut mine = Vec::new();
+                loop {
+                    let b = next.fetch_add(1, Ordering::Relaxed);
+                    if b >= blocks {
+                        break;
+                    }
+                    let mut cl = Cluster::new(prog, cfg, gm, entry, args, b, blocks);
+                    let out = cl.run();
+                    let stop = out.error.is_some();
+                    mine.push((b, out));
+                    if stop {
+                        break;
+                    }
+                }
+                mine
+            }));
+        }
+        for h in hs {
+            match h.join() {
+                Ok(v) => results.extend(v),
+                Err(_) => results.push((
+                    u32::MAX,
+                    RunOutput {
+                        error: Some(RunError::Setup(
+                            "internal error: a block thread panicked".into(),
+                        )),
+                        ..RunOutput::default()
+                    },
+                )),
+            }
+        }
+    });
+    results.sort_by_key(|r| r.0);
+    let mut total = RunOutput::default();
+    for (_, r) in results {
+        total.diags.merge(r.diags);
+        if total.error.is_none() {
+            total.error = r.error;
+        }
+        for (a, b) in total.stats.iter_mut().zip(r.stats.iter()) {
+            a.retired += b.retired;
+            a.busy += b.busy;
+        }
+        total.cycles = total.cycles.max(r.cycles);
+        total.pipe_insts += r.pipe_insts;
+        total.trace.extend(r.trace);
+    }
+    total
+}
+
+struct Cluster<'a> {
+    prog: &'a Program,
+    cfg: &'a Config,
+    gm: &'a Gm,
+    block: u32,
+    blocks: u32,
+    cores: Vec<Core>,
+    checker: Option<Checker>,
+    diags: Diags,
+    seq: u64,
+    steps: u64,
+    rng: u64,
+    out: RunOutput,
+    conflicts: Vec<crate::checker::Conflict>,
+    /// shuffle: random priority of each agent (higher runs first)
+    prio: Vec<u64>,
+}
+
+fn rd_int(regs: &[Val], r: Reg) -> Result<i64, Fault> {
+    regs.get(r as usize)
+        .and_then(|v| v.as_i64())
+        .ok_or_else(|| Fault::Msg(format!("expected an integer in register %{r}")))
+}
+
+impl<'a> Cluster<'a> {
+    fn new(
+        prog: &'a Program,
+        cfg: &'a Config,
+        gm: &'a Gm,
+        entry: usize,
+        args: &[Val],
+        block: u32,
+        blocks: u32,
+    ) -> Self {
+        let mixed = prog.funcs[entry].mixed;
+        let kinds = if mixed {
+            vec![CoreKind::Cube, CoreKind::Vector(0), CoreKind::Vector(1)]
+        } else {
+            vec![CoreKind::Plain]
+        };
+        let p = cfg.profile.profile();
+        let cores = kinds
+            .into_iter()
+            .map(|kind| {
+                let mut regs = vec![Val::Unit; prog.n_regs];
+                for (r, v) in prog.funcs[entry].args.iter().zip(args) {
+                    regs[*r as usize] = v.clone();
+                }
+                Core {
+                    kind,
+                    local: Local::new(p, cfg.ub_bytes),
+                    regs,
+                    vregs: vec![Val::Unit; prog.n_regs],
+                    su: Su {
+                        func: entry,
+                        pc: 0,
+                        stack: Vec::new(),
+                        done: false,
+                        time: 0,
+                        blocked: None,
+                    },
+                    queues: Default::default(),
+                    time: [0; AGENTS_PER_CORE],
+                    sites: HashMap::new(),
+                    bump: [0; 7],
+                    loop_regs: LoopRegs::default(),
+                    flags: HashMap::new(),
+                    flag_site: HashMap::new(),
+                    bufs: HashMap::new(),
+                    sems: HashMap::new(),
+                }
+            })
+            .collect::<Vec<_>>();
+        let n = cores.len();
+        let seed = match cfg.sched {
+            // splitmix64 of (seed, block): nearby seeds give unrelated schedules
+            Sched::Shuffle { seed } => {
+                let mut z =
+                    seed.wrapping_add((block as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+                z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+                z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+                z ^ (z >> 31)
+            }
+            _ => 1,
+        };
+        Cluster {
+            prog,
+            cfg,
+            gm,
+            block,
+            blocks,
+            cores,
+            checker: (cfg.check != CheckMode::Off).then(|| Checker::new(n)),
+            diags: Diags::default(),
+            seq: 0,
+            steps: 0,
+            rng: seed | 1,
+            out: RunOutput::default(),
+            conflicts: Vec::new(),
+            prio: Vec::new(),
+        }
+        .with_priorities(n)
+    }
+
+    fn with_priorities(mut self, cores: usize) -> Self {
+        if let Sched::Shuffle { .. } = self.cfg.sched {
+            self.prio = (0..cores * AGENTS_PER_CORE).map(|_| self.rand()).collect();
+        }
+        self
+    }
+
+    fn is_transfer(r: &Resolved) -> bool {
+        matches!(
+            r,
+            Resolved::Dma(_) | Resolved::TLoad(..) | Resolved::TStore(..)
+        )
+    }
+
+    fn rand(&mut self) -> u64 {
+        // xorshift64*
+        let mut x = self.rng;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.rng = x;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    fn agent(core: usize, slot: usize) -> usize {
+        core * AGENTS_PER_CORE + slot
+    }
+
+    fn run(&mut self) -> RunOutput {
+        let err = self.main_loop();
+        if let Err(e) = err {
+            self.out.error = Some(e);
+        } else {
+            self.end_checks();
+        }
+        let mut out = std::mem::take(&mut self.out);
+        out.diags = std::mem::take(&mut self.diags);
+        for c in &self.cores {
+            for t in c.time {
+                out.cycles = out.cycles.max(t);
+            }
+            out.cycles = out.cycles.max(c.su.time);
+        }
+        out
+    }
+
+    // ───────────── scheduling ─────────────
+
+    fn main_loop(&mut self) -> Result<(), RunError> {
+        loop {
+            if self.cfg.max_steps > 0 && self.steps >= self.cfg.max_steps {
+                return Err(RunError::Limit(self.cfg.max_steps));
+            }
+            // candidates: (core, slot, key)
+            let mut cands: Vec<(usize, usize, u64, u64)> = Vec::new();
+            for ci in 0..self.cores.len() {
+                if self.su_ready(ci) {
+                    let t = self.cores[ci].su.time;
+                    cands.push((ci, 0, self.seq, t));
+                }
+                for s in 1..AGENTS_PER_CORE {
+                    let q = &self.cores[ci].queues[s];
+                    if let Some(h) = q.front() {
+                        if let Some(dep) = self.head_ready(ci, s, h) {
+                            let start = self.cores[ci].time[s].max(h.issue_time).max(dep);
+                            cands.push((ci, s, h.seq, start));
+                        }
+                        // DMA engines may complete back-to-back transfers out of order
+                        // unless a pipe_barrier separates them: shuffle explores that
+                        if let (Sched::Shuffle { .. }, true, Some(h2)) =
+                            (self.cfg.sched, crate::checker::is_dma(s), q.get(1))
+                        {
+                            if Self::is_transfer(&h.r) && Self::is_transfer(&h2.r) {
+                                cands.push((ci, s + AGENTS_PER_CORE, h2.seq, 0));
+                            }
+                        }
+                    }
+                }
+            }
+            if cands.is_empty() {
+                let finished = self
+                    .cores
+                    .iter()
+                    .all(|c| c.su.done && c.queues.iter().all(|q| q.is_empty()));
+                if finished {
+                    return Ok(());
+                }
+                self.report_deadlock();
+                return Err(RunError::Deadlock);
+            }
+            let pick = match self.cfg.sched {
+                Sched::InOrder => *cands.iter().min_by_key(|c| c.2).unwrap_or(&cands[0]),
+                Sched::Timed => *cands.iter().min_by_key(|c| (c.3, c.2)).unwrap_or(&cands[0]),
+                Sched::Shuffle { .. } => {
+                    let r = self.rand();
+                    let su: Vec<_> = cands.iter().filter(|c| c.1 == 0).copied().collect();
+                    let pipes: Vec<_> = cands.iter().filter(|c| c.1 != 0).copied().collect();
+                    if !su.is_empty() && (pipes.is_empty() || r % 4 != 0) {
+                        // issue ahead as far as the program allows
+                        su[(r >> 8) as usize % su.len()]
+                    } else if r & 0x70 != 0 {
+                        // run the pipe this run favours: a random priority per pipe
+                        // starves the others as long as the synchronization allows,
+                        // which is what exposes a missing wait
+                        let prio = |c: &(usize, usize, u64, u64)| {
+                            self.prio[Self::agent(c.0, c.1 % AGENTS_PER_CORE)]
+                                ^ (c.1 >= AGENTS_PER_CORE) as u64
+                        };
+                        *pipes.iter().max_by_key(|c| prio(c)).unwrap_or(&pipes[0])
+                    } else {
+                        pipes[(r >> 16) as usize % pipes.len()]
+                    }
+                }
+            };
+            self.steps += 1;
+            if pick.1 == 0 {
+                self.step_su(pick.0)?;
+            } else if pick.1 >= AGENTS_PER_CORE {
+                // the second transfer overtakes the first
+                let s = pick.1 - AGENTS_PER_CORE;
+                self.cores[pick.0].queues[s].swap(0, 1);
+                self.step_pipe(pick.0, s, pick.3)?;
+            } else {
+                self.step_pipe(pick.0, pick.1, pick.3)?;
+            }
+        }
+    }
+
+    fn su_ready(&self, ci: usize) -> bool {
+        let c = &self.cores[ci];
+        if c.su.done {
+            return false;
+        }
+        match &c.su.blocked {
+            None => true,
+            Some((b, _)) => match b {
+                Blocked::Flag { src, dst, id } => c
+                    .flags
+                    .get(&(*src, *dst, *id))
+                    .is_some_and(|q| !q.is_empty()),
+                Blocked::Drain => c.queues.iter().all(|q| q.is_empty()),
+                Blocked::Cross { id } => self.cross_available(ci, *id),
+                Blocked::Queue(s) => c.queues[*s].len() < QUEUE_DEPTH,
+            },
+        }
+    }
+
+    /// Some(dependency time) if the head can execute.
+    fn head_ready(&self, ci: usize, _s: usize, h: &Issued) -> Option<u64> {
+        let c = &self.cores[ci];
+        match &h.r {
+            Resolved::Wait { src, dst, id } => c
+                .flags
+                .get(&(*src, *dst, *id))
+                .and_then(|q| q.front())
+                .map(|t| t.time),
+            Resolved::GetBuf { id, ticket } => {
+                let b = c.bufs.get(id)?;
+                (b.serving == *ticket && b.holder.is_none()).then_some(b.time)
+            }
+            Resolved::CrossWait { id } => self.cross_available(ci, *id).then_some(0),
+            _ => Some(0),
+        }
+    }
+
+    fn cross_available(&self, ci: usize, id: u32) -> bool {
+        let c = &self.cores[ci];
+        match c.kind {
+            // cube waiting in mode2 needs a signal from each vector subblock
+            CoreKind::Cube => {
+                let q0 = c.sems.get(&(id, 0)).map_or(0, |q| q.len());
+                let q1 = c.sems.get(&(id, 1)).map_or(0, |q| q.len());
+                let qa = c.sems.get(&(id, u32::MAX)).map_or(0, |q| q.len());
+                (q0 > 0 && q1 > 0) || qa > 0
+            }
+            _ => c.sems.get(&(id, u32::MAX)).is_some_and(|q| !q.is_empty()),
+        }
+    }
+
+    // ───────────── scalar unit ─────────────
+
+    fn fault<T>(&self, inst: InstId, f: Fault) -> Result<T, RunError> {
+        Err(RunError::Fault {
+            inst,
+            message: f.to_string(),
+        })
+    }
+
+    fn step_su(&mut self, ci: usize) -> Result<(), RunError> {
+        // re-check a blocked condition and consume it
+        if let Some((b, inst)) = self.cores[ci].su.blocked.take() {
+            match b {
+                Blocked::Flag { src, dst, id } => {
+                    let tok = self.cores[ci]
+                        .flags
+                        .get_mut(&(src, dst, id))
+                        .and_then(|q| q.pop_front());
+                    if let Some(t) = tok {
+                        self.consume_token(ci, 0, &t);
+                    }
+                    self.cores[ci].su.pc += 1;
+                    let _ = inst;
+                }
+                Blocked::Drain => {
+                    if let Some(ck) = &mut self.checker {
+                        ck.join_core(Self::agent(ci, 0), ci);
+                    }
+                    let t = self.cores[ci].time.iter().copied().max().unwrap_or(0);
+                    self.cores[ci].su.time = self.cores[ci].su.time.max(t);
+                    self.cores[ci].su.pc += 1;
+                }
+                Blocked::Cross { id } => {
+                    self.take_cross(ci, 0, id);
+                    self.cores[ci].su.pc += 1;
+                }
+                Blocked::Queue(_) => {}
+            }
+        }
+        // run scalar instructions until one issue, a block, or the end
+        let mut budget = 4096;
+        loop {
+            budget -= 1;
+            if budget == 0 {
+                return Ok(());
+            }
+            let c = &self.cores[ci];
+            let func = &self.prog.funcs[c.su.func];
+            let Some(inst) = func.code.get(c.su.pc) else {
+                self.cores[ci].su.done = true;
+                return Ok(());
+            };
+            let id = inst.id;
+            self.cores[ci].su.time += 1;
+            match self.exec_su(ci, inst) {
+                Ok(Flow::Next) => self.cores[ci].su.pc += 1,
+                Ok(Flow::Jump(t)) => self.cores[ci].su.pc = t,
+                Ok(Flow::Issued) => {
+                    self.cores[ci].su.pc += 1;
+                    return Ok(());
+                }
+                Ok(Flow::Block(b)) => {
+                    self.cores[ci].su.blocked = Some((b, id));
+                    return Ok(());
+                }
+                Ok(Flow::Done) => {
+                    self.cores[ci].su.done = true;
+                    return Ok(());
+                }
+                Ok(Flow::Stay) => return Ok(()),
+                Err(f) => return self.fault(id, f),
+            }
+        }
+    }
+
+    fn exec_su(&mut self, ci: usize, inst: &'a Inst) -> Result<Flow, Fault> {
+        let prog = self.prog;
+        match &inst.k {
+            K::Issue { pipe, op } => {
+                let s = slot(*pipe);
+                if self.cores[ci].queues[s].len() >= QUEUE_DEPTH {
+                    return Ok(Flow::Block(Blocked::Queue(s)));
+                }
+                let r = self.resolve(ci, op)?;
+                self.issue(ci, s, inst.id, r);
+                Ok(Flow::Issued)
+            }
+            K::VecScope {
+                body,
+                captures,
+                binds,
+            } => {
+                let s = slot(Pipe::V);
+                if self.cores[ci].queues[s].len() >= QUEUE_DEPTH {
+                    return Ok(Flow::Block(Blocked::Queue(s)));
+                }
+                let regs = &self.cores[ci].regs;
+                let mut caps: Vec<(Reg, Val)> = captures
+                    .iter()
+                    .map(|r| (*r, regs[*r as usize].clone()))
+                    .collect();
+                for (arg, src) in binds {
+                    caps.push((*arg, regs[*src as usize].clone()));
+                }
+                self.issue(
+                    ci,
+                    s,
+                    inst.id,
+                    Resolved::Vec {
+                        body: body.clone(),
+                        caps,
+                    },
+                );
+                Ok(Flow::Issued)
+            }
+            K::Sync(sop) => self.su_sync(ci, inst.id, sop),
+            K::Vec(_) => fault(format!(
+                "'{}' is a vector micro-op and must be inside a pto.vecscope",
+                prog.info(inst.id).opcode.name()
+            )),
+            K::Section { cube, end } => {
+                let kind = self.cores[ci].kind;
+                let skip = match kind {
+                    CoreKind::Plain => false,
+                    CoreKind::Cube => !*cube,
+                    CoreKind::Vector(_) => *cube,
+                };
+                Ok(if skip { Flow::Jump(*end) } else { Flow::Next })
+            }
+            K::Call { func, args, dsts } => {
+                let c = &mut self.cores[ci];
+                if c.su.func == *func || c.su.stack.iter().any(|f| f.0 == *func) {
+                    return fault(format!(
+                        "recursive call of @{} is not supported",
+                        prog.funcs[*func].name
+                    ));
+                }
+                if c.su.stack.len() > 256 {
+                    return fault("call stack deeper than 256 frames");
+                }
+                let vals: Vec<Val> = args.iter().map(|a| c.regs[*a as usize].clone()).collect();
+                for (p, v) in prog.funcs[*func].args.iter().zip(vals) {
+                    c.regs[*p as usize] = v;
+                }
+                c.su.stack.push((c.su.func, c.su.pc + 1, dsts.clone()));
+                c.su.func = *func;
+                Ok(Flow::Jump(0))
+            }
+            K::Ret { vals } => {
+                let c = &mut self.cores[ci];
+                match c.su.stack.pop() {
+                    None => Ok(Flow::Done),
+                    Some((f, pc, dsts)) => {
+                        let vs: Vec<Val> =
+                            vals.iter().map(|v| c.regs[*v as usize].clone()).collect();
+                        for (d, v) in dsts.iter().zip(vs) {
+                            c.regs[*d as usize] = v;
+                        }
+                        c.su.func = f;
+                        Ok(Flow::Jump(pc))
+                    }
+                }
+            }
+            K::End => Ok(Flow::Next),
+            k => {
+                let (block, blocks) = (self.block, self.blocks);
+                let c = &mut self.cores[ci];
+                let sub = match c.kind {
+                    CoreKind::Vector(s) => (s as i64, 2),
+                    CoreKind::Cube => (0, 2),
+                    CoreKind::Plain => (0, 1),
+                };
+                scalar_step(
+                    k,
+                    &mut c.regs,
+                    &mut c.local,
+                    &mut c.sites,
+                    &mut c.bump,
+                    &mut c.loop_regs,
+                    (block, blocks, sub),
+                )
+            }
+        }
+    }
+
+    fn issue(&mut self, ci: usize, s: usize, inst: InstId, r: Resolved) {
+        let vc = self.checker.as_mut().map(|ck| {
+            let a = Self::agent(ci, 0);
+            ck.tick(a);
+            ck.vc[a].clone()
+        });
+        let issue_time = self.cores[ci].su.time;
+        let seq = self.seq;
+        self.seq += 1;
+        // buffer tickets are handed out in program (issue) order
+        let r = match r {
+            Resolved::GetBuf { id, .. } => {
+                let b = self.cores[ci].bufs.entry(id).or_default();
+                let ticket = b.next_ticket;
+                b.next_ticket += 1;
+                Resolved::GetBuf { id, ticket }
+            }
+            other => other,
+        };
+        self.cores[ci].queues[s].push_back(Issued {
+            seq,
+            inst,
+            r,
+            vc,
+            issue_time,
+        });
+    }
+
+    fn idref(&self, ci: usize, r: &IdRef) -> Result<u32, Fault> {
+        let v = match r {
+            IdRef::Static(v) => *v,
+            IdRef::Dyn(reg) => rd_int(&self.cores[ci].regs, *reg)?,
+        };
+        u32::try_from(v).map_err(|_| Fault::Msg(format!("negative id {v}")))
+    }
+
+    fn check_event(&mut self, inst: InstId, id: u32) -> bool {
+        let max = self.cfg.profile.profile().event_ids;
+        if id >= max {
+            let prof = self.cfg.profile;
+            self.diags.report(
+                DiagKind::BadEventId,
+                Some(inst),
+                None,
+                || {
+                    format!(
+                        "event id {id} is outside EVENT_ID0..EVENT_ID{} of profile {prof}",
+                        max - 1
+                    )
+                },
+                || None,
+            );
+            return false;
+        }
+        true
+    }
+
+    fn su_sync(&mut self, ci: usize, inst: InstId, sop: &SyncOp) -> Result<Flow, Fault> {
+        match sop {
+            SyncOp::SetFlag { src, dst, event } => {
+                let id = self.idref(ci, event)?;
+                self.check_event(inst, id);
+                let r = Resolved::Set {
+                    src: *src,
+                    dst: *dst,
+                    id,
+                };
+                if *src == Pipe::S {
+                    self.exec_set(ci, 0, inst, *src, *dst, id);
+                    return Ok(Flow::Next);
+                }
+                self.issue_or_block(ci, slot(*src), inst, r)
+            }
+            SyncOp::WaitFlag { src, dst, event } => {
+                let id = self.idref(ci, event)?;
+                self.check_event(inst, id);
+                if *dst == Pipe::S {
+                    return Ok(Flow::Block(Blocked::Flag {
+                        src: *src,
+                        dst: *dst,
+                        id,
+                    }));
+                }
+                self.issue_or_block(
+                    ci,
+                    slot(*dst),
+                    inst,
+                    Resolved::Wait {
+                        src: *src,
+                        dst: *dst,
+                        id,
+                    },
+                )
+            }
+            SyncOp::Barrier { pipe } => match pipe {
+                Pipe::All => Ok(Flow::Block(Blocked::Drain)),
+                Pipe::S => Ok(Flow::Next),
+                p => self.issue_or_block(ci, slot(*p), inst, Resolved::Barrier),
+            },
+            SyncOp::GetBuf { pipe, id } => {
+                let id = self.idref(ci, id)?;
+                if id >= self.cfg.profile.profile().buf_ids {
+                    return fault(format!(
+                        "buffer id {id} is outside 0..{}",
+                        self.cfg.profile.profile().buf_ids
+                    ));
+                }
+                self.issue_or_block(
+                    ci,
+                    slot(*pipe).max(1),
+                    inst,
+                    Resolved::GetBuf { id, ticket: 0 },
+                )
+            }
+            SyncOp::RlsBuf { pipe, id } => {
+                let id = self.idref(ci, id)?;
+                self.issue_or_block(ci, slot(*pipe).max(1), inst, Resolved::RlsBuf { id })
+            }
+            SyncOp::CrossSet { pipe, id, mode2 } => {
+                let id = self.idref(ci, id)?;
+                if *pipe == Pipe::S {
+                    self.exec_cross_set(ci, 0, inst, id, *mode2);
+                    return Ok(Flow::Next);
+                }
+                self.issue_or_block(
+                    ci,
+                    slot(*pipe),
+                    inst,
+                    Resolved::CrossSet { id, mode2: *mode2 },
+                )
+            }
+            SyncOp::CrossWait {
+                pipe,
+                id,
+                whole_core,
+            } => {
+                let id = self.idref(ci, id)?;
+                if *whole_core || *pipe == Pipe::S {
+                    return Ok(Flow::Block(Blocked::Cross { id }));
+                }
+                self.issue_or_block(ci, slot(*pipe), inst, Resolved::CrossWait { id })
+            }
+        }
+    }
+
+    fn issue_or_block(
+        &mut self,
+        ci: usize,
+        s: usize,
+        inst: InstId,
+        r: Resolved,
+    ) -> Result<Flow, Fault> {
+        if self.cores[ci].queues[s].len() >= QUEUE_DEPTH {
+            return Ok(Flow::Block(Blocked::Queue(s)));
+        }
+        self.issue(ci, s, inst, r);
+        Ok(Flow::Issued)
+    }
+
+    fn tile(&self, ci: usize, r: Reg) -> Result<Box<Tile>, Fault> {
+        match self.cores[ci].regs.get(r as usize) {
+            Some(Val::Tile(t)) => Ok(t.clone()),
+            Some(v) => fault(format!(
+                "expected a tile in {}, found {}",
+                self.prog.value_names[r as usize],
+                v.kind()
+            )),
+            None => fault("bad register"),
+        }
+    }
+
+    fn view(&self, ci: usize, r: Reg) -> Result<Box<View>, Fault> {
+        match self.cores[ci].regs.get(r as usize) {
+            Some(Val::View(v)) => Ok(v.clone()),
+            Some(v) => fault(format!(
+                "expected a GM view in {}, found {}",
+                self.prog.value_names[r as usize],
+                v.kind()
+            )),
+            None => fault("bad register"),
+        }
+    }
+
+    fn ptr(&self, ci: usize, r: Reg) -> Result<Ptr, Fault> {
+        match self.cores[ci].regs.get(r as usize) {
+            Some(Val::Ptr(p)) => Ok(*p),
+            Some(v) => fault(format!(
+                "expected a pointer in {}, found {}",
+                self.prog.value_names[r as usize],
+                v.kind()
+            )),
+            None => fault("bad register"),
+        }
+    }
+
+    fn num(&self, ci: usize, r: Reg) -> Result<Num, Fault> {
+        match self.cores[ci].regs.get(r as usize) {
+            Some(Val::Int(i)) => Ok(Num::I(*i)),
+            Some(Val::Float(f)) => Ok(Num::F(*f)),
+            Some(v) => fault(format!(
+                "expected a scalar in {}, found {}",
+                self.prog.value_names[r as usize],
+                v.kind()
+            )),
+            None => fault("bad register"),
+        }
+    }
+
+    fn resolve(&self, ci: usize, op: &PipeOp) -> Result<Resolved, Fault> {
+        let regs = &self.cores[ci].regs;
+        Ok(match op {
+            PipeOp::TLoad { src, dst } => {
+                Resolved::TLoad(self.view(ci, *src)?, self.tile(ci, *dst)?)
+            }
+            PipeOp::TStore { src, dst } => {
+                Resolved::TStore(self.tile(ci, *src)?, self.view(ci, *dst)?)
+            }
+            PipeOp::TEw { op, a, b, dst } => Resolved::TEw(
+                *op,
+                self.tile(ci, *a)?,
+                match b {
+                    Some(b) => Some(self.tile(ci, *b)?),
+                    None => None,
+                },
+                self.tile(ci, *dst)?,
+            ),
+            PipeOp::TEws {
+                op,
+                a,
+                s,
+                scalar_first,
+                dst,
+            } => Resolved::TEws(
+                *op,
+                self.tile(ci, *a)?,
+                self.num(ci, *s)?,
+                *scalar_first,
+                self.tile(ci, *dst)?,
+            ),
+            PipeOp::TExpands { s, dst } => {
+                Resolved::TExpands(self.num(ci, *s)?, self.tile(ci, *dst)?)
+            }
+            PipeOp::Dma {
+                dir,
+                src,
+                dst,
+                len,
+                nburst,
+                loops,
+                pad,
+            } => {
+                let int = |r: Reg| rd_int(regs, r);
+                let mut levels = vec![(
+                    int(nburst[0])?.max(0) as u64,
+                    int(nburst[1])?,
+                    int(nburst[2])?,
+                )];
+                for l in loops {
+                    levels.push((int(l[0])?.max(0) as u64, int(l[1])?, int(l[2])?));
+                }
+                let dstp = self.ptr(ci, *dst)?;
+                let pad = match pad {
+                    Some(p) => {
+                        let v = self.num(ci, *p)?;
+                        let mut b = vec![0u8; dstp.elem.bytes()];
+                        crate::num::write(&mut b, dstp.elem, v);
+                        Some(b)
+                    }
+                    None => None,
+                };
+                Resolved::Dma(Box::new(Transfer {
+                    dir: *dir,
+                    src: self.ptr(ci, *src)?,
+                    dst: dstp,
+                    len: int(*len)?.max(0) as u64,
+                    levels,
+                    pad,
+                }))
+            }
+            PipeOp::DmaLegacy {
+                dir,
+                src,
+                dst,
+                n_burst,
+                len,
+                src_stride,
+                dst_stride,
+            } => {
+                let int = |r: Reg| rd_int(regs, r);
+                let lr = self.cores[ci].loop_regs;
+                let k = if *dir == DmaDir::GmToUb { 0 } else { 1 };
+                let levels = vec![
+                    (
+                        int(*n_burst)?.max(0) as u64,
+                        int(*src_stride)?,
+                        int(*dst_stride)?,
+                    ),
+                    (lr.size[k].0, lr.loop1[k].0, lr.loop1[k].1),
+                    (lr.size[k].1, lr.loop2[k].0, lr.loop2[k].1),
+                ];
+                Resolved::Dma(Box::new(Transfer {
+                    dir: *dir,
+                    src: self.ptr(ci, *src)?,
+                    dst: self.ptr(ci, *dst)?,
+                    len: int(*len)?.max(0) as u64,
+                    levels,
+                    pad: None,
+                }))
+            }
+        })
+    }
+
+    // ───────────── pipes ─────────────
+
+    fn latency(&self, r: &Resolved, vec_ops: u64) -> u64 {
+        let isa = |c: Class, bytes: u64| pto_isa_spec::latency(c, bytes);
+        match r {
+            Resolved::TLoad(_, t) | Resolved::TStore(t, _) => isa(
+                Class::TileMemory,
+                (t.v_row * t.v_col) as u64 * t.elem.bytes() as u64,
+            ),
+            Resolved::TEw(_, _, _, t)
+            | Resolved::TEws(_, _, _, _, t)
+            | Resolved::TExpands(_, t) => isa(
+                Class::Elementwise,
+                (t.v_row * t.v_col) as u64 * t.elem.bytes() as u64,
+            ),
+            Resolved::Dma(t) => isa(
+                Class::Dma,
+                t.levels.iter().map(|l| l.0).product::<u64>() * t.len,
+            ),
+            Resolved::Vec { .. } => isa(Class::VecCompute, 0) + vec_ops,
+            _ => isa(Class::Sync, 0),
+        }
+    }
+
+    fn step_pipe(&mut self, ci: usize, s: usize, start: u64) -> Result<(), RunError> {
+        let Some(h) = self.cores[ci].queues[s].pop_front() else {
+            return Ok(());
+        };
+        let agent = Self::agent(ci, s);
+        if let Some(ck) = &mut self.checker {
+            ck.tick(agent);
+            if let Some(v) = &h.vc {
+                ck.join(agent, v);
+            }
+        }
+        let mut acc = Accesses {
+            on: self.checker.is_some(),
+            list: Vec::new(),
+        };
+        let mut vec_accs: Vec<(InstId, exec::Access)> = Vec::new();
+        let mut vec_ops = 0;
+        let mut from = None;
+        let gm = self.gm;
+        let res: Result<(), Fault> = match &h.r {
+            Resolved::TLoad(v, t) => {
+                exec::tile::tload(gm, &mut self.cores[ci].local, v, t, &mut acc)
+            }
+            Resolved::TStore(t, v) => exec::tile::tstore(gm, &self.cores[ci].local, t, v, &mut acc),
+            Resolved::TEw(op, a, b, d) => {
+                exec::tile::tew(&mut self.cores[ci].local, *op, a, b.as_deref(), d, &mut acc)
+            }
+            Resolved::TEws(op, a, sv, first, d) => {
+                exec::tile::tews(&mut self.cores[ci].local, *op, a, *sv, *first, d, &mut acc)
+            }
+            Resolved::TExpands(sv, d) => {
+                exec::tile::texpands(&mut self.cores[ci].local, *sv, d, &mut acc)
+            }
+            Resolved::Dma(t) => exec::dma::run(gm, &mut self.cores[ci].local, t, &mut acc),
+            Resolved::Vec { body, caps } => {
+                let body = body.clone();
+                let caps = caps.clone();
+                self.run_vecscope(ci, &body, &caps, &mut vec_accs, &mut vec_ops)
+            }
+            Resolved::Set { src, dst, id } => {
+                self.exec_set(ci, s, h.inst, *src, *dst, *id);
+                Ok(())
+            }
+            Resolved::Wait { src, dst, id } => {
+                if let Some(t) = self.cores[ci]
+                    .flags
+                    .get_mut(&(*src, *dst, *id))
+                    .and_then(|q| q.pop_front())
+                {
+                    from = Some(t.from);
+                    self.consume_token(ci, s, &t);
+                }
+                Ok(())
+            }
+            Resolved::Barrier => {
+                if let Some(ck) = &mut self.checker {
+                    ck.epoch[agent] += 1;
+                }
+                Ok(())
+            }
+            Resolved::GetBuf { id, .. } => {
+                let pipe = slot_pipe(s);
+                let b = self.cores[ci].bufs.entry(*id).or_default();
+                b.holder = Some((pipe, h.inst));
+                let vc = b.vc.clone();
+                if let (Some(ck), Some(v)) = (&mut self.checker, vc) {
+                    ck.join(agent, &v);
+                }
+                Ok(())
+            }
+            Resolved::RlsBuf { id } => {
+                let vc = self.checker.as_ref().map(|ck| ck.vc[agent].clone());
+                let pipe = slot_pipe(s);
+                let b = self.cores[ci].bufs.entry(*id).or_default();
+                match b.holder {
+                    Some((hp, _)) if hp == pipe => {
+                        b.holder = None;
+                        b.serving += 1;
+                        b.vc = vc;
+                    }
+                    holder => {
+                        // releasing a buffer this pipe does not hold orders nothing
+                        let id = *id;
+                        self.diags.report(
+                            DiagKind::BadRelease,
+                            Some(h.inst),
+                            None,
+                            || match holder {
+                                Some((hp, _)) => format!("rls_buf of buffer {id} on {} while {} holds it", pipe.name(), hp.name()),
+                                None => format!("rls_buf of buffer {id} on {}, which did not acquire it with get_buf", pipe.name()),
+                            },
+                            || Some(format!("acquire it first with pto.get_buf on {}", pipe.name())),
+                        );
+                    }
+                }
+                Ok(())
+            }
+            Resolved::CrossSet { id, mode2 } => {
+                self.exec_cross_set(ci, s, h.inst, *id, *mode2);
+                Ok(())
+            }
+            Resolved::CrossWait { id } => {
+                self.take_cross(ci, s, *id);
+                Ok(())
+            }
+        };
+        if let Err(f) = res {
+            return self.fault(h.inst, f);
+        }
+        let lat = self.latency(&h.r, vec_ops);
+        let (st, end) = match self.cfg.sched {
+            Sched::Timed => (start, start + lat),
+            _ => (self.steps, self.steps + 1),
+        };
+        self.cores[ci].time[s] = end;
+        if let Resolved::RlsBuf { id } = &h.r {
+            if let Some(b) = self.cores[ci].bufs.get_mut(id) {
+                b.time = end;
+            }
+        }
+        // tokens set by this op complete at its end
+        if let Resolved::Set { src, dst, id } = &h.r {
+            if let Some(t) = self.cores[ci]
+                .flags
+                .get_mut(&(*src, *dst, *id))
+                .and_then(|q| q.back_mut())
+            {
+                t.time = end;
+                t.from = (ci as u32, slot_pipe(s), end);
+            }
+        }
+        let stat = &mut self.out.stats[s];
+        stat.retired += 1;
+        stat.busy += end - st;
+        self.out.pipe_insts += 1;
+        if self.cfg.trace {
+            self.out.trace.push(TraceEvent {
+                block: self.block,
+                core: ci as u32,
+                pipe: slot_pipe(s),
+                inst: h.inst,
+                start: st,
+                end,
+                from,
+            });
+        }
+        // checker
+        if self.checker.is_some() {
+            let list: Vec<(InstId, exec::Access)> = acc
+                .list
+                .into_iter()
+                .map(|a| (h.inst, a))
+                .chain(vec_accs)
+                .collect();
+            for (inst, a) in list {
+                let mut out = std::mem::take(&mut self.conflicts);
+                if let Some(ck) = &mut self.checker {
+                    ck.access(agent, inst, ci, &a, &mut out);
+                }
+                for c in out.drain(..) {
+                    self.report_conflict(&c);
+                }
+                self.conflicts = out;
+            }
+        }
+        Ok(())
+    }
+
+    fn exec_set(&mut self, ci: usize, s: usize, inst: InstId, src: Pipe, dst: Pipe, id: u32) {
+        let agent = Self::agent(ci, s);
+        let vc = self.checker.as_ref().map(|ck| ck.vc[agent].clone());
+        let time = self.cores[ci].time[s];
+        let q = self.cores[ci].flags.entry((src, dst, id)).or_default();
+        let pending = q.len();
+        let prev = q.front().map(|t| t.inst);
+        q.push_back(Token {
+            vc,
+            time,
+            inst,
+            from: (ci as u32, src, time),
+        });
+        self.cores[ci].flag_site.insert((src, dst, id), inst);
+        if pending > 0 {
+            self.diags.report(
+                DiagKind::DoubleSet,
+                Some(inst),
+                prev,
+                || {
+                    format!(
+                        "set_flag[{}, {}, EVENT_ID{id}] while an earlier set on that event is still pending ({} pending)",
+                        src.name(),
+                        dst.name(),
+                        pending
+                    )
+                },
+                || Some("add the matching wait_flag before setting the event again, or use another event id".into()),
+            );
+        }
+    }
+
+    fn consume_token(&mut self, ci: usize, s: usize, t: &Token) {
+        let agent = Self::agent(ci, s);
+        if let (Some(ck), Some(v)) = (&mut self.checker, &t.vc) {
+            ck.join(agent, v);
+        }
+        if s == 0 {
+            let c = &mut self.cores[ci];
+            c.su.time = c.su.time.max(t.time);
+        }
+    }
+
+    fn exec_cross_set(&mut self, ci: usize, s: usize, inst: InstId, id: u32, mode2: bool) {
+        let agent = Self::agent(ci, s);
+        let vc = self.checker.as_ref().map(|ck| ck.vc[agent].clone());
+        let time = self.cores[ci].time[s];
+        let tok = Token {
+            vc,
+            time,
+            inst,
+            from: (ci as u32, slot_pipe(s), time),
+        };
+        let kind = self.cores[ci].kind;
+        let n = self.cores.len();
+        match kind {
+            CoreKind::Cube => {
+                if mode2 {
+                    // broadcast to both vector subblocks
+                    for k in 1..n {
+                        self.cores[k]
+                            .sems
+                            .entry((id, u32::MAX))
+                            .or_default()
+                            .push_back(tok.clone());
+                    }
+                } else {
+                    // A5: ids 0-15 address subblock 0, 16-31 subblock 1
+                    let target = 1 + (id / 16) as usize;
+                    if target < n {
+                        self.cores[target]
+                            .sems
+                            .entry((id % 16, u32::MAX))
+                            .or_default()
+                            .push_back(tok);
+                    }
+                }
+            }
+            CoreKind::Vector(sub) => {
+                let from = if mode2 { sub } else { u32::MAX };
+                self.cores[0]
+                    .sems
+                    .entry((id, from))
+                    .or_default()
+                    .push_back(tok);
+            }
+            CoreKind::Plain => {
+                self.cores[ci]
+                    .sems
+                    .entry((id, u32::MAX))
+                    .or_default()
+                    .push_back(tok);
+            }
+        }
+    }
+
+    fn take_cross(&mut self, ci: usize, s: usize, id: u32) {
+        let mut toks = Vec::new();
+        let c = &mut self.cores[ci];
+        if let Some(t) = c.sems.get_mut(&(id, u32::MAX)).and_then(|q| q.pop_front()) {
+            toks.push(t);
+        } else if c.kind == CoreKind::Cube {
+            for sub in [0, 1] {
+                if let Some(t) = c.sems.get_mut(&(id, sub)).and_then(|q| q.pop_front()) {
+                    toks.push(t);
+                }
+            }
+        }
+        for t in toks {
+            self.consume_token(ci, s, &t);
+        }
+    }
+
+    // ───────────── vector scopes ─────────────
+
+    fn run_vecscope(
+        &mut self,
+        ci: usize,
+        body: &[Inst],
+        caps: &[(Reg, Val)],
+        accs: &mut Vec<(InstId, exec::Access)>,
+        vec_ops: &mut u64,
+    ) -> Result<(), Fault> {
+        let checking = self.checker.is_some();
+        let (block, blocks) = (self.block, self.blocks);
+        let c = &mut self.cores[ci];
+        for (r, v) in caps {
+            c.vregs[*r as usize] = v.clone();
+        }
+        let mut pc = 0;
+        let mut pending_stores: Vec<(u64, u64, InstId)> = Vec::new();
+        let mut alias: Vec<(InstId, InstId)> = Vec::new();
+        let mut steps: u64 = 0;
+        loop {
+            let Some(inst) = body.get(pc) else { break };
+            steps += 1;
+            if steps > 100_000_000 {
+                return fault("vector scope ran for more than 10^8 steps");
+            }
+            let mut acc = Accesses {
+                on: checking,
+                list: Vec::new(),
+            };
+            let flow = match &inst.k {
+                K::End => break,
+                K::Vec(v) => {
+                    *vec_ops += 1;
+                    exec_vec(
+                        v,
+                        &mut c.vregs,
+                        &mut c.local,
+                        &mut acc,
+                        &mut pending_stores,
+                        &mut alias,
+                        inst.id,
+                    )?;
+                    Flow::Next
+                }
+                K::Issue { .. }
+                | K::VecScope { .. }
+                | K::Sync(_)
+                | K::Call { .. }
+                | K::Section { .. } => {
+                    return fault("pipe instructions, synchronization and calls are not allowed inside a pto.vecscope");
+                }
+                K::Ret { .. } => break,
+                K::Unsupported { what } => return fault(format!("{what} (inside a vector scope)")),
+                k => scalar_step(
+                    k,
+                    &mut c.vregs,
+                    &mut c.local,
+                    &mut c.sites,
+                    &mut c.bump,
+                    &mut c.loop_regs,
+                    (block, blocks, (0, 1)),
+                )?,
+            };
+            for a in acc.list {
+                accs.push((inst.id, a));
+            }
+            match flow {
+                Flow::Jump(t) => pc = t,
+                _ => pc += 1,
+            }
+        }
+        for (st, ld) in alias {
+            self.diags.report(
+                DiagKind::VectorAlias,
+                Some(ld),
+                Some(st),
+                || "vlds reads UB bytes that an earlier vsts of the same vector scope wrote, with no pto.mem_bar between them".into(),
+                || Some("insert pto.mem_bar \"VST_VLD\" between the store and the load".into()),
+            );
+        }
+        Ok(())
+    }
+
+    // ───────────── diagnostics ─────────────
+
+    fn pipe_name(agent: usize) -> &'static str {
+        slot_pipe(agent % AGENTS_PER_CORE).name()
+    }
+
+    fn free_event(&self, src: Pipe, dst: Pipe) -> u32 {
+        let used: Vec<u32> = self
+            .cores
+            .iter()
+            .flat_map(|c| c.flag_site.keys())
+            .filter(|k| k.0 == src && k.1 == dst)
+            .map(|k| k.2)
+            .collect();
+        (0..16).find(|i| !used.contains(i)).unwrap_or(0)
+    }
+
+    fn report_conflict(&mut self, c: &crate::checker::Conflict) {
+        let prog = self.prog;
+        let line = |i: InstId| prog.info(i).loc.line;
+        let name = |i: InstId| prog.info(i).opcode.name();
+        let (ea, ei) = c.earlier;
+        let (la, li) = c.later;
+        let (ep, lp) = (
+            slot_pipe(ea % AGENTS_PER_CORE),
+            slot_pipe(la % AGENTS_PER_CORE),
+        );
+        let space = c.space.name();
+        let (lo, hi) = c.range;
+        if c.kind == ConflictKind::SamePipeWaw {
+            self.diags.report(
+                DiagKind::SamePipeWaw,
+                Some(li),
+                Some(ei),
+                || {
+                    format!(
+                        "'{}' (line {}) and '{}' (line {}) both write {space} bytes [{lo:#x}, {hi:#x}) on {} with no pipe_barrier between them; DMA writes of one pipe may complete out of order",
+                        name(ei),
+                        line(ei),
+                        name(li),
+                        line(li),
+                        lp.name()
+                    )
+                },
+                || Some(format!("insert pto.barrier #pto.pipe<{}> between line {} and line {}", lp.name(), line(ei), line(li))),
+            );
+            return;
+        }
+        let kind = match c.kind {
+            ConflictKind::Raw => "read-after-write",
+            ConflictKind::War => "write-after-read",
+            _ => "write-after-write",
+        };
+        let cross_core = ea / AGENTS_PER_CORE != la / AGENTS_PER_CORE;
+        let ev = self.free_event(ep, lp);
+        let same_pipe_diff = ep == lp;
+        self.diags.report(
+            DiagKind::Race,
+            Some(li),
+            Some(ei),
+            || {
+                format!(
+                    "{kind} race on {space} bytes [{lo:#x}, {hi:#x}): '{}' on {} (line {}) is not ordered after '{}' on {} (line {})",
+                    name(li),
+                    Self::pipe_name(la),
+                    line(li),
+                    name(ei),
+                    Self::pipe_name(ea),
+                    line(ei)
+                )
+            },
+            || {
+                Some(if cross_core {
+                    format!(
+                        "signal across cores after line {} (pto.set_intra_block / pto.sync.set) and wait before line {}",
+                        line(ei),
+                        line(li)
+                    )
+                } else if same_pipe_diff {
+                    format!("insert pto.barrier #pto.pipe<{}> between line {} and line {}", ep.name(), line(ei), line(li))
+                } else {
+                    format!(
+                        "insert pto.set_flag[\"{}\", \"{}\", \"EVENT_ID{ev}\"] after line {} and pto.wait_flag[\"{}\", \"{}\", \"EVENT_ID{ev}\"] before line {}",
+                        ep.name(),
+                        lp.name(),
+                        line(ei),
+                        ep.name(),
+                        lp.name(),
+                        line(li)
+                    )
+                })
+            },
+        );
+    }
+
+    fn report_deadlock(&mut self) {
+        let prog = self.prog;
+        let mut why = Vec::new();
+        let mut first = None;
+        for (ci, c) in self.cores.iter().enumerate() {
+            let core = if self.cores.len() > 1 {
+                format!("core {ci} ")
+            } else {
+                String::new()
+            };
+            if let Some((b, inst)) = &c.su.blocked {
+                first.get_or_insert(*inst);
+                let l = prog.info(*inst).loc.line;
+                why.push(match b {
+                    Blocked::Flag { src, dst, id } => format!(
+                        "{core}scalar unit waits at line {l} on wait_flag[{}, {}, EVENT_ID{id}]: no set_flag on that event is pending or still to run",
+                        src.name(),
+                        dst.name()
+                    ),
+                    Blocked::Drain => format!("{core}scalar unit waits at line {l} for every pipe to drain (barrier PIPE_ALL)"),
+                    Blocked::Cross { id } => format!("{core}scalar unit waits at line {l} on cross-core semaphore {id}, which no core will signal"),
+                    Blocked::Queue(s) => format!("{core}scalar unit waits at line {l} for room in the {} queue", slot_pipe(*s).name()),
+                });
+            }
+            for (s, q) in c.queues.iter().enumerate() {
+                let Some(h) = q.front() else { continue };
+                first.get_or_insert(h.inst);
+                let l = prog.info(h.inst).loc.line;
+                let p = slot_pipe(s).name();
+                why.push(match &h.r {
+                    Resolved::Wait { src, dst, id } => format!(
+                        "{core}{p} waits at line {l} on wait_flag[{}, {}, EVENT_ID{id}]: no set_flag on that event is pending or still to run",
+                        src.name(),
+                        dst.name()
+                    ),
+                    Resolved::GetBuf { id, .. } => {
+                        let holder = c.bufs.get(id).and_then(|b| b.holder);
+                        match holder {
+                            Some((hp, hi)) => format!(
+                                "{core}{p} waits at line {l} in get_buf for buffer {id}, held by {} since line {} and never released",
+                                hp.name(),
+                                prog.info(hi).loc.line
+                            ),
+                            None => format!("{core}{p} waits at line {l} in get_buf for buffer {id}: an earlier acquire of it cannot run"),
+                        }
+                    }
+                    Resolved::CrossWait { id } => format!("{core}{p} waits at line {l} on cross-core semaphore {id}, which no core will signal"),
+                    _ => format!("{core}{p} is stuck at line {l}"),
+                });
+            }
+        }
+        let msg = format!("every pipe is blocked:\n    {}", why.join("\n    "));
+        self.diags
+            .report(DiagKind::Deadlock, first, None, || msg, || None);
+    }
+
+    fn end_checks(&mut self) {
+        let prog = self.prog;
+        for c in &self.cores {
+            let mut flags: Vec<_> = c.flags.iter().filter(|(_, q)| !q.is_empty()).collect();
+            flags.sort_by_key(|(k, _)| (k.0, k.1, k.2));
+            for ((src, dst, id), q) in flags {
+                let inst = q.front().map(|t| t.inst);
+                let n = q.len();
+                self.diags.report(
+                    DiagKind::UnpairedSet,
+                    inst,
+                    None,
+                    || {
+                        format!(
+                            "set_flag[{}, {}, EVENT_ID{id}] was never consumed by a wait_flag ({n} pending at kernel end)",
+                            src.name(),
+                            dst.name()
+                        )
+                    },
+                    || Some("drain it with a matching wait_flag after the loop, or remove the extra set".into()),
+                );
+            }
+            for (id, b) in &c.bufs {
+                if let Some((p, inst)) = b.holder {
+                    self.diags.report(
+                        DiagKind::HeldBuffer,
+                        Some(inst),
+                        None,
+                        || format!("buffer id {id} acquired by {} (line {}) is still held at kernel end", p.name(), prog.info(inst).loc.line),
+                        || Some(format!("add pto.rls_buf for buffer {id} on {}", p.name())),
+                    );
+                }
+            }
+        }
+    }
+}
+
+enum Flow {
+    Next,
+    Jump(usize),
+    Issued,
+    Block(Blocked),
+    Done,
+    #[allow(dead_code)]
+    Stay,
+}
+
+fn set(regs: &mut [Val], r: Reg, v: Val) -> Result<(), Fault> {
+    match regs.get_mut(r as usize) {
+        Some(x) => {
+            *x = v;
+            Ok(())
+        }
+        None => fault("bad register"),
+    }
+}
+
+fn get(regs: &[Val], r: Reg) -> Result<&Val, Fault> {
+    regs.get(r as usize)
+        .ok_or_else(|| Fault::Msg("bad register".into()))
+}
+
+/// Scalar-unit instruction semantics shared by the scalar unit and vector scopes.
+fn scalar_step(
+    k: &K,
+    regs: &mut [Val],
+    local: &mut Local,
+    sites: &mut HashMap<u32, u64>,
+    bump: &mut [u64; 7],
+    _loop_regs: &mut LoopRegs,
+    grid: (u32, u32, (i64, i64)),
+) -> Result<Flow, Fault> {
+    use exec::scalar;
+    match k {
+        K::Const { dst, val } => set(regs, *dst, val.clone())?,
+        K::Bin { op, dst, a, b, dt } => {
+            let v = scalar::bin(*op, get(regs, *a)?, get(regs, *b)?, *dt)?;
+            set(regs, *dst, v)?
+        }
+        K::Cmp {
+            pred,
+            unsigned,
+            float,
+            dst,
+            a,
+            b,
+        } => {
+            let v = scalar::cmp(*pred, *unsigned, *float, get(regs, *a)?, get(regs, *b)?)?;
+            set(regs, *dst, Val::Int(v as i64))?
+        }
+        K::Select { dst, c, a, b } => {
+            let cond = get(regs, *c)?.as_i64().unwrap_or(0) != 0;
+            let v = get(regs, if cond { *a } else { *b })?.clone();
+            set(regs, *dst, v)?
+        }
+        K::Conv {
+            conv,
+            dst,
+            src,
+            dt,
+            from,
+        } => {
+            let v = scalar::conv(*conv, get(regs, *src)?, *dt, *from)?;
+            set(regs, *dst, v)?
+        }
+        K::Moves { dsts, srcs } => {
+            let vals: Vec<Val> = srcs
+                .iter()
+                .map(|s| get(regs, *s).cloned())
+                .collect::<Result<_, _>>()?;
+            for (d, v) in dsts.iter().zip(vals) {
+                set(regs, *d, v)?;
+            }
+        }
+        K::Jump(t) => return Ok(Flow::Jump(*t)),
+        K::BrFalse { cond, target } => {
+            if get(regs, *cond)?.as_i64().unwrap_or(0) == 0 {
+                return Ok(Flow::Jump(*target));
+            }
+        }
+        K::ForCheck { iv, ub, target } => {
+            let (i, u) = (rd_int(regs, *iv)?, rd_int(regs, *ub)?);
+            if i >= u {
+                return Ok(Flow::Jump(*target));
+            }
+        }
+        K::ForStep { iv, step } => {
+            let st = rd_int(regs, *step)?;
+            if st <= 0 {
+                return fault(format!("scf.for step must be positive, got {st}"));
+            }
+            let i = rd_int(regs, *iv)?;
+            set(regs, *iv, Val::Int(i.wrapping_add(st)))?
+        }
+        K::Query { dst, what } => {
+            let v = match what {
+                0 => grid.0 as i64,
+                1 => grid.1 as i64,
+                2 => grid.2 .0,
+                _ => grid.2 .1,
+            };
+            set(regs, *dst, Val::Int(v))?
+        }
+        K::CastPtr {
+            dst,
+            src,
+            space,
+            elem,
+        } => {
+            let v = match get(regs, *src)? {
+                Val::Int(a) => {
+                    if *a < 0 {
+                        return fault(format!("castptr of negative address {a}"));
+                    }
+                    Ptr {
+                        space: space.unwrap_or(Space::Gm),
+                        addr: *a as u64,
+                        elem: *elem,
+                    }
+                }
+                Val::Ptr(p) => Ptr {
+                    space: space.unwrap_or(p.space),
+                    addr: p.addr,
+                    elem: *elem,
+                },
+                v => return fault(format!("castptr of {}", v.kind())),
+            };
+            set(regs, *dst, Val::Ptr(v))?
+        }
+        K::AddPtr { dst, src, off } => {
+            let Val::Ptr(p) = get(regs, *src)?.clone() else {
+                return fault("addptr of a non-pointer");
+            };
+            let o = rd_int(regs, *off)?;
+            let a = p.addr as i64 + o * p.elem.bytes() as i64;
+            if a < 0 {
+                return fault("addptr produced a negative address");
+            }
+            set(
+                regs,
+                *dst,
+                Val::Ptr(Ptr {
+                    addr: a as u64,
+                    ..p
+                }),
+            )?
+        }
+        K::MakeView {
+            dst,
+            ptr,
+            shape,
+            strides,
+            static_shape,
+            elem,
+            layout,
+        } => {
+            let Val::Ptr(p) = get(regs, *ptr)?.clone() else {
+                return fault("make_tensor_view needs a pointer");
+            };
+            let mut sh: Vec<i64> = if shape.is_empty() {
+                static_shape.iter().map(|d| d.unwrap_or(1)).collect()
+            } else {
+                shape
+                    .iter()
+                    .map(|r| rd_int(regs, *r))
+                    .collect::<Result<_, _>>()?
+            };
+            let mut st: Vec<i64> = strides
+                .iter()
+                .map(|r| rd_int(regs, *r))
+                .collect::<Result<_, _>>()?;
+            if st.is_empty() {
+                // contiguous row-major
+                let mut acc = 1;
+                st = vec![0; sh.len()];
+                for i in (0..sh.len()).rev() {
+                    st[i] = acc;
+                    acc *= sh[i].max(1);
+                }
+            }
+            if sh.len() > 5 || st.len() != sh.len() {
+                return fault(format!(
+                    "tensor view with {} dims and {} strides (at most 5, equal counts)",
+                    sh.len(),
+                    st.len()
+                ));
+            }
+            let pad = 5 - sh.len();
+            let mut shape5 = [1i64; 5];
+            let mut str5 = [0i64; 5];
+            for i in 0..sh.len() {
+                shape5[pad + i] = sh[i];
+                str5[pad + i] = st[i];
+            }
+            sh.clear();
+            let v = View {
+                base: p.addr,
+                elem: if p.elem == DType::U8 && *elem != DType::U8 {
+                    *elem
+                } else {
+                    *elem
+                },
+                shape: shape5,
+                strides: str5,
+                layout: *layout,
+            };
+            set(regs, *dst, Val::View(Box::new(v)))?
+        }
+        K::PartitionView {
+            dst,
+            src,
+            offsets,
+            sizes,
+            static_sizes,
+        } => {
+            let Val::View(v) = get(regs, *src)?.clone() else {
+                return fault("partition_view needs a tensor view");
+            };
+            let offs: Vec<i64> = offsets
+                .iter()
+                .map(|r| rd_int(regs, *r))
+                .collect::<Result<_, _>>()?;
+            let szs: Vec<i64> = if sizes.is_empty() {
+                static_sizes.iter().map(|d| d.unwrap_or(1)).collect()
+            } else {
+                sizes
+                    .iter()
+                    .map(|r| rd_int(regs, *r))
+                    .collect::<Result<_, _>>()?
+            };
+            let n = offs.len().max(szs.len());
+            if n > 5 {
+                return fault("partition with more than 5 dims");
+            }
+            let pad = 5 - n;
+            let mut out = (*v).clone();
+            for i in 0..n {
+                let d = pad + i;
+                let o = offs.get(i).copied().unwrap_or(0);
+                let s = szs.get(i).copied().unwrap_or(out.shape[d]);
+                if o < 0 || s < 0 || o + s > v.shape[d] {
+                    return fault(format!(
+                        "partition [{o}, {}) of dim {i} is outside the view's extent {}",
+                        o + s,
+                        v.shape[d]
+                    ));
+                }
+                out.base = (out.base as i64 + o * v.strides[d] * v.elem.bytes() as i64) as u64;
+                out.shape[d] = s;
+            }
+            set(regs, *dst, Val::View(Box::new(out)))?
+        }
+        K::AllocTile {
+            dst,
+            site,
+            tb,
+            elem,
+            addr,
+            vrow,
+            vcol,
+        } => {
+            let space = Space::of_tile(tb.loc);
+            let bytes = (tb.rows.max(0) * tb.cols.max(0)) as u64 * elem.bytes() as u64;
+            let a = match addr {
+                Some(r) => {
+                    let a = rd_int(regs, *r)?;
+                    if a < 0 {
+                        return fault(format!("tile address {a} is negative"));
+                    }
+                    a as u64
+                }
+                None => match sites.get(site) {
+                    Some(a) => *a,
+                    None => {
+                        let i = space.local_index().unwrap_or(0);
+                        let a = bump[i];
+                        let size = local.size(space);
+                        if a + bytes > size {
+                            return fault(format!(
+                                "automatic tile placement ran out of {}: this tile needs {bytes} bytes at offset {a}, the buffer has {size}; place tiles explicitly with `addr =`",
+                                space.name()
+                            ));
+                        }
+                        bump[i] = (a + bytes).div_ceil(512) * 512;
+                        sites.insert(*site, a);
+                        a
+                    }
+                },
+            };
+            local.slice(space, a, bytes)?;
+            let vr = match vrow {
+                Some(r) => rd_int(regs, *r)?,
+                None => tb.v_row.unwrap_or(tb.rows),
+            };
+            let vc = match vcol {
+                Some(r) => rd_int(regs, *r)?,
+                None => tb.v_col.unwrap_or(tb.cols),
+            };
+            let t = Tile {
+                loc: tb.loc,
+                addr: a,
+                elem: *elem,
+                rows: tb.rows,
+                cols: tb.cols,
+                v_row: vr,
+                v_col: vc,
+                blayout: tb.blayout,
+                slayout: tb.slayout,
+                fractal: tb.fractal,
+                pad: tb.pad,
+            };
+            let _ = TileLoc::Vec;
+            set(regs, *dst, Val::Tile(Box::new(t)))?
+        }
+        K::SetValidShape { tile, r, c } => {
+            let (vr, vc) = (rd_int(regs, *r)?, rd_int(regs, *c)?);
+            match regs.get_mut(*tile as usize) {
+                Some(Val::Tile(t)) => {
+                    if vr < 0 || vc < 0 || vr > t.rows || vc > t.cols {
+                        return fault(format!(
+                            "set_validshape {vr}x{vc} outside the {}x{} tile",
+                            t.rows, t.cols
+                        ));
+                    }
+                    t.v_row = vr;
+                    t.v_col = vc;
+                }
+                _ => return fault("set_validshape of a non-tile"),
+            }
+        }
+        K::Nop | K::End => {}
+        K::Unsupported { what } => return fault(what.clone()),
+        other => return fault(format!("internal: {other:?} reached the scalar evaluator")),
+    }
+    Ok(Flow::Next)
+}
+
+fn vreg(regs: &[Val], r: Reg) -> Result<&[u8; 256], Fault> {
+    match regs.get(r as usize) {
+        Some(Val::VReg(v)) => Ok(v),
+        Some(v) => fault(format!("expected a vector register, found {}", v.kind())),
+        None => fault("bad register"),
+    }
+}
+
+fn mask(regs: &[Val], r: Option<Reg>) -> Result<Box<[u8; 32]>, Fault> {
+    match r {
+        None => Ok(exec::vector::all_mask()),
+        Some(r) => match regs.get(r as usize) {
+            Some(Val::Mask(m)) => Ok(m.clone()),
+            Some(v) => fault(format!("expected a mask, found {}", v.kind())),
+            None => fault("bad register"),
+        },
+    }
+}
+
+fn exec_vec(
+    v: &VecOp,
+    regs: &mut [Val],
+    local: &mut Local,
+    acc: &mut Accesses,
+    pending: &mut Vec<(u64, u64, InstId)>,
+    alias: &mut Vec<(InstId, InstId)>,
+    inst: InstId,
+) -> Result<(), Fault> {
+    use exec::vector as xv;
+    match v {
+        VecOp::Load {
+            dst,
+            ptr,
+            off,
+            dist,
+            elem,
+        } => {
+            let Val::Ptr(p) = get(regs, *ptr)?.clone() else {
+                return fault("vlds needs a UB pointer");
+            };
+            let o = match off {
+                Some(r) => rd_int(regs, *r)?,
+                None => 0,
+            };
+            let mut a = Accesses {
+                on: true,
+                list: Vec::new(),
+            };
+            let r = xv::load(local, &p, o, *elem, *dist == Dist::Brc, &mut a)?;
+            for x in &a.list {
+                for (lo, hi, st) in pending.iter() {
+                    if x.addr < *hi && *lo < x.addr + x.len && !alias.contains(&(*st, inst)) {
+                        alias.push((*st, inst));
+                    }
+                }
+                acc.add(x.space, x.addr, x.len, false);
+            }
+            set(regs, *dst, Val::VReg(r))
+        }
+        VecOp::Store {
+            src,
+            ptr,
+            off,
+            mask: m,
+            elem,
+        } => {
+            let Val::Ptr(p) = get(regs, *ptr)?.clone() else {
+                return fault("vsts needs a UB pointer");
+            };
+            let o = match off {
+                Some(r) => rd_int(regs, *r)?,
+                None => 0,
+            };
+            let mk = mask(regs, *m)?;
+            let data = *vreg(regs, *src)?;
+            let (lo, hi) = xv::store(local, &data, &p, o, *elem, &mk, acc)?;
+            if hi > lo {
+                pending.push((lo, hi, inst));
+            }
+            Ok(())
+        }
+        VecOp::Ew {
+            op,
+            dst,
+            a,
+            b,
+            s,
+            mask: m,
+            elem,
+        } => {
+            let mk = mask(regs, *m)?;
+            let av = *vreg(regs, *a)?;
+            let bv = match b {
+                Some(b) => Some(*vreg(regs, *b)?),
+                None => None,
+            };
+            let sv = match s {
+                Some(s) => Some(match get(regs, *s)? {
+                    Val::Int(i) => Num::I(*i),
+                    Val::Float(f) => Num::F(*f),
+                    v => return fault(format!("expected a scalar, found {}", v.kind())),
+                }),
+                None => None,
+            };
+            let r = xv::lanewise(*op, &av, bv.as_ref(), sv, &mk, *elem);
+            set(regs, *dst, Val::VReg(r))
+        }
+        VecOp::Broadcast { dst, s, elem } => {
+            let n = match get(regs, *s)? {
+                Val::Int(i) => Num::I(*i),
+                Val::Float(f) => Num::F(*f),
+                v => return fault(format!("vbr of {}", v.kind())),
+            };
+            set(regs, *dst, Val::VReg(xv::broadcast(n, *elem)))
+        }
+        VecOp::PSet { dst, pattern, gran } => {
+            let m = xv::pattern(pattern, *gran as usize)?;
+            set(regs, *dst, Val::Mask(m))
+        }
+        VecOp::PLt { dst, rest, n, gran } => {
+            let cnt = rd_int(regs, *n)?;
+            let lanes = 256 / *gran as i64;
+            let m = xv::first_lanes(cnt.clamp(0, lanes) as usize, *gran as usize);
+            set(regs, *dst, Val::Mask(m))?;
+            if let Some(r) = rest {
+                set(regs, *r, Val::Int(cnt - lanes))?;
+            }
+            Ok(())
+        }
+        VecOp::MemBar { kind } => {
+            if kind.contains("VST_VLD") || kind.contains("VV_ALL") {
+                pending.clear();
+            }
+            Ok(())
+        }
+    }
+}
+
+/// The profile id used for a run (re-exported for callers).
+pub fn profile_of(cfg: &Config) -> ProfileId {
+    cfg.profile
+}

@@ -1,0 +1,742 @@
+//! The lowered program: flat per-function code with jumps, every operand
+//! decoded once from the AST so the scalar unit and the pipes never look at
+//! syntax at run time.
+
+use std::sync::Arc;
+
+use pto_asm::ty::TileBuf;
+use pto_asm::Loc;
+use pto_isa_spec::{DType, Opcode, Pipe};
+
+use crate::value::{Space, Val, ViewLayout};
+
+/// A register: the value id of the file (each core has its own register file).
+pub type Reg = u32;
+/// Index of an instruction in [`Program::insts`] (for diagnostics).
+pub type InstId = u32;
+
+/// Static facts about one instruction, for diagnostics and traces.
+#[derive(Clone, Debug)]
+pub struct InstInfo {
+    /// Opcode.
+    pub opcode: Opcode,
+    /// Source location.
+    pub loc: Loc,
+}
+
+/// Binary scalar operations of the scalar unit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinOp {
+    /// +
+    Add,
+    /// -
+    Sub,
+    /// *
+    Mul,
+    /// signed /
+    DivS,
+    /// unsigned /
+    DivU,
+    /// signed % (sign of dividend)
+    RemS,
+    /// unsigned %
+    RemU,
+    /// floor division (signed)
+    FloorDivS,
+    /// ceil division (signed)
+    CeilDivS,
+    /// ceil division (unsigned)
+    CeilDivU,
+    /// &
+    And,
+    /// |
+    Or,
+    /// ^
+    Xor,
+    /// <<
+    Shl,
+    /// >> arithmetic
+    ShrS,
+    /// >> logical
+    ShrU,
+    /// signed max
+    MaxS,
+    /// signed min
+    MinS,
+    /// unsigned max
+    MaxU,
+    /// unsigned min
+    MinU,
+    /// float +
+    AddF,
+    /// float -
+    SubF,
+    /// float *
+    MulF,
+    /// float /
+    DivF,
+    /// float remainder
+    RemF,
+    /// float max
+    MaxF,
+    /// float min
+    MinF,
+}
+
+/// Comparison predicates (`arith.cmpi` / `arith.cmpf`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pred {
+    /// ==
+    Eq,
+    /// !=
+    Ne,
+    /// <
+    Lt,
+    /// <=
+    Le,
+    /// >
+    Gt,
+    /// >=
+    Ge,
+}
+
+/// Scalar conversions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Conv {
+    /// Integer to integer (wrap or extend to the destination width).
+    IntToInt {
+        /// Zero-extend (unsigned source).
+        unsigned: bool,
+    },
+    /// Integer to float.
+    IntToFloat {
+        /// Unsigned source.
+        unsigned: bool,
+    },
+    /// Float to integer (toward zero).
+    FloatToInt,
+    /// Float to float (rounded to the destination type).
+    FloatToFloat,
+    /// Unary float negate.
+    NegF,
+    /// Math functions on floats.
+    Math(MathFn),
+}
+
+/// Scalar math functions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MathFn {
+    /// e^x
+    Exp,
+    /// ln
+    Log,
+    /// sqrt
+    Sqrt,
+    /// 1/sqrt
+    Rsqrt,
+    /// |x|
+    Abs,
+}
+
+/// Which tile elementwise operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EwOp {
+    /// a + b
+    Add,
+    /// a - b
+    Sub,
+    /// a * b
+    Mul,
+    /// a / b
+    Div,
+    /// max
+    Max,
+    /// min
+    Min,
+    /// |a|
+    Abs,
+    /// -a
+    Neg,
+    /// e^a
+    Exp,
+    /// ln a
+    Log,
+    /// sqrt a
+    Sqrt,
+    /// 1/sqrt a
+    Rsqrt,
+    /// 1/a
+    Recip,
+    /// max(a, 0)
+    Relu,
+    /// a & b
+    And,
+    /// a | b
+    Or,
+    /// a ^ b
+    Xor,
+    /// a << b
+    Shl,
+    /// a >> b
+    Shr,
+    /// !a
+    Not,
+}
+
+/// A sync primitive's event id: static or from a register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IdRef {
+    /// Literal.
+    Static(i64),
+    /// Runtime value.
+    Dyn(Reg),
+}
+
+/// Vector load/store distribution mode (the subset implemented).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dist {
+    /// Contiguous 256 bytes.
+    Norm,
+    /// Broadcast one element to every lane.
+    Brc,
+}
+
+/// DMA directions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DmaDir {
+    /// GM -> UB (MTE2).
+    GmToUb,
+    /// UB -> GM (MTE3).
+    UbToGm,
+    /// UB -> UB.
+    UbToUb,
+}
+
+/// A pipe instruction's operands (registers, resolved when issued).
+#[derive(Clone, Debug)]
+pub enum PipeOp {
+    /// `tload`: GM view -> tile.
+    TLoad {
+        /// View.
+        src: Reg,
+        /// Tile.
+        dst: Reg,
+    },
+    /// `tstore`: tile -> GM view.
+    TStore {
+        /// Tile.
+        src: Reg,
+        /// View.
+        dst: Reg,
+    },
+    /// Tile elementwise with tile operands (unary uses `a` only).
+    TEw {
+        /// Operation.
+        op: EwOp,
+        /// First source.
+        a: Reg,
+        /// Second source (unary: same as a).
+        b: Option<Reg>,
+        /// Destination.
+        dst: Reg,
+    },
+    /// Tile op scalar.
+    TEws {
+        /// Operation.
+        op: EwOp,
+        /// Tile.
+        a: Reg,
+        /// Scalar.
+        s: Reg,
+        /// Scalar is the left operand (`tdivs %s, %t`).
+        scalar_first: bool,
+        /// Destination.
+        dst: Reg,
+    },
+    /// `texpands`: broadcast a scalar into a tile.
+    TExpands {
+        /// Scalar.
+        s: Reg,
+        /// Destination tile.
+        dst: Reg,
+    },
+    /// v0.6 grouped DMA (`mte_gm_ub`, `mte_ub_gm`, `mte_ub_ub`).
+    Dma {
+        /// Direction.
+        dir: DmaDir,
+        /// Source pointer.
+        src: Reg,
+        /// Destination pointer.
+        dst: Reg,
+        /// Bytes per burst.
+        len: Reg,
+        /// (count, src stride, dst stride) innermost.
+        nburst: [Reg; 3],
+        /// Outer loops, inner to outer.
+        loops: Vec<[Reg; 3]>,
+        /// Pad value for UB rows (GM -> UB).
+        pad: Option<Reg>,
+    },
+    /// Legacy `copy_gm_to_ubuf` / `copy_ubuf_to_gm`: bursts plus the loop registers.
+    DmaLegacy {
+        /// Direction.
+        dir: DmaDir,
+        /// Source pointer.
+        src: Reg,
+        /// Destination pointer.
+        dst: Reg,
+        /// Number of bursts.
+        n_burst: Reg,
+        /// Bytes per burst.
+        len: Reg,
+        /// Source start-to-start stride (bytes).
+        src_stride: Reg,
+        /// Destination start-to-start stride (bytes).
+        dst_stride: Reg,
+    },
+}
+
+/// Synchronization primitives.
+#[derive(Clone, Debug)]
+pub enum SyncOp {
+    /// `set_flag[src, dst, id]` (runs on `src`).
+    SetFlag {
+        /// Source pipe.
+        src: Pipe,
+        /// Destination pipe.
+        dst: Pipe,
+        /// Event id.
+        event: IdRef,
+    },
+    /// `wait_flag[src, dst, id]` (stalls `dst`).
+    WaitFlag {
+        /// Source pipe.
+        src: Pipe,
+        /// Destination pipe.
+        dst: Pipe,
+        /// Event id.
+        event: IdRef,
+    },
+    /// `pipe_barrier` / `barrier` on one pipe or `PIPE_ALL`.
+    Barrier {
+        /// Pipe.
+        pipe: Pipe,
+    },
+    /// `get_buf` (acquire) on a pipe.
+    GetBuf {
+        /// Pipe.
+        pipe: Pipe,
+        /// Buffer id.
+        id: IdRef,
+    },
+    /// `rls_buf` (release) on a pipe.
+    RlsBuf {
+        /// Pipe.
+        pipe: Pipe,
+        /// Buffer id.
+        id: IdRef,
+    },
+    /// Cross-core signal (`set_cross_core`, `sync.set`, `set_intra_block`).
+    CrossSet {
+        /// Pipe the signal is issued on.
+        pipe: Pipe,
+        /// Semaphore id.
+        id: IdRef,
+        /// A2/A3 "mode2": a cube signal reaches both vector subblocks.
+        mode2: bool,
+    },
+    /// Cross-core wait (`wait_flag_dev`, `sync.wait`: whole core; `wait_intra_block`: one pipe).
+    CrossWait {
+        /// Pipe that stalls (`PipeAll`-like whole-core stall uses `Pipe::S`).
+        pipe: Pipe,
+        /// Semaphore id.
+        id: IdRef,
+        /// A2/A3 semantics (whole core stalls; reduce across subblocks on the cube).
+        whole_core: bool,
+    },
+}
+
+/// Vector micro-ops (inside a vector scope only).
+#[derive(Clone, Debug)]
+pub enum VecOp {
+    /// `vlds`.
+    Load {
+        /// Result.
+        dst: Reg,
+        /// UB pointer.
+        ptr: Reg,
+        /// Element offset.
+        off: Option<Reg>,
+        /// Distribution.
+        dist: Dist,
+        /// Element type of the result.
+        elem: DType,
+    },
+    /// `vsts`.
+    Store {
+        /// Vector.
+        src: Reg,
+        /// UB pointer.
+        ptr: Reg,
+        /// Element offset.
+        off: Option<Reg>,
+        /// Mask.
+        mask: Option<Reg>,
+        /// Element type.
+        elem: DType,
+    },
+    /// Unary/binary lane-wise op.
+    Ew {
+        /// Operation.
+        op: EwOp,
+        /// Result.
+        dst: Reg,
+        /// First source.
+        a: Reg,
+        /// Second source (binary).
+        b: Option<Reg>,
+        /// Scalar operand (`vadds` and friends).
+        s: Option<Reg>,
+        /// Mask.
+        mask: Option<Reg>,
+        /// Element type.
+        elem: DType,
+    },
+    /// `vbr`/`vdup` of a scalar.
+    Broadcast {
+        /// Result.
+        dst: Reg,
+        /// Scalar.
+        s: Reg,
+        /// Element type.
+        elem: DType,
+    },
+    /// `pset_b*`.
+    PSet {
+        /// Result.
+        dst: Reg,
+        /// Pattern (`PAT_ALL`, `PAT_VL8`...).
+        pattern: String,
+        /// Bytes per lane (1, 2, 4).
+        gran: u32,
+    },
+    /// `plt_b*`: first n lanes, n -= lanes.
+    PLt {
+        /// Mask result.
+        dst: Reg,
+        /// Updated count result.
+        rest: Option<Reg>,
+        /// Count.
+        n: Reg,
+        /// Bytes per lane.
+        gran: u32,
+    },
+    /// `mem_bar`.
+    MemBar {
+        /// `VV_ALL`, `VST_VLD` or `VLD_VST`.
+        kind: String,
+    },
+}
+
+/// One lowered instruction.
+#[derive(Clone, Debug)]
+pub enum K {
+    /// Load a constant.
+    Const {
+        /// Destination.
+        dst: Reg,
+        /// Value.
+        val: Val,
+    },
+    /// Binary scalar op; integer results wrap to `dt`.
+    Bin {
+        /// Op.
+        op: BinOp,
+        /// Destination.
+        dst: Reg,
+        /// Left.
+        a: Reg,
+        /// Right.
+        b: Reg,
+        /// Result type.
+        dt: DType,
+    },
+    /// Comparison.
+    Cmp {
+        /// Predicate.
+        pred: Pred,
+        /// Unsigned integer comparison.
+        unsigned: bool,
+        /// Float comparison (ordered).
+        float: bool,
+        /// Destination (i1).
+        dst: Reg,
+        /// Left.
+        a: Reg,
+        /// Right.
+        b: Reg,
+    },
+    /// `arith.select`.
+    Select {
+        /// Destination.
+        dst: Reg,
+        /// Condition.
+        c: Reg,
+        /// If true.
+        a: Reg,
+        /// If false.
+        b: Reg,
+    },
+    /// Conversion or unary scalar math.
+    Conv {
+        /// Kind.
+        conv: Conv,
+        /// Destination.
+        dst: Reg,
+        /// Source.
+        src: Reg,
+        /// Destination type.
+        dt: DType,
+        /// Source type.
+        from: DType,
+    },
+    /// Parallel move (yields, iter args, call results).
+    Moves {
+        /// Destinations.
+        dsts: Vec<Reg>,
+        /// Sources.
+        srcs: Vec<Reg>,
+    },
+    /// Unconditional jump.
+    Jump(usize),
+    /// Jump if the register is zero.
+    BrFalse {
+        /// Condition.
+        cond: Reg,
+        /// Target.
+        target: usize,
+    },
+    /// Loop head: jump to `target` unless `iv < ub` (signed).
+    ForCheck {
+        /// Induction variable.
+        iv: Reg,
+        /// Upper bound.
+        ub: Reg,
+        /// Exit target.
+        target: usize,
+    },
+    /// `iv += step`.
+    ForStep {
+        /// Induction variable.
+        iv: Reg,
+        /// Step.
+        step: Reg,
+    },
+    /// Call a function.
+    Call {
+        /// Callee index.
+        func: usize,
+        /// Arguments.
+        args: Vec<Reg>,
+        /// Result registers.
+        dsts: Vec<Reg>,
+    },
+    /// Return.
+    Ret {
+        /// Returned values.
+        vals: Vec<Reg>,
+    },
+    /// Grid queries.
+    Query {
+        /// Destination.
+        dst: Reg,
+        /// 0 block idx, 1 block num, 2 subblock idx, 3 subblock num.
+        what: u8,
+    },
+    /// `castptr`.
+    CastPtr {
+        /// Destination.
+        dst: Reg,
+        /// Source (int or pointer).
+        src: Reg,
+        /// Space of the result (None: keep).
+        space: Option<Space>,
+        /// Element type of the result.
+        elem: DType,
+    },
+    /// `addptr` (offset in elements).
+    AddPtr {
+        /// Destination.
+        dst: Reg,
+        /// Pointer.
+        src: Reg,
+        /// Offset.
+        off: Reg,
+    },
+    /// `make_tensor_view`.
+    MakeView {
+        /// Destination.
+        dst: Reg,
+        /// Base pointer.
+        ptr: Reg,
+        /// Dynamic shape operands.
+        shape: Vec<Reg>,
+        /// Dynamic stride operands.
+        strides: Vec<Reg>,
+        /// Static shape from the result type (used when no operands).
+        static_shape: Vec<Option<i64>>,
+        /// Element type.
+        elem: DType,
+        /// Layout.
+        layout: ViewLayout,
+    },
+    /// `partition_view`.
+    PartitionView {
+        /// Destination.
+        dst: Reg,
+        /// Source view.
+        src: Reg,
+        /// Offsets.
+        offsets: Vec<Reg>,
+        /// Sizes (operands).
+        sizes: Vec<Reg>,
+        /// Static sizes from the result type.
+        static_sizes: Vec<Option<i64>>,
+    },
+    /// `alloc_tile` / `declare_tile`.
+    AllocTile {
+        /// Destination.
+        dst: Reg,
+        /// Allocation site (static placement key).
+        site: u32,
+        /// Type.
+        tb: TileBuf,
+        /// Element dtype.
+        elem: DType,
+        /// Manual address.
+        addr: Option<Reg>,
+        /// Dynamic valid rows.
+        vrow: Option<Reg>,
+        /// Dynamic valid cols.
+        vcol: Option<Reg>,
+    },
+    /// `set_validshape`.
+    SetValidShape {
+        /// Tile.
+        tile: Reg,
+        /// Rows.
+        r: Reg,
+        /// Cols.
+        c: Reg,
+    },
+    /// Enter a `section.cube` / `section.vector`; cores of the other kind skip to `end`.
+    Section {
+        /// Cube section.
+        cube: bool,
+        /// Index after the section.
+        end: usize,
+    },
+    /// A pipe instruction, issued into `pipe`'s queue.
+    Issue {
+        /// Pipe.
+        pipe: Pipe,
+        /// Operation.
+        op: PipeOp,
+    },
+    /// A vector scope, issued to the V pipe as one unit of work.
+    VecScope {
+        /// Body code.
+        body: Arc<Vec<Inst>>,
+        /// Registers the body reads from outside.
+        captures: Vec<Reg>,
+        /// `strict_vecscope` argument bindings (block arg <- operand).
+        binds: Vec<(Reg, Reg)>,
+    },
+    /// Vector micro-op (vector scopes only).
+    Vec(VecOp),
+    /// Synchronization.
+    Sync(SyncOp),
+    /// Ends a vector-scope body.
+    End,
+    /// No effect.
+    Nop,
+    /// An op ptovm parses but cannot execute yet.
+    Unsupported {
+        /// Why.
+        what: String,
+    },
+}
+
+/// An instruction with its id.
+#[derive(Clone, Debug)]
+pub struct Inst {
+    /// Id for diagnostics.
+    pub id: InstId,
+    /// What it does.
+    pub k: K,
+}
+
+/// A lowered function.
+#[derive(Clone, Debug)]
+pub struct Func {
+    /// Symbol name.
+    pub name: String,
+    /// Argument registers.
+    pub args: Vec<Reg>,
+    /// Argument types (for binding kernel inputs).
+    pub arg_types: Vec<ArgType>,
+    /// Code.
+    pub code: Vec<Inst>,
+    /// Marked `pto.entry` / `pto.kernel`, or public.
+    pub entry: bool,
+    /// Whether the body contains `section.cube`/`section.vector` (mixed kernel).
+    pub mixed: bool,
+}
+
+/// What a kernel argument is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ArgType {
+    /// A GM pointer with its element type.
+    GmPtr(DType),
+    /// An integer or index scalar.
+    Int(DType),
+    /// A float scalar.
+    Float(DType),
+    /// Something ptovm cannot bind from the command line.
+    Other(String),
+}
+
+/// A whole lowered program.
+#[derive(Clone, Debug)]
+pub struct Program {
+    /// Source file name (for diagnostics).
+    pub source_name: String,
+    /// Functions.
+    pub funcs: Vec<Func>,
+    /// Instruction facts by id.
+    pub insts: Vec<InstInfo>,
+    /// Number of registers (values of the file).
+    pub n_regs: usize,
+    /// Number of tile allocation sites.
+    pub n_sites: u32,
+    /// Value names (for messages).
+    pub value_names: Vec<String>,
+}
+
+impl Program {
+    /// The entry function: the one marked entry/kernel, else the last public one.
+    pub fn entry(&self, name: Option<&str>) -> Option<usize> {
+        if let Some(n) = name {
+            return self.funcs.iter().position(|f| f.name == n);
+        }
+        self.funcs
+            .iter()
+            .position(|f| f.entry)
+            .or_else(|| (!self.funcs.is_empty()).then(|| self.funcs.len() - 1))
+    }
+
+    /// Facts about an instruction.
+    pub fn info(&self, id: InstId) -> &InstInfo {
+        &self.insts[id as usize]
+    }
+}

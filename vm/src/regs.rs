@@ -1,0 +1,180 @@
+//! Which registers an instruction reads and writes (for vector-scope captures).
+
+use crate::program::{IdRef, Inst, PipeOp, Reg, SyncOp, VecOp, K};
+
+fn id(r: &IdRef, v: &mut Vec<Reg>) {
+    if let IdRef::Dyn(x) = r {
+        v.push(*x);
+    }
+}
+
+/// (registers read, registers written).
+pub fn io(k: &K) -> (Vec<Reg>, Vec<Reg>) {
+    let mut i = Vec::new();
+    let mut o = Vec::new();
+    match k {
+        K::Const { dst, .. } | K::Query { dst, .. } => o.push(*dst),
+        K::Bin { dst, a, b, .. } | K::Cmp { dst, a, b, .. } => {
+            i.extend([*a, *b]);
+            o.push(*dst)
+        }
+        K::Select { dst, c, a, b } => {
+            i.extend([*c, *a, *b]);
+            o.push(*dst)
+        }
+        K::Conv { dst, src, .. } | K::CastPtr { dst, src, .. } => {
+            i.push(*src);
+            o.push(*dst)
+        }
+        K::AddPtr { dst, src, off } => {
+            i.extend([*src, *off]);
+            o.push(*dst)
+        }
+        K::Moves { dsts, srcs } => {
+            i.extend(srcs);
+            o.extend(dsts)
+        }
+        K::BrFalse { cond, .. } => i.push(*cond),
+        K::ForCheck { iv, ub, .. } => i.extend([*iv, *ub]),
+        K::ForStep { iv, step } => {
+            i.extend([*iv, *step]);
+            o.push(*iv)
+        }
+        K::Call { args, dsts, .. } => {
+            i.extend(args);
+            o.extend(dsts)
+        }
+        K::Ret { vals } => i.extend(vals),
+        K::MakeView {
+            dst,
+            ptr,
+            shape,
+            strides,
+            ..
+        } => {
+            i.push(*ptr);
+            i.extend(shape);
+            i.extend(strides);
+            o.push(*dst)
+        }
+        K::PartitionView {
+            dst,
+            src,
+            offsets,
+            sizes,
+            ..
+        } => {
+            i.push(*src);
+            i.extend(offsets);
+            i.extend(sizes);
+            o.push(*dst)
+        }
+        K::AllocTile {
+            dst,
+            addr,
+            vrow,
+            vcol,
+            ..
+        } => {
+            i.extend(addr.iter().chain(vrow).chain(vcol));
+            o.push(*dst)
+        }
+        K::SetValidShape { tile, r, c } => i.extend([*tile, *r, *c]),
+        K::Issue { op, .. } => match op {
+            PipeOp::TLoad { src, dst } | PipeOp::TStore { src, dst } => i.extend([*src, *dst]),
+            PipeOp::TEw { a, b, dst, .. } => {
+                i.push(*a);
+                i.extend(b);
+                i.push(*dst)
+            }
+            PipeOp::TEws { a, s, dst, .. } => i.extend([*a, *s, *dst]),
+            PipeOp::TExpands { s, dst } => i.extend([*s, *dst]),
+            PipeOp::Dma {
+                src,
+                dst,
+                len,
+                nburst,
+                loops,
+                pad,
+                ..
+            } => {
+                i.extend([*src, *dst, *len]);
+                i.extend(nburst);
+                for l in loops {
+                    i.extend(l);
+                }
+                i.extend(pad);
+            }
+            PipeOp::DmaLegacy {
+                src,
+                dst,
+                n_burst,
+                len,
+                src_stride,
+                dst_stride,
+                ..
+            } => i.extend([*src, *dst, *n_burst, *len, *src_stride, *dst_stride]),
+        },
+        K::VecScope {
+            captures, binds, ..
+        } => {
+            i.extend(captures);
+            i.extend(binds.iter().map(|b| b.1));
+        }
+        K::Vec(v) => match v {
+            VecOp::Load { dst, ptr, off, .. } => {
+                i.push(*ptr);
+                i.extend(off);
+                o.push(*dst)
+            }
+            VecOp::Store {
+                src,
+                ptr,
+                off,
+                mask,
+                ..
+            } => {
+                i.extend([*src, *ptr]);
+                i.extend(off);
+                i.extend(mask)
+            }
+            VecOp::Ew {
+                dst, a, b, s, mask, ..
+            } => {
+                i.push(*a);
+                i.extend(b.iter().chain(s).chain(mask));
+                o.push(*dst)
+            }
+            VecOp::Broadcast { dst, s, .. } => {
+                i.push(*s);
+                o.push(*dst)
+            }
+            VecOp::PSet { dst, .. } => o.push(*dst),
+            VecOp::PLt { dst, rest, n, .. } => {
+                i.push(*n);
+                o.push(*dst);
+                o.extend(rest)
+            }
+            VecOp::MemBar { .. } => {}
+        },
+        K::Sync(s) => match s {
+            SyncOp::SetFlag { event, .. } | SyncOp::WaitFlag { event, .. } => id(event, &mut i),
+            SyncOp::GetBuf { id: x, .. } | SyncOp::RlsBuf { id: x, .. } => id(x, &mut i),
+            SyncOp::CrossSet { id: x, .. } | SyncOp::CrossWait { id: x, .. } => id(x, &mut i),
+            SyncOp::Barrier { .. } => {}
+        },
+        K::Jump(_) | K::Section { .. } | K::End | K::Nop | K::Unsupported { .. } => {}
+    }
+    (i, o)
+}
+
+/// Every register an instruction list touches (for tests).
+pub fn all_regs(code: &[Inst]) -> Vec<Reg> {
+    let mut v = Vec::new();
+    for i in code {
+        let (a, b) = io(&i.k);
+        v.extend(a);
+        v.extend(b);
+    }
+    v
+}

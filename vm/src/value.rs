@@ -1,0 +1,235 @@
+//! Runtime values of the scalar unit and the descriptors pipe instructions carry.
+
+use pto_asm::ty::{BLayout, SLayout, TileLoc};
+use pto_isa_spec::DType;
+
+/// A memory space.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Space {
+    /// Global memory (shared by all cores).
+    Gm,
+    /// Unified buffer.
+    Ub,
+    /// L1.
+    L1,
+    /// L0A.
+    L0a,
+    /// L0B.
+    L0b,
+    /// L0C.
+    L0c,
+    /// Bias table.
+    Bias,
+    /// FIXPIPE buffer.
+    Fb,
+}
+
+impl Space {
+    /// Spaces local to a core, in index order.
+    pub const LOCAL: [Space; 7] = [
+        Space::Ub,
+        Space::L1,
+        Space::L0a,
+        Space::L0b,
+        Space::L0c,
+        Space::Bias,
+        Space::Fb,
+    ];
+
+    /// From the address-space spelling of `!pto.ptr<T, space>`.
+    pub fn from_name(s: &str) -> Option<Space> {
+        Some(match s {
+            "gm" | "global" => Space::Gm,
+            "ub" | "vec" => Space::Ub,
+            "l1" | "mat" | "cbuf" => Space::L1,
+            "l0a" | "left" | "ca" => Space::L0a,
+            "l0b" | "right" | "cb" => Space::L0b,
+            "l0c" | "acc" | "cc" => Space::L0c,
+            "bias" | "bt" => Space::Bias,
+            "fb" | "scaling" => Space::Fb,
+            _ => return None,
+        })
+    }
+
+    /// The buffer that holds tiles of a location.
+    pub fn of_tile(loc: TileLoc) -> Space {
+        match loc {
+            TileLoc::Vec | TileLoc::Ctrl => Space::Ub,
+            TileLoc::Mat => Space::L1,
+            TileLoc::Left | TileLoc::ScaleLeft => Space::L0a,
+            TileLoc::Right | TileLoc::ScaleRight => Space::L0b,
+            TileLoc::Acc => Space::L0c,
+            TileLoc::Bias => Space::Bias,
+            TileLoc::Scaling => Space::Fb,
+        }
+    }
+
+    /// Short name for messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Space::Gm => "GM",
+            Space::Ub => "UB",
+            Space::L1 => "L1",
+            Space::L0a => "L0A",
+            Space::L0b => "L0B",
+            Space::L0c => "L0C",
+            Space::Bias => "BT",
+            Space::Fb => "FB",
+        }
+    }
+
+    /// Index among [`Space::LOCAL`] (GM has none).
+    pub fn local_index(self) -> Option<usize> {
+        Space::LOCAL.iter().position(|s| *s == self)
+    }
+}
+
+/// A typed pointer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ptr {
+    /// Space.
+    pub space: Space,
+    /// Byte address within the space.
+    pub addr: u64,
+    /// Element type (for `addptr` scaling and vector loads).
+    pub elem: DType,
+}
+
+/// A GM tensor view (`make_tensor_view` / `partition_view`), up to 5-D.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct View {
+    /// Byte address of element (0, ..., 0) in GM.
+    pub base: u64,
+    /// Element type.
+    pub elem: DType,
+    /// Shape, right-aligned to 5 dims (leading 1s).
+    pub shape: [i64; 5],
+    /// Strides in elements, right-aligned.
+    pub strides: [i64; 5],
+    /// Layout: `nd`, `dn` or `nz`.
+    pub layout: ViewLayout,
+}
+
+/// GM layout of a view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ViewLayout {
+    /// Row-major N-D.
+    Nd,
+    /// Column-major (transposed 2-D).
+    Dn,
+    /// Fractal NZ.
+    Nz,
+}
+
+impl View {
+    /// Number of rows a tile sees (product of the first four dims) and columns (last dim).
+    pub fn rows_cols(&self) -> (i64, i64) {
+        (self.shape[..4].iter().product(), self.shape[4])
+    }
+
+    /// Element offset (in elements, from `base`) of tile coordinate (r, c).
+    pub fn offset(&self, r: i64, c: i64) -> i64 {
+        let mut rem = r;
+        let mut off = 0;
+        for d in (0..4).rev() {
+            let n = self.shape[d].max(1);
+            off += (rem % n) * self.strides[d];
+            rem /= n;
+        }
+        off + c * self.strides[4]
+    }
+}
+
+/// A tile descriptor: where a tile lives and how it is laid out.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Tile {
+    /// Location (selects the buffer).
+    pub loc: TileLoc,
+    /// Byte address inside the buffer.
+    pub addr: u64,
+    /// Element type.
+    pub elem: DType,
+    /// Physical rows.
+    pub rows: i64,
+    /// Physical columns.
+    pub cols: i64,
+    /// Valid rows.
+    pub v_row: i64,
+    /// Valid columns.
+    pub v_col: i64,
+    /// Block layout.
+    pub blayout: BLayout,
+    /// Box layout.
+    pub slayout: SLayout,
+    /// Box size in bytes.
+    pub fractal: u32,
+    /// Pad value kind (0 null, 1 zero, 2 max, 3 min).
+    pub pad: u32,
+}
+
+impl Tile {
+    /// Bytes of storage.
+    pub fn bytes(&self) -> u64 {
+        (self.rows * self.cols) as u64 * self.elem.bytes() as u64
+    }
+
+    /// Element offset of (r, c) within the tile storage (see the layout module).
+    pub fn elem_offset(&self, r: i64, c: i64) -> i64 {
+        crate::layout::offset(self, r, c)
+    }
+}
+
+/// A runtime value.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Val {
+    /// No value yet / no payload.
+    Unit,
+    /// Integer or index (sign-extended from its width).
+    Int(i64),
+    /// Float scalar.
+    Float(f64),
+    /// Pointer.
+    Ptr(Ptr),
+    /// GM view.
+    View(Box<View>),
+    /// Tile.
+    Tile(Box<Tile>),
+    /// Vector register: 256 bytes.
+    VReg(Box<[u8; 256]>),
+    /// Predicate: one bit per vreg byte.
+    Mask(Box<[u8; 32]>),
+}
+
+impl Val {
+    /// Integer view of a scalar (floats truncate toward zero).
+    pub fn as_i64(&self) -> Option<i64> {
+        match self {
+            Val::Int(v) => Some(*v),
+            Val::Float(f) => Some(*f as i64),
+            _ => None,
+        }
+    }
+
+    /// Float view of a scalar.
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            Val::Int(v) => Some(*v as f64),
+            Val::Float(f) => Some(*f),
+            _ => None,
+        }
+    }
+
+    /// Short description for error messages.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Val::Unit => "no value",
+            Val::Int(_) => "an integer",
+            Val::Float(_) => "a float",
+            Val::Ptr(_) => "a pointer",
+            Val::View(_) => "a GM view",
+            Val::Tile(_) => "a tile",
+            Val::VReg(_) => "a vector register",
+            Val::Mask(_) => "a mask",
+        }
+    }
+}
