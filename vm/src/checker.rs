@@ -52,12 +52,10 @@ struct Paged {
 }
 
 impl Paged {
-    fn cell(&mut self, g: u64) -> &mut Cell {
-        let p = self
-            .pages
-            .entry(g / PAGE)
-            .or_insert_with(|| vec![Cell::default(); PAGE as usize].into_boxed_slice());
-        &mut p[(g % PAGE) as usize]
+    fn page(&mut self, p: u64) -> &mut [Cell] {
+        self.pages
+            .entry(p)
+            .or_insert_with(|| vec![Cell::default(); PAGE as usize].into_boxed_slice())
     }
 }
 
@@ -194,8 +192,14 @@ impl Checker {
                 range: (lo, hi),
             });
         };
+        let mut page_no = u64::MAX;
+        let mut page: &mut [Cell] = &mut [];
         for g in first..=last {
-            let cell = shadow.cell(g);
+            if g / PAGE != page_no {
+                page_no = g / PAGE;
+                page = shadow.page(page_no);
+            }
+            let cell = &mut page[(g % PAGE) as usize];
             let w = cell.w;
             let unordered = |x: &Acc| {
                 x.agent != NONE && x.agent as usize != agent && x.clock > vc[x.agent as usize]

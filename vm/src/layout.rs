@@ -81,15 +81,15 @@ mod tests {
 
     #[test]
     fn every_layout_is_a_bijection() {
-        use BLayout::*;
-        use SLayout::*;
+        use BLayout as B;
+        use SLayout as S;
         for (bl, sl) in [
-            (RowMajor, NoneBox),
-            (ColMajor, NoneBox),
-            (ColMajor, RowMajor),
-            (RowMajor, ColMajor),
-            (RowMajor, RowMajor),
-            (ColMajor, ColMajor),
+            (B::RowMajor, S::NoneBox),
+            (B::ColMajor, S::NoneBox),
+            (B::ColMajor, S::RowMajor),
+            (B::RowMajor, S::ColMajor),
+            (B::RowMajor, S::RowMajor),
+            (B::ColMajor, S::ColMajor),
         ] {
             for (elem, fractal) in [
                 (DType::F32, 512),

@@ -367,7 +367,26 @@ impl<'a> Lowerer<'a> {
                     ),
                 }
             }
-            "pto.barrier" | "pto.tsync" | "pto.barrier_sync" => match pipes.first() {
+            "pto.tsync" => {
+                // barrier form names an op class (TADD, TLOAD...); only vector classes are allowed
+                let class = imms.iter().find_map(|i| i.symbol()).map(|s| s.to_string());
+                let Some(class) = class else {
+                    // event-wait form on tiles/views: wait for everything issued so far
+                    return self.push(op, c, K::Sync(SyncOp::Barrier { pipe: Pipe::All }));
+                };
+                let pipe = Opcode::lookup(&format!("pto.{}", class.to_ascii_lowercase()))
+                    .and_then(|o| match o.info().pipe {
+                        PipeRule::Fixed(p) => Some(p),
+                        _ => None,
+                    })
+                    .or_else(|| Self::class_pipe(&class))
+                    .unwrap_or(Pipe::V);
+                if pipe != Pipe::V {
+                    return self.push(op, c, K::TsyncNonVector { class, pipe });
+                }
+                SyncOp::Barrier { pipe }
+            }
+            "pto.barrier" | "pto.barrier_sync" => match pipes.first() {
                 Some(&pipe) => SyncOp::Barrier { pipe },
                 None => SyncOp::Barrier { pipe: Pipe::All },
             },
@@ -1197,6 +1216,34 @@ impl<'a> Lowerer<'a> {
                     _ => self.unsupported(op, c, "needs a scalar and a tile"),
                 }
             }
+            "set_loop_size_outtoub"
+            | "set_loop_size_ubtoout"
+            | "set_loop1_stride_outtoub"
+            | "set_loop1_stride_ubtoout"
+            | "set_loop2_stride_outtoub"
+            | "set_loop2_stride_ubtoout" => match u {
+                [a, b] => {
+                    let which = if short.starts_with("set_loop_size") {
+                        0
+                    } else if short.starts_with("set_loop1") {
+                        1
+                    } else {
+                        2
+                    };
+                    let dir = if short.ends_with("outtoub") { 0 } else { 1 };
+                    self.push(
+                        op,
+                        c,
+                        K::SetLoop {
+                            which,
+                            dir,
+                            a: *a,
+                            b: *b,
+                        },
+                    )
+                }
+                _ => self.unsupported(op, c, "needs two operands"),
+            },
             "mte_gm_ub" | "copy_gm_to_ubuf" | "mte_ub_gm" | "copy_ubuf_to_gm" | "mte_ub_ub" => {
                 self.lower_dma(op, short, u, c)
             }
@@ -1412,7 +1459,9 @@ impl<'a> Lowerer<'a> {
             DmaDir::UbToGm => Pipe::Mte3,
             DmaDir::UbToUb => Pipe::V,
         };
-        let k = if short.starts_with("copy_") {
+        // the legacy copy_* spellings share the opcode but have no nburst(...) group
+        let legacy = Self::kw_groups(op, "nburst").is_empty() && u.len() >= 8;
+        let k = if legacy {
             // copy_gm_to_ubuf: src, dst, sid, n_burst, len_burst, lpad, rpad, data_select, l2ctl, gm_stride, ub_stride
             // copy_ubuf_to_gm: src, dst, sid, n_burst, len_burst, l2ctl, dst_stride, src_stride
             match (dir, u) {

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
 use pto_asm::ty::TileLoc;
-use pto_isa_spec::{Class, DType, Pipe, ProfileId};
+use pto_isa_spec::{Class, Pipe, ProfileId};
 
 use crate::checker::{Checker, ConflictKind, AGENTS_PER_CORE};
 use crate::diag::{DiagKind, Diags};
@@ -743,6 +743,17 @@ impl<'a> Cluster<'a> {
                 }
             }
             K::End => Ok(Flow::Next),
+            K::TsyncNonVector { class, pipe } => {
+                let (class, pipe) = (class.clone(), *pipe);
+                self.diags.report(
+                    DiagKind::TsyncNonVector,
+                    Some(inst.id),
+                    None,
+                    || format!("tsync barrier on op class {class}, which runs on {}: TSYNC<Op> supports vector-pipeline ops only", pipe.name()),
+                    || Some(format!("use pto.barrier #pto.pipe<{}> or explicit set_flag/wait_flag", pipe.name())),
+                );
+                self.su_sync(ci, inst.id, &SyncOp::Barrier { pipe })
+            }
             k => {
                 let (block, blocks) = (self.block, self.blocks);
                 let c = &mut self.cores[ci];
@@ -1401,8 +1412,7 @@ impl<'a> Cluster<'a> {
         let mut pending_stores: Vec<(u64, u64, InstId)> = Vec::new();
         let mut alias: Vec<(InstId, InstId)> = Vec::new();
         let mut steps: u64 = 0;
-        loop {
-            let Some(inst) = body.get(pc) else { break };
+        while let Some(inst) = body.get(pc) {
             steps += 1;
             if steps > 100_000_000 {
                 return fault("vector scope ran for more than 10^8 steps");
@@ -1685,7 +1695,7 @@ fn scalar_step(
     local: &mut Local,
     sites: &mut HashMap<u32, u64>,
     bump: &mut [u64; 7],
-    _loop_regs: &mut LoopRegs,
+    loop_regs: &mut LoopRegs,
     grid: (u32, u32, (i64, i64)),
 ) -> Result<Flow, Fault> {
     use exec::scalar;
@@ -1846,18 +1856,12 @@ fn scalar_step(
             let pad = 5 - sh.len();
             let mut shape5 = [1i64; 5];
             let mut str5 = [0i64; 5];
-            for i in 0..sh.len() {
-                shape5[pad + i] = sh[i];
-                str5[pad + i] = st[i];
-            }
+            shape5[pad..].copy_from_slice(&sh);
+            str5[pad..].copy_from_slice(&st);
             sh.clear();
             let v = View {
                 base: p.addr,
-                elem: if p.elem == DType::U8 && *elem != DType::U8 {
-                    *elem
-                } else {
-                    *elem
-                },
+                elem: *elem,
                 shape: shape5,
                 strides: str5,
                 layout: *layout,
@@ -1984,6 +1988,20 @@ fn scalar_step(
                     t.v_col = vc;
                 }
                 _ => return fault("set_validshape of a non-tile"),
+            }
+        }
+        K::SetLoop { which, dir, a, b } => {
+            let (x, y) = (rd_int(regs, *a)?, rd_int(regs, *b)?);
+            let d = *dir as usize;
+            match which {
+                0 => {
+                    if x < 0 || y < 0 {
+                        return fault(format!("negative DMA loop size ({x}, {y})"));
+                    }
+                    loop_regs.size[d] = (x as u64, y as u64)
+                }
+                1 => loop_regs.loop1[d] = (x, y),
+                _ => loop_regs.loop2[d] = (x, y),
             }
         }
         K::Nop | K::End => {}

@@ -656,6 +656,24 @@ pub enum K {
     Vec(VecOp),
     /// Synchronization.
     Sync(SyncOp),
+    /// Legacy DMA loop registers (`set_loop_size_*`, `set_loop{1,2}_stride_*`).
+    SetLoop {
+        /// 0 = loop sizes, 1 = loop1 strides, 2 = loop2 strides.
+        which: u8,
+        /// 0 = out->ub (GM to UB), 1 = ub->out.
+        dir: u8,
+        /// First value (loop1 count / source stride).
+        a: Reg,
+        /// Second value (loop2 count / destination stride).
+        b: Reg,
+    },
+    /// `tsync` barrier on an op class that is not a vector op (reported, then a barrier).
+    TsyncNonVector {
+        /// The class as written.
+        class: String,
+        /// Its pipe.
+        pipe: Pipe,
+    },
     /// Ends a vector-scope body.
     End,
     /// No effect.

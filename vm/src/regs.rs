@@ -163,7 +163,13 @@ pub fn io(k: &K) -> (Vec<Reg>, Vec<Reg>) {
             SyncOp::CrossSet { id: x, .. } | SyncOp::CrossWait { id: x, .. } => id(x, &mut i),
             SyncOp::Barrier { .. } => {}
         },
-        K::Jump(_) | K::Section { .. } | K::End | K::Nop | K::Unsupported { .. } => {}
+        K::SetLoop { a, b, .. } => i.extend([*a, *b]),
+        K::Jump(_)
+        | K::Section { .. }
+        | K::End
+        | K::Nop
+        | K::Unsupported { .. }
+        | K::TsyncNonVector { .. } => {}
     }
     (i, o)
 }

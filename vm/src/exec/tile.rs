@@ -41,10 +41,9 @@ pub fn ew(op: EwOp, a: Num, b: Num, dt: DType) -> Num {
             EwOp::Sqrt => x.sqrt(),
             EwOp::Rsqrt => 1.0 / x.sqrt(),
             EwOp::Recip => 1.0 / x,
+            // NaN propagates
             EwOp::Relu => {
-                if x > 0.0 {
-                    x
-                } else if x.is_nan() {
+                if x > 0.0 || x.is_nan() {
                     x
                 } else {
                     0.0
