@@ -29,7 +29,7 @@ pub mod value;
 use pto_isa_spec::ProfileId;
 
 pub use diag::{DiagKind, Diags, RunDiag};
-pub use machine::{run, RunError, RunOutput, TraceEvent};
+pub use machine::{run, ArchState, CoreState, RunError, RunOutput, TraceEvent};
 pub use program::Program;
 pub use value::{Ptr, Space, Val};
 
@@ -79,6 +79,8 @@ pub struct Config {
     pub ub_bytes: Option<usize>,
     /// Record a timeline.
     pub trace: bool,
+    /// Return the final architectural state of every block.
+    pub keep_state: bool,
 }
 
 impl Default for Config {
@@ -91,6 +93,7 @@ impl Default for Config {
             max_steps: 0,
             ub_bytes: None,
             trace: false,
+            keep_state: false,
         }
     }
 }

@@ -1095,6 +1095,47 @@ impl<'a> Lowerer<'a> {
                     },
                 );
             }
+            "declare_eventid_array" => {
+                let Some(dst) = r0 else { return };
+                let n = match self.ty(dst) {
+                    Some(Type::Opaque {
+                        params: Some(p), ..
+                    }) => p.trim().parse::<usize>().unwrap_or(0),
+                    _ => 0,
+                };
+                if n == 0 || n > 64 {
+                    return self.unsupported(
+                        op,
+                        c,
+                        "needs a result type !pto.eventid_array<N> with 1 <= N <= 64",
+                    );
+                }
+                self.push(op, c, K::IdsNew { dst, n });
+            }
+            "eventid_array_get" => match (r0, u) {
+                (Some(dst), [arr, idx]) => self.push(
+                    op,
+                    c,
+                    K::IdsGet {
+                        dst,
+                        arr: *arr,
+                        idx: *idx,
+                    },
+                ),
+                _ => self.unsupported(op, c, "needs an array and an index"),
+            },
+            "eventid_array_set" => match u {
+                [arr, idx, val] => self.push(
+                    op,
+                    c,
+                    K::IdsSet {
+                        arr: *arr,
+                        idx: *idx,
+                        val: *val,
+                    },
+                ),
+                _ => self.unsupported(op, c, "needs an array, an index and a value"),
+            },
             "set_validshape" => match u {
                 [t, r, col, ..] => self.push(
                     op,

@@ -112,6 +112,8 @@ pub struct RunOutput {
     pub pipe_insts: u64,
     /// Timeline (when tracing).
     pub trace: Vec<TraceEvent>,
+    /// Final architectural state per block (when `Config::keep_state`).
+    pub arch: Vec<ArchState>,
 }
 
 #[derive(Clone, Debug)]
@@ -203,21 +205,50 @@ struct Su {
     blocked: Option<(Blocked, InstId)>,
 }
 
-struct Core {
-    kind: CoreKind,
-    local: Local,
-    regs: Vec<Val>,
-    vregs: Vec<Val>,
-    su: Su,
-    queues: [VecDeque<Issued>; AGENTS_PER_CORE],
-    time: [u64; AGENTS_PER_CORE],
-    sites: HashMap<u32, u64>,
-    bump: [u64; 7],
-    loop_regs: LoopRegs,
+/// The architectural state of one core: what a kernel can observe. Two runs
+/// can be compared through it (see [`ArchState`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CoreState {
+    /// On-chip buffers (UB, L1, L0A/B/C, bias, FB).
+    pub local: Local,
+    /// Scalar-unit registers (one per SSA value of the file).
+    pub regs: Vec<Val>,
+    /// Vector-pipe registers used by vector scopes (vregs, masks, scalars).
+    pub vregs: Vec<Val>,
+    /// Legacy DMA loop registers.
+    pub loop_regs: LoopRegs,
+    /// Placement of automatically allocated tiles: site -> byte address.
+    pub sites: HashMap<u32, u64>,
+    /// Next free byte per local buffer for automatic placement.
+    pub bump: [u64; 7],
+}
+
+/// Architectural state of a cluster after a run (GM is shared and returned by the caller).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ArchState {
+    /// Per core.
+    pub cores: Vec<CoreState>,
+}
+
+/// The synchronization state of one core: event tokens, buffer tokens and
+/// cross-core semaphores, with the clocks and times the checker and the timed
+/// scheduler attach to them.
+#[derive(Debug, Default)]
+struct Scoreboard {
     flags: HashMap<(Pipe, Pipe, u32), VecDeque<Token>>,
     flag_site: HashMap<(Pipe, Pipe, u32), InstId>,
     bufs: HashMap<u32, BufState>,
     sems: HashMap<(u32, u32), VecDeque<Token>>,
+}
+
+/// One core of the machine: its state, scoreboard, scalar unit and pipe queues.
+struct Core {
+    kind: CoreKind,
+    arch: CoreState,
+    sb: Scoreboard,
+    su: Su,
+    queues: [VecDeque<Issued>; AGENTS_PER_CORE],
+    time: [u64; AGENTS_PER_CORE],
 }
 
 /// Runs a program on the grid. `args` are the entry function's arguments.
@@ -292,6 +323,7 @@ pub fn run(prog: &Program, cfg: &Config, gm: &Gm, entry: usize, args: &[Val]) ->
         total.cycles = total.cycles.max(r.cycles);
         total.pipe_insts += r.pipe_insts;
         total.trace.extend(r.trace);
+        total.arch.extend(r.arch);
     }
     total
 }
@@ -346,9 +378,15 @@ impl<'a> Cluster<'a> {
                 }
                 Core {
                     kind,
-                    local: Local::new(p, cfg.ub_bytes),
-                    regs,
-                    vregs: vec![Val::Unit; prog.n_regs],
+                    arch: CoreState {
+                        local: Local::new(p, cfg.ub_bytes),
+                        regs,
+                        vregs: vec![Val::Unit; prog.n_regs],
+                        loop_regs: LoopRegs::default(),
+                        sites: HashMap::new(),
+                        bump: [0; 7],
+                    },
+                    sb: Scoreboard::default(),
                     su: Su {
                         func: entry,
                         pc: 0,
@@ -359,13 +397,6 @@ impl<'a> Cluster<'a> {
                     },
                     queues: Default::default(),
                     time: [0; AGENTS_PER_CORE],
-                    sites: HashMap::new(),
-                    bump: [0; 7],
-                    loop_regs: LoopRegs::default(),
-                    flags: HashMap::new(),
-                    flag_site: HashMap::new(),
-                    bufs: HashMap::new(),
-                    sems: HashMap::new(),
                 }
             })
             .collect::<Vec<_>>();
@@ -437,6 +468,11 @@ impl<'a> Cluster<'a> {
         }
         let mut out = std::mem::take(&mut self.out);
         out.diags = std::mem::take(&mut self.diags);
+        if self.cfg.keep_state {
+            out.arch.push(ArchState {
+                cores: self.cores.iter().map(|c| c.arch.clone()).collect(),
+            });
+        }
         for c in &self.cores {
             for t in c.time {
                 out.cycles = out.cycles.max(t);
@@ -536,10 +572,11 @@ impl<'a> Cluster<'a> {
         match &c.su.blocked {
             None => true,
             Some((b, _)) => match b {
-                Blocked::Flag { src, dst, id } => c
-                    .flags
-                    .get(&(*src, *dst, *id))
-                    .is_some_and(|q| !q.is_empty()),
+                Blocked::Flag { src, dst, id } => {
+                    c.sb.flags
+                        .get(&(*src, *dst, *id))
+                        .is_some_and(|q| !q.is_empty())
+                }
                 Blocked::Drain => c.queues.iter().all(|q| q.is_empty()),
                 Blocked::Cross { id } => self.cross_available(ci, *id),
                 Blocked::Queue(s) => c.queues[*s].len() < QUEUE_DEPTH,
@@ -551,13 +588,14 @@ impl<'a> Cluster<'a> {
     fn head_ready(&self, ci: usize, _s: usize, h: &Issued) -> Option<u64> {
         let c = &self.cores[ci];
         match &h.r {
-            Resolved::Wait { src, dst, id } => c
-                .flags
-                .get(&(*src, *dst, *id))
-                .and_then(|q| q.front())
-                .map(|t| t.time),
+            Resolved::Wait { src, dst, id } => {
+                c.sb.flags
+                    .get(&(*src, *dst, *id))
+                    .and_then(|q| q.front())
+                    .map(|t| t.time)
+            }
             Resolved::GetBuf { id, ticket } => {
-                let b = c.bufs.get(id)?;
+                let b = c.sb.bufs.get(id)?;
                 (b.serving == *ticket && b.holder.is_none()).then_some(b.time)
             }
             Resolved::CrossWait { id } => self.cross_available(ci, *id).then_some(0),
@@ -570,12 +608,16 @@ impl<'a> Cluster<'a> {
         match c.kind {
             // cube waiting in mode2 needs a signal from each vector subblock
             CoreKind::Cube => {
-                let q0 = c.sems.get(&(id, 0)).map_or(0, |q| q.len());
-                let q1 = c.sems.get(&(id, 1)).map_or(0, |q| q.len());
-                let qa = c.sems.get(&(id, u32::MAX)).map_or(0, |q| q.len());
+                let q0 = c.sb.sems.get(&(id, 0)).map_or(0, |q| q.len());
+                let q1 = c.sb.sems.get(&(id, 1)).map_or(0, |q| q.len());
+                let qa = c.sb.sems.get(&(id, u32::MAX)).map_or(0, |q| q.len());
                 (q0 > 0 && q1 > 0) || qa > 0
             }
-            _ => c.sems.get(&(id, u32::MAX)).is_some_and(|q| !q.is_empty()),
+            _ => {
+                c.sb.sems
+                    .get(&(id, u32::MAX))
+                    .is_some_and(|q| !q.is_empty())
+            }
         }
     }
 
@@ -594,6 +636,7 @@ impl<'a> Cluster<'a> {
             match b {
                 Blocked::Flag { src, dst, id } => {
                     let tok = self.cores[ci]
+                        .sb
                         .flags
                         .get_mut(&(src, dst, id))
                         .and_then(|q| q.pop_front());
@@ -675,7 +718,7 @@ impl<'a> Cluster<'a> {
                 if self.cores[ci].queues[s].len() >= QUEUE_DEPTH {
                     return Ok(Flow::Block(Blocked::Queue(s)));
                 }
-                let regs = &self.cores[ci].regs;
+                let regs = &self.cores[ci].arch.regs;
                 let mut caps: Vec<(Reg, Val)> = captures
                     .iter()
                     .map(|r| (*r, regs[*r as usize].clone()))
@@ -719,9 +762,12 @@ impl<'a> Cluster<'a> {
                 if c.su.stack.len() > 256 {
                     return fault("call stack deeper than 256 frames");
                 }
-                let vals: Vec<Val> = args.iter().map(|a| c.regs[*a as usize].clone()).collect();
+                let vals: Vec<Val> = args
+                    .iter()
+                    .map(|a| c.arch.regs[*a as usize].clone())
+                    .collect();
                 for (p, v) in prog.funcs[*func].args.iter().zip(vals) {
-                    c.regs[*p as usize] = v;
+                    c.arch.regs[*p as usize] = v;
                 }
                 c.su.stack.push((c.su.func, c.su.pc + 1, dsts.clone()));
                 c.su.func = *func;
@@ -732,10 +778,12 @@ impl<'a> Cluster<'a> {
                 match c.su.stack.pop() {
                     None => Ok(Flow::Done),
                     Some((f, pc, dsts)) => {
-                        let vs: Vec<Val> =
-                            vals.iter().map(|v| c.regs[*v as usize].clone()).collect();
+                        let vs: Vec<Val> = vals
+                            .iter()
+                            .map(|v| c.arch.regs[*v as usize].clone())
+                            .collect();
                         for (d, v) in dsts.iter().zip(vs) {
-                            c.regs[*d as usize] = v;
+                            c.arch.regs[*d as usize] = v;
                         }
                         c.su.func = f;
                         Ok(Flow::Jump(pc))
@@ -764,11 +812,11 @@ impl<'a> Cluster<'a> {
                 };
                 scalar_step(
                     k,
-                    &mut c.regs,
-                    &mut c.local,
-                    &mut c.sites,
-                    &mut c.bump,
-                    &mut c.loop_regs,
+                    &mut c.arch.regs,
+                    &mut c.arch.local,
+                    &mut c.arch.sites,
+                    &mut c.arch.bump,
+                    &mut c.arch.loop_regs,
                     (block, blocks, sub),
                 )
             }
@@ -787,7 +835,7 @@ impl<'a> Cluster<'a> {
         // buffer tickets are handed out in program (issue) order
         let r = match r {
             Resolved::GetBuf { id, .. } => {
-                let b = self.cores[ci].bufs.entry(id).or_default();
+                let b = self.cores[ci].sb.bufs.entry(id).or_default();
                 let ticket = b.next_ticket;
                 b.next_ticket += 1;
                 Resolved::GetBuf { id, ticket }
@@ -806,7 +854,7 @@ impl<'a> Cluster<'a> {
     fn idref(&self, ci: usize, r: &IdRef) -> Result<u32, Fault> {
         let v = match r {
             IdRef::Static(v) => *v,
-            IdRef::Dyn(reg) => rd_int(&self.cores[ci].regs, *reg)?,
+            IdRef::Dyn(reg) => rd_int(&self.cores[ci].arch.regs, *reg)?,
         };
         u32::try_from(v).map_err(|_| Fault::Msg(format!("negative id {v}")))
     }
@@ -834,6 +882,20 @@ impl<'a> Cluster<'a> {
 
     fn su_sync(&mut self, ci: usize, inst: InstId, sop: &SyncOp) -> Result<Flow, Fault> {
         match sop {
+            SyncOp::SetFlag { src, dst, event } | SyncOp::WaitFlag { src, dst, event }
+                if *src == Pipe::All || *dst == Pipe::All || src == dst =>
+            {
+                let (src, dst) = (*src, *dst);
+                let _ = event;
+                self.diags.report(
+                    DiagKind::BadPipe,
+                    Some(inst),
+                    None,
+                    || format!("event between {} and {}: an event connects two different pipes, and PIPE_ALL is not one", src.name(), dst.name()),
+                    || Some("use pto.barrier for ordering within one pipe or across all pipes".into()),
+                );
+                Ok(Flow::Next)
+            }
             SyncOp::SetFlag { src, dst, event } => {
                 let id = self.idref(ci, event)?;
                 self.check_event(inst, id);
@@ -935,7 +997,7 @@ impl<'a> Cluster<'a> {
     }
 
     fn tile(&self, ci: usize, r: Reg) -> Result<Box<Tile>, Fault> {
-        match self.cores[ci].regs.get(r as usize) {
+        match self.cores[ci].arch.regs.get(r as usize) {
             Some(Val::Tile(t)) => Ok(t.clone()),
             Some(v) => fault(format!(
                 "expected a tile in {}, found {}",
@@ -947,7 +1009,7 @@ impl<'a> Cluster<'a> {
     }
 
     fn view(&self, ci: usize, r: Reg) -> Result<Box<View>, Fault> {
-        match self.cores[ci].regs.get(r as usize) {
+        match self.cores[ci].arch.regs.get(r as usize) {
             Some(Val::View(v)) => Ok(v.clone()),
             Some(v) => fault(format!(
                 "expected a GM view in {}, found {}",
@@ -959,7 +1021,7 @@ impl<'a> Cluster<'a> {
     }
 
     fn ptr(&self, ci: usize, r: Reg) -> Result<Ptr, Fault> {
-        match self.cores[ci].regs.get(r as usize) {
+        match self.cores[ci].arch.regs.get(r as usize) {
             Some(Val::Ptr(p)) => Ok(*p),
             Some(v) => fault(format!(
                 "expected a pointer in {}, found {}",
@@ -971,7 +1033,7 @@ impl<'a> Cluster<'a> {
     }
 
     fn num(&self, ci: usize, r: Reg) -> Result<Num, Fault> {
-        match self.cores[ci].regs.get(r as usize) {
+        match self.cores[ci].arch.regs.get(r as usize) {
             Some(Val::Int(i)) => Ok(Num::I(*i)),
             Some(Val::Float(f)) => Ok(Num::F(*f)),
             Some(v) => fault(format!(
@@ -984,7 +1046,7 @@ impl<'a> Cluster<'a> {
     }
 
     fn resolve(&self, ci: usize, op: &PipeOp) -> Result<Resolved, Fault> {
-        let regs = &self.cores[ci].regs;
+        let regs = &self.cores[ci].arch.regs;
         Ok(match op {
             PipeOp::TLoad { src, dst } => {
                 Resolved::TLoad(self.view(ci, *src)?, self.tile(ci, *dst)?)
@@ -1064,7 +1126,7 @@ impl<'a> Cluster<'a> {
                 dst_stride,
             } => {
                 let int = |r: Reg| rd_int(regs, r);
-                let lr = self.cores[ci].loop_regs;
+                let lr = self.cores[ci].arch.loop_regs;
                 let k = if *dir == DmaDir::GmToUb { 0 } else { 1 };
                 let levels = vec![
                     (
@@ -1132,19 +1194,32 @@ impl<'a> Cluster<'a> {
         let gm = self.gm;
         let res: Result<(), Fault> = match &h.r {
             Resolved::TLoad(v, t) => {
-                exec::tile::tload(gm, &mut self.cores[ci].local, v, t, &mut acc)
+                exec::tile::tload(gm, &mut self.cores[ci].arch.local, v, t, &mut acc)
             }
-            Resolved::TStore(t, v) => exec::tile::tstore(gm, &self.cores[ci].local, t, v, &mut acc),
-            Resolved::TEw(op, a, b, d) => {
-                exec::tile::tew(&mut self.cores[ci].local, *op, a, b.as_deref(), d, &mut acc)
+            Resolved::TStore(t, v) => {
+                exec::tile::tstore(gm, &self.cores[ci].arch.local, t, v, &mut acc)
             }
-            Resolved::TEws(op, a, sv, first, d) => {
-                exec::tile::tews(&mut self.cores[ci].local, *op, a, *sv, *first, d, &mut acc)
-            }
+            Resolved::TEw(op, a, b, d) => exec::tile::tew(
+                &mut self.cores[ci].arch.local,
+                *op,
+                a,
+                b.as_deref(),
+                d,
+                &mut acc,
+            ),
+            Resolved::TEws(op, a, sv, first, d) => exec::tile::tews(
+                &mut self.cores[ci].arch.local,
+                *op,
+                a,
+                *sv,
+                *first,
+                d,
+                &mut acc,
+            ),
             Resolved::TExpands(sv, d) => {
-                exec::tile::texpands(&mut self.cores[ci].local, *sv, d, &mut acc)
+                exec::tile::texpands(&mut self.cores[ci].arch.local, *sv, d, &mut acc)
             }
-            Resolved::Dma(t) => exec::dma::run(gm, &mut self.cores[ci].local, t, &mut acc),
+            Resolved::Dma(t) => exec::dma::run(gm, &mut self.cores[ci].arch.local, t, &mut acc),
             Resolved::Vec { body, caps } => {
                 let body = body.clone();
                 let caps = caps.clone();
@@ -1156,6 +1231,7 @@ impl<'a> Cluster<'a> {
             }
             Resolved::Wait { src, dst, id } => {
                 if let Some(t) = self.cores[ci]
+                    .sb
                     .flags
                     .get_mut(&(*src, *dst, *id))
                     .and_then(|q| q.pop_front())
@@ -1173,7 +1249,7 @@ impl<'a> Cluster<'a> {
             }
             Resolved::GetBuf { id, .. } => {
                 let pipe = slot_pipe(s);
-                let b = self.cores[ci].bufs.entry(*id).or_default();
+                let b = self.cores[ci].sb.bufs.entry(*id).or_default();
                 b.holder = Some((pipe, h.inst));
                 let vc = b.vc.clone();
                 if let (Some(ck), Some(v)) = (&mut self.checker, vc) {
@@ -1184,7 +1260,7 @@ impl<'a> Cluster<'a> {
             Resolved::RlsBuf { id } => {
                 let vc = self.checker.as_ref().map(|ck| ck.vc[agent].clone());
                 let pipe = slot_pipe(s);
-                let b = self.cores[ci].bufs.entry(*id).or_default();
+                let b = self.cores[ci].sb.bufs.entry(*id).or_default();
                 match b.holder {
                     Some((hp, _)) if hp == pipe => {
                         b.holder = None;
@@ -1227,13 +1303,14 @@ impl<'a> Cluster<'a> {
         };
         self.cores[ci].time[s] = end;
         if let Resolved::RlsBuf { id } = &h.r {
-            if let Some(b) = self.cores[ci].bufs.get_mut(id) {
+            if let Some(b) = self.cores[ci].sb.bufs.get_mut(id) {
                 b.time = end;
             }
         }
         // tokens set by this op complete at its end
         if let Resolved::Set { src, dst, id } = &h.r {
             if let Some(t) = self.cores[ci]
+                .sb
                 .flags
                 .get_mut(&(*src, *dst, *id))
                 .and_then(|q| q.back_mut())
@@ -1283,7 +1360,7 @@ impl<'a> Cluster<'a> {
         let agent = Self::agent(ci, s);
         let vc = self.checker.as_ref().map(|ck| ck.vc[agent].clone());
         let time = self.cores[ci].time[s];
-        let q = self.cores[ci].flags.entry((src, dst, id)).or_default();
+        let q = self.cores[ci].sb.flags.entry((src, dst, id)).or_default();
         let pending = q.len();
         let prev = q.front().map(|t| t.inst);
         q.push_back(Token {
@@ -1292,7 +1369,7 @@ impl<'a> Cluster<'a> {
             inst,
             from: (ci as u32, src, time),
         });
-        self.cores[ci].flag_site.insert((src, dst, id), inst);
+        self.cores[ci].sb.flag_site.insert((src, dst, id), inst);
         if pending > 0 {
             self.diags.report(
                 DiagKind::DoubleSet,
@@ -1340,6 +1417,7 @@ impl<'a> Cluster<'a> {
                     // broadcast to both vector subblocks
                     for k in 1..n {
                         self.cores[k]
+                            .sb
                             .sems
                             .entry((id, u32::MAX))
                             .or_default()
@@ -1350,6 +1428,7 @@ impl<'a> Cluster<'a> {
                     let target = 1 + (id / 16) as usize;
                     if target < n {
                         self.cores[target]
+                            .sb
                             .sems
                             .entry((id % 16, u32::MAX))
                             .or_default()
@@ -1360,6 +1439,7 @@ impl<'a> Cluster<'a> {
             CoreKind::Vector(sub) => {
                 let from = if mode2 { sub } else { u32::MAX };
                 self.cores[0]
+                    .sb
                     .sems
                     .entry((id, from))
                     .or_default()
@@ -1367,6 +1447,7 @@ impl<'a> Cluster<'a> {
             }
             CoreKind::Plain => {
                 self.cores[ci]
+                    .sb
                     .sems
                     .entry((id, u32::MAX))
                     .or_default()
@@ -1378,11 +1459,15 @@ impl<'a> Cluster<'a> {
     fn take_cross(&mut self, ci: usize, s: usize, id: u32) {
         let mut toks = Vec::new();
         let c = &mut self.cores[ci];
-        if let Some(t) = c.sems.get_mut(&(id, u32::MAX)).and_then(|q| q.pop_front()) {
+        if let Some(t) =
+            c.sb.sems
+                .get_mut(&(id, u32::MAX))
+                .and_then(|q| q.pop_front())
+        {
             toks.push(t);
         } else if c.kind == CoreKind::Cube {
             for sub in [0, 1] {
-                if let Some(t) = c.sems.get_mut(&(id, sub)).and_then(|q| q.pop_front()) {
+                if let Some(t) = c.sb.sems.get_mut(&(id, sub)).and_then(|q| q.pop_front()) {
                     toks.push(t);
                 }
             }
@@ -1406,7 +1491,7 @@ impl<'a> Cluster<'a> {
         let (block, blocks) = (self.block, self.blocks);
         let c = &mut self.cores[ci];
         for (r, v) in caps {
-            c.vregs[*r as usize] = v.clone();
+            c.arch.vregs[*r as usize] = v.clone();
         }
         let mut pc = 0;
         let mut pending_stores: Vec<(u64, u64, InstId)> = Vec::new();
@@ -1427,8 +1512,8 @@ impl<'a> Cluster<'a> {
                     *vec_ops += 1;
                     exec_vec(
                         v,
-                        &mut c.vregs,
-                        &mut c.local,
+                        &mut c.arch.vregs,
+                        &mut c.arch.local,
                         &mut acc,
                         &mut pending_stores,
                         &mut alias,
@@ -1447,11 +1532,11 @@ impl<'a> Cluster<'a> {
                 K::Unsupported { what } => return fault(format!("{what} (inside a vector scope)")),
                 k => scalar_step(
                     k,
-                    &mut c.vregs,
-                    &mut c.local,
-                    &mut c.sites,
-                    &mut c.bump,
-                    &mut c.loop_regs,
+                    &mut c.arch.vregs,
+                    &mut c.arch.local,
+                    &mut c.arch.sites,
+                    &mut c.arch.bump,
+                    &mut c.arch.loop_regs,
                     (block, blocks, (0, 1)),
                 )?,
             };
@@ -1485,7 +1570,7 @@ impl<'a> Cluster<'a> {
         let used: Vec<u32> = self
             .cores
             .iter()
-            .flat_map(|c| c.flag_site.keys())
+            .flat_map(|c| c.sb.flag_site.keys())
             .filter(|k| k.0 == src && k.1 == dst)
             .map(|k| k.2)
             .collect();
@@ -1606,7 +1691,7 @@ impl<'a> Cluster<'a> {
                         dst.name()
                     ),
                     Resolved::GetBuf { id, .. } => {
-                        let holder = c.bufs.get(id).and_then(|b| b.holder);
+                        let holder = c.sb.bufs.get(id).and_then(|b| b.holder);
                         match holder {
                             Some((hp, hi)) => format!(
                                 "{core}{p} waits at line {l} in get_buf for buffer {id}, held by {} since line {} and never released",
@@ -1629,7 +1714,7 @@ impl<'a> Cluster<'a> {
     fn end_checks(&mut self) {
         let prog = self.prog;
         for c in &self.cores {
-            let mut flags: Vec<_> = c.flags.iter().filter(|(_, q)| !q.is_empty()).collect();
+            let mut flags: Vec<_> = c.sb.flags.iter().filter(|(_, q)| !q.is_empty()).collect();
             flags.sort_by_key(|(k, _)| (k.0, k.1, k.2));
             for ((src, dst, id), q) in flags {
                 let inst = q.front().map(|t| t.inst);
@@ -1648,7 +1733,7 @@ impl<'a> Cluster<'a> {
                     || Some("drain it with a matching wait_flag after the loop, or remove the extra set".into()),
                 );
             }
-            for (id, b) in &c.bufs {
+            for (id, b) in &c.sb.bufs {
                 if let Some((p, inst)) = b.holder {
                     self.diags.report(
                         DiagKind::HeldBuffer,
@@ -1988,6 +2073,39 @@ fn scalar_step(
                     t.v_col = vc;
                 }
                 _ => return fault("set_validshape of a non-tile"),
+            }
+        }
+        K::IdsNew { dst, n } => set(regs, *dst, Val::Ids(vec![0; *n]))?,
+        K::IdsGet { dst, arr, idx } => {
+            let i = rd_int(regs, *idx)?;
+            let v = match get(regs, *arr)? {
+                Val::Ids(a) => match usize::try_from(i).ok().and_then(|i| a.get(i)) {
+                    Some(v) => *v,
+                    None => {
+                        return fault(format!(
+                            "event-id array index {i} is outside 0..{}",
+                            a.len()
+                        ))
+                    }
+                },
+                v => return fault(format!("eventid_array_get of {}", v.kind())),
+            };
+            set(regs, *dst, Val::Int(v))?
+        }
+        K::IdsSet { arr, idx, val } => {
+            let i = rd_int(regs, *idx)?;
+            let v = rd_int(regs, *val)?;
+            match regs.get_mut(*arr as usize) {
+                Some(Val::Ids(a)) => match usize::try_from(i).ok().filter(|i| *i < a.len()) {
+                    Some(i) => a[i] = v,
+                    None => {
+                        return fault(format!(
+                            "event-id array index {i} is outside 0..{}",
+                            a.len()
+                        ))
+                    }
+                },
+                _ => return fault("eventid_array_set of a non-array"),
             }
         }
         K::SetLoop { which, dir, a, b } => {

@@ -656,6 +656,31 @@ pub enum K {
     Vec(VecOp),
     /// Synchronization.
     Sync(SyncOp),
+    /// `declare_eventid_array`: a zeroed array of `n` event ids.
+    IdsNew {
+        /// Destination.
+        dst: Reg,
+        /// Length.
+        n: usize,
+    },
+    /// `eventid_array_get`.
+    IdsGet {
+        /// Destination.
+        dst: Reg,
+        /// Array.
+        arr: Reg,
+        /// Index.
+        idx: Reg,
+    },
+    /// `eventid_array_set` (updates the array in place).
+    IdsSet {
+        /// Array.
+        arr: Reg,
+        /// Index.
+        idx: Reg,
+        /// New id.
+        val: Reg,
+    },
     /// Legacy DMA loop registers (`set_loop_size_*`, `set_loop{1,2}_stride_*`).
     SetLoop {
         /// 0 = loop sizes, 1 = loop1 strides, 2 = loop2 strides.

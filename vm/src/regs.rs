@@ -164,6 +164,15 @@ pub fn io(k: &K) -> (Vec<Reg>, Vec<Reg>) {
             SyncOp::Barrier { .. } => {}
         },
         K::SetLoop { a, b, .. } => i.extend([*a, *b]),
+        K::IdsNew { dst, .. } => o.push(*dst),
+        K::IdsGet { dst, arr, idx } => {
+            i.extend([*arr, *idx]);
+            o.push(*dst)
+        }
+        K::IdsSet { arr, idx, val } => {
+            i.extend([*arr, *idx, *val]);
+            o.push(*arr)
+        }
         K::Jump(_)
         | K::Section { .. }
         | K::End

@@ -198,6 +198,8 @@ pub enum Val {
     VReg(Box<[u8; 256]>),
     /// Predicate: one bit per vreg byte.
     Mask(Box<[u8; 32]>),
+    /// An event-id array (`!pto.eventid_array<N>`).
+    Ids(Vec<i64>),
 }
 
 impl Val {
@@ -230,6 +232,7 @@ impl Val {
             Val::Tile(_) => "a tile",
             Val::VReg(_) => "a vector register",
             Val::Mask(_) => "a mask",
+            Val::Ids(_) => "an event-id array",
         }
     }
 }

@@ -332,3 +332,47 @@ module attributes {pto.target_arch = "a2a3"} {
     let f = go(&load(src), Sched::InOrder, &[]);
     assert_eq!(f.out.diags.kinds(), vec![DiagKind::TsyncNonVector]);
 }
+
+#[test]
+fn event_id_arrays_feed_dynamic_flags() {
+    let src = r#"
+module attributes {pto.target_arch = "a2a3"} {
+  func.func @k() attributes {pto.entry} {
+    %arr = pto.declare_eventid_array -> !pto.eventid_array<4>
+    %c0 = arith.constant 0 : index
+    %c3 = arith.constant 3 : index
+    %c5 = arith.constant 5 : index
+    pto.eventid_array_set %arr[%c3], %c5 : !pto.eventid_array<4>
+    %e = pto.eventid_array_get %arr[%c3] : !pto.eventid_array<4>
+    pto.set_flag_dyn[#pto.pipe<PIPE_MTE2>, #pto.pipe<PIPE_MTE3>, %e]
+    pto.wait_flag_dyn[#pto.pipe<PIPE_MTE2>, #pto.pipe<PIPE_MTE3>, %e]
+    %z = pto.eventid_array_get %arr[%c0] : !pto.eventid_array<4>
+    pto.set_flag_dyn[#pto.pipe<PIPE_MTE2>, #pto.pipe<PIPE_MTE3>, %z]
+    pto.wait_flag_dyn[#pto.pipe<PIPE_MTE2>, #pto.pipe<PIPE_MTE3>, %z]
+    return
+  }
+}"#;
+    let f = go(&load(src), Sched::InOrder, &[]);
+    assert_eq!(f.out.error, None);
+    assert!(f.out.diags.is_empty(), "{:?}", f.out.diags.list);
+    // waiting on the id of another slot (0) never sees the set on id 5
+    let stale = src.replace(
+        "pto.wait_flag_dyn[#pto.pipe<PIPE_MTE2>, #pto.pipe<PIPE_MTE3>, %e]",
+        "pto.wait_flag_dyn[#pto.pipe<PIPE_MTE2>, #pto.pipe<PIPE_MTE3>, %c0]",
+    );
+    let f = go(&load(&stale), Sched::InOrder, &[]);
+    assert_eq!(f.out.error, Some(RunError::Deadlock));
+}
+
+#[test]
+fn an_event_on_one_pipe_is_a_bad_pipe() {
+    let src = r#"
+module attributes {pto.target_arch = "a5"} {
+  func.func @k() attributes {pto.entry} {
+    pto.set_flag["PIPE_V", "PIPE_V", "EVENT_ID0"]
+    return
+  }
+}"#;
+    let f = go(&load(src), Sched::InOrder, &[]);
+    assert_eq!(f.out.diags.kinds(), vec![DiagKind::BadPipe]);
+}
