@@ -21,6 +21,7 @@ pub mod lower;
 pub mod machine;
 #[allow(unsafe_code)]
 pub mod mem;
+pub mod npy;
 pub mod num;
 pub mod program;
 pub mod regs;

@@ -181,6 +181,7 @@ impl<'a> Lowerer<'a> {
         // falling off the end returns
         let end = self.inst(f, K::Ret { vals: vec![] });
         c.code.push(end);
+        let arg_bytes = args.iter().map(|a| self.view_extent(f, *a)).collect();
         Func {
             name,
             args,
@@ -188,7 +189,34 @@ impl<'a> Lowerer<'a> {
             code: c.code,
             entry,
             mixed,
+            arg_bytes,
         }
+    }
+
+    /// Bytes the statically shaped tensor views built directly on `arg` cover.
+    fn view_extent(&self, f: &Op, arg: Reg) -> u64 {
+        let mut best = 0u64;
+        let mut stack: Vec<&Op> = vec![f];
+        while let Some(op) = stack.pop() {
+            for r in &op.regions {
+                for b in &r.blocks {
+                    stack.extend(b.ops.iter());
+                }
+            }
+            if op.opcode.name() != "pto.make_tensor_view" || op.uses().next() != Some(arg) {
+                continue;
+            }
+            let Some(v) = op.result_values().next() else {
+                continue;
+            };
+            if let Some(Type::TensorView { shape, .. }) = self.ty(v) {
+                if shape.iter().all(|d| d.is_some()) {
+                    let n: i64 = shape.iter().map(|d| d.unwrap_or(1).max(1)).product();
+                    best = best.max(n as u64 * self.vdtype(v).bytes() as u64);
+                }
+            }
+        }
+        best
     }
 
     fn region(&mut self, r: &Region, c: &mut Code, y: &YieldTo, in_vec: bool) {

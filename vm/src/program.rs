@@ -734,6 +734,8 @@ pub struct Func {
     pub entry: bool,
     /// Whether the body contains `section.cube`/`section.vector` (mixed kernel).
     pub mixed: bool,
+    /// Per argument: bytes its static tensor views reach (0 if unknown).
+    pub arg_bytes: Vec<u64>,
 }
 
 /// What a kernel argument is.

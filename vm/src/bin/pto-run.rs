@@ -1,0 +1,682 @@
+//! `pto-run`: run a PTO kernel on real data.
+//!
+//! Exit codes: 0 ok, 1 golden mismatch or checker error (`--check error`, or a
+//! deadlock), 2 bad input or usage, 3 runtime fault, 4 limit hit.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Parser, ValueEnum};
+use pto_isa_spec::{DType, ProfileId};
+use pto_vm::npy::{self, Array};
+use pto_vm::program::ArgType;
+use pto_vm::{load_binary, load_text, run_kernel, Arg, CheckMode, Config, Kernel, RunError, Sched};
+
+/// Run a PTO kernel (.pto text or .ptobin) on the ptovm machine: asynchronous
+/// pipes ordered only by the kernel's own synchronization, a checker that names
+/// every missing sync, and goldens to compare against.
+///
+/// Kernel arguments are bound by name (`--arg src=...` for `%src`) or by position
+/// in the PTOAS convention (`v1` is the first argument). A pointer argument takes
+/// an array: `in.npy`, `data.bin:f16:32x64` (raw little-endian), `zeros:f32:32x32`
+/// or `random:bf16:128x128[:seed=19]`; a scalar takes a number (`--arg n=1024`).
+/// Arguments not given get seeded random data sized from the kernel's views.
+///
+/// Examples:
+///   pto-run examples/sync/01_set_wait_pipeline.pto
+///   pto-run examples/vadd.pto --arg v1=x.npy --arg v2=y.npy --out v3=z.npy
+///   pto-run k.pto --arg v1=random:f32:32x32 --golden v2=golden.npy --sched shuffle --seed 7
+#[derive(Parser, Debug)]
+#[command(name = "pto-run", version, verbatim_doc_comment)]
+struct Cli {
+    /// Kernel: PTO text (.pto) or a binary from pto-as (.ptobin).
+    kernel: PathBuf,
+    /// Entry function (default: the one marked pto.entry / pto.kernel).
+    #[arg(long)]
+    entry: Option<String>,
+    /// Bind an argument: NAME=SPEC (NAME is the SSA name without % or vK).
+    #[arg(long = "arg", value_name = "NAME=SPEC")]
+    args: Vec<String>,
+    /// Write an argument's final contents: NAME=FILE (.npy, else raw .bin).
+    #[arg(long = "out", value_name = "NAME=FILE")]
+    outs: Vec<String>,
+    /// Compare an argument's final contents with a golden: NAME=FILE (.npy or .bin).
+    #[arg(long = "golden", value_name = "NAME=FILE")]
+    goldens: Vec<String>,
+    /// Relative tolerance for float comparisons (default per dtype).
+    #[arg(long)]
+    rtol: Option<f64>,
+    /// Absolute tolerance for float comparisons (default per dtype).
+    #[arg(long)]
+    atol: Option<f64>,
+    /// Target profile (default: the module's pto.target_arch, else a2a3).
+    #[arg(long, value_parser = parse_profile)]
+    profile: Option<ProfileId>,
+    /// Number of blocks in the grid.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=65536))]
+    blocks: u32,
+    /// Scheduler.
+    #[arg(long, value_enum, default_value_t = SchedArg::Inorder)]
+    sched: SchedArg,
+    /// Seed for --sched shuffle.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// What the synchronization checker does with findings.
+    #[arg(long, value_enum, default_value_t = CheckArg::Warn)]
+    check: CheckArg,
+    /// Stop after this many machine steps (0 = no limit).
+    #[arg(long, default_value_t = 100_000_000)]
+    max_steps: u64,
+    /// Per-pipe instruction counts and busy cycles.
+    #[arg(long)]
+    stats: bool,
+    /// Print only diagnostics and errors.
+    #[arg(long, short)]
+    quiet: bool,
+    /// Print a machine-readable JSON summary on stdout.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum SchedArg {
+    /// Program order (deterministic, fastest).
+    Inorder,
+    /// Cost model with overlapping pipes (simulated cycles).
+    Timed,
+    /// Adversarial ordering within what the synchronization allows (--seed).
+    Shuffle,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum CheckArg {
+    /// Findings fail the run (exit 1).
+    Error,
+    /// Findings are printed.
+    Warn,
+    /// No checking.
+    Off,
+}
+
+fn parse_profile(s: &str) -> Result<ProfileId, String> {
+    ProfileId::from_name(s).ok_or_else(|| format!("unknown profile '{s}' (expected a2a3 or a5)"))
+}
+
+struct Failure(u8, String);
+
+fn fail<T>(code: u8, msg: impl Into<String>) -> Result<T, Failure> {
+    Err(Failure(code, msg.into()))
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    match run(&cli) {
+        Ok(code) => ExitCode::from(code),
+        Err(Failure(code, msg)) => {
+            eprintln!("pto-run: {msg}");
+            ExitCode::from(code)
+        }
+    }
+}
+
+fn dtype(s: &str) -> Option<DType> {
+    DType::from_mlir(match s {
+        "u8" => "ui8",
+        "u16" => "ui16",
+        "u32" => "ui32",
+        "u64" => "ui64",
+        other => other,
+    })
+}
+
+fn shape(s: &str) -> Result<Vec<usize>, String> {
+    s.split('x')
+        .map(|d| {
+            d.parse::<usize>()
+                .map_err(|_| format!("bad dimension '{d}' in shape '{s}'"))
+        })
+        .collect()
+}
+
+/// A bound buffer argument: its array and where it came from.
+struct Bound {
+    array: Array,
+    from: Option<PathBuf>,
+}
+
+fn splitmix(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+fn random(dt: DType, shape: Vec<usize>, seed: u64) -> Array {
+    let n: usize = shape.iter().product();
+    let mut st = seed;
+    let mut data = vec![0u8; n * dt.bytes()];
+    for i in 0..n {
+        let r = splitmix(&mut st);
+        let v = if dt.is_float() {
+            pto_vm::num::Num::F((r >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0)
+        } else {
+            pto_vm::num::Num::I((r % 201) as i64 - 100)
+        };
+        pto_vm::num::write(&mut data[i * dt.bytes()..(i + 1) * dt.bytes()], dt, v);
+    }
+    Array {
+        dtype: dt,
+        shape,
+        data,
+    }
+}
+
+fn read_array(spec: &str, want: DType) -> Result<Bound, String> {
+    let parts: Vec<&str> = spec.split(':').collect();
+    match parts[0] {
+        "zeros" | "random" => {
+            let dt = parts.get(1).and_then(|d| dtype(d)).ok_or_else(|| {
+                format!(
+                    "'{spec}': expected {}:DTYPE:SHAPE (DTYPE f32, f16, bf16, i32, ...)",
+                    parts[0]
+                )
+            })?;
+            let sh = shape(
+                parts
+                    .get(2)
+                    .ok_or_else(|| format!("'{spec}': missing SHAPE (e.g. 32x32)"))?,
+            )?;
+            let seed = parts
+                .iter()
+                .find_map(|p| p.strip_prefix("seed="))
+                .map(|s| s.parse::<u64>().map_err(|_| format!("'{spec}': bad seed")))
+                .transpose()?
+                .unwrap_or(19);
+            let a = if parts[0] == "zeros" {
+                let n: usize = sh.iter().product();
+                Array {
+                    dtype: dt,
+                    shape: sh,
+                    data: vec![0; n * dt.bytes()],
+                }
+            } else {
+                random(dt, sh, seed)
+            };
+            Ok(Bound {
+                array: a,
+                from: None,
+            })
+        }
+        path => {
+            let p = PathBuf::from(path);
+            let bytes = std::fs::read(&p).map_err(|e| format!("cannot read {path}: {e}"))?;
+            let a = if path.ends_with(".npy") {
+                npy::parse(path, &bytes)?
+            } else {
+                let dt = match parts.get(1) {
+                    Some(d) => dtype(d).ok_or_else(|| format!("'{spec}': unknown dtype '{d}'"))?,
+                    None => want,
+                };
+                if bytes.len() % dt.bytes() != 0 {
+                    return Err(format!(
+                        "{path}: {} bytes is not a whole number of {dt} elements",
+                        bytes.len()
+                    ));
+                }
+                let n = bytes.len() / dt.bytes();
+                let sh = match parts.get(2) {
+                    Some(s) => {
+                        let sh = shape(s)?;
+                        if sh.iter().product::<usize>() != n {
+                            return Err(format!(
+                                "{path}: holds {n} {dt} elements, shape {s} needs {}",
+                                sh.iter().product::<usize>()
+                            ));
+                        }
+                        sh
+                    }
+                    None => vec![n],
+                };
+                Array {
+                    dtype: dt,
+                    shape: sh,
+                    data: bytes,
+                }
+            };
+            Ok(Bound {
+                array: a,
+                from: Some(p),
+            })
+        }
+    }
+}
+
+fn kv(s: &str, what: &str) -> Result<(String, String), Failure> {
+    match s.split_once('=') {
+        Some((k, v)) if !k.is_empty() && !v.is_empty() => {
+            Ok((k.trim_start_matches('%').to_string(), v.to_string()))
+        }
+        _ => fail(2, format!("{what} '{s}' must be NAME=VALUE")),
+    }
+}
+
+fn load(path: &Path, profile: Option<ProfileId>) -> Result<Kernel, Failure> {
+    let m = pto_vm::mem::Mapped::open(path)
+        .map_err(|e| Failure(2, format!("cannot read {}: {e}", path.display())))?;
+    let bytes = m.bytes();
+    if pto_asm::binary::is_elf(bytes) {
+        return load_binary(bytes, profile)
+            .map_err(|e| Failure(2, format!("{}: {e}", path.display())));
+    }
+    let src = std::str::from_utf8(bytes).map_err(|_| {
+        Failure(
+            2,
+            format!("{}: neither a ptovm binary nor UTF-8 text", path.display()),
+        )
+    })?;
+    load_text(&path.display().to_string(), src, profile)
+        .map_err(|e| Failure(2, e.to_string().trim_end().to_string()))
+}
+
+fn run(cli: &Cli) -> Result<u8, Failure> {
+    let kernel = load(&cli.kernel, cli.profile)?;
+    let prog = &kernel.program;
+    let entry = prog
+        .entry(cli.entry.as_deref())
+        .ok_or_else(|| match &cli.entry {
+            Some(e) => Failure(2, format!("no function @{e} in {}", cli.kernel.display())),
+            None => Failure(2, "the kernel has no function".into()),
+        })?;
+    let func = &prog.funcs[entry];
+    let names: Vec<String> = func
+        .args
+        .iter()
+        .map(|r| {
+            prog.value_names[*r as usize]
+                .trim_start_matches('%')
+                .to_string()
+        })
+        .collect();
+    let index_of = |n: &str| -> Option<usize> {
+        names.iter().position(|x| x == n).or_else(|| {
+            n.strip_prefix('v')
+                .and_then(|k| k.parse::<usize>().ok())
+                .filter(|k| *k >= 1 && *k <= names.len())
+                .map(|k| k - 1)
+        })
+    };
+    let mut given: Vec<Option<String>> = vec![None; names.len()];
+    for a in &cli.args {
+        let (k, v) = kv(a, "--arg")?;
+        let i = index_of(&k).ok_or_else(|| {
+            Failure(
+                2,
+                format!(
+                    "--arg {k}: @{} has no argument %{k} (arguments: {})",
+                    func.name,
+                    names
+                        .iter()
+                        .map(|n| format!("%{n}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            )
+        })?;
+        given[i] = Some(v);
+    }
+    // goldens are read first: an output without --arg is sized from its golden
+    let mut golden_specs: Vec<(usize, String)> = Vec::new();
+    for g in &cli.goldens {
+        let (k, f) = kv(g, "--golden")?;
+        let i =
+            index_of(&k).ok_or_else(|| Failure(2, format!("--golden {k}: no such argument")))?;
+        golden_specs.push((i, f));
+    }
+    // bind
+    let mut bound: Vec<Option<Bound>> = Vec::new();
+    let mut args = Vec::new();
+    for (i, t) in func.arg_types.iter().enumerate() {
+        let name = &names[i];
+        match t {
+            ArgType::GmPtr(dt) => {
+                let b = match &given[i] {
+                    Some(spec) => read_array(spec, *dt).map_err(|e| Failure(2, e))?,
+                    None if golden_specs.iter().any(|g| g.0 == i) => {
+                        let f = &golden_specs
+                            .iter()
+                            .find(|g| g.0 == i)
+                            .map(|g| g.1.clone())
+                            .unwrap_or_default();
+                        let g = read_array(f, *dt).map_err(|e| Failure(2, e))?;
+                        let n = g.array.data.len();
+                        Bound {
+                            array: Array {
+                                dtype: g.array.dtype,
+                                shape: g.array.shape,
+                                data: vec![0; n],
+                            },
+                            from: None,
+                        }
+                    }
+                    None => {
+                        let bytes = func.arg_bytes[i].max(64 * 1024);
+                        let n = (bytes as usize).div_ceil(dt.bytes());
+                        Bound {
+                            array: random(*dt, vec![n], 19 + i as u64),
+                            from: None,
+                        }
+                    }
+                };
+                if b.array.dtype.bytes() != dt.bytes() && *dt != DType::U8 {
+                    return fail(
+                        2,
+                        format!(
+                            "%{name} points to {dt} elements but its data holds {} elements",
+                            b.array.dtype
+                        ),
+                    );
+                }
+                args.push(Arg::Buffer(b.array.data.clone()));
+                bound.push(Some(b));
+            }
+            ArgType::Int(_) | ArgType::Float(_) => {
+                let s = given[i].clone().unwrap_or_else(|| "1".into());
+                let v =
+                    if matches!(t, ArgType::Float(_)) {
+                        Arg::Float(s.parse::<f64>().map_err(|_| {
+                            Failure(2, format!("--arg {name}: '{s}' is not a number"))
+                        })?)
+                    } else {
+                        Arg::Int(s.parse::<i64>().map_err(|_| {
+                            Failure(2, format!("--arg {name}: '{s}' is not an integer"))
+                        })?)
+                    };
+                args.push(v);
+                bound.push(None);
+            }
+            ArgType::Other(ty) => {
+                return fail(
+                    2,
+                    format!("%{name} has type {ty}, which pto-run cannot bind"),
+                )
+            }
+        }
+    }
+    // outputs must not overwrite inputs
+    let mut outs = Vec::new();
+    for o in &cli.outs {
+        let (k, f) = kv(o, "--out")?;
+        let i = index_of(&k).ok_or_else(|| Failure(2, format!("--out {k}: no such argument")))?;
+        if bound[i].is_none() {
+            return fail(
+                2,
+                format!("--out {k}: %{} is a scalar, not a buffer", names[i]),
+            );
+        }
+        let fp = PathBuf::from(&f);
+        let same = |p: &Path| {
+            std::fs::canonicalize(p)
+                .ok()
+                .zip(std::fs::canonicalize(&fp).ok())
+                .is_some_and(|(a, b)| a == b)
+        };
+        if same(&cli.kernel)
+            || bound
+                .iter()
+                .flatten()
+                .any(|b| b.from.as_deref().is_some_and(same))
+        {
+            return fail(
+                2,
+                format!("--out {k}={f} would overwrite an input; choose another file"),
+            );
+        }
+        outs.push((i, fp));
+    }
+    let mut goldens = Vec::new();
+    for (i, f) in golden_specs {
+        let k = &names[i];
+        let Some(b) = &bound[i] else {
+            return fail(2, format!("--golden {k}: %{} is a scalar", names[i]));
+        };
+        let gb = read_array(&f, b.array.dtype).map_err(|e| Failure(2, e))?;
+        if gb.array.data.len() != b.array.data.len() {
+            return fail(
+                2,
+                format!(
+                    "{f}: golden has {} bytes, %{} has {}",
+                    gb.array.data.len(),
+                    names[i],
+                    b.array.data.len()
+                ),
+            );
+        }
+        goldens.push((i, gb.array, f));
+    }
+    let cfg = Config {
+        profile: kernel.profile,
+        blocks: cli.blocks,
+        sched: match cli.sched {
+            SchedArg::Inorder => Sched::InOrder,
+            SchedArg::Timed => Sched::Timed,
+            SchedArg::Shuffle => Sched::Shuffle { seed: cli.seed },
+        },
+        check: match cli.check {
+            CheckArg::Error => CheckMode::Error,
+            CheckArg::Warn => CheckMode::Warn,
+            CheckArg::Off => CheckMode::Off,
+        },
+        max_steps: cli.max_steps,
+        ..Config::default()
+    };
+    let fin = run_kernel(&kernel, &cfg, cli.entry.as_deref(), &args).map_err(|e| Failure(2, e))?;
+    let src = kernel.source.as_deref();
+    for d in &fin.out.diags.list {
+        eprint!("{}", d.render(prog, src));
+    }
+    let mut code = 0u8;
+    let mut err_text = None;
+    match &fin.out.error {
+        None => {}
+        Some(RunError::Fault { inst, message }) => {
+            let l = prog.info(*inst).loc;
+            let t = format!(
+                "{}:{}:{}: runtime fault in '{}': {message}",
+                prog.source_name,
+                l.line,
+                l.col,
+                prog.info(*inst).opcode.name()
+            );
+            eprintln!("{t}");
+            err_text = Some(t);
+            code = 3;
+        }
+        Some(RunError::Deadlock) => {
+            err_text = Some("deadlock".into());
+            code = 1;
+        }
+        Some(RunError::Limit(n)) => {
+            let t = format!("stopped after {n} steps (--max-steps)");
+            eprintln!("pto-run: {t}");
+            err_text = Some(t);
+            code = 4;
+        }
+        Some(RunError::Setup(m)) => return fail(2, m.clone()),
+    }
+    if code == 0 && cli.check == CheckArg::Error && !fin.out.diags.is_empty() {
+        code = 1;
+    }
+    // outputs
+    for (i, path) in &outs {
+        let Some(b) = &bound[*i] else { continue };
+        let a = Array {
+            dtype: b.array.dtype,
+            shape: b.array.shape.clone(),
+            data: fin.buffers[*i].clone(),
+        };
+        let bytes = if path.extension().is_some_and(|e| e == "npy") {
+            npy::write(&a).map_err(|e| Failure(2, e))?
+        } else {
+            a.data
+        };
+        std::fs::write(path, bytes)
+            .map_err(|e| Failure(2, format!("cannot write {}: {e}", path.display())))?;
+    }
+    // goldens
+    let mut cmp_json = Vec::new();
+    for (i, g, f) in &goldens {
+        let r = compare(g, &fin.buffers[*i], cli.rtol, cli.atol);
+        let name = &names[*i];
+        if r.mismatches > 0 {
+            code = code.max(1);
+            eprintln!(
+                "pto-run: %{name} differs from {f}: {} of {} elements mismatch (max abs error {:.3e}, max rel error {:.3e}); first at index {:?}",
+                r.mismatches, r.total, r.max_abs, r.max_rel, r.first
+            );
+        } else if !cli.quiet {
+            eprintln!(
+                "pto-run: %{name} matches {f} ({} elements, max abs error {:.3e})",
+                r.total, r.max_abs
+            );
+        }
+        cmp_json.push(format!(
+            "{{\"arg\":\"{name}\",\"golden\":\"{}\",\"elements\":{},\"mismatches\":{},\"max_abs\":{},\"max_rel\":{}}}",
+            f.replace('"', "\\\""),
+            r.total,
+            r.mismatches,
+            json_num(r.max_abs),
+            json_num(r.max_rel)
+        ));
+    }
+    if cli.stats && !cli.json {
+        eprintln!("{:<8} {:>10} {:>12}", "pipe", "retired", "busy");
+        for (s, st) in fin.out.stats.iter().enumerate().skip(1) {
+            eprintln!(
+                "{:<8} {:>10} {:>12}",
+                pto_vm::machine::slot_pipe(s).column(),
+                st.retired,
+                st.busy
+            );
+        }
+        if let Sched::Timed = cfg.sched {
+            eprintln!("cycles   {:>10}", fin.out.cycles);
+        }
+    }
+    if cli.json {
+        let diags: Vec<String> = fin
+            .out
+            .diags
+            .list
+            .iter()
+            .map(|d| {
+                let line = d.inst.map(|i| prog.info(i).loc.line).unwrap_or(0);
+                let other = d.other.map(|i| prog.info(i).loc.line).unwrap_or(0);
+                format!(
+                    "{{\"kind\":\"{}\",\"line\":{line},\"other_line\":{other},\"count\":{},\"message\":{}}}",
+                    d.kind.name(),
+                    d.count,
+                    json_str(&d.message)
+                )
+            })
+            .collect();
+        println!(
+            "{{\"kernel\":{},\"exit\":{code},\"error\":{},\"pipe_instructions\":{},\"cycles\":{},\"diagnostics\":[{}],\"goldens\":[{}]}}",
+            json_str(&cli.kernel.display().to_string()),
+            err_text.map_or("null".to_string(), |t| json_str(&t)),
+            fin.out.pipe_insts,
+            fin.out.cycles,
+            diags.join(","),
+            cmp_json.join(",")
+        );
+    } else if !cli.quiet {
+        let n = fin.out.diags.list.len();
+        eprintln!(
+            "pto-run: {} on {} block(s): {} pipe instructions, {} synchronization finding(s){}",
+            func.name,
+            cli.blocks,
+            fin.out.pipe_insts,
+            n,
+            if n == 0 { " (clean)" } else { "" }
+        );
+    }
+    Ok(code)
+}
+
+fn json_num(v: f64) -> String {
+    if v.is_finite() {
+        format!("{v}")
+    } else {
+        "null".into()
+    }
+}
+
+fn json_str(s: &str) -> String {
+    let mut o = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => o.push_str("\\\""),
+            '\\' => o.push_str("\\\\"),
+            '\n' => o.push_str("\\n"),
+            c if (c as u32) < 0x20 => o.push_str(&format!("\\u{:04x}", c as u32)),
+            c => o.push(c),
+        }
+    }
+    o.push('"');
+    o
+}
+
+struct Cmp {
+    total: usize,
+    mismatches: usize,
+    max_abs: f64,
+    max_rel: f64,
+    first: Vec<usize>,
+}
+
+fn compare(g: &Array, got: &[u8], rtol: Option<f64>, atol: Option<f64>) -> Cmp {
+    let dt = g.dtype;
+    let es = dt.bytes();
+    let (dr, da) = match dt {
+        DType::F32 | DType::F64 => (1e-5, 1e-6),
+        DType::F16 => (1e-3, 1e-3),
+        DType::BF16 => (1e-2, 1e-2),
+        _ => (0.0, 0.0),
+    };
+    let (rtol, atol) = (rtol.unwrap_or(dr), atol.unwrap_or(da));
+    let mut c = Cmp {
+        total: g.len(),
+        mismatches: 0,
+        max_abs: 0.0,
+        max_rel: 0.0,
+        first: Vec::new(),
+    };
+    for i in 0..g.len() {
+        let a = pto_vm::num::read(&g.data[i * es..], dt).f();
+        let b = pto_vm::num::read(&got[i * es..], dt).f();
+        let ok = if a.is_nan() || b.is_nan() {
+            a.is_nan() && b.is_nan()
+        } else {
+            let d = (a - b).abs();
+            c.max_abs = c.max_abs.max(d);
+            if a != 0.0 {
+                c.max_rel = c.max_rel.max(d / a.abs());
+            }
+            d <= atol + rtol * a.abs()
+        };
+        if !ok {
+            c.mismatches += 1;
+            if c.first.len() < 5 {
+                c.first.push(i);
+            }
+        }
+    }
+    c
+}

@@ -1,0 +1,198 @@
+//! Reading and writing NumPy `.npy` files (format versions 1-3, little-endian,
+//! C order) and raw `.bin` buffers, with one-line errors that name the file.
+
+use pto_isa_spec::DType;
+
+/// An array: element type, shape, raw little-endian bytes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Array {
+    /// Element type.
+    pub dtype: DType,
+    /// Shape (empty for a scalar).
+    pub shape: Vec<usize>,
+    /// Bytes, C order.
+    pub data: Vec<u8>,
+}
+
+impl Array {
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.shape.iter().product()
+    }
+
+    /// True when it has no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+fn descr(d: DType) -> Option<&'static str> {
+    Some(match d {
+        DType::F32 => "<f4",
+        DType::F64 => "<f8",
+        DType::F16 => "<f2",
+        DType::BF16 => "<u2",
+        DType::I8 => "|i1",
+        DType::U8 => "|u1",
+        DType::I16 => "<i2",
+        DType::U16 => "<u2",
+        DType::I32 => "<i4",
+        DType::U32 => "<u4",
+        DType::I64 => "<i8",
+        DType::U64 => "<u8",
+        DType::I1 => "|b1",
+        _ => return None,
+    })
+}
+
+fn from_descr(s: &str) -> Option<DType> {
+    Some(match s {
+        "<f4" | "f4" => DType::F32,
+        "<f8" | "f8" => DType::F64,
+        "<f2" | "f2" => DType::F16,
+        "|i1" | "i1" | "<i1" => DType::I8,
+        "|u1" | "u1" | "<u1" => DType::U8,
+        "<i2" => DType::I16,
+        "<u2" => DType::U16,
+        "<i4" => DType::I32,
+        "<u4" => DType::U32,
+        "<i8" => DType::I64,
+        "<u8" => DType::U64,
+        "|b1" => DType::I1,
+        _ => return None,
+    })
+}
+
+/// Parses `.npy` bytes. `name` is used in error messages.
+pub fn parse(name: &str, b: &[u8]) -> Result<Array, String> {
+    if b.len() < 10 || &b[..6] != b"\x93NUMPY" {
+        return Err(format!(
+            "{name}: not a .npy file (missing the \\x93NUMPY magic)"
+        ));
+    }
+    let major = b[6];
+    let (hlen, start) = match major {
+        1 => (u16::from_le_bytes([b[8], b[9]]) as usize, 10usize),
+        2 | 3 => {
+            if b.len() < 12 {
+                return Err(format!("{name}: truncated .npy header"));
+            }
+            (u32::from_le_bytes([b[8], b[9], b[10], b[11]]) as usize, 12)
+        }
+        v => return Err(format!("{name}: unsupported .npy format version {v}")),
+    };
+    let header = b
+        .get(start..start.saturating_add(hlen))
+        .ok_or_else(|| format!("{name}: truncated .npy header"))?;
+    let header =
+        std::str::from_utf8(header).map_err(|_| format!("{name}: .npy header is not text"))?;
+    let field = |key: &str| -> Option<&str> {
+        let i = header.find(&format!("'{key}'"))?;
+        let rest = header[i + key.len() + 2..]
+            .trim_start()
+            .strip_prefix(':')?
+            .trim_start();
+        Some(rest)
+    };
+    let d = field("descr").ok_or_else(|| format!("{name}: .npy header has no 'descr'"))?;
+    let d = d
+        .strip_prefix('\'')
+        .and_then(|x| x.split('\'').next())
+        .unwrap_or("");
+    let dtype = from_descr(d).ok_or_else(|| {
+        format!("{name}: unsupported dtype '{d}' (expected a little-endian float16/32/64, int8-64, uint8-64 or bool)")
+    })?;
+    if field("fortran_order").is_some_and(|f| f.starts_with("True")) {
+        return Err(format!(
+            "{name}: Fortran-order arrays are not supported; save with np.ascontiguousarray"
+        ));
+    }
+    let sh = field("shape").ok_or_else(|| format!("{name}: .npy header has no 'shape'"))?;
+    let sh = sh
+        .strip_prefix('(')
+        .and_then(|x| x.split(')').next())
+        .ok_or_else(|| format!("{name}: bad shape in .npy header"))?;
+    let shape: Vec<usize> = sh
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|s| {
+            s.parse::<usize>()
+                .map_err(|_| format!("{name}: bad dimension '{s}' in .npy header"))
+        })
+        .collect::<Result<_, _>>()?;
+    let n: usize = shape
+        .iter()
+        .try_fold(1usize, |a, d| a.checked_mul(*d))
+        .ok_or_else(|| format!("{name}: shape too large"))?;
+    let want = n
+        .checked_mul(dtype.bytes())
+        .ok_or_else(|| format!("{name}: shape too large"))?;
+    let data = &b[start + hlen..];
+    if data.len() != want {
+        return Err(format!(
+            "{name}: shape {:?} of {} needs {want} bytes of data, the file has {}",
+            shape,
+            dtype,
+            data.len()
+        ));
+    }
+    Ok(Array {
+        dtype,
+        shape,
+        data: data.to_vec(),
+    })
+}
+
+/// Serializes an array as `.npy` (version 1). bf16 is written as uint16 bits.
+pub fn write(a: &Array) -> Result<Vec<u8>, String> {
+    let d = descr(a.dtype).ok_or_else(|| format!(".npy cannot hold {} elements", a.dtype))?;
+    let shape = match a.shape.len() {
+        0 => "()".to_string(),
+        1 => format!("({},)", a.shape[0]),
+        _ => format!(
+            "({})",
+            a.shape
+                .iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    let mut h = format!("{{'descr': '{d}', 'fortran_order': False, 'shape': {shape}, }}");
+    while (10 + h.len() + 1) % 64 != 0 {
+        h.push(' ');
+    }
+    h.push('\n');
+    let mut out = b"\x93NUMPY\x01\x00".to_vec();
+    out.extend_from_slice(&(h.len() as u16).to_le_bytes());
+    out.extend_from_slice(h.as_bytes());
+    out.extend_from_slice(&a.data);
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn roundtrip_and_errors() {
+        let a = Array {
+            dtype: DType::F32,
+            shape: vec![2, 3],
+            data: (0..24).collect(),
+        };
+        let b = write(&a).unwrap();
+        assert_eq!(parse("x.npy", &b).unwrap(), a);
+        assert!(parse("x.npy", &b[..b.len() - 1])
+            .unwrap_err()
+            .contains("needs 24 bytes"));
+        assert!(parse("x.npy", b"hello world")
+            .unwrap_err()
+            .contains("not a .npy"));
+        let bad = String::from_utf8_lossy(&b).replace("<f4", ">f4");
+        assert!(parse("x.npy", bad.as_bytes())
+            .unwrap_err()
+            .contains("unsupported dtype '>f4'"));
+    }
+}

@@ -1,0 +1,199 @@
+//! `pto-run` as a user runs it: every exit code, bad data files, outputs that
+//! must not overwrite inputs.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_pto-run"))
+}
+
+fn example(p: &str) -> String {
+    format!("{}/../examples/{p}", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("pto-run-test-{}", std::process::id()));
+    std::fs::create_dir_all(&d).expect("temp dir");
+    d.join(name)
+}
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let o = bin().args(args).output().expect("pto-run starts");
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+fn npy_f32(path: &Path, v: &[f32]) {
+    let a = pto_vm::npy::Array {
+        dtype: pto_isa_spec::DType::F32,
+        shape: vec![v.len()],
+        data: v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+    };
+    std::fs::write(path, pto_vm::npy::write(&a).expect("npy")).expect("write");
+}
+
+#[test]
+fn exit_0_runs_an_example_cleanly() {
+    let (c, _, e) = run(&[&example("sync/01_set_wait_pipeline.pto")]);
+    assert_eq!(c, 0, "{e}");
+    assert!(e.contains("(clean)"), "{e}");
+}
+
+#[test]
+fn exit_0_and_1_for_goldens_and_outputs() {
+    let x: Vec<f32> = (0..1024).map(|i| i as f32 - 512.0).collect();
+    let gold: Vec<f32> = x.iter().map(|v| v.abs()).collect();
+    let (xi, gi, out) = (tmp("x.npy"), tmp("g.npy"), tmp("y.npy"));
+    npy_f32(&xi, &x);
+    npy_f32(&gi, &gold);
+    let k = example("sync/01_set_wait_pipeline.pto");
+    let (c, _, e) = run(&[
+        &k,
+        "--arg",
+        &format!("v1={}", xi.display()),
+        "--arg",
+        "dst=zeros:f32:1024",
+        "--golden",
+        &format!("v2={}", gi.display()),
+        "--out",
+        &format!("v2={}", out.display()),
+    ]);
+    assert_eq!(c, 0, "{e}");
+    assert!(e.contains("matches"), "{e}");
+    let y =
+        pto_vm::npy::parse("y", &std::fs::read(&out).expect("output written")).expect("valid npy");
+    assert_eq!(y.shape, vec![1024]);
+    // a wrong golden is a mismatch: exit 1 with the first indices
+    npy_f32(&gi, &x);
+    let (c, _, e) = run(&[
+        &k,
+        "--arg",
+        &format!("v1={}", xi.display()),
+        "--golden",
+        &format!("v2={}", gi.display()),
+    ]);
+    assert_eq!(c, 1, "{e}");
+    assert!(
+        e.contains("512 of 1024 elements mismatch") && e.contains("first at index [0, 1, 2, 3, 4]"),
+        "{e}"
+    );
+}
+
+#[test]
+fn exit_1_for_checker_errors() {
+    let src = std::fs::read_to_string(example("sync/01_set_wait_pipeline.pto")).expect("example");
+    let broken: String = src
+        .lines()
+        .filter(|l| !l.contains("wait_flag[\"PIPE_MTE2\""))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let p = tmp("race.pto");
+    std::fs::write(&p, broken).expect("write");
+    let (c, _, e) = run(&[p.to_str().expect("utf8"), "--check", "error"]);
+    assert_eq!(c, 1, "{e}");
+    assert!(e.contains("race: read-after-write race on UB"), "{e}");
+    let (c, _, _) = run(&[p.to_str().expect("utf8"), "--check", "warn"]);
+    assert_eq!(c, 0);
+}
+
+#[test]
+fn exit_2_for_bad_input_and_usage() {
+    let k = example("sync/01_set_wait_pipeline.pto");
+    assert_eq!(run(&["--sched", "sideways", &k]).0, 2);
+    assert_eq!(run(&["/no/such/kernel.pto"]).0, 2);
+    assert_eq!(run(&[&k, "--arg", "nosuch=zeros:f32:4"]).0, 2);
+    // truncated .npy, wrong dtype .npy, wrong shape raw file
+    let good = tmp("good.npy");
+    npy_f32(&good, &[1.0; 1024]);
+    let bytes = std::fs::read(&good).expect("read");
+    let trunc = tmp("trunc.npy");
+    std::fs::write(&trunc, &bytes[..bytes.len() - 3]).expect("write");
+    let (c, _, e) = run(&[&k, "--arg", &format!("v1={}", trunc.display())]);
+    assert_eq!(c, 2);
+    assert!(
+        e.contains("trunc.npy") && e.contains("needs 4096 bytes"),
+        "{e}"
+    );
+    let f64s = tmp("f64.npy");
+    std::fs::write(
+        &f64s,
+        pto_vm::npy::write(&pto_vm::npy::Array {
+            dtype: pto_isa_spec::DType::F64,
+            shape: vec![4],
+            data: vec![0; 32],
+        })
+        .expect("npy"),
+    )
+    .expect("write");
+    let (c, _, e) = run(&[&k, "--arg", &format!("v1={}", f64s.display())]);
+    assert_eq!(c, 2);
+    assert!(
+        e.contains("points to f32 elements but its data holds f64"),
+        "{e}"
+    );
+    let raw = tmp("raw.bin");
+    std::fs::write(&raw, [0u8; 40]).expect("write");
+    let (c, _, e) = run(&[&k, "--arg", &format!("v1={}:f32:4x4", raw.display())]);
+    assert_eq!(c, 2);
+    assert!(
+        e.contains("raw.bin: holds 10 f32 elements, shape 4x4 needs 16"),
+        "{e}"
+    );
+    // an output naming an input is refused and the input survives
+    let (c, _, e) = run(&[
+        &k,
+        "--arg",
+        &format!("v1={}", good.display()),
+        "--out",
+        &format!("v2={}", good.display()),
+    ]);
+    assert_eq!(c, 2, "{e}");
+    assert_eq!(std::fs::read(&good).expect("read"), bytes);
+}
+
+#[test]
+fn exit_3_for_runtime_faults_and_4_for_limits() {
+    let src = r#"module attributes {pto.target_arch = "a2a3"} {
+  func.func @k(%src: !pto.ptr<f32, gm>) attributes {pto.entry} {
+    %c1 = arith.constant 1 : i64
+    %c0 = arith.constant 0 : i64
+    %c256 = arith.constant 256 : i64
+    %far = arith.constant 204800 : i64
+    %ub = pto.castptr %far : i64 -> !pto.ptr<f32, ub>
+    pto.mte_gm_ub %src, %ub, %c0, %c256 nburst(%c1, %c256, %c256) : !pto.ptr<f32, gm>, !pto.ptr<f32, ub>, i64, i64, i64, i64, i64
+    return
+  }
+}
+"#;
+    let p = tmp("oob.pto");
+    std::fs::write(&p, src).expect("write");
+    let (c, _, e) = run(&[p.to_str().expect("utf8")]);
+    assert_eq!(c, 3, "{e}");
+    assert!(
+        e.contains("oob.pto:8:5: runtime fault in 'pto.mte_gm_ub'")
+            && e.contains("196608 bytes of UB"),
+        "{e}"
+    );
+    let (c, _, e) = run(&[
+        &example("sync/03_pingpong_set_wait.pto"),
+        "--max-steps",
+        "10",
+    ]);
+    assert_eq!(c, 4, "{e}");
+}
+
+#[test]
+fn json_summary_is_machine_readable() {
+    let (c, out, _) = run(&[&example("vadd.pto"), "--json", "--sched", "timed"]);
+    assert_eq!(c, 0);
+    assert!(
+        out.starts_with("{\"kernel\":")
+            && out.contains("\"exit\":0")
+            && out.contains("\"diagnostics\":[]"),
+        "{out}"
+    );
+}
