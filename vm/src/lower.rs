@@ -479,6 +479,42 @@ impl<'a> Lowerer<'a> {
         self.push(op, c, K::Sync(k));
     }
 
+    /// Decodes an op's attributes for the interpreter: dictionary entries,
+    /// `key = literal` pairs, and positional symbols (under the key "").
+    fn attrs_of(op: &Op) -> Arc<Attrs> {
+        fn val(a: &Attr) -> Option<AttrVal> {
+            Some(match a {
+                Attr::Int { value, .. } => AttrVal::Int(*value as i64),
+                Attr::Bool(b) => AttrVal::Int(*b as i64),
+                Attr::Float { bits, .. } => AttrVal::Float(f64::from_bits(*bits)),
+                Attr::Unit => AttrVal::Int(1),
+                Attr::Keyword { kw, body } if body.is_empty() => AttrVal::Sym(kw.clone()),
+                other => AttrVal::Sym(other.enum_value()?.to_string()),
+            })
+        }
+        let mut out: Attrs = Vec::new();
+        for (k, a) in op.attrs() {
+            if let Some(v) = val(a) {
+                out.push((k.clone(), v));
+            }
+        }
+        for w in op.body.windows(3) {
+            if let [Elem::Ident(k), Elem::P(Punct::Equal), Elem::Attr(a)] = w {
+                if let Some(v) = val(a) {
+                    out.push((k.clone(), v));
+                }
+            }
+        }
+        for i in op.immediates() {
+            if let Imm::Attr(a) = i {
+                if let Some(v) = val(a) {
+                    out.push((String::new(), v));
+                }
+            }
+        }
+        Arc::new(out)
+    }
+
     fn static_shape(t: Option<&Type>) -> Vec<Option<i64>> {
         match t {
             Some(Type::TensorView { shape, .. } | Type::PartitionView { shape, .. }) => {
@@ -501,6 +537,32 @@ impl<'a> Lowerer<'a> {
                     _ => Pipe::Mte3,
                 }
             }
+            _ => Pipe::V,
+        }
+    }
+
+    /// The executing pipe of a tile op: fixed by the table, or (for `BYLOC`
+    /// ops) from the memory locations of its first source and destination,
+    /// following PTOAS's op -> pipe table.
+    fn pipe_of_locs(&self, op: &Op, ins: &[Reg], outs: &[Reg]) -> Pipe {
+        use pto_asm::ty::TileLoc as L;
+        let loc = |v: Option<&Reg>| match v.and_then(|v| self.ty(*v)) {
+            Some(Type::TileBuf(tb)) => Some(tb.loc),
+            Some(Type::TensorView { .. } | Type::PartitionView { .. }) => None,
+            _ => None,
+        };
+        match op.opcode.info().pipe {
+            PipeRule::Fixed(p) => p,
+            PipeRule::ByLocation => match (loc(ins.first()), loc(outs.first())) {
+                (Some(L::Acc), _) => Pipe::Fix,
+                (
+                    Some(L::Mat),
+                    Some(L::Left | L::Right | L::Bias | L::Scaling | L::ScaleLeft | L::ScaleRight),
+                ) => Pipe::Mte1,
+                (Some(L::Vec), Some(L::Mat)) => Pipe::Fix,
+                (Some(L::Vec | L::Mat), None) => Pipe::Mte3,
+                _ => Pipe::V,
+            },
             _ => Pipe::V,
         }
     }
@@ -1318,6 +1380,28 @@ impl<'a> Lowerer<'a> {
             }
             _ if !in_vec
                 && info.form == pto_isa_spec::Form::Dps
+                && info.set == pto_isa_spec::ISet::Tile
+                && crate::exec::tile_ops::implemented(op.opcode) =>
+            {
+                let ins = op.group("ins").map(|g| g.0).unwrap_or_default();
+                let outs = op.group("outs").map(|g| g.0).unwrap_or_default();
+                let pipe = self.pipe_of_locs(op, &ins, &outs);
+                self.push(
+                    op,
+                    c,
+                    K::Issue {
+                        pipe,
+                        op: PipeOp::Tile {
+                            op: op.opcode,
+                            ins,
+                            outs,
+                            attrs: Self::attrs_of(op),
+                        },
+                    },
+                );
+            }
+            _ if !in_vec
+                && info.form == pto_isa_spec::Form::Dps
                 && info.set == pto_isa_spec::ISet::Tile =>
             {
                 // tile elementwise
@@ -1480,6 +1564,18 @@ impl<'a> Lowerer<'a> {
                 }
                 _ => self.unsupported(op, c, "needs a scalar"),
             },
+            _ if in_vec && crate::exec::vec_ops::implemented(op.opcode) => {
+                self.push(
+                    op,
+                    c,
+                    K::Vec(VecOp::Generic {
+                        op: op.opcode,
+                        dsts: res.to_vec(),
+                        srcs: u.to_vec(),
+                        attrs: Self::attrs_of(op),
+                    }),
+                );
+            }
             _ if info.set == pto_isa_spec::ISet::Vector && Self::ew_op(short).is_some() => {
                 let Some(dst) = r0 else { return };
                 let ew = Self::ew_op(short).unwrap_or(EwOp::Add);

@@ -118,6 +118,7 @@ pub struct RunOutput {
 
 #[derive(Clone, Debug)]
 enum Resolved {
+    Tile(Box<exec::tile_ops::TileCall>),
     TLoad(Box<View>, Box<Tile>),
     TStore(Box<Tile>, Box<View>),
     TEw(EwOp, Box<Tile>, Option<Box<Tile>>, Box<Tile>),
@@ -1048,6 +1049,22 @@ impl<'a> Cluster<'a> {
     fn resolve(&self, ci: usize, op: &PipeOp) -> Result<Resolved, Fault> {
         let regs = &self.cores[ci].arch.regs;
         Ok(match op {
+            PipeOp::Tile {
+                op,
+                ins,
+                outs,
+                attrs,
+            } => {
+                let vals = |rs: &[Reg]| -> Vec<Val> {
+                    rs.iter().map(|r| regs[*r as usize].clone()).collect()
+                };
+                Resolved::Tile(Box::new(exec::tile_ops::TileCall {
+                    op: *op,
+                    ins: vals(ins),
+                    outs: vals(outs),
+                    attrs: attrs.clone(),
+                }))
+            }
             PipeOp::TLoad { src, dst } => {
                 Resolved::TLoad(self.view(ci, *src)?, self.tile(ci, *dst)?)
             }
@@ -1154,6 +1171,17 @@ impl<'a> Cluster<'a> {
     fn latency(&self, r: &Resolved, vec_ops: u64) -> u64 {
         let isa = |c: Class, bytes: u64| pto_isa_spec::latency(c, bytes);
         match r {
+            Resolved::Tile(call) => {
+                let bytes = call
+                    .outs
+                    .iter()
+                    .map(|v| match v {
+                        Val::Tile(t) => (t.v_row * t.v_col) as u64 * t.elem.bytes() as u64,
+                        _ => 0,
+                    })
+                    .sum();
+                isa(call.op.info().class, bytes)
+            }
             Resolved::TLoad(_, t) | Resolved::TStore(t, _) => isa(
                 Class::TileMemory,
                 (t.v_row * t.v_col) as u64 * t.elem.bytes() as u64,
@@ -1193,6 +1221,9 @@ impl<'a> Cluster<'a> {
         let mut from = None;
         let gm = self.gm;
         let res: Result<(), Fault> = match &h.r {
+            Resolved::Tile(call) => {
+                exec::tile_ops::run(call, gm, &mut self.cores[ci].arch.local, &mut acc)
+            }
             Resolved::TLoad(v, t) => {
                 exec::tile::tload(gm, &mut self.cores[ci].arch.local, v, t, &mut acc)
             }
@@ -2255,6 +2286,30 @@ fn exec_vec(
             set(regs, *dst, Val::Mask(m))?;
             if let Some(r) = rest {
                 set(regs, *r, Val::Int(cnt - lanes))?;
+            }
+            Ok(())
+        }
+        VecOp::Generic {
+            op,
+            dsts,
+            srcs,
+            attrs,
+        } => {
+            let vals: Vec<Val> = srcs
+                .iter()
+                .map(|r| get(regs, *r).cloned())
+                .collect::<Result<_, _>>()?;
+            let out = exec::vec_ops::run(*op, &vals, attrs, local, acc)?;
+            if out.len() != dsts.len() {
+                return fault(format!(
+                    "'{}' produced {} result(s), the op defines {}",
+                    op.name(),
+                    out.len(),
+                    dsts.len()
+                ));
+            }
+            for (d, v) in dsts.iter().zip(out) {
+                set(regs, *d, v)?;
             }
             Ok(())
         }

@@ -212,9 +212,41 @@ pub enum DmaDir {
     UbToUb,
 }
 
+/// An attribute value decoded for the interpreter.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AttrVal {
+    /// Integer / bool.
+    Int(i64),
+    /// Float.
+    Float(f64),
+    /// String, enum or keyword value (`ROUND`, `CAST_RINT`, `row`...).
+    Sym(String),
+}
+
+/// Named attributes of an op (from its dictionaries and `key = value` pairs),
+/// plus its positional symbolic immediates under the key `""`.
+pub type Attrs = Vec<(String, AttrVal)>;
+
+/// Looks up an attribute.
+pub fn attr<'a>(attrs: &'a Attrs, key: &str) -> Option<&'a AttrVal> {
+    attrs.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+}
+
 /// A pipe instruction's operands (registers, resolved when issued).
 #[derive(Clone, Debug)]
 pub enum PipeOp {
+    /// Any tile instruction handled by the generic dispatch in `exec::tile_ops`:
+    /// its `ins(...)` and `outs(...)` operands and attributes.
+    Tile {
+        /// The instruction.
+        op: Opcode,
+        /// `ins` operands in order.
+        ins: Vec<Reg>,
+        /// `outs` operands in order.
+        outs: Vec<Reg>,
+        /// Attributes.
+        attrs: Arc<Attrs>,
+    },
     /// `tload`: GM view -> tile.
     TLoad {
         /// View.
@@ -430,6 +462,18 @@ pub enum VecOp {
         n: Reg,
         /// Bytes per lane.
         gran: u32,
+    },
+    /// Any vector micro-op handled by the generic dispatch in `exec::vec_ops`:
+    /// operands in textual order, results, attributes.
+    Generic {
+        /// The instruction.
+        op: Opcode,
+        /// Results.
+        dsts: Vec<Reg>,
+        /// Operands.
+        srcs: Vec<Reg>,
+        /// Attributes.
+        attrs: Arc<Attrs>,
     },
     /// `mem_bar`.
     MemBar {

@@ -81,6 +81,10 @@ pub fn io(k: &K) -> (Vec<Reg>, Vec<Reg>) {
         }
         K::SetValidShape { tile, r, c } => i.extend([*tile, *r, *c]),
         K::Issue { op, .. } => match op {
+            PipeOp::Tile { ins, outs, .. } => {
+                i.extend(ins);
+                i.extend(outs)
+            }
             PipeOp::TLoad { src, dst } | PipeOp::TStore { src, dst } => i.extend([*src, *dst]),
             PipeOp::TEw { a, b, dst, .. } => {
                 i.push(*a);
@@ -154,6 +158,10 @@ pub fn io(k: &K) -> (Vec<Reg>, Vec<Reg>) {
                 i.push(*n);
                 o.push(*dst);
                 o.extend(rest)
+            }
+            VecOp::Generic { dsts, srcs, .. } => {
+                i.extend(srcs);
+                o.extend(dsts)
             }
             VecOp::MemBar { .. } => {}
         },

@@ -3,6 +3,8 @@
 pub mod dma;
 pub mod scalar;
 pub mod tile;
+pub mod tile_ops;
+pub mod vec_ops;
 pub mod vector;
 
 use crate::mem::OutOfBounds;
