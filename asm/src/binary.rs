@@ -757,6 +757,8 @@ fn unzigzag(z: u128) -> i128 {
 }
 
 struct Dec {
+    /// SSA: every value is defined at most once
+    defined: Vec<bool>,
     strings: Vec<String>,
     attrs: Vec<Attr>,
     types: Types,
@@ -981,6 +983,17 @@ impl Dec {
         r.id(self.n_values, "value")
     }
 
+    /// Marks values `first..first+n` defined; a second definition is corrupt.
+    fn define(&mut self, r: &Rd, first: u32, n: u32) -> Result<(), DecodeError> {
+        for v in first..first + n {
+            match self.defined.get_mut(v as usize) {
+                Some(d) if !*d => *d = true,
+                _ => return Err(r.err(format!("value {v} is defined twice"))),
+            }
+        }
+        Ok(())
+    }
+
     fn read_op(&mut self, r: &mut Rd, depth: u32) -> Result<Op, DecodeError> {
         if depth > MAX_DEPTH {
             return Err(r.err("operation nesting too deep"));
@@ -1005,6 +1018,7 @@ impl Dec {
             if n == 0 || first as u64 + n as u64 > self.n_values as u64 {
                 return Err(r.err("result group out of range"));
             }
+            self.define(r, first, n)?;
             results.push((first, n));
         }
         let nel = r.count()?;
@@ -1014,7 +1028,11 @@ impl Dec {
             let tag = r.u8()?;
             body.push(match tag {
                 0 => Elem::Use(self.value(r)?),
-                1 => Elem::Def(self.value(r)?),
+                1 => {
+                    let v = self.value(r)?;
+                    self.define(r, v, 1)?;
+                    Elem::Def(v)
+                }
                 2 => Elem::Ident(self.string(r)?),
                 3 => {
                     let a = r.id(self.attrs.len(), "attribute")?;
@@ -1091,7 +1109,9 @@ impl Dec {
             let na = r.count()?;
             let mut args = Vec::with_capacity(na);
             for _ in 0..na {
-                args.push(self.value(r)?);
+                let v = self.value(r)?;
+                self.define(r, v, 1)?;
+                args.push(v);
             }
             let no = r.count()?;
             let mut ops = Vec::with_capacity(no);
@@ -1176,6 +1196,7 @@ pub fn decode(bytes: &[u8]) -> Result<Decoded, DecodeError> {
         strings.push(String::from_utf8(b.to_vec()).map_err(|_| rc.err("string is not UTF-8"))?);
     }
     let mut d = Dec {
+        defined: Vec::new(),
         strings,
         attrs: Vec::new(),
         types: Types::default(),
@@ -1222,6 +1243,7 @@ pub fn decode(bytes: &[u8]) -> Result<Decoded, DecodeError> {
         });
     }
     d.n_values = nv;
+    d.defined = vec![false; nv];
     let nal = rx.count()?;
     let mut aliases = Vec::with_capacity(nal);
     for _ in 0..nal {

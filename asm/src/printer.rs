@@ -394,6 +394,9 @@ fn need_space(prev: Option<&Elem>, e: &Elem, generic: bool) -> bool {
     if matches!((prev, e), (Some(Elem::Def(_)), P(Punct::Colon))) {
         return false; // `%arg0: type`
     }
+    if matches!(prev, Some(P(Punct::Minus))) {
+        return true; // never glue `-` to what follows: `-` `>` would re-lex as `->`
+    }
     match e {
         P(Punct::Comma | Punct::RParen | Punct::RBracket | Punct::Greater) => return false,
         P(Punct::LParen | Punct::LBracket) => {
@@ -401,17 +404,11 @@ fn need_space(prev: Option<&Elem>, e: &Elem, generic: bool) -> bool {
                 None => !(generic || matches!(e, P(Punct::LBracket))),
                 Some(Elem::Ident(_) | Elem::Use(_) | Elem::Successor(_)) => false,
                 Some(Elem::Attr(Attr::Symbol(_))) => false,
-                Some(P(Punct::LParen | Punct::LBracket | Punct::Less | Punct::Minus)) => false,
+                Some(P(Punct::LParen | Punct::LBracket | Punct::Less)) => false,
                 _ => true,
             };
         }
         _ => {}
     }
-    !matches!(
-        prev,
-        Some(P(Punct::LParen
-            | Punct::LBracket
-            | Punct::Less
-            | Punct::Minus))
-    )
+    !matches!(prev, Some(P(Punct::LParen | Punct::LBracket | Punct::Less)))
 }
