@@ -1,26 +1,97 @@
-//! `pto-conformance`: the case format, runner and coverage report.
+//! `pto-conformance`: the case format, the runner and the coverage report.
 //!
-//! Status: case discovery and execution arrive with the pto-run/conformance
-//! issue; the types below are the format's shape.
+//! A case is a directory:
 //!
-//! A case is a directory with a kernel (`kernel.pto`), inputs `vK.bin` by
-//! argument position, expected outputs `golden_vK.bin` (the PTOAS golden
-//! convention: raw little-endian, no header) and an optional TOML header in the
-//! kernel (tiers, profile, tolerance, `expect-fail = "reason"`).
+//! ```text
+//! conformance/cases/<name>/
+//!   kernel.pto        the kernel; leading `//!` lines form an optional TOML header
+//!   golden.py         the numpy generator that wrote the .bin files (not run by tests)
+//!   vK.bin            initial contents of pointer argument K (1-based), raw little-endian
+//!   golden_vK.bin     expected final contents of argument K
+//! ```
+//!
+//! Header keys (all optional): `tiers = ["interp", "jit", "crosscheck"]`,
+//! `profile = "a2a3" | "a5"`, `atol`, `rtol`, `expect-fail = "reason"` (a case
+//! that then passes is an error), `entry = "name"`, `blocks = N`,
+//! `sched = "inorder" | "timed" | "shuffle"`, `scalars = { v3 = 16 }`,
+//! `check = "error" | "warn" | "off"` (default `error`: cases must be sync-clean).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use pto_isa_spec::ProfileId;
+use pto_isa_spec::{DType, ProfileId};
+use pto_vm::program::ArgType;
+use pto_vm::{load_text, run_kernel, Arg, CheckMode, Config, RunError, Sched};
 
 /// How a case is executed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Tier {
     /// Reference interpreter.
     Interp,
     /// JIT where possible.
     Jit,
-    /// Interpreter and JIT side by side, compared at every region exit.
+    /// Interpreter and JIT side by side.
     Crosscheck,
+}
+
+impl Tier {
+    /// All tiers.
+    pub const ALL: [Tier; 3] = [Tier::Interp, Tier::Jit, Tier::Crosscheck];
+
+    /// Name as in trial names and headers.
+    pub fn name(self) -> &'static str {
+        match self {
+            Tier::Interp => "interp",
+            Tier::Jit => "jit",
+            Tier::Crosscheck => "crosscheck",
+        }
+    }
+
+    /// Parses a tier name.
+    pub fn from_name(s: &str) -> Option<Tier> {
+        Tier::ALL.into_iter().find(|t| t.name() == s)
+    }
+}
+
+/// A case's header.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Header {
+    /// Tiers to run.
+    pub tiers: Vec<Tier>,
+    /// Profile (else the kernel's `pto.target_arch`).
+    pub profile: Option<ProfileId>,
+    /// Absolute tolerance (floats).
+    pub atol: f64,
+    /// Relative tolerance (floats).
+    pub rtol: f64,
+    /// Known failure and why.
+    pub expect_fail: Option<String>,
+    /// Entry function.
+    pub entry: Option<String>,
+    /// Grid size.
+    pub blocks: u32,
+    /// Scheduler.
+    pub sched: Sched,
+    /// Checker mode.
+    pub check: CheckMode,
+    /// Scalar arguments by `vK`.
+    pub scalars: Vec<(usize, f64)>,
+}
+
+impl Default for Header {
+    fn default() -> Self {
+        Header {
+            tiers: vec![Tier::Interp],
+            profile: None,
+            atol: 0.0,
+            rtol: 0.0,
+            expect_fail: None,
+            entry: None,
+            blocks: 1,
+            sched: Sched::InOrder,
+            check: CheckMode::Error,
+            scalars: Vec::new(),
+        }
+    }
 }
 
 /// One conformance case.
@@ -28,30 +99,481 @@ pub enum Tier {
 pub struct Case {
     /// Case directory.
     pub dir: PathBuf,
-    /// Tiers to run.
-    pub tiers: Vec<Tier>,
-    /// Profile.
-    pub profile: ProfileId,
-    /// Absolute / relative tolerance for float outputs.
-    pub atol: f64,
-    /// Relative tolerance.
-    pub rtol: f64,
-    /// Known failure with its reason; a case that then passes is an error.
-    pub expect_fail: Option<String>,
+    /// Name (path relative to the root it was found under).
+    pub name: String,
+    /// Header.
+    pub header: Header,
 }
 
 /// The outcome of one (case, tier) run.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Outcome {
-    /// Outputs matched the goldens.
+    /// Outputs matched the goldens and the checker found nothing.
     Pass,
-    /// Outputs differ.
+    /// An output differs.
     Mismatch {
+        /// Argument (1-based).
+        arg: usize,
         /// Elements that differ.
         count: usize,
+        /// Elements compared.
+        total: usize,
         /// Largest absolute error.
         max_abs: f64,
+        /// First differing index.
+        first: usize,
     },
-    /// The kernel could not run.
+    /// The kernel could not run, or the checker reported findings.
     Error(String),
+    /// A known failure failed as expected.
+    ExpectedFail(String),
+    /// A known failure passed: the expect-fail entry must go.
+    UnexpectedPass(String),
+    /// Not run on this tier.
+    Skipped(String),
+}
+
+impl Outcome {
+    /// True for outcomes that do not fail a run.
+    pub fn ok(&self) -> bool {
+        matches!(
+            self,
+            Outcome::Pass | Outcome::ExpectedFail(_) | Outcome::Skipped(_)
+        )
+    }
+
+    /// One-line description.
+    pub fn describe(&self) -> String {
+        match self {
+            Outcome::Pass => "pass".into(),
+            Outcome::Mismatch {
+                arg,
+                count,
+                total,
+                max_abs,
+                first,
+            } => format!("v{arg}: {count} of {total} elements differ (max abs error {max_abs:.3e}, first at index {first})"),
+            Outcome::Error(e) => e.clone(),
+            Outcome::ExpectedFail(r) => format!("expected failure: {r}"),
+            Outcome::UnexpectedPass(r) => format!("passed, but is marked expect-fail ({r}): remove the mark"),
+            Outcome::Skipped(r) => format!("skipped: {r}"),
+        }
+    }
+}
+
+/// A malformed case.
+#[derive(Debug, thiserror::Error)]
+#[error("{case}: {msg}")]
+pub struct CaseError {
+    /// Case directory.
+    pub case: String,
+    /// What is wrong.
+    pub msg: String,
+}
+
+fn parse_header(text: &str) -> Result<Header, String> {
+    let toml_text: String = text
+        .lines()
+        .take_while(|l| l.trim_start().starts_with("//"))
+        .filter_map(|l| l.trim_start().strip_prefix("//!"))
+        .map(|l| format!("{}\n", l.trim()))
+        .collect();
+    let mut h = Header::default();
+    if toml_text.trim().is_empty() {
+        return Ok(h);
+    }
+    let t: toml::Table = toml_text
+        .parse()
+        .map_err(|e| format!("bad TOML header: {e}"))?;
+    for (k, v) in &t {
+        let bad = || format!("header key '{k}' has a bad value {v:?}");
+        match k.as_str() {
+            "tiers" => {
+                let arr = v.as_array().ok_or_else(bad)?;
+                h.tiers = arr
+                    .iter()
+                    .map(|x| x.as_str().and_then(Tier::from_name).ok_or_else(bad))
+                    .collect::<Result<_, _>>()?;
+            }
+            "profile" => {
+                h.profile = Some(v.as_str().and_then(ProfileId::from_name).ok_or_else(bad)?)
+            }
+            "atol" => {
+                h.atol = v
+                    .as_float()
+                    .or_else(|| v.as_integer().map(|i| i as f64))
+                    .ok_or_else(bad)?
+            }
+            "rtol" => {
+                h.rtol = v
+                    .as_float()
+                    .or_else(|| v.as_integer().map(|i| i as f64))
+                    .ok_or_else(bad)?
+            }
+            "expect-fail" => h.expect_fail = Some(v.as_str().ok_or_else(bad)?.to_string()),
+            "entry" => h.entry = Some(v.as_str().ok_or_else(bad)?.to_string()),
+            "blocks" => h.blocks = v.as_integer().filter(|b| *b >= 1).ok_or_else(bad)? as u32,
+            "sched" => {
+                h.sched = match v.as_str() {
+                    Some("inorder") => Sched::InOrder,
+                    Some("timed") => Sched::Timed,
+                    Some("shuffle") => Sched::Shuffle { seed: 0 },
+                    _ => return Err(bad()),
+                }
+            }
+            "check" => {
+                h.check = match v.as_str() {
+                    Some("error") => CheckMode::Error,
+                    Some("warn") => CheckMode::Warn,
+                    Some("off") => CheckMode::Off,
+                    _ => return Err(bad()),
+                }
+            }
+            "scalars" => {
+                let tb = v.as_table().ok_or_else(bad)?;
+                for (name, x) in tb {
+                    let k = name
+                        .strip_prefix('v')
+                        .and_then(|n| n.parse::<usize>().ok())
+                        .filter(|n| *n >= 1)
+                        .ok_or_else(|| format!("scalars: '{name}' is not vK"))?;
+                    let val = x
+                        .as_float()
+                        .or_else(|| x.as_integer().map(|i| i as f64))
+                        .ok_or_else(bad)?;
+                    h.scalars.push((k, val));
+                }
+            }
+            other => return Err(format!("unknown header key '{other}'")),
+        }
+    }
+    Ok(h)
+}
+
+/// Finds every case (a directory holding `kernel.pto`) under `root`, sorted by name.
+pub fn discover(root: &Path) -> Result<Vec<Case>, CaseError> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            }
+        }
+        let k = d.join("kernel.pto");
+        if k.is_file() {
+            let name = d.strip_prefix(root).unwrap_or(&d).display().to_string();
+            let text = std::fs::read_to_string(&k).map_err(|e| CaseError {
+                case: name.clone(),
+                msg: e.to_string(),
+            })?;
+            let header = parse_header(&text).map_err(|msg| CaseError {
+                case: name.clone(),
+                msg,
+            })?;
+            out.push(Case {
+                dir: d.clone(),
+                name: if name.is_empty() {
+                    d.display().to_string()
+                } else {
+                    name
+                },
+                header,
+            });
+        }
+    }
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(out)
+}
+
+fn compare(
+    dt: DType,
+    want: &[u8],
+    got: &[u8],
+    atol: f64,
+    rtol: f64,
+) -> Option<(usize, usize, f64, usize)> {
+    let es = dt.bytes();
+    let n = want.len() / es;
+    let mut bad = 0;
+    let mut first = usize::MAX;
+    let mut max_abs: f64 = 0.0;
+    for i in 0..n {
+        let a = pto_vm::num::read(&want[i * es..], dt).f();
+        let b = pto_vm::num::read(&got[i * es..], dt).f();
+        let ok = if a.is_nan() || b.is_nan() {
+            a.is_nan() && b.is_nan()
+        } else if a.is_infinite() || b.is_infinite() {
+            a == b
+        } else {
+            let d = (a - b).abs();
+            max_abs = max_abs.max(d);
+            d <= atol + rtol * a.abs()
+        };
+        if !ok {
+            bad += 1;
+            first = first.min(i);
+        }
+    }
+    (bad > 0).then_some((bad, n, max_abs, first))
+}
+
+/// Runs one case on one tier. Also returns the per-opcode execution counts.
+pub fn run(case: &Case, tier: Tier) -> (Outcome, Vec<u64>) {
+    let (o, counts) = run_inner(case, tier);
+    let o = match (&case.header.expect_fail, o) {
+        (Some(r), Outcome::Pass) => Outcome::UnexpectedPass(r.clone()),
+        (Some(r), Outcome::Mismatch { .. } | Outcome::Error(_)) => Outcome::ExpectedFail(r.clone()),
+        (_, o) => o,
+    };
+    (o, counts)
+}
+
+fn run_inner(case: &Case, tier: Tier) -> (Outcome, Vec<u64>) {
+    if !case.header.tiers.contains(&tier) {
+        return (
+            Outcome::Skipped(format!("case does not list tier {}", tier.name())),
+            Vec::new(),
+        );
+    }
+    if tier != Tier::Interp {
+        return (
+            Outcome::Skipped("the JIT is not implemented yet".into()),
+            Vec::new(),
+        );
+    }
+    let kp = case.dir.join("kernel.pto");
+    let src = match std::fs::read_to_string(&kp) {
+        Ok(s) => s,
+        Err(e) => {
+            return (
+                Outcome::Error(format!("cannot read kernel.pto: {e}")),
+                Vec::new(),
+            )
+        }
+    };
+    let kernel = match load_text(&kp.display().to_string(), &src, case.header.profile) {
+        Ok(k) => k,
+        Err(e) => {
+            return (
+                Outcome::Error(e.to_string().trim_end().to_string()),
+                Vec::new(),
+            )
+        }
+    };
+    let prog = &kernel.program;
+    let Some(entry) = prog.entry(case.header.entry.as_deref()) else {
+        return (Outcome::Error("no entry function".into()), Vec::new());
+    };
+    let func = &prog.funcs[entry];
+    let mut args = Vec::new();
+    let mut dtypes = Vec::new();
+    for (i, t) in func.arg_types.iter().enumerate() {
+        let k = i + 1;
+        match t {
+            ArgType::GmPtr(dt) => {
+                let p = case.dir.join(format!("v{k}.bin"));
+                let data = match std::fs::read(&p) {
+                    Ok(d) => d,
+                    Err(_) => {
+                        // an output with only a golden starts zeroed
+                        match std::fs::metadata(case.dir.join(format!("golden_v{k}.bin"))) {
+                            Ok(m) => vec![0; m.len() as usize],
+                            Err(_) => {
+                                return (
+                                    Outcome::Error(format!(
+                                        "missing v{k}.bin for pointer argument {k}"
+                                    )),
+                                    Vec::new(),
+                                )
+                            }
+                        }
+                    }
+                };
+                args.push(Arg::Buffer(data));
+                dtypes.push(Some(*dt));
+            }
+            ArgType::Int(_) | ArgType::Float(_) => {
+                let Some(v) = case.header.scalars.iter().find(|s| s.0 == k).map(|s| s.1) else {
+                    return (
+                        Outcome::Error(format!(
+                            "scalar argument v{k} needs a value in the header's scalars table"
+                        )),
+                        Vec::new(),
+                    );
+                };
+                args.push(if matches!(t, ArgType::Float(_)) {
+                    Arg::Float(v)
+                } else {
+                    Arg::Int(v as i64)
+                });
+                dtypes.push(None);
+            }
+            ArgType::Other(ty) => {
+                return (
+                    Outcome::Error(format!(
+                        "argument {k} has type {ty}, which cases cannot bind"
+                    )),
+                    Vec::new(),
+                )
+            }
+        }
+    }
+    let cfg = Config {
+        profile: kernel.profile,
+        blocks: case.header.blocks,
+        sched: case.header.sched,
+        check: case.header.check,
+        max_steps: 200_000_000,
+        ..Config::default()
+    };
+    let fin = match run_kernel(&kernel, &cfg, case.header.entry.as_deref(), &args) {
+        Ok(f) => f,
+        Err(e) => return (Outcome::Error(e), Vec::new()),
+    };
+    let counts = fin.out.op_counts.clone();
+    if let Some(e) = &fin.out.error {
+        let msg = match e {
+            RunError::Fault { inst, message } => {
+                let l = prog.info(*inst).loc;
+                format!("kernel.pto:{}:{}: runtime fault: {message}", l.line, l.col)
+            }
+            other => format!("{other:?}"),
+        };
+        return (Outcome::Error(msg), counts);
+    }
+    if case.header.check == CheckMode::Error && !fin.out.diags.is_empty() {
+        let d = &fin.out.diags.list[0];
+        return (
+            Outcome::Error(format!(
+                "checker: {} ({} finding(s))",
+                d.render(prog, Some(&src)).lines().next().unwrap_or(""),
+                fin.out.diags.list.len()
+            )),
+            counts,
+        );
+    }
+    let mut goldens = 0;
+    for (i, dt) in dtypes.iter().enumerate() {
+        let Some(dt) = dt else { continue };
+        let gp = case.dir.join(format!("golden_v{}.bin", i + 1));
+        let Ok(want) = std::fs::read(&gp) else {
+            continue;
+        };
+        goldens += 1;
+        let got = &fin.buffers[i];
+        if want.len() != got.len() {
+            return (
+                Outcome::Error(format!(
+                    "golden_v{}.bin has {} bytes, the buffer {}",
+                    i + 1,
+                    want.len(),
+                    got.len()
+                )),
+                counts,
+            );
+        }
+        if let Some((count, total, max_abs, first)) =
+            compare(*dt, &want, got, case.header.atol, case.header.rtol)
+        {
+            return (
+                Outcome::Mismatch {
+                    arg: i + 1,
+                    count,
+                    total,
+                    max_abs,
+                    first,
+                },
+                counts,
+            );
+        }
+    }
+    if goldens == 0 {
+        return (
+            Outcome::Error("the case has no golden_vK.bin".into()),
+            counts,
+        );
+    }
+    (Outcome::Pass, counts)
+}
+
+/// Coverage of the instruction universe by executed cases.
+#[derive(Clone, Debug, Default)]
+pub struct Coverage {
+    /// Executions per opcode in the interpreter.
+    pub interp: Vec<u64>,
+    /// Executions per opcode in the JIT.
+    pub jit: Vec<u64>,
+}
+
+impl Coverage {
+    /// Adds counts of one run.
+    pub fn add(&mut self, tier: Tier, counts: &[u64]) {
+        let v = if tier == Tier::Jit {
+            &mut self.jit
+        } else {
+            &mut self.interp
+        };
+        if v.len() < counts.len() {
+            v.resize(counts.len(), 0);
+        }
+        for (a, b) in v.iter_mut().zip(counts) {
+            *a += b;
+        }
+    }
+
+    /// Report lines for every op of the ISA table: `op set interp jit`.
+    pub fn report(&self) -> String {
+        let mut s = String::from("instruction\tset\tinterpreter\tjit\n");
+        let (mut hit, mut total) = (0, 0);
+        for info in pto_isa_spec::OPS {
+            let i = self.interp.get(info.opcode as usize).copied().unwrap_or(0);
+            let j = self.jit.get(info.opcode as usize).copied().unwrap_or(0);
+            total += 1;
+            if i > 0 || j > 0 {
+                hit += 1;
+            }
+            s.push_str(&format!(
+                "{}\t{:?}\t{}\t{}\n",
+                info.name,
+                info.set,
+                if i > 0 { i.to_string() } else { "never".into() },
+                if j > 0 { j.to_string() } else { "never".into() }
+            ));
+        }
+        s.push_str(&format!(
+            "# {hit} of {total} instructions executed by at least one case\n"
+        ));
+        s
+    }
+}
+
+/// The repository's own case root.
+pub fn default_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("cases")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_parses_and_rejects_unknown_keys() {
+        let h = parse_header("//! tiers = [\"interp\", \"jit\"]\n//! profile = \"a5\"\n//! atol = 1e-6\n//! scalars = { v3 = 16 }\nmodule {}\n").unwrap();
+        assert_eq!(h.tiers, vec![Tier::Interp, Tier::Jit]);
+        assert_eq!(h.profile, Some(ProfileId::A5));
+        assert_eq!(h.scalars, vec![(3, 16.0)]);
+        assert!(parse_header("//! colour = 3\n")
+            .unwrap_err()
+            .contains("unknown header key"));
+        assert!(parse_header("//! tiers = [\"fast\"]\n").is_err());
+        assert_eq!(
+            parse_header("// plain comment\nmodule {}").unwrap(),
+            Header::default()
+        );
+    }
 }

@@ -110,6 +110,8 @@ pub struct RunOutput {
     pub cycles: u64,
     /// Pipe instructions executed.
     pub pipe_insts: u64,
+    /// Executions per opcode (index = `Opcode as usize`), for coverage.
+    pub op_counts: Vec<u64>,
     /// Timeline (when tracing).
     pub trace: Vec<TraceEvent>,
     /// Final architectural state per block (when `Config::keep_state`).
@@ -325,6 +327,12 @@ pub fn run(prog: &Program, cfg: &Config, gm: &Gm, entry: usize, args: &[Val]) ->
         total.pipe_insts += r.pipe_insts;
         total.trace.extend(r.trace);
         total.arch.extend(r.arch);
+        if total.op_counts.len() < r.op_counts.len() {
+            total.op_counts.resize(r.op_counts.len(), 0);
+        }
+        for (a, b) in total.op_counts.iter_mut().zip(&r.op_counts) {
+            *a += b;
+        }
     }
     total
 }
@@ -454,6 +462,16 @@ impl<'a> Cluster<'a> {
         x ^= x >> 27;
         self.rng = x;
         x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    fn count(&mut self, inst: InstId) {
+        let op = self.prog.info(inst).opcode as usize;
+        if self.out.op_counts.len() <= op {
+            self.out
+                .op_counts
+                .resize(pto_isa_spec::OPS.len().max(op + 1), 0);
+        }
+        self.out.op_counts[op] += 1;
     }
 
     fn agent(core: usize, slot: usize) -> usize {
@@ -676,6 +694,7 @@ impl<'a> Cluster<'a> {
                 return Ok(());
             };
             let id = inst.id;
+            self.count(id);
             self.cores[ci].su.time += 1;
             match self.exec_su(ci, inst) {
                 Ok(Flow::Next) => self.cores[ci].su.pc += 1,
@@ -1206,6 +1225,7 @@ impl<'a> Cluster<'a> {
             return Ok(());
         };
         let agent = Self::agent(ci, s);
+        self.count(h.inst);
         if let Some(ck) = &mut self.checker {
             ck.tick(agent);
             if let Some(v) = &h.vc {
@@ -1528,8 +1548,10 @@ impl<'a> Cluster<'a> {
         let mut pending_stores: Vec<(u64, u64, InstId)> = Vec::new();
         let mut alias: Vec<(InstId, InstId)> = Vec::new();
         let mut steps: u64 = 0;
+        let mut counts: Vec<InstId> = Vec::new();
         while let Some(inst) = body.get(pc) {
             steps += 1;
+            counts.push(inst.id);
             if steps > 100_000_000 {
                 return fault("vector scope ran for more than 10^8 steps");
             }
@@ -1578,6 +1600,9 @@ impl<'a> Cluster<'a> {
                 Flow::Jump(t) => pc = t,
                 _ => pc += 1,
             }
+        }
+        for id in counts {
+            self.count(id);
         }
         for (st, ld) in alias {
             self.diags.report(
