@@ -1066,6 +1066,9 @@ impl<'a> Lowerer<'a> {
         if info.class == pto_isa_spec::Class::Sync {
             return self.sync(op, c);
         }
+        if in_vec && crate::exec::vec_ops::implemented(op.opcode) {
+            return self.generic_vec(op, u, res, c);
+        }
         match short {
             "get_block_idx" | "get_block_num" | "get_subblock_idx" | "get_subblock_num" => {
                 let what = match short {
@@ -1564,18 +1567,6 @@ impl<'a> Lowerer<'a> {
                 }
                 _ => self.unsupported(op, c, "needs a scalar"),
             },
-            _ if in_vec && crate::exec::vec_ops::implemented(op.opcode) => {
-                self.push(
-                    op,
-                    c,
-                    K::Vec(VecOp::Generic {
-                        op: op.opcode,
-                        dsts: res.to_vec(),
-                        srcs: u.to_vec(),
-                        attrs: Self::attrs_of(op),
-                    }),
-                );
-            }
             _ if info.set == pto_isa_spec::ISet::Vector && Self::ew_op(short).is_some() => {
                 let Some(dst) = r0 else { return };
                 let ew = Self::ew_op(short).unwrap_or(EwOp::Add);
@@ -1611,6 +1602,43 @@ impl<'a> Lowerer<'a> {
                 self.unsupported(op, c, why);
             }
         }
+    }
+
+    /// A vector micro-op for the generic dispatch in `exec::vec_ops` (which
+    /// takes precedence over every built-in vector path, vlds/vsts included).
+    fn generic_vec(&mut self, op: &Op, u: &[Reg], res: &[Reg], c: &mut Code) {
+        // element types travel as synthetic attributes: `$dst_type` of the
+        // first result, `$src_type` of the first vector/mask operand
+        let mut attrs = (*Self::attrs_of(op)).clone();
+        let elem_name = |v: Reg| -> Option<String> {
+            let t = self.file.values.get(v as usize)?.ty?;
+            match self.file.types.get(t) {
+                Type::VReg { elem, .. } => Some(crate::lower::type_name(self.file, *elem)),
+                Type::Mask(g) => Some(g.clone()),
+                other if other.is_scalar() => Some(crate::lower::type_name(self.file, t)),
+                Type::Ptr { elem, .. } => Some(crate::lower::type_name(self.file, *elem)),
+                _ => None,
+            }
+        };
+        if let Some(t) = res.first().and_then(|r| elem_name(*r)) {
+            attrs.push(("$dst_type".into(), AttrVal::Sym(t)));
+        }
+        let src = u
+            .iter()
+            .find(|v| matches!(self.ty(**v), Some(Type::VReg { .. } | Type::Mask(_))));
+        if let Some(t) = src.and_then(|r| elem_name(*r)) {
+            attrs.push(("$src_type".into(), AttrVal::Sym(t)));
+        }
+        self.push(
+            op,
+            c,
+            K::Vec(VecOp::Generic {
+                op: op.opcode,
+                dsts: res.to_vec(),
+                srcs: u.to_vec(),
+                attrs: Arc::new(attrs),
+            }),
+        );
     }
 
     fn lower_dma(&mut self, op: &Op, short: &str, u: &[Reg], c: &mut Code) {
@@ -1719,4 +1747,9 @@ fn free_regs(code: &[Inst]) -> Vec<Reg> {
     // registers written inside are captured too: harmless (overwritten before use)
     let _ = written;
     read
+}
+
+/// The MLIR spelling of a type (`f32`, `bf16`, `ui8`, `b32` masks...).
+pub(crate) fn type_name(file: &File, t: TypeId) -> String {
+    pto_asm::printer::type_str(&file.types, t)
 }
