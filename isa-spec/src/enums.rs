@@ -168,6 +168,35 @@ pub enum Class {
     NotExecutable,
 }
 
+impl Class {
+    /// Lower-case name (trace categories, reports).
+    pub fn name(self) -> &'static str {
+        match self {
+            Class::Control => "control",
+            Class::ScalarArith => "scalar",
+            Class::Elementwise => "elementwise",
+            Class::Reduce => "reduce",
+            Class::TileMemory => "tile-memory",
+            Class::Matmul => "matmul",
+            Class::Layout => "layout",
+            Class::Irregular => "irregular",
+            Class::Config => "config",
+            Class::View => "view",
+            Class::Sync => "sync",
+            Class::Dma => "dma",
+            Class::VecMemory => "vector-memory",
+            Class::VecCompute => "vector",
+            Class::Predicate => "predicate",
+            Class::Cube => "cube",
+            Class::Fifo => "fifo",
+            Class::Comm => "comm",
+            Class::ScalarMemory => "scalar-memory",
+            Class::Misc => "misc",
+            Class::NotExecutable => "not-executable",
+        }
+    }
+}
+
 /// The textual form family of an op, used by the verifier to find operands
 /// and by the disassembler to choose a layout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -25,6 +25,7 @@ pub mod npy;
 pub mod num;
 pub mod program;
 pub mod regs;
+pub mod trace;
 pub mod value;
 
 use pto_isa_spec::ProfileId;

@@ -70,6 +70,12 @@ struct Cli {
     /// Per-pipe instruction counts and busy cycles.
     #[arg(long)]
     stats: bool,
+    /// Write the timeline as Chrome trace-event JSON (open in Perfetto or chrome://tracing).
+    #[arg(long, value_name = "FILE")]
+    trace: Option<PathBuf>,
+    /// Write the timeline as a self-contained SVG.
+    #[arg(long, value_name = "FILE")]
+    timeline: Option<PathBuf>,
     /// Print only diagnostics and errors.
     #[arg(long, short)]
     quiet: bool,
@@ -475,6 +481,7 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
             CheckArg::Off => CheckMode::Off,
         },
         max_steps: cli.max_steps,
+        trace: cli.trace.is_some() || cli.timeline.is_some(),
         ..Config::default()
     };
     let fin = run_kernel(&kernel, &cfg, cli.entry.as_deref(), &args).map_err(|e| Failure(2, e))?;
@@ -513,6 +520,54 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
     }
     if code == 0 && cli.check == CheckArg::Error && !fin.out.diags.is_empty() {
         code = 1;
+    }
+    // timelines (also after a fault or deadlock: they show how far it got)
+    let unit = if matches!(cfg.sched, Sched::Timed) {
+        "cycles"
+    } else {
+        "steps"
+    };
+    for (path, text) in [
+        (
+            &cli.trace,
+            cli.trace
+                .as_ref()
+                .map(|_| pto_vm::trace::chrome_json(prog, &fin.out.trace, unit)),
+        ),
+        (
+            &cli.timeline,
+            cli.timeline.as_ref().map(|_| {
+                let title = format!(
+                    "{} — {} ({:?}, {unit})",
+                    cli.kernel.display(),
+                    func.name,
+                    cli.sched
+                );
+                pto_vm::trace::svg(prog, &fin.out.trace, &title, unit)
+            }),
+        ),
+    ] {
+        if let (Some(p), Some(t)) = (path, text) {
+            let same = |q: &Path| {
+                std::fs::canonicalize(q).ok() == std::fs::canonicalize(p).ok() && p.exists()
+            };
+            if same(&cli.kernel)
+                || bound
+                    .iter()
+                    .flatten()
+                    .any(|b| b.from.as_deref().is_some_and(same))
+            {
+                return fail(
+                    2,
+                    format!(
+                        "{} would overwrite an input; choose another file",
+                        p.display()
+                    ),
+                );
+            }
+            std::fs::write(p, t)
+                .map_err(|e| Failure(2, format!("cannot write {}: {e}", p.display())))?;
+        }
     }
     // outputs
     for (i, path) in &outs {
