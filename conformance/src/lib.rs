@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 
 use pto_isa_spec::{DType, ProfileId};
 use pto_vm::program::ArgType;
-use pto_vm::{load_text, run_kernel, Arg, CheckMode, Config, RunError, Sched};
+use pto_vm::{load_text, run_kernel, Arg, CheckMode, Config, JitMode, RunError, Sched};
 
 /// How a case is executed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -340,12 +340,6 @@ fn run_inner(case: &Case, tier: Tier) -> (Outcome, Vec<u64>) {
             Vec::new(),
         );
     }
-    if tier != Tier::Interp {
-        return (
-            Outcome::Skipped("the JIT is not implemented yet".into()),
-            Vec::new(),
-        );
-    }
     let kp = case.dir.join("kernel.pto");
     let src = match std::fs::read_to_string(&kp) {
         Ok(s) => s,
@@ -429,6 +423,12 @@ fn run_inner(case: &Case, tier: Tier) -> (Outcome, Vec<u64>) {
         sched: case.header.sched,
         check: case.header.check,
         max_steps: 200_000_000,
+        jit: if tier == Tier::Interp {
+            JitMode::Off
+        } else {
+            JitMode::Always
+        },
+        crosscheck: tier == Tier::Crosscheck,
         ..Config::default()
     };
     let fin = match run_kernel(&kernel, &cfg, case.header.entry.as_deref(), &args) {
@@ -506,7 +506,7 @@ fn run_inner(case: &Case, tier: Tier) -> (Outcome, Vec<u64>) {
 pub struct Coverage {
     /// Executions per opcode in the interpreter.
     pub interp: Vec<u64>,
-    /// Executions per opcode in the JIT.
+    /// Executions per opcode in the JIT tiers (compiled or interpreted).
     pub jit: Vec<u64>,
 }
 

@@ -1,28 +1,96 @@
-//! `pto-jit`: compiles hot regions (a vector-scope body, a run of tile ops on one
-//! pipe between sync points, a matmul) to native code with Cranelift.
+//! `pto-jit`: compiles hot regions of PTO kernels to native code with Cranelift.
 //!
-//! Status: the interface is fixed; code generation is not implemented yet, so
-//! [`compile`] rejects every region and the VM runs everything in its
-//! interpreter. Cranelift types never leave this crate. Compiled code will
-//! never trap: every bounds or divide check branches to an exit that returns a
-//! [`Status`].
+//! The interface is narrow: [`compile`] turns a [`Region`] into a [`Compiled`]
+//! function or says why not ([`Reject`]); [`Compiled::call`] runs it on a byte
+//! buffer and returns a [`Status`]. Cranelift types never leave this crate.
+//!
+//! Every compiled function has one signature, `(base, len, args) -> status`:
+//! `base`/`len` are the buffer the region may touch (a core's UB), `args` an
+//! array of i64 operands. Compiled code never traps: it proves at entry that
+//! every address it will touch lies inside `[base, base+len)` and returns
+//! [`Status::OutOfBounds`] otherwise.
+//!
+//! Region kinds so far: one tile elementwise op (binary, unary, or with a scalar
+//! operand) over row-major tiles of f32 or i32, as 128-bit vector loops with a
+//! scalar tail (Cranelift's x86-64 backend emits 128-bit vectors only).
 
-use pto_isa_spec::Opcode;
+#![allow(unsafe_code)]
 
-/// A region the VM asks the JIT to compile: a straight-line or loop body of
-/// pipe instructions without sync points.
-#[derive(Clone, Debug, PartialEq, Eq)]
+mod codegen;
+
+pub use codegen::{ARG_COUNT, CRANELIFT_VERSION};
+
+/// Lane type of an elementwise region.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Lane {
+    /// 32-bit float.
+    F32,
+    /// 32-bit two's-complement integer (wrapping).
+    I32,
+}
+
+/// The operation of an elementwise region.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Op {
+    /// a + b
+    Add,
+    /// a - b
+    Sub,
+    /// a * b
+    Mul,
+    /// a / b (floats only)
+    Div,
+    /// max (NaN-propagating for floats, +0 > -0)
+    Max,
+    /// min
+    Min,
+    /// |a|
+    Abs,
+    /// -a
+    Neg,
+    /// sqrt (floats only)
+    Sqrt,
+    /// 1/a (floats only)
+    Recip,
+    /// max(a, 0)
+    Relu,
+    /// bitwise and (integers)
+    And,
+    /// bitwise or (integers)
+    Or,
+    /// bitwise xor (integers)
+    Xor,
+}
+
+/// Where the operands come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Operands {
+    /// dst = a op b (tiles).
+    Binary,
+    /// dst = op a.
+    Unary,
+    /// dst = a op s.
+    ScalarRight,
+    /// dst = s op a.
+    ScalarLeft,
+}
+
+/// A region to compile. Shapes and addresses are run-time arguments, so one
+/// compiled region serves every tile of its lane type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Region {
-    /// The ops of the region, in order (by opcode; operands are resolved by the VM).
-    pub ops: Vec<Opcode>,
-    /// A key identifying shapes, dtypes and profile, for the compile cache.
-    pub key: String,
+    /// Operation.
+    pub op: Op,
+    /// Lane type.
+    pub lane: Lane,
+    /// Operand form.
+    pub operands: Operands,
 }
 
 /// Why a region was not compiled.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum Reject {
-    /// The JIT does not handle this op or shape (yet).
+    /// The JIT does not handle this op, lane type or form.
     #[error("unsupported: {0}")]
     Unsupported(String),
     /// Cranelift failed.
@@ -36,38 +104,114 @@ pub enum Reject {
 pub enum Status {
     /// Ran to the end of the region.
     Ok = 0,
-    /// An address left the buffers the region may touch.
+    /// An operand would reach outside the buffer; nothing was written.
     OutOfBounds = 1,
-    /// Integer division by zero.
-    DivByZero = 2,
+    /// The code returned a status this crate does not know (never expected).
+    Unknown = 255,
 }
 
-/// A compiled region (placeholder until code generation lands).
-#[derive(Debug)]
+/// Arguments of an elementwise region (see [`ARG_COUNT`]): byte addresses and
+/// row strides within the buffer, the iteration domain, and the scalar operand
+/// (its bits: f32 bits or the i32 value, zero-extended).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EwArgs {
+    /// Destination byte address.
+    pub dst: i64,
+    /// Destination row stride in bytes.
+    pub dst_stride: i64,
+    /// First source byte address.
+    pub a: i64,
+    /// First source row stride in bytes.
+    pub a_stride: i64,
+    /// Second source byte address (binary form).
+    pub b: i64,
+    /// Second source row stride in bytes.
+    pub b_stride: i64,
+    /// Rows to process.
+    pub rows: i64,
+    /// Columns to process.
+    pub cols: i64,
+    /// Scalar operand bits.
+    pub scalar: i64,
+}
+
+impl EwArgs {
+    fn to_array(self) -> [i64; ARG_COUNT] {
+        [
+            self.dst,
+            self.dst_stride,
+            self.a,
+            self.a_stride,
+            self.b,
+            self.b_stride,
+            self.rows,
+            self.cols,
+            self.scalar,
+        ]
+    }
+}
+
+/// A compiled region.
 pub struct Compiled {
-    /// Size of the generated code in bytes.
+    inner: codegen::Code,
+    /// The region it implements.
+    pub region: Region,
+    /// Size of the generated machine code in bytes.
     pub code_bytes: usize,
+    /// Compile time.
+    pub compile_time: std::time::Duration,
+}
+
+impl std::fmt::Debug for Compiled {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Compiled")
+            .field("region", &self.region)
+            .field("code_bytes", &self.code_bytes)
+            .finish()
+    }
+}
+
+impl Compiled {
+    /// Runs the region over `mem`.
+    pub fn call(&self, mem: &mut [u8], args: &EwArgs) -> Status {
+        let a = args.to_array();
+        match self.inner.call(mem, &a) {
+            0 => Status::Ok,
+            1 => Status::OutOfBounds,
+            _ => Status::Unknown,
+        }
+    }
 }
 
 /// Compiles a region, or says why not.
 pub fn compile(region: &Region) -> Result<Compiled, Reject> {
-    Err(Reject::Unsupported(format!(
-        "the JIT is not implemented yet ({} ops in region {})",
-        region.ops.len(),
-        region.key
-    )))
+    use Op::*;
+    let ok = match region.lane {
+        Lane::F32 => !matches!(region.op, And | Or | Xor),
+        Lane::I32 => !matches!(region.op, Div | Sqrt | Recip),
+    };
+    if !ok {
+        return Err(Reject::Unsupported(format!(
+            "{:?} on {:?} lanes",
+            region.op, region.lane
+        )));
+    }
+    let unary = matches!(region.op, Abs | Neg | Sqrt | Recip | Relu);
+    if unary != (region.operands == Operands::Unary) {
+        return Err(Reject::Unsupported(format!(
+            "{:?} with {:?} operands",
+            region.op, region.operands
+        )));
+    }
+    let start = std::time::Instant::now();
+    let (inner, code_bytes) = codegen::build(region)?;
+    Ok(Compiled {
+        inner,
+        region: *region,
+        code_bytes,
+        compile_time: start.elapsed(),
+    })
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_region_is_rejected_until_codegen_exists() {
-        let r = Region {
-            ops: vec![Opcode::TAdd],
-            key: "tadd/f32/16x16/a5".into(),
-        };
-        assert!(matches!(compile(&r), Err(Reject::Unsupported(_))));
-    }
-}
+mod tests;

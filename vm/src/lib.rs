@@ -16,6 +16,7 @@
 pub mod checker;
 pub mod diag;
 pub mod exec;
+pub mod jitcall;
 pub mod layout;
 pub mod lower;
 pub mod machine;
@@ -31,6 +32,7 @@ pub mod value;
 use pto_isa_spec::ProfileId;
 
 pub use diag::{DiagKind, Diags, RunDiag};
+pub use jitcall::JitStats;
 pub use machine::{run, ArchState, CoreState, RunError, RunOutput, TraceEvent};
 pub use program::Program;
 pub use value::{Ptr, Space, Val};
@@ -64,6 +66,18 @@ pub enum CheckMode {
     Error,
 }
 
+/// When compiled code replaces the interpreter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum JitMode {
+    /// Interpreter only.
+    Off,
+    /// Compile a region after it ran `jit_threshold` times.
+    #[default]
+    Auto,
+    /// Compile every eligible region the first time it runs.
+    Always,
+}
+
 /// Run configuration.
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -83,6 +97,12 @@ pub struct Config {
     pub trace: bool,
     /// Return the final architectural state of every block.
     pub keep_state: bool,
+    /// JIT tiering.
+    pub jit: JitMode,
+    /// Executions of a region before `JitMode::Auto` compiles it.
+    pub jit_threshold: u32,
+    /// Run the interpreter next to every compiled region and compare results.
+    pub crosscheck: bool,
 }
 
 impl Default for Config {
@@ -96,6 +116,9 @@ impl Default for Config {
             ub_bytes: None,
             trace: false,
             keep_state: false,
+            jit: JitMode::Auto,
+            jit_threshold: 2,
+            crosscheck: false,
         }
     }
 }

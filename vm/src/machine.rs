@@ -116,6 +116,8 @@ pub struct RunOutput {
     pub trace: Vec<TraceEvent>,
     /// Final architectural state per block (when `Config::keep_state`).
     pub arch: Vec<ArchState>,
+    /// What the JIT did.
+    pub jit: crate::jitcall::JitStats,
 }
 
 #[derive(Clone, Debug)]
@@ -275,6 +277,7 @@ pub fn run(prog: &Program, cfg: &Config, gm: &Gm, entry: usize, args: &[Val]) ->
         .min(blocks as usize)
         .max(1);
     let next = AtomicU32::new(0);
+    let jit = crate::jitcall::JitCache::default();
     let mut results: Vec<(u32, RunOutput)> = Vec::new();
     std::thread::scope(|s| {
         let mut hs = Vec::new();
@@ -286,7 +289,7 @@ pub fn run(prog: &Program, cfg: &Config, gm: &Gm, entry: usize, args: &[Val]) ->
                     if b >= blocks {
                         break;
                     }
-                    let mut cl = Cluster::new(prog, cfg, gm, entry, args, b, blocks);
+                    let mut cl = Cluster::new(prog, cfg, gm, entry, args, b, blocks, &jit);
                     let out = cl.run();
                     let stop = out.error.is_some();
                     mine.push((b, out));
@@ -313,7 +316,10 @@ pub fn run(prog: &Program, cfg: &Config, gm: &Gm, entry: usize, args: &[Val]) ->
         }
     });
     results.sort_by_key(|r| r.0);
-    let mut total = RunOutput::default();
+    let mut total = RunOutput {
+        jit: jit.stats(),
+        ..RunOutput::default()
+    };
     for (_, r) in results {
         total.diags.merge(r.diags);
         if total.error.is_none() {
@@ -353,6 +359,7 @@ struct Cluster<'a> {
     conflicts: Vec<crate::checker::Conflict>,
     /// shuffle: random priority of each agent (higher runs first)
     prio: Vec<u64>,
+    jit: &'a crate::jitcall::JitCache,
 }
 
 fn rd_int(regs: &[Val], r: Reg) -> Result<i64, Fault> {
@@ -362,6 +369,7 @@ fn rd_int(regs: &[Val], r: Reg) -> Result<i64, Fault> {
 }
 
 impl<'a> Cluster<'a> {
+    #[allow(clippy::too_many_arguments)]
     fn new(
         prog: &'a Program,
         cfg: &'a Config,
@@ -370,6 +378,7 @@ impl<'a> Cluster<'a> {
         args: &[Val],
         block: u32,
         blocks: u32,
+        jit: &'a crate::jitcall::JitCache,
     ) -> Self {
         let mixed = prog.funcs[entry].mixed;
         let kinds = if mixed {
@@ -436,6 +445,7 @@ impl<'a> Cluster<'a> {
             out: RunOutput::default(),
             conflicts: Vec::new(),
             prio: Vec::new(),
+            jit,
         }
         .with_priorities(n)
     }
@@ -1250,23 +1260,42 @@ impl<'a> Cluster<'a> {
             Resolved::TStore(t, v) => {
                 exec::tile::tstore(gm, &self.cores[ci].arch.local, t, v, &mut acc)
             }
-            Resolved::TEw(op, a, b, d) => exec::tile::tew(
-                &mut self.cores[ci].arch.local,
-                *op,
-                a,
-                b.as_deref(),
-                d,
-                &mut acc,
-            ),
-            Resolved::TEws(op, a, sv, first, d) => exec::tile::tews(
-                &mut self.cores[ci].arch.local,
-                *op,
-                a,
-                *sv,
-                *first,
-                d,
-                &mut acc,
-            ),
+            Resolved::TEw(op, a, b, d) => {
+                let call = crate::jitcall::EwCall {
+                    op: *op,
+                    a,
+                    b: b.as_deref(),
+                    s: None,
+                    dst: d,
+                };
+                crate::jitcall::run_ew(
+                    self.jit,
+                    self.cfg.jit,
+                    self.cfg.jit_threshold,
+                    self.cfg.crosscheck,
+                    &call,
+                    &mut self.cores[ci].arch.local,
+                    &mut acc,
+                )
+            }
+            Resolved::TEws(op, a, sv, first, d) => {
+                let call = crate::jitcall::EwCall {
+                    op: *op,
+                    a,
+                    b: None,
+                    s: Some((*sv, *first)),
+                    dst: d,
+                };
+                crate::jitcall::run_ew(
+                    self.jit,
+                    self.cfg.jit,
+                    self.cfg.jit_threshold,
+                    self.cfg.crosscheck,
+                    &call,
+                    &mut self.cores[ci].arch.local,
+                    &mut acc,
+                )
+            }
             Resolved::TExpands(sv, d) => {
                 exec::tile::texpands(&mut self.cores[ci].arch.local, *sv, d, &mut acc)
             }

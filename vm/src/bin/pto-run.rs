@@ -67,9 +67,18 @@ struct Cli {
     /// Stop after this many machine steps (0 = no limit).
     #[arg(long, default_value_t = 100_000_000)]
     max_steps: u64,
-    /// Per-pipe instruction counts and busy cycles.
+    /// Per-pipe instruction counts and busy cycles, and what the JIT did.
     #[arg(long)]
     stats: bool,
+    /// JIT tiering (the environment variable PTOVM_JIT=off also turns it off).
+    #[arg(long, value_enum, default_value_t = JitArg::Auto)]
+    jit: JitArg,
+    /// Executions of a region before --jit auto compiles it.
+    #[arg(long, default_value_t = 2)]
+    jit_threshold: u32,
+    /// Run the interpreter next to every compiled region and stop at the first difference.
+    #[arg(long)]
+    crosscheck: bool,
     /// Write the timeline as Chrome trace-event JSON (open in Perfetto or chrome://tracing).
     #[arg(long, value_name = "FILE")]
     trace: Option<PathBuf>,
@@ -92,6 +101,16 @@ enum SchedArg {
     Timed,
     /// Adversarial ordering within what the synchronization allows (--seed).
     Shuffle,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum JitArg {
+    /// Interpreter only.
+    Off,
+    /// Compile hot regions.
+    Auto,
+    /// Compile every eligible region at once.
+    Always,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -482,6 +501,17 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
         },
         max_steps: cli.max_steps,
         trace: cli.trace.is_some() || cli.timeline.is_some(),
+        jit: if std::env::var("PTOVM_JIT").is_ok_and(|v| v == "off" || v == "0") {
+            pto_vm::JitMode::Off
+        } else {
+            match cli.jit {
+                JitArg::Off => pto_vm::JitMode::Off,
+                JitArg::Auto => pto_vm::JitMode::Auto,
+                JitArg::Always => pto_vm::JitMode::Always,
+            }
+        },
+        jit_threshold: cli.jit_threshold,
+        crosscheck: cli.crosscheck,
         ..Config::default()
     };
     let fin = run_kernel(&kernel, &cfg, cli.entry.as_deref(), &args).map_err(|e| Failure(2, e))?;
@@ -623,6 +653,14 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
         }
         if let Sched::Timed = cfg.sched {
             eprintln!("cycles   {:>10}", fin.out.cycles);
+        }
+        let j = &fin.out.jit;
+        eprintln!(
+            "jit: {} region(s) compiled ({} bytes, {} us), {} compiled runs, {} interpreted runs below the threshold",
+            j.compiled, j.code_bytes, j.compile_us, j.jit_execs, j.interp_execs
+        );
+        for (why, n) in &j.rejected {
+            eprintln!("jit: {n} region(s) rejected: {why}");
         }
     }
     if cli.json {

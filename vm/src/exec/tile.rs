@@ -20,20 +20,8 @@ pub fn ew(op: EwOp, a: Num, b: Num, dt: DType) -> Num {
             EwOp::Sub => x - y,
             EwOp::Mul => x * y,
             EwOp::Div => x / y,
-            EwOp::Max => {
-                if x.is_nan() || y.is_nan() {
-                    f64::NAN
-                } else {
-                    x.max(y)
-                }
-            }
-            EwOp::Min => {
-                if x.is_nan() || y.is_nan() {
-                    f64::NAN
-                } else {
-                    x.min(y)
-                }
-            }
+            EwOp::Max => fmax(x, y),
+            EwOp::Min => fmin(x, y),
             EwOp::Abs => x.abs(),
             EwOp::Neg => -x,
             EwOp::Exp => x.exp(),
@@ -102,6 +90,36 @@ pub fn ew(op: EwOp, a: Num, b: Num, dt: DType) -> Num {
                 ew(op, Num::F(x as f64), Num::F(y as f64), DType::F64).i()
             }
         })
+    }
+}
+
+/// IEEE 754-2019 maximum: NaN if either is NaN, and +0 > -0 (what the JIT emits).
+pub fn fmax(x: f64, y: f64) -> f64 {
+    if x.is_nan() || y.is_nan() {
+        f64::NAN
+    } else if x == 0.0 && y == 0.0 {
+        if x.is_sign_negative() && y.is_sign_negative() {
+            -0.0
+        } else {
+            0.0
+        }
+    } else {
+        x.max(y)
+    }
+}
+
+/// IEEE 754-2019 minimum: NaN if either is NaN, and -0 < +0.
+pub fn fmin(x: f64, y: f64) -> f64 {
+    if x.is_nan() || y.is_nan() {
+        f64::NAN
+    } else if x == 0.0 && y == 0.0 {
+        if x.is_sign_negative() || y.is_sign_negative() {
+            -0.0
+        } else {
+            0.0
+        }
+    } else {
+        x.min(y)
     }
 }
 

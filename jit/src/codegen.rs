@@ -1,0 +1,396 @@
+//! Cranelift code generation. Every `unsafe` block of the JIT is in this file.
+
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{
+    types, AbiParam, InstBuilder, MemFlagsData, Type, UserFuncName, Value,
+};
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::{default_libcall_names, Linkage, Module};
+
+use crate::{Lane, Op, Operands, Region, Reject};
+
+/// Number of i64 arguments of an elementwise region.
+pub const ARG_COUNT: usize = 9;
+/// The Cranelift version every `cranelift-*` crate is pinned to.
+pub const CRANELIFT_VERSION: &str = "0.135.8";
+
+type RegionFn = unsafe extern "C" fn(*mut u8, u64, *const i64) -> u32;
+
+/// Finalized machine code and the module that owns it.
+pub struct Code {
+    module: Option<JITModule>,
+    f: RegionFn,
+}
+
+// SAFETY: after `finalize_definitions` the module's code and data are immutable;
+// `Code` only reads the function pointer and calls it, which is safe from any
+// thread because the generated code keeps no state of its own.
+unsafe impl Send for Code {}
+// SAFETY: see `Send`: shared references only call the immutable code.
+unsafe impl Sync for Code {}
+
+impl Drop for Code {
+    fn drop(&mut self) {
+        if let Some(m) = self.module.take() {
+            // SAFETY: `Code` is the only owner of the function pointer into this
+            // module and it is being dropped, so no code of the module can run again.
+            unsafe { m.free_memory() };
+        }
+    }
+}
+
+impl Code {
+    /// Calls the region on `mem`.
+    pub fn call(&self, mem: &mut [u8], args: &[i64; ARG_COUNT]) -> u32 {
+        // SAFETY: the generated code reads exactly ARG_COUNT i64 values from
+        // `args`, and touches `mem` only after checking at entry that every
+        // address it will form lies in `[mem.as_ptr(), mem.as_ptr() + mem.len())`;
+        // `mem` is exclusively borrowed for the duration of the call.
+        unsafe { (self.f)(mem.as_mut_ptr(), mem.len() as u64, args.as_ptr()) }
+    }
+}
+
+fn err<E: std::fmt::Display>(e: E) -> Reject {
+    Reject::Codegen(e.to_string())
+}
+
+/// Builds the machine code for a region; returns it and its size in bytes.
+pub fn build(r: &Region) -> Result<(Code, usize), Reject> {
+    let mut fb = settings::builder();
+    fb.set("use_colocated_libcalls", "false").map_err(err)?;
+    fb.set("is_pic", "false").map_err(err)?;
+    fb.set("opt_level", "speed").map_err(err)?;
+    let isa = cranelift_native::builder()
+        .map_err(err)?
+        .finish(settings::Flags::new(fb))
+        .map_err(err)?;
+    let mut module = JITModule::new(JITBuilder::with_isa(isa, default_libcall_names()));
+    let ptr = module.target_config().pointer_type();
+    let mut sig = module.make_signature();
+    sig.params.push(AbiParam::new(ptr));
+    sig.params.push(AbiParam::new(types::I64));
+    sig.params.push(AbiParam::new(ptr));
+    sig.returns.push(AbiParam::new(types::I32));
+    let id = module
+        .declare_function("region", Linkage::Local, &sig)
+        .map_err(err)?;
+    let mut ctx = module.make_context();
+    ctx.func.signature = sig;
+    ctx.func.name = UserFuncName::user(0, id.as_u32());
+    let mut fctx = FunctionBuilderContext::new();
+    {
+        let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
+        emit(&mut b, r, ptr);
+        b.seal_all_blocks();
+        b.finalize(module.target_config());
+    }
+    module.define_function(id, &mut ctx).map_err(err)?;
+    let size = ctx
+        .compiled_code()
+        .map(|c| c.code_buffer().len())
+        .unwrap_or(0);
+    module.clear_context(&mut ctx);
+    module.finalize_definitions().map_err(err)?;
+    let raw = module.get_finalized_function(id);
+    // SAFETY: `raw` points to the function just defined with signature
+    // (ptr, i64, ptr) -> i32, which matches `RegionFn` under the platform's C ABI
+    // (the module's default calling convention).
+    let f: RegionFn = unsafe { std::mem::transmute::<*const u8, RegionFn>(raw) };
+    Ok((
+        Code {
+            module: Some(module),
+            f,
+        },
+        size,
+    ))
+}
+
+struct Ctx {
+    lane: Lane,
+    op: Op,
+    operands: Operands,
+}
+
+impl Ctx {
+    fn scalar_ty(&self) -> Type {
+        match self.lane {
+            Lane::F32 => types::F32,
+            Lane::I32 => types::I32,
+        }
+    }
+
+    fn vec_ty(&self) -> Type {
+        match self.lane {
+            Lane::F32 => types::F32X4,
+            Lane::I32 => types::I32X4,
+        }
+    }
+
+    /// The operation on scalars or vectors (`ty` is the value type).
+    fn apply(&self, b: &mut FunctionBuilder, ty: Type, x: Value, y: Value) -> Value {
+        let fl = self.lane == Lane::F32;
+        match self.op {
+            Op::Add if fl => b.ins().fadd(x, y),
+            Op::Add => b.ins().iadd(x, y),
+            Op::Sub if fl => b.ins().fsub(x, y),
+            Op::Sub => b.ins().isub(x, y),
+            Op::Mul if fl => b.ins().fmul(x, y),
+            Op::Mul => b.ins().imul(x, y),
+            Op::Div => b.ins().fdiv(x, y),
+            Op::Max if fl => self.fmax(b, ty, x, y),
+            Op::Max => b.ins().smax(x, y),
+            Op::Min if fl => self.fmin(b, ty, x, y),
+            Op::Min => b.ins().smin(x, y),
+            Op::Abs if fl => b.ins().fabs(x),
+            Op::Abs => b.ins().iabs(x),
+            Op::Neg if fl => b.ins().fneg(x),
+            Op::Neg => b.ins().ineg(x),
+            Op::Sqrt => b.ins().sqrt(x),
+            Op::Recip => {
+                let one = self.splat_f(b, ty, 1.0);
+                b.ins().fdiv(one, x)
+            }
+            Op::Relu if fl => {
+                let zero = self.splat_f(b, ty, 0.0);
+                self.fmax(b, ty, x, zero)
+            }
+            Op::Relu => {
+                let zero = if ty.is_vector() {
+                    let z = b.ins().iconst(types::I32, 0);
+                    b.ins().splat(ty, z)
+                } else {
+                    b.ins().iconst(types::I32, 0)
+                };
+                b.ins().smax(x, zero)
+            }
+            Op::And => b.ins().band(x, y),
+            Op::Or => b.ins().bor(x, y),
+            Op::Xor => b.ins().bxor(x, y),
+        }
+    }
+
+    fn splat_f(&self, b: &mut FunctionBuilder, ty: Type, v: f32) -> Value {
+        let s = b.ins().f32const(v);
+        if ty.is_vector() {
+            b.ins().splat(ty, s)
+        } else {
+            s
+        }
+    }
+
+    // IEEE 754-2019 maximum/minimum: NaN if either is NaN, +0 > -0. Cranelift's
+    // fmax/fmin have exactly these semantics; they are used directly.
+    fn fmax(&self, b: &mut FunctionBuilder, _ty: Type, x: Value, y: Value) -> Value {
+        b.ins().fmax(x, y)
+    }
+
+    fn fmin(&self, b: &mut FunctionBuilder, _ty: Type, x: Value, y: Value) -> Value {
+        b.ins().fmin(x, y)
+    }
+}
+
+fn heap_flags() -> MemFlagsData {
+    // not `trusted()`: that also claims alignment, and tile rows need not be 16-byte aligned
+    let mut f = MemFlagsData::new();
+    f.set_notrap();
+    f
+}
+
+fn emit(b: &mut FunctionBuilder, r: &Region, ptr: Type) {
+    let cx = Ctx {
+        lane: r.lane,
+        op: r.op,
+        operands: r.operands,
+    };
+    let binary = cx.operands == Operands::Binary;
+    let has_scalar = matches!(cx.operands, Operands::ScalarLeft | Operands::ScalarRight);
+    let entry = b.create_block();
+    b.append_block_params_for_function_params(entry);
+    b.switch_to_block(entry);
+    let p = b.block_params(entry).to_vec();
+    let (base, len, args) = (p[0], p[1], p[2]);
+    let af = MemFlagsData::trusted();
+    let a: Vec<Value> = (0..ARG_COUNT)
+        .map(|i| b.ins().load(types::I64, af, args, (i * 8) as i32))
+        .collect();
+    let (dst, dst_s, src, src_s, src2, src2_s, rows, cols, sbits) =
+        (a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]);
+
+    let ret_ok = b.create_block();
+    let ret_bad = b.create_block();
+    let nonempty = b.create_block();
+    let row_head = b.create_block();
+
+    // every operand below 2^32: no product below can overflow
+    let lim = 1i64 << 32;
+    let mut ok = b.ins().iconst(types::I8, 1);
+    let mut used = vec![dst, dst_s, src, src_s, rows, cols];
+    if binary {
+        used.extend([src2, src2_s]);
+    }
+    for v in used {
+        let c = b.ins().icmp_imm_s(IntCC::UnsignedLessThan, v, lim);
+        ok = b.ins().band(ok, c);
+    }
+    let check_empty = b.create_block();
+    b.ins().brif(ok, check_empty, &[], ret_bad, &[]);
+
+    b.switch_to_block(check_empty);
+    let r0 = b.ins().icmp_imm_s(IntCC::Equal, rows, 0);
+    let c0 = b.ins().icmp_imm_s(IntCC::Equal, cols, 0);
+    let empty = b.ins().bor(r0, c0);
+    b.ins().brif(empty, ret_ok, &[], nonempty, &[]);
+
+    // end of the last row of each operand must lie within len
+    b.switch_to_block(nonempty);
+    let es = 4i64;
+    let row_bytes = b.ins().imul_imm_s(cols, es);
+    let last = b.ins().iadd_imm_s(rows, -1);
+    let mut ok2 = b.ins().iconst(types::I8, 1);
+    let mut ops = vec![(dst, dst_s), (src, src_s)];
+    if binary {
+        ops.push((src2, src2_s));
+    }
+    for (addr, stride) in ops {
+        let off = b.ins().imul(last, stride);
+        let end = b.ins().iadd(addr, off);
+        let end = b.ins().iadd(end, row_bytes);
+        let c = b.ins().icmp(IntCC::UnsignedLessThanOrEqual, end, len);
+        ok2 = b.ins().band(ok2, c);
+    }
+    let zero = b.ins().iconst(types::I64, 0);
+    b.ins().brif(ok2, row_head, &[zero.into()], ret_bad, &[]);
+
+    // row loop: row_head(r)
+    b.append_block_param(row_head, types::I64);
+    let col_head = b.create_block();
+    let vec_body = b.create_block();
+    let tail_head = b.create_block();
+    let tail_body = b.create_block();
+    let row_next = b.create_block();
+    for blk in [col_head, vec_body, tail_head, tail_body] {
+        for _ in 0..2 {
+            b.append_block_param(blk, types::I64); // r, c
+        }
+    }
+    b.append_block_param(row_next, types::I64);
+
+    b.switch_to_block(row_head);
+    let r = b.block_params(row_head)[0];
+    let more = b.ins().icmp(IntCC::SignedLessThan, r, rows);
+    let c_zero = b.ins().iconst(types::I64, 0);
+    b.ins()
+        .brif(more, col_head, &[r.into(), c_zero.into()], ret_ok, &[]);
+
+    // address of element c of row r of an operand
+    let elem_addr =
+        |b: &mut FunctionBuilder, addr: Value, stride: Value, r: Value, c: Value| -> Value {
+            let ro = b.ins().imul(r, stride);
+            let co = b.ins().imul_imm_s(c, es);
+            let o = b.ins().iadd(addr, ro);
+            let o = b.ins().iadd(o, co);
+            let o = if ptr == types::I64 {
+                o
+            } else {
+                b.ins().ireduce(ptr, o)
+            };
+            b.ins().iadd(base, o)
+        };
+    let scalar_of = |b: &mut FunctionBuilder, cx: &Ctx| -> Value {
+        let low = b.ins().ireduce(types::I32, sbits);
+        match cx.lane {
+            Lane::F32 => b.ins().bitcast(types::F32, MemFlagsData::new(), low),
+            Lane::I32 => low,
+        }
+    };
+    let hf = heap_flags();
+
+    // col_head(r, c): a full vector left?
+    b.switch_to_block(col_head);
+    let (r, c) = (b.block_params(col_head)[0], b.block_params(col_head)[1]);
+    let c4 = b.ins().iadd_imm_s(c, 4);
+    let fits = b.ins().icmp(IntCC::SignedLessThanOrEqual, c4, cols);
+    b.ins().brif(
+        fits,
+        vec_body,
+        &[r.into(), c.into()],
+        tail_head,
+        &[r.into(), c.into()],
+    );
+
+    // vec_body(r, c)
+    b.switch_to_block(vec_body);
+    let (r, c) = (b.block_params(vec_body)[0], b.block_params(vec_body)[1]);
+    let vt = cx.vec_ty();
+    let pa = elem_addr(b, src, src_s, r, c);
+    let va = b.ins().load(vt, hf, pa, 0);
+    let vb = if binary {
+        let pb = elem_addr(b, src2, src2_s, r, c);
+        b.ins().load(vt, hf, pb, 0)
+    } else if has_scalar {
+        let s = scalar_of(b, &cx);
+        b.ins().splat(vt, s)
+    } else {
+        va
+    };
+    let vr = if cx.operands == Operands::ScalarLeft {
+        cx.apply(b, vt, vb, va)
+    } else {
+        cx.apply(b, vt, va, vb)
+    };
+    let pd = elem_addr(b, dst, dst_s, r, c);
+    b.ins().store(hf, vr, pd, 0);
+    let c4 = b.ins().iadd_imm_s(c, 4);
+    b.ins().jump(col_head, &[r.into(), c4.into()]);
+
+    // tail_head(r, c)
+    b.switch_to_block(tail_head);
+    let (r, c) = (b.block_params(tail_head)[0], b.block_params(tail_head)[1]);
+    let left = b.ins().icmp(IntCC::SignedLessThan, c, cols);
+    b.ins().brif(
+        left,
+        tail_body,
+        &[r.into(), c.into()],
+        row_next,
+        &[r.into()],
+    );
+
+    // tail_body(r, c): one element
+    b.switch_to_block(tail_body);
+    let (r, c) = (b.block_params(tail_body)[0], b.block_params(tail_body)[1]);
+    let st = cx.scalar_ty();
+    let pa = elem_addr(b, src, src_s, r, c);
+    let xa = b.ins().load(st, hf, pa, 0);
+    let xb = if binary {
+        let pb = elem_addr(b, src2, src2_s, r, c);
+        b.ins().load(st, hf, pb, 0)
+    } else if has_scalar {
+        scalar_of(b, &cx)
+    } else {
+        xa
+    };
+    let xr = if cx.operands == Operands::ScalarLeft {
+        cx.apply(b, st, xb, xa)
+    } else {
+        cx.apply(b, st, xa, xb)
+    };
+    let pd = elem_addr(b, dst, dst_s, r, c);
+    b.ins().store(hf, xr, pd, 0);
+    let c1 = b.ins().iadd_imm_s(c, 1);
+    b.ins().jump(tail_head, &[r.into(), c1.into()]);
+
+    // row_next(r)
+    b.switch_to_block(row_next);
+    let r = b.block_params(row_next)[0];
+    let r1 = b.ins().iadd_imm_s(r, 1);
+    b.ins().jump(row_head, &[r1.into()]);
+
+    b.switch_to_block(ret_ok);
+    let z = b.ins().iconst(types::I32, 0);
+    b.ins().return_(&[z]);
+    b.switch_to_block(ret_bad);
+    let one = b.ins().iconst(types::I32, 1);
+    b.ins().return_(&[one]);
+}

@@ -1,0 +1,242 @@
+use super::*;
+
+fn f32s(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+fn read(m: &[u8], at: usize, n: usize) -> Vec<f32> {
+    m[at..at + 4 * n]
+        .chunks(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+#[test]
+fn binary_add_with_a_tail_and_strides() {
+    let k = compile(&Region {
+        op: Op::Add,
+        lane: Lane::F32,
+        operands: Operands::Binary,
+    })
+    .expect("compiles");
+    // 3 rows x 7 cols (one vector + 3 tail), row stride 8 elements
+    let mut mem = vec![0u8; 3 * 32 * 3];
+    let a: Vec<f32> = (0..24).map(|i| i as f32).collect();
+    let b: Vec<f32> = (0..24).map(|i| 100.0 + i as f32).collect();
+    mem[..96].copy_from_slice(&f32s(&a));
+    mem[96..192].copy_from_slice(&f32s(&b));
+    let args = EwArgs {
+        dst: 192,
+        dst_stride: 32,
+        a: 0,
+        a_stride: 32,
+        b: 96,
+        b_stride: 32,
+        rows: 3,
+        cols: 7,
+        scalar: 0,
+    };
+    assert_eq!(k.call(&mut mem, &args), Status::Ok);
+    for r in 0..3 {
+        let got = read(&mem, 192 + r * 32, 8);
+        for c in 0..7 {
+            assert_eq!(got[c], a[r * 8 + c] + b[r * 8 + c]);
+        }
+        assert_eq!(got[7], 0.0, "column 7 is outside the domain and untouched");
+    }
+}
+
+#[test]
+fn out_of_bounds_and_hostile_arguments_return_a_status() {
+    let k = compile(&Region {
+        op: Op::Mul,
+        lane: Lane::F32,
+        operands: Operands::ScalarRight,
+    })
+    .expect("compiles");
+    let mut mem = vec![0u8; 256];
+    let good = EwArgs {
+        dst: 0,
+        dst_stride: 64,
+        a: 128,
+        a_stride: 64,
+        rows: 2,
+        cols: 16,
+        scalar: 2.0f32.to_bits() as i64,
+        ..EwArgs::default()
+    };
+    assert_eq!(k.call(&mut mem, &good), Status::Ok);
+    for bad in [
+        EwArgs { rows: 3, ..good },
+        EwArgs { a: -64, ..good },
+        EwArgs {
+            a_stride: -64,
+            ..good
+        },
+        EwArgs {
+            cols: i64::MAX / 2,
+            ..good
+        },
+        EwArgs {
+            rows: 1 << 40,
+            ..good
+        },
+        EwArgs { dst: 250, ..good },
+    ] {
+        let before = mem.clone();
+        assert_eq!(k.call(&mut mem, &bad), Status::OutOfBounds, "{bad:?}");
+        assert_eq!(mem, before, "nothing written on a rejected call");
+    }
+}
+
+#[test]
+fn every_float_op_matches_scalar_rust() {
+    let xs: Vec<f32> = vec![
+        1.5, -2.25, 0.0, -0.0, 3.0e38, -7.0, 0.1, 1e-40, 9.0, -1.0, 2.0, 0.5,
+    ];
+    let ys: Vec<f32> = vec![
+        0.5,
+        4.0,
+        -0.0,
+        0.0,
+        3.0e38,
+        7.0,
+        0.2,
+        1e-40,
+        -9.0,
+        f32::NAN,
+        2.0,
+        8.0,
+    ];
+    let n = xs.len();
+    for op in [
+        Op::Add,
+        Op::Sub,
+        Op::Mul,
+        Op::Div,
+        Op::Max,
+        Op::Min,
+        Op::Abs,
+        Op::Neg,
+        Op::Sqrt,
+        Op::Recip,
+        Op::Relu,
+    ] {
+        let unary = matches!(op, Op::Abs | Op::Neg | Op::Sqrt | Op::Recip | Op::Relu);
+        let k = compile(&Region {
+            op,
+            lane: Lane::F32,
+            operands: if unary {
+                Operands::Unary
+            } else {
+                Operands::Binary
+            },
+        })
+        .expect("compiles");
+        let mut mem = vec![0u8; 3 * 4 * n];
+        mem[..4 * n].copy_from_slice(&f32s(&xs));
+        mem[4 * n..8 * n].copy_from_slice(&f32s(&ys));
+        let args = EwArgs {
+            dst: (8 * n) as i64,
+            dst_stride: (4 * n) as i64,
+            a: 0,
+            a_stride: (4 * n) as i64,
+            b: (4 * n) as i64,
+            b_stride: (4 * n) as i64,
+            rows: 1,
+            cols: n as i64,
+            scalar: 0,
+        };
+        assert_eq!(k.call(&mut mem, &args), Status::Ok);
+        let got = read(&mem, 8 * n, n);
+        for i in 0..n {
+            let (x, y) = (xs[i], ys[i]);
+            let want = match op {
+                Op::Add => x + y,
+                Op::Sub => x - y,
+                Op::Mul => x * y,
+                Op::Div => x / y,
+                Op::Max => {
+                    if x.is_nan() || y.is_nan() {
+                        f32::NAN
+                    } else if x == 0.0 && y == 0.0 {
+                        if x.is_sign_negative() && y.is_sign_negative() {
+                            -0.0
+                        } else {
+                            0.0
+                        }
+                    } else {
+                        x.max(y)
+                    }
+                }
+                Op::Min => {
+                    if x.is_nan() || y.is_nan() {
+                        f32::NAN
+                    } else if x == 0.0 && y == 0.0 {
+                        if x.is_sign_negative() || y.is_sign_negative() {
+                            -0.0
+                        } else {
+                            0.0
+                        }
+                    } else {
+                        x.min(y)
+                    }
+                }
+                Op::Abs => x.abs(),
+                Op::Neg => -x,
+                Op::Sqrt => x.sqrt(),
+                Op::Recip => 1.0 / x,
+                _ => {
+                    if x.is_nan() || x > 0.0 {
+                        x
+                    } else {
+                        0.0
+                    }
+                }
+            };
+            let same = (want.is_nan() && got[i].is_nan()) || want.to_bits() == got[i].to_bits();
+            assert!(
+                same,
+                "{op:?}({x}, {y}): want {want} ({:#x}), got {} ({:#x})",
+                want.to_bits(),
+                got[i],
+                got[i].to_bits()
+            );
+        }
+    }
+}
+
+#[test]
+fn integer_ops_wrap() {
+    let k = compile(&Region {
+        op: Op::Add,
+        lane: Lane::I32,
+        operands: Operands::ScalarLeft,
+    })
+    .expect("compiles");
+    let vals: Vec<i32> = vec![i32::MAX, -5, 0, 7, i32::MIN];
+    let mut mem: Vec<u8> = vals.iter().flat_map(|v| v.to_le_bytes()).collect();
+    mem.extend(vec![0u8; 20]);
+    let args = EwArgs {
+        dst: 20,
+        dst_stride: 20,
+        a: 0,
+        a_stride: 20,
+        rows: 1,
+        cols: 5,
+        scalar: 1,
+        ..EwArgs::default()
+    };
+    assert_eq!(k.call(&mut mem, &args), Status::Ok);
+    let got: Vec<i32> = mem[20..40]
+        .chunks(4)
+        .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    assert_eq!(got, vec![i32::MIN, -4, 1, 8, i32::MIN + 1]);
+    assert!(compile(&Region {
+        op: Op::Div,
+        lane: Lane::I32,
+        operands: Operands::Binary
+    })
+    .is_err());
+}

@@ -1,0 +1,287 @@
+//! Tier-up: when a tile elementwise op runs often enough (or always, with
+//! `--jit always`), it runs as native code from `pto-jit` instead of the
+//! interpreter. Compiled regions are cached per run and shared by all blocks.
+//! The JIT region reports the same memory accesses to the checker, and under
+//! `--crosscheck` the interpreter runs next to it on a copy of the core's
+//! buffers and the two results are compared element by element.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
+
+use pto_asm::ty::{BLayout, SLayout, TileLoc};
+use pto_isa_spec::DType;
+use pto_jit::{compile, Compiled, EwArgs, Lane, Op, Operands, Region, Status};
+
+use crate::exec::{fault, tile, Accesses, Fault};
+use crate::mem::Local;
+use crate::num::{self, Num};
+use crate::program::EwOp;
+use crate::value::{Space, Tile};
+use crate::JitMode;
+
+/// What the JIT did during a run.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct JitStats {
+    /// Regions compiled.
+    pub compiled: u32,
+    /// Regions rejected, by reason.
+    pub rejected: BTreeMap<String, u32>,
+    /// Executions of compiled code.
+    pub jit_execs: u64,
+    /// Executions of eligible ops in the interpreter (below the threshold).
+    pub interp_execs: u64,
+    /// Total compile time in microseconds.
+    pub compile_us: u64,
+    /// Bytes of generated code.
+    pub code_bytes: u64,
+}
+
+/// Compiled regions and counters of one run, shared by every block.
+#[derive(Default)]
+pub struct JitCache {
+    code: Mutex<HashMap<Region, Result<Arc<Compiled>, String>>>,
+    counts: Mutex<HashMap<Region, u32>>,
+    stats: Mutex<JitStats>,
+}
+
+impl JitCache {
+    /// The statistics so far.
+    pub fn stats(&self) -> JitStats {
+        self.stats.lock().map(|s| s.clone()).unwrap_or_default()
+    }
+
+    fn get(&self, r: &Region) -> Result<Arc<Compiled>, String> {
+        let mut code = self
+            .code
+            .lock()
+            .map_err(|_| "JIT cache poisoned".to_string())?;
+        if let Some(c) = code.get(r) {
+            return c.clone();
+        }
+        let res = compile(r).map(Arc::new).map_err(|e| e.to_string());
+        if let Ok(mut st) = self.stats.lock() {
+            match &res {
+                Ok(c) => {
+                    st.compiled += 1;
+                    st.compile_us += c.compile_time.as_micros() as u64;
+                    st.code_bytes += c.code_bytes as u64;
+                }
+                Err(e) => *st.rejected.entry(e.clone()).or_default() += 1,
+            }
+        }
+        code.insert(*r, res.clone());
+        res
+    }
+}
+
+fn lane(dt: DType) -> Option<Lane> {
+    match dt {
+        DType::F32 => Some(Lane::F32),
+        DType::I32 => Some(Lane::I32),
+        _ => None,
+    }
+}
+
+fn jit_op(op: EwOp) -> Option<Op> {
+    Some(match op {
+        EwOp::Add => Op::Add,
+        EwOp::Sub => Op::Sub,
+        EwOp::Mul => Op::Mul,
+        EwOp::Div => Op::Div,
+        EwOp::Max => Op::Max,
+        EwOp::Min => Op::Min,
+        EwOp::Abs => Op::Abs,
+        EwOp::Neg => Op::Neg,
+        EwOp::Sqrt => Op::Sqrt,
+        EwOp::Recip => Op::Recip,
+        EwOp::Relu => Op::Relu,
+        EwOp::And => Op::And,
+        EwOp::Or => Op::Or,
+        EwOp::Xor => Op::Xor,
+        _ => return None,
+    })
+}
+
+fn plain_ub(t: &Tile) -> bool {
+    t.loc == TileLoc::Vec && t.blayout == BLayout::RowMajor && t.slayout == SLayout::NoneBox
+}
+
+/// An elementwise op as the interpreter sees it.
+pub struct EwCall<'t> {
+    /// Operation.
+    pub op: EwOp,
+    /// First source.
+    pub a: &'t Tile,
+    /// Second source (binary).
+    pub b: Option<&'t Tile>,
+    /// Scalar operand and whether it comes first.
+    pub s: Option<(Num, bool)>,
+    /// Destination.
+    pub dst: &'t Tile,
+}
+
+impl EwCall<'_> {
+    fn interpret(&self, local: &mut Local, acc: &mut Accesses) -> Result<(), Fault> {
+        match self.s {
+            Some((s, first)) => tile::tews(local, self.op, self.a, s, first, self.dst, acc),
+            None => tile::tew(local, self.op, self.a, self.b, self.dst, acc),
+        }
+    }
+
+    /// The region this call would run, if the JIT can take it.
+    fn region(&self) -> Option<Region> {
+        let l = lane(self.dst.elem)?;
+        let tiles = [Some(self.a), self.b, Some(self.dst)];
+        if !tiles
+            .iter()
+            .flatten()
+            .all(|t| plain_ub(t) && t.elem == self.dst.elem)
+        {
+            return None;
+        }
+        let operands = match (self.b, self.s) {
+            (Some(_), _) => Operands::Binary,
+            (None, Some((_, true))) => Operands::ScalarLeft,
+            (None, Some((_, false))) => Operands::ScalarRight,
+            (None, None) => Operands::Unary,
+        };
+        Some(Region {
+            op: jit_op(self.op)?,
+            lane: l,
+            operands,
+        })
+    }
+}
+
+/// Runs an elementwise op through the JIT when the mode and counters say so;
+/// otherwise (or when the JIT cannot take it) through the interpreter.
+pub fn run_ew(
+    cache: &JitCache,
+    mode: JitMode,
+    threshold: u32,
+    crosscheck: bool,
+    call: &EwCall<'_>,
+    local: &mut Local,
+    acc: &mut Accesses,
+) -> Result<(), Fault> {
+    let region = match (mode, call.region()) {
+        (JitMode::Off, _) | (_, None) => return call.interpret(local, acc),
+        (_, Some(r)) => r,
+    };
+    // source valid regions smaller than the destination's: the interpreter reports it
+    let d = call.dst;
+    let srcs = [Some(call.a), call.b];
+    if d.v_row < 0
+        || d.v_col < 0
+        || d.v_row > d.rows
+        || d.v_col > d.cols
+        || srcs
+            .iter()
+            .flatten()
+            .any(|t| t.v_row < d.v_row || t.v_col < d.v_col)
+    {
+        return call.interpret(local, acc);
+    }
+    if mode == JitMode::Auto {
+        let n = cache
+            .counts
+            .lock()
+            .map(|mut c| {
+                let e = c.entry(region).or_insert(0);
+                *e += 1;
+                *e
+            })
+            .unwrap_or(0);
+        if n <= threshold {
+            if let Ok(mut st) = cache.stats.lock() {
+                st.interp_execs += 1;
+            }
+            return call.interpret(local, acc);
+        }
+    }
+    let code = match cache.get(&region) {
+        Ok(c) => c,
+        Err(_) => return call.interpret(local, acc),
+    };
+    let es = d.elem.bytes() as i64;
+    let scalar = match call.s {
+        Some((Num::F(f), _)) if d.elem == DType::F32 => (f as f32).to_bits() as i64,
+        Some((v, _)) => num::wrap(v.i(), DType::I32) as u32 as i64,
+        None => 0,
+    };
+    let b = call.b.unwrap_or(call.a);
+    let args = EwArgs {
+        dst: d.addr as i64,
+        dst_stride: d.cols * es,
+        a: call.a.addr as i64,
+        a_stride: call.a.cols * es,
+        b: b.addr as i64,
+        b_stride: b.cols * es,
+        rows: d.v_row,
+        cols: d.v_col,
+        scalar,
+    };
+    let reference = if crosscheck {
+        let mut copy = local.clone();
+        let mut scratch = Accesses::default();
+        call.interpret(&mut copy, &mut scratch)?;
+        Some(copy)
+    } else {
+        None
+    };
+    let size = local.size(Space::Ub);
+    let ub = local.slice_mut(Space::Ub, 0, size)?;
+    match code.call(ub, &args) {
+        Status::Ok => {}
+        Status::OutOfBounds => {
+            return fault(format!(
+                "a {}x{} {} tile operand reaches outside the {size} bytes of UB",
+                d.v_row, d.v_col, d.elem
+            ))
+        }
+        Status::Unknown => return fault("compiled code returned an unknown status"),
+    }
+    if let Ok(mut st) = cache.stats.lock() {
+        st.jit_execs += 1;
+    }
+    if acc.on {
+        for r in 0..d.v_row {
+            for t in srcs.iter().flatten() {
+                acc.add(
+                    Space::Ub,
+                    t.addr + (r * t.cols * es) as u64,
+                    (d.v_col * es) as u64,
+                    false,
+                );
+            }
+            acc.add(
+                Space::Ub,
+                d.addr + (r * d.cols * es) as u64,
+                (d.v_col * es) as u64,
+                true,
+            );
+        }
+    }
+    if let Some(reference) = reference {
+        let got = local.slice(Space::Ub, d.addr, d.bytes())?;
+        let want = reference.slice(Space::Ub, d.addr, d.bytes())?;
+        for r in 0..d.v_row {
+            for c in 0..d.v_col {
+                let o = ((r * d.cols + c) * es) as usize;
+                let (x, y) = (num::read(&want[o..], d.elem), num::read(&got[o..], d.elem));
+                let same = match (x, y) {
+                    (Num::F(p), Num::F(q)) => {
+                        (p.is_nan() && q.is_nan()) || p.to_bits() == q.to_bits()
+                    }
+                    _ => x == y,
+                };
+                if !same {
+                    return fault(format!(
+                        "crosscheck: JIT and interpreter differ at element ({r}, {c}): interpreter {x:?}, JIT {y:?}"
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,188 @@
+//! JIT == interpreter on random elementwise tile ops (ops, lane types, shapes,
+//! valid regions, values incl. NaN/±inf/-0), through the whole machine with
+//! `--crosscheck`, plus tier-up counting and hostile shapes.
+
+use proptest::prelude::*;
+use pto_vm::{load_text, run_kernel, Arg, Config, JitMode};
+
+const OPS_F32: &[&str] = &[
+    "tadd", "tsub", "tmul", "tdiv", "tmax", "tmin", "tabs", "tneg", "tsqrt", "trecip", "trelu",
+    "tadds", "tmuls", "tmaxs",
+];
+const OPS_I32: &[&str] = &[
+    "tadd", "tsub", "tmul", "tmax", "tmin", "tabs", "tneg", "tand", "tor", "txor", "tadds", "tmuls",
+];
+
+fn kernel(op: &str, dt: &str, rows: usize, cols: usize, vr: usize, vc: usize) -> String {
+    let tb = format!("!pto.tile_buf<loc=vec, dtype={dt}, rows={rows}, cols={cols}, v_row={vr}, v_col={vc}, blayout=row_major, slayout=none_box, fractal=512, pad=0>");
+    let view = format!("!pto.tensor_view<{rows}x{cols}x{dt}>");
+    let part = format!("!pto.partition_tensor_view<{rows}x{cols}x{dt}>");
+    let unary = matches!(op, "tabs" | "tneg" | "tsqrt" | "trecip" | "trelu");
+    let scalar = op.ends_with('s') && !unary;
+    let sval = if dt == "f32" {
+        "%s = arith.constant 1.5 : f32"
+    } else {
+        "%s = arith.constant -3 : i32"
+    };
+    let ins = if unary {
+        format!("ins(%a : {tb})")
+    } else if scalar {
+        format!("ins(%a, %s : {tb}, {dt})")
+    } else {
+        format!("ins(%a, %b : {tb}, {tb})")
+    };
+    format!(
+        r#"module attributes {{pto.target_arch = "a5"}} {{
+  func.func @k(%x: !pto.ptr<{dt}>, %y: !pto.ptr<{dt}>, %z: !pto.ptr<{dt}>) attributes {{pto.entry}} {{
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %cr = arith.constant {rows} : index
+    %cc = arith.constant {cols} : index
+    {sval}
+    %xv = pto.make_tensor_view %x, shape = [%cr, %cc], strides = [%cc, %c1] : {view}
+    %yv = pto.make_tensor_view %y, shape = [%cr, %cc], strides = [%cc, %c1] : {view}
+    %zv = pto.make_tensor_view %z, shape = [%cr, %cc], strides = [%cc, %c1] : {view}
+    %xp = pto.partition_view %xv, offsets = [%c0, %c0], sizes = [%cr, %cc] : {view} -> {part}
+    %yp = pto.partition_view %yv, offsets = [%c0, %c0], sizes = [%cr, %cc] : {view} -> {part}
+    %zp = pto.partition_view %zv, offsets = [%c0, %c0], sizes = [%cr, %cc] : {view} -> {part}
+    %a = pto.alloc_tile : {tb}
+    %b = pto.alloc_tile : {tb}
+    %d = pto.alloc_tile : {tb}
+    pto.tload ins(%xp : {part}) outs(%a : {tb})
+    pto.tload ins(%yp : {part}) outs(%b : {tb})
+    pto.set_flag["PIPE_MTE2", "PIPE_V", "EVENT_ID0"]
+    pto.wait_flag["PIPE_MTE2", "PIPE_V", "EVENT_ID0"]
+    pto.{op} {ins} outs(%d : {tb})
+    pto.set_flag["PIPE_V", "PIPE_MTE3", "EVENT_ID0"]
+    pto.wait_flag["PIPE_V", "PIPE_MTE3", "EVENT_ID0"]
+    pto.tstore ins(%d : {tb}) outs(%zp : {part})
+    return
+  }}
+}}"#
+    )
+}
+
+fn special(i: usize, x: f32) -> f32 {
+    match i % 17 {
+        0 => f32::NAN,
+        1 => f32::INFINITY,
+        2 => f32::NEG_INFINITY,
+        3 => -0.0,
+        4 => 0.0,
+        5 => 1e-40,
+        _ => x,
+    }
+}
+
+fn run(
+    src: &str,
+    jit: JitMode,
+    crosscheck: bool,
+    x: &[u8],
+    y: &[u8],
+) -> (Vec<u8>, pto_vm::JitStats) {
+    let k = load_text("t.pto", src, None).unwrap_or_else(|e| panic!("{e}\n{src}"));
+    let cfg = Config {
+        profile: k.profile,
+        jit,
+        crosscheck,
+        jit_threshold: 0,
+        ..Config::default()
+    };
+    let f = run_kernel(
+        &k,
+        &cfg,
+        None,
+        &[
+            Arg::Buffer(x.to_vec()),
+            Arg::Buffer(y.to_vec()),
+            Arg::Buffer(vec![0; x.len()]),
+        ],
+    )
+    .expect("runs");
+    assert_eq!(f.out.error, None, "{src}");
+    (f.buffers[2].clone(), f.out.jit)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, .. ProptestConfig::default() })]
+    #[test]
+    fn jit_matches_the_interpreter(
+        f32_lane in any::<bool>(),
+        op_i in 0usize..14,
+        rows in 1usize..10,
+        col_blocks in 1usize..4,
+        vr_cut in 0usize..3,
+        vc_cut in 0usize..9,
+        seed in any::<u64>(),
+    ) {
+        let (dt, ops) = if f32_lane { ("f32", OPS_F32) } else { ("i32", OPS_I32) };
+        let op = ops[op_i % ops.len()];
+        let cols = col_blocks * 8;
+        let vr = rows.saturating_sub(vr_cut).max(1);
+        let vc = cols.saturating_sub(vc_cut).max(1);
+        let src = kernel(op, dt, rows, cols, vr, vc);
+        let n = rows * cols;
+        let mut st = seed | 1;
+        let mut next = || { st ^= st << 13; st ^= st >> 7; st ^= st << 17; st };
+        let mk = |next: &mut dyn FnMut() -> u64| -> Vec<u8> {
+            (0..n).flat_map(|i| {
+                let r = next();
+                if f32_lane {
+                    special(i + (r as usize % 5), ((r >> 11) as f64 / (1u64 << 53) as f64 * 20.0 - 10.0) as f32).to_le_bytes()
+                } else {
+                    ((r as i64 >> 3) as i32).to_le_bytes()
+                }
+            }).collect()
+        };
+        let x = mk(&mut next);
+        let y = mk(&mut next);
+        let (want, _) = run(&src, JitMode::Off, false, &x, &y);
+        let (got, stats) = run(&src, JitMode::Always, true, &x, &y);
+        prop_assert_eq!(stats.jit_execs, 1, "the op ran compiled");
+        for (i, (a, b)) in want.chunks(4).zip(got.chunks(4)).enumerate() {
+            let same = if f32_lane {
+                let (p, q) = (f32::from_le_bytes([a[0], a[1], a[2], a[3]]), f32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+                (p.is_nan() && q.is_nan()) || p.to_bits() == q.to_bits()
+            } else {
+                a == b
+            };
+            prop_assert!(same, "{} {} element {}: interpreter {:?}, jit {:?}", op, dt, i, a, b);
+        }
+    }
+}
+
+#[test]
+fn auto_mode_compiles_after_the_threshold() {
+    let src = kernel("tadd", "f32", 4, 8, 4, 8).replace(
+        "    pto.tadd",
+        "    pto.tadd ins(%a, %b : !pto.tile_buf<loc=vec, dtype=f32, rows=4, cols=8, v_row=4, v_col=8, blayout=row_major, slayout=none_box, fractal=512, pad=0>, !pto.tile_buf<loc=vec, dtype=f32, rows=4, cols=8, v_row=4, v_col=8, blayout=row_major, slayout=none_box, fractal=512, pad=0>) outs(%d : !pto.tile_buf<loc=vec, dtype=f32, rows=4, cols=8, v_row=4, v_col=8, blayout=row_major, slayout=none_box, fractal=512, pad=0>)\n    pto.tadd ins(%a, %b : !pto.tile_buf<loc=vec, dtype=f32, rows=4, cols=8, v_row=4, v_col=8, blayout=row_major, slayout=none_box, fractal=512, pad=0>, !pto.tile_buf<loc=vec, dtype=f32, rows=4, cols=8, v_row=4, v_col=8, blayout=row_major, slayout=none_box, fractal=512, pad=0>) outs(%d : !pto.tile_buf<loc=vec, dtype=f32, rows=4, cols=8, v_row=4, v_col=8, blayout=row_major, slayout=none_box, fractal=512, pad=0>)\n    pto.tadd",
+    );
+    let k = load_text("t.pto", &src, None).expect("loads");
+    let cfg = Config {
+        profile: k.profile,
+        jit: JitMode::Auto,
+        jit_threshold: 2,
+        ..Config::default()
+    };
+    let x = vec![0u8; 128];
+    let f = run_kernel(
+        &k,
+        &cfg,
+        None,
+        &[
+            Arg::Buffer(x.clone()),
+            Arg::Buffer(x.clone()),
+            Arg::Buffer(x),
+        ],
+    )
+    .expect("runs");
+    assert_eq!(
+        (
+            f.out.jit.interp_execs,
+            f.out.jit.jit_execs,
+            f.out.jit.compiled
+        ),
+        (2, 1, 1)
+    );
+}
