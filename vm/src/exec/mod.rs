@@ -1,10 +1,20 @@
 //! The reference interpreter, one file per instruction group.
 
+pub mod convert;
 pub mod dma;
+pub mod expand;
+pub mod irregular;
+pub mod layout_ops;
+pub mod matmul;
+pub mod reduce;
 pub mod scalar;
 pub mod tile;
 pub mod tile_ops;
+pub mod vec_arith;
+pub mod vec_convert;
 pub mod vec_ops;
+pub mod vec_pred;
+pub mod vec_rearrange;
 pub mod vector;
 
 use crate::mem::OutOfBounds;

@@ -3,18 +3,96 @@
 //! (`vlds`/`vsts` NORM, plain lane-wise ops, `pset`/`plt`) arrives here with
 //! its operand values, and returns its result values. Each group lives in its
 //! own file; this table says which ops exist.
+//!
+//! Element types are not part of a register value: lowering passes them as
+//! the synthetic attributes `$dst_type` (first result) and `$src_type` (first
+//! vector or mask operand), spelled as in MLIR (`f32`, `ui16`, `b32`...).
 
-use pto_isa_spec::Opcode;
+use pto_isa_spec::{DType, Opcode};
 
-use crate::exec::{fault, Accesses, Fault};
+use crate::exec::{fault, vec_arith, vec_convert, vec_pred, vec_rearrange, Accesses, Fault};
 use crate::mem::Local;
-use crate::program::Attrs;
-use crate::value::Val;
+use crate::num::{read, wrap, write, Num};
+use crate::program::{attr, AttrVal, Attrs};
+use crate::value::{Ptr, Val};
 
 /// Whether the generic path implements `op` (lowering sends only these here).
 pub fn implemented(op: Opcode) -> bool {
-    let _ = op;
-    false
+    use Opcode as O;
+    matches!(
+        op,
+        // unary / binary / fused arithmetic
+        O::VLrelu
+            | O::VPrelu
+            | O::VAddrelu
+            | O::VSubrelu
+            | O::VAxpy
+            | O::VMula
+            | O::VMull
+            | O::VAddc
+            | O::VSubc
+            | O::VAddcs
+            | O::VSubcs
+            | O::VBcnt
+            | O::VCls
+            | O::VMov
+            | O::VExpdif
+            // reductions
+            | O::VCadd
+            | O::VCmax
+            | O::VCmin
+            | O::VCgadd
+            | O::VCgmax
+            | O::VCgmin
+            | O::VCpadd
+            // compare / select
+            | O::VCmp
+            | O::VCmps
+            | O::VSel
+            | O::VSelr
+            // conversion
+            | O::VCvt
+            | O::VTrc
+            | O::VCi
+            | O::VBitcast
+            | O::Pbitcast
+            // rearrangement
+            | O::VIntlv
+            | O::VDintlv
+            | O::VIntlvv2
+            | O::VDintlvv2
+            | O::VSlide
+            | O::VShift
+            | O::VSqz
+            | O::VUsqz
+            | O::VPerm
+            | O::VPack
+            | O::VSunpack
+            | O::VZunpack
+            // predicates
+            | O::Pand
+            | O::Por
+            | O::Pxor
+            | O::Pnot
+            | O::Psel
+            | O::Ppack
+            | O::Punpack
+            | O::PintlvB8
+            | O::PintlvB16
+            | O::PintlvB32
+            | O::PdintlvB8
+            | O::PdintlvB16
+            | O::PdintlvB32
+            | O::PgeB8
+            | O::PgeB16
+            | O::PgeB32
+            | O::Plds
+            | O::Pld
+            | O::Pldi
+            | O::Psts
+            | O::Pst
+            | O::Psti
+    )
 }
 
 /// Executes a vector micro-op: `srcs` are the operand values in textual order,
@@ -27,9 +105,286 @@ pub fn run(
     local: &mut Local,
     acc: &mut Accesses,
 ) -> Result<Vec<Val>, Fault> {
-    let _ = (srcs, attrs, local, acc);
-    fault(format!(
-        "'{}' is not implemented in ptovm's interpreter yet",
-        op.name()
-    ))
+    let a = Args::split(srcs);
+    let cx = Cx { op, attrs };
+    use Opcode as O;
+    match op {
+        O::VLrelu
+        | O::VPrelu
+        | O::VAddrelu
+        | O::VSubrelu
+        | O::VAxpy
+        | O::VMula
+        | O::VMull
+        | O::VAddc
+        | O::VSubc
+        | O::VAddcs
+        | O::VSubcs
+        | O::VBcnt
+        | O::VCls
+        | O::VMov
+        | O::VExpdif
+        | O::VCmp
+        | O::VCmps
+        | O::VSel
+        | O::VSelr => vec_arith::run(&cx, &a),
+        O::VCadd | O::VCmax | O::VCmin | O::VCgadd | O::VCgmax | O::VCgmin | O::VCpadd => {
+            vec_arith::reduce(&cx, &a)
+        }
+        O::VCvt
+        | O::VTrc
+        | O::VCi
+        | O::VBitcast
+        | O::Pbitcast
+        | O::VPack
+        | O::VSunpack
+        | O::VZunpack => vec_convert::run(&cx, &a),
+        O::VIntlv
+        | O::VDintlv
+        | O::VIntlvv2
+        | O::VDintlvv2
+        | O::VSlide
+        | O::VShift
+        | O::VSqz
+        | O::VUsqz
+        | O::VPerm => vec_rearrange::run(&cx, &a),
+        _ if implemented(op) => vec_pred::run(&cx, &a, local, acc),
+        _ => fault(format!(
+            "'{}' is not implemented in ptovm's interpreter yet",
+            op.name()
+        )),
+    }
+}
+
+/// A vector register.
+pub type VReg = [u8; 256];
+/// A predicate register.
+pub type Mask = [u8; 32];
+
+/// Operands split by kind, each list in textual order.
+pub struct Args<'a> {
+    /// Vector registers.
+    pub v: Vec<&'a VReg>,
+    /// Masks.
+    pub m: Vec<&'a Mask>,
+    /// Scalars (integers and floats).
+    pub s: Vec<&'a Val>,
+    /// Pointers.
+    pub p: Vec<Ptr>,
+}
+
+impl<'a> Args<'a> {
+    /// Splits operands by kind.
+    pub fn split(srcs: &'a [Val]) -> Args<'a> {
+        let mut a = Args {
+            v: Vec::new(),
+            m: Vec::new(),
+            s: Vec::new(),
+            p: Vec::new(),
+        };
+        for x in srcs {
+            match x {
+                Val::VReg(r) => a.v.push(r),
+                Val::Mask(m) => a.m.push(m),
+                Val::Int(_) | Val::Float(_) => a.s.push(x),
+                Val::Ptr(p) => a.p.push(*p),
+                _ => {}
+            }
+        }
+        a
+    }
+}
+
+/// The op being executed and its attributes.
+pub struct Cx<'a> {
+    /// The opcode.
+    pub op: Opcode,
+    /// Its attributes (including `$dst_type` / `$src_type`).
+    pub attrs: &'a Attrs,
+}
+
+impl Cx<'_> {
+    /// A fault naming the op.
+    pub fn err<T>(&self, msg: impl std::fmt::Display) -> Result<T, Fault> {
+        fault(format!("'{}' {msg}", self.op.name()))
+    }
+
+    fn ty(&self, key: &str) -> Option<DType> {
+        match attr(self.attrs, key) {
+            Some(AttrVal::Sym(s)) => parse_type(s),
+            _ => None,
+        }
+    }
+
+    /// Element type of the first result (falls back to the source type).
+    pub fn dst(&self) -> Result<DType, Fault> {
+        match self.ty("$dst_type").or_else(|| self.ty("$src_type")) {
+            Some(t) => Ok(t),
+            None => self.err("needs the element type of its result (no $dst_type attribute)"),
+        }
+    }
+
+    /// Element type of the first vector/mask operand (falls back to the result type).
+    pub fn src(&self) -> Result<DType, Fault> {
+        match self.ty("$src_type").or_else(|| self.ty("$dst_type")) {
+            Some(t) => Ok(t),
+            None => self.err("needs the element type of its source (no $src_type attribute)"),
+        }
+    }
+
+    /// Raw `$src_type` / `$dst_type` (no fallback).
+    pub fn exact(&self, key: &str) -> Option<DType> {
+        self.ty(key)
+    }
+
+    /// A symbolic attribute by name (quotes stripped).
+    pub fn sym(&self, key: &str) -> Option<&str> {
+        match attr(self.attrs, key) {
+            Some(AttrVal::Sym(s)) => Some(s.trim_matches('"')),
+            _ => None,
+        }
+    }
+
+    /// Positional symbolic immediates (quotes stripped), in order.
+    pub fn positional(&self) -> impl Iterator<Item = &str> {
+        self.attrs.iter().filter_map(|(k, v)| match v {
+            AttrVal::Sym(s) if k.is_empty() => Some(s.trim_matches('"')),
+            _ => None,
+        })
+    }
+
+    /// A named attribute, else the first positional symbol.
+    pub fn sym_or_pos(&self, keys: &[&str]) -> Option<&str> {
+        keys.iter()
+            .find_map(|k| self.sym(k))
+            .or_else(|| self.positional().next())
+    }
+}
+
+/// Parses an element-type spelling; masks (`b8`, `b16`, `b32`) map to an
+/// unsigned type of their granularity.
+pub fn parse_type(s: &str) -> Option<DType> {
+    let s = s.trim_matches('"');
+    let s = s.strip_prefix("!pto.").unwrap_or(s);
+    match s {
+        "b8" => Some(DType::U8),
+        "b16" => Some(DType::U16),
+        "b32" => Some(DType::U32),
+        "b64" => Some(DType::U64),
+        _ => DType::from_mlir(s),
+    }
+}
+
+/// Number of lanes of a register of element type `dt`.
+pub fn lanes(dt: DType) -> usize {
+    256 / dt.bytes()
+}
+
+/// Lane `i` of `v`.
+#[inline]
+pub fn get(v: &VReg, i: usize, dt: DType) -> Num {
+    let es = dt.bytes();
+    read(&v[i * es..(i + 1) * es], dt)
+}
+
+/// Sets lane `i` of `v`.
+#[inline]
+pub fn put(v: &mut VReg, i: usize, dt: DType, x: Num) {
+    let es = dt.bytes();
+    write(&mut v[i * es..(i + 1) * es], dt, x)
+}
+
+/// Raw bits of lane `i` (element size `es` bytes, up to 8).
+#[inline]
+pub fn raw(v: &VReg, i: usize, es: usize) -> u64 {
+    let mut b = [0u8; 8];
+    b[..es].copy_from_slice(&v[i * es..(i + 1) * es]);
+    u64::from_le_bytes(b)
+}
+
+/// Sets the raw bits of lane `i`.
+#[inline]
+pub fn set_raw(v: &mut VReg, i: usize, es: usize, x: u64) {
+    v[i * es..(i + 1) * es].copy_from_slice(&x.to_le_bytes()[..es]);
+}
+
+/// Whether lane `i` (element size `es`) is on; no mask means all lanes.
+#[inline]
+pub fn on(m: Option<&Mask>, i: usize, es: usize) -> bool {
+    match m {
+        None => true,
+        Some(m) => bit(m, i * es),
+    }
+}
+
+/// Bit `b` of a predicate.
+#[inline]
+pub fn bit(m: &Mask, b: usize) -> bool {
+    b < 256 && m[b / 8] & (1 << (b % 8)) != 0
+}
+
+/// Sets bit `b` of a predicate.
+#[inline]
+pub fn set_bit(m: &mut Mask, b: usize, on: bool) {
+    if b < 256 {
+        if on {
+            m[b / 8] |= 1 << (b % 8);
+        } else {
+            m[b / 8] &= !(1 << (b % 8));
+        }
+    }
+}
+
+/// A predicate with lane `i` (granularity `es` bytes) on iff `f(i)`, in the
+/// hardware image: one bit per lane, at bit `i * es`.
+pub fn mask_from(es: usize, f: impl Fn(usize) -> bool) -> Box<Mask> {
+    let mut m = Box::new([0u8; 32]);
+    for i in 0..256 / es {
+        if f(i) {
+            set_bit(&mut m, i * es, true);
+        }
+    }
+    m
+}
+
+/// A scalar operand as an element of type `dt` (integers wrapped to its width).
+pub fn scalar(v: &Val, dt: DType) -> Num {
+    if dt.is_float() {
+        Num::F(v.as_f64().unwrap_or(0.0))
+    } else {
+        Num::I(wrap(v.as_i64().unwrap_or(0), dt))
+    }
+}
+
+/// A new zeroed register.
+pub fn zreg() -> Box<VReg> {
+    Box::new([0u8; 256])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_types_and_masks() {
+        assert_eq!(parse_type("f32"), Some(DType::F32));
+        assert_eq!(parse_type("ui16"), Some(DType::U16));
+        assert_eq!(parse_type("si8"), Some(DType::I8));
+        assert_eq!(parse_type("b16"), Some(DType::U16));
+        assert_eq!(parse_type("\"b32\""), Some(DType::U32));
+        assert!(implemented(Opcode::VCmp) && !implemented(Opcode::VAdd));
+    }
+
+    #[test]
+    fn unimplemented_op_faults() {
+        let mut local = Local::new(pto_isa_spec::ProfileId::A5.profile(), None);
+        let r = run(
+            Opcode::VAdd,
+            &[],
+            &Vec::new(),
+            &mut local,
+            &mut Accesses::default(),
+        );
+        assert!(r.is_err());
+    }
 }

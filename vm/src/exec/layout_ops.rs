@@ -1,0 +1,242 @@
+//! Layout and rearrangement: `tmov` (role/layout moves and vec->vec copies,
+//! converting the element type when source and destination differ),
+//! `textract` (sub-tile at a row/column offset), `tinsert` (write a sub-tile at
+//! an offset), `ttrans`, `tfillpad` (and its in-place / expand forms),
+//! `tconcat`.
+//!
+//! Every element goes through the layout module on both sides, so a move
+//! between, say, a row-major L1 tile and an NZ left tile is a plain copy of
+//! coordinates. Sources are read completely before the destination is written,
+//! so overlapping operands behave as if the copy went through a buffer.
+
+use pto_isa_spec::Opcode;
+
+use crate::exec::tile_ops::{
+    check_covers, check_valid, get, in_scalars, in_tile, out_tile, pad_value, put, short, TileCall,
+};
+use crate::exec::{fault, Accesses, Fault};
+use crate::mem::Local;
+use crate::num::Num;
+use crate::value::Tile;
+
+/// Executes a layout op.
+pub fn run(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(), Fault> {
+    use Opcode as O;
+    match call.op {
+        O::TMov => mov(call, local, acc),
+        O::TExtract => extract(call, local, acc),
+        O::TInsert => insert(call, local, acc),
+        O::TTrans => trans(call, local, acc),
+        O::TFillPad | O::TFillPadInplace | O::TFillPadExpand => fillpad(call, local, acc),
+        O::TConcat => concat(call, local, acc),
+        _ => fault(format!("{} is not a layout op", call.op.name())),
+    }
+}
+
+/// Writes `vals` (row-major, `rows` x `cols`) into `dst` at (r0, c0).
+fn write_block(
+    local: &mut Local,
+    dst: &Tile,
+    (r0, c0): (i64, i64),
+    (rows, cols): (i64, i64),
+    vals: &[Num],
+    acc: &mut Accesses,
+) -> Result<(), Fault> {
+    for r in 0..rows {
+        for c in 0..cols {
+            if let Some(v) = vals.get((r * cols + c) as usize) {
+                put(local, dst, r0 + r, c0 + c, *v, acc)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Reads `rows` x `cols` of `src` from (r0, c0), row-major.
+fn read_block(
+    local: &Local,
+    src: &Tile,
+    r0: i64,
+    c0: i64,
+    rows: i64,
+    cols: i64,
+    acc: &mut Accesses,
+) -> Result<Vec<Num>, Fault> {
+    let mut v = Vec::with_capacity((rows * cols).max(0) as usize);
+    for r in 0..rows {
+        for c in 0..cols {
+            v.push(get(local, src, r0 + r, c0 + c, acc)?);
+        }
+    }
+    Ok(v)
+}
+
+fn no_extras(call: &TileCall, allowed_scalars: usize) -> Result<(), Fault> {
+    let n = in_scalars(call).len();
+    if n > allowed_scalars {
+        return fault(format!(
+            "{}: quantization / extra scalar operands are not supported by ptovm yet",
+            short(call)
+        ));
+    }
+    Ok(())
+}
+
+/// Element type conversions a move may do (same type, or float <-> float /
+/// int -> float / float -> int as a value conversion).
+fn mov(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(), Fault> {
+    no_extras(call, 0)?;
+    if crate::exec::tile_ops::in_tiles(call).len() > 1 {
+        return fault(format!(
+            "{}: vector quantization operands are not supported by ptovm yet",
+            short(call)
+        ));
+    }
+    let src = in_tile(call, 0, "source")?;
+    let dst = out_tile(call, 0, "destination")?;
+    check_valid(call, dst, "destination")?;
+    check_covers(call, src, dst.v_row, dst.v_col, "source")?;
+    let relu = crate::exec::tile_ops::attr_sym(call, &["relu", "relu_mode", "reluMode"])
+        .is_some_and(|s| s != "0" && s != "NORELU" && s != "NO_RELU" && s != "FALSE");
+    let mut vals = read_block(local, src, 0, 0, dst.v_row, dst.v_col, acc)?;
+    if relu {
+        for v in &mut vals {
+            *v = match *v {
+                Num::F(x) if x < 0.0 => Num::F(0.0),
+                Num::I(x) if x < 0 => Num::I(0),
+                o => o,
+            };
+        }
+    }
+    write_block(local, dst, (0, 0), (dst.v_row, dst.v_col), &vals, acc)
+}
+
+fn offsets(call: &TileCall) -> Result<(i64, i64), Fault> {
+    let s = in_scalars(call);
+    match (s.first(), s.get(1)) {
+        (Some(r), Some(c)) => Ok((r.i(), c.i())),
+        _ => fault(format!(
+            "{}: needs row and column offset operands",
+            short(call)
+        )),
+    }
+}
+
+/// `textract`: dst[i][j] = src[row + i][col + j] over dst's valid region.
+fn extract(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(), Fault> {
+    let src = in_tile(call, 0, "source")?;
+    let dst = out_tile(call, 0, "destination")?;
+    check_valid(call, src, "source")?;
+    check_valid(call, dst, "destination")?;
+    no_extras(call, 2)?;
+    let (r0, c0) = offsets(call)?;
+    if r0 < 0 || c0 < 0 || r0 + dst.v_row > src.rows || c0 + dst.v_col > src.cols {
+        return fault(format!(
+            "{}: a {}x{} window at ({r0}, {c0}) is outside the {}x{} source tile",
+            short(call),
+            dst.v_row,
+            dst.v_col,
+            src.rows,
+            src.cols
+        ));
+    }
+    let vals = read_block(local, src, r0, c0, dst.v_row, dst.v_col, acc)?;
+    write_block(local, dst, (0, 0), (dst.v_row, dst.v_col), &vals, acc)
+}
+
+/// `tinsert`: dst[row + i][col + j] = src[i][j] over src's valid region.
+fn insert(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(), Fault> {
+    let src = in_tile(call, 0, "source")?;
+    let dst = out_tile(call, 0, "destination")?;
+    check_valid(call, src, "source")?;
+    check_valid(call, dst, "destination")?;
+    no_extras(call, 3)?;
+    let (r0, c0) = offsets(call)?;
+    if r0 < 0 || c0 < 0 || r0 + src.v_row > dst.rows || c0 + src.v_col > dst.cols {
+        return fault(format!(
+            "{}: a {}x{} block at ({r0}, {c0}) does not fit the {}x{} destination tile",
+            short(call),
+            src.v_row,
+            src.v_col,
+            dst.rows,
+            dst.cols
+        ));
+    }
+    let vals = read_block(local, src, 0, 0, src.v_row, src.v_col, acc)?;
+    write_block(local, dst, (r0, c0), (src.v_row, src.v_col), &vals, acc)
+}
+
+/// `ttrans`: dst[i][j] = src[j][i].
+fn trans(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(), Fault> {
+    let src = in_tile(call, 0, "source")?;
+    let dst = out_tile(call, 0, "destination")?;
+    check_valid(call, dst, "destination")?;
+    check_covers(call, src, dst.v_col, dst.v_row, "source")?;
+    let vals = read_block(local, src, 0, 0, dst.v_col, dst.v_row, acc)?;
+    // vals is dst.v_col x dst.v_row, row-major: element (j, i) of the source
+    let sc = dst.v_row;
+    for i in 0..dst.v_row {
+        for j in 0..dst.v_col {
+            if let Some(v) = vals.get((j * sc + i) as usize) {
+                put(local, dst, i, j, *v, acc)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `tfillpad`: copy src's valid region, fill the rest of dst (its whole
+/// storage) with dst's pad value.
+fn fillpad(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(), Fault> {
+    let src = in_tile(call, 0, "source")?;
+    let dst = out_tile(call, 0, "destination")?;
+    check_valid(call, src, "source")?;
+    check_valid(call, dst, "destination")?;
+    if src.v_row > dst.rows || src.v_col > dst.cols {
+        return fault(format!(
+            "{}: the source valid region {}x{} does not fit the {}x{} destination",
+            short(call),
+            src.v_row,
+            src.v_col,
+            dst.rows,
+            dst.cols
+        ));
+    }
+    let vals = read_block(local, src, 0, 0, src.v_row, src.v_col, acc)?;
+    let pad = pad_value(dst);
+    for r in 0..dst.rows {
+        for c in 0..dst.cols {
+            let v = if r < src.v_row && c < src.v_col {
+                vals[(r * src.v_col + c) as usize]
+            } else {
+                pad
+            };
+            put(local, dst, r, c, v, acc)?;
+        }
+    }
+    Ok(())
+}
+
+/// `tconcat`: dst row i = src0 row i (its valid columns) then src1 row i.
+fn concat(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(), Fault> {
+    let a = in_tile(call, 0, "first source")?;
+    let b = in_tile(call, 1, "second source")?;
+    let dst = out_tile(call, 0, "destination")?;
+    check_valid(call, dst, "destination")?;
+    check_covers(call, a, dst.v_row, 0, "first source")?;
+    check_covers(call, b, dst.v_row, 0, "second source")?;
+    let total = a.v_col + b.v_col;
+    if total > dst.cols {
+        return fault(format!(
+            "{}: {} + {} columns do not fit the {}-column destination",
+            short(call),
+            a.v_col,
+            b.v_col,
+            dst.cols
+        ));
+    }
+    let va = read_block(local, a, 0, 0, dst.v_row, a.v_col, acc)?;
+    let vb = read_block(local, b, 0, 0, dst.v_row, b.v_col, acc)?;
+    write_block(local, dst, (0, 0), (dst.v_row, a.v_col), &va, acc)?;
+    write_block(local, dst, (0, a.v_col), (dst.v_row, b.v_col), &vb, acc)
+}
