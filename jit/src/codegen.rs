@@ -263,41 +263,57 @@ fn emit(b: &mut FunctionBuilder, r: &Region, ptr: Type) {
     let zero = b.ins().iconst(types::I64, 0);
     b.ins().brif(ok2, row_head, &[zero.into()], ret_bad, &[]);
 
-    // row loop: row_head(r)
+    // row loop: row_head(r); per row the base pointers of the three operands are
+    // computed once and carried by the column blocks: (r, c, pd, pa, pb)
     b.append_block_param(row_head, types::I64);
     let col_head = b.create_block();
+    let vec2_body = b.create_block();
+    let vec_head = b.create_block();
     let vec_body = b.create_block();
     let tail_head = b.create_block();
     let tail_body = b.create_block();
     let row_next = b.create_block();
-    for blk in [col_head, vec_body, tail_head, tail_body] {
-        for _ in 0..2 {
-            b.append_block_param(blk, types::I64); // r, c
+    for blk in [col_head, vec2_body, vec_head, vec_body, tail_head, tail_body] {
+        b.append_block_param(blk, types::I64); // r
+        b.append_block_param(blk, types::I64); // c
+        for _ in 0..3 {
+            b.append_block_param(blk, ptr); // pd, pa, pb
         }
     }
     b.append_block_param(row_next, types::I64);
 
+    let row_ptr = |b: &mut FunctionBuilder, addr: Value, stride: Value, r: Value| -> Value {
+        let ro = b.ins().imul(r, stride);
+        let o = b.ins().iadd(addr, ro);
+        let o = if ptr == types::I64 { o } else { b.ins().ireduce(ptr, o) };
+        b.ins().iadd(base, o)
+    };
     b.switch_to_block(row_head);
     let r = b.block_params(row_head)[0];
     let more = b.ins().icmp(IntCC::SignedLessThan, r, rows);
+    let row_body = b.create_block();
+    b.ins().brif(more, row_body, &[], ret_ok, &[]);
+    b.switch_to_block(row_body);
+    let pd = row_ptr(b, dst, dst_s, r);
+    let pa = row_ptr(b, src, src_s, r);
+    let pb = if binary { row_ptr(b, src2, src2_s, r) } else { pa };
     let c_zero = b.ins().iconst(types::I64, 0);
-    b.ins()
-        .brif(more, col_head, &[r.into(), c_zero.into()], ret_ok, &[]);
+    b.ins().jump(col_head, &[r.into(), c_zero.into(), pd.into(), pa.into(), pb.into()]);
 
-    // address of element c of row r of an operand
-    let elem_addr =
-        |b: &mut FunctionBuilder, addr: Value, stride: Value, r: Value, c: Value| -> Value {
-            let ro = b.ins().imul(r, stride);
-            let co = b.ins().imul_imm_s(c, es);
-            let o = b.ins().iadd(addr, ro);
-            let o = b.ins().iadd(o, co);
-            let o = if ptr == types::I64 {
-                o
-            } else {
-                b.ins().ireduce(ptr, o)
-            };
-            b.ins().iadd(base, o)
-        };
+    let params = |b: &mut FunctionBuilder, blk| -> (Value, Value, Value, Value, Value) {
+        let p = b.block_params(blk);
+        (p[0], p[1], p[2], p[3], p[4])
+    };
+    let at = |b: &mut FunctionBuilder, p: Value, c: Value, extra: i64| -> Value {
+        let o = b.ins().ishl_imm_u(c, 2);
+        let o = if ptr == types::I64 { o } else { b.ins().ireduce(ptr, o) };
+        let a = b.ins().iadd(p, o);
+        if extra == 0 {
+            a
+        } else {
+            b.ins().iadd_imm_s(a, extra)
+        }
+    };
     let scalar_of = |b: &mut FunctionBuilder, cx: &Ctx| -> Value {
         let low = b.ins().ireduce(types::I32, sbits);
         match cx.lane {
@@ -306,66 +322,72 @@ fn emit(b: &mut FunctionBuilder, r: &Region, ptr: Type) {
         }
     };
     let hf = heap_flags();
+    let vt = cx.vec_ty();
+    // one vector step at column c (+ byte offset extra) of the row pointers
+    let vstep = |b: &mut FunctionBuilder, c: Value, pd: Value, pa: Value, pb: Value, extra: i32| {
+        let a_at = at(b, pa, c, 0);
+        let va = b.ins().load(vt, hf, a_at, extra);
+        let vb = if binary {
+            let b_at = at(b, pb, c, 0);
+            b.ins().load(vt, hf, b_at, extra)
+        } else if has_scalar {
+            let s = scalar_of(b, &cx);
+            b.ins().splat(vt, s)
+        } else {
+            va
+        };
+        let vr = if cx.operands == Operands::ScalarLeft {
+            cx.apply(b, vt, vb, va)
+        } else {
+            cx.apply(b, vt, va, vb)
+        };
+        let d_at = at(b, pd, c, 0);
+        b.ins().store(hf, vr, d_at, extra);
+    };
 
-    // col_head(r, c): a full vector left?
+    // col_head: two vectors (8 lanes) left?
     b.switch_to_block(col_head);
-    let (r, c) = (b.block_params(col_head)[0], b.block_params(col_head)[1]);
+    let (r, c, pd, pa, pb) = params(b, col_head);
+    let c8 = b.ins().iadd_imm_s(c, 8);
+    let fits = b.ins().icmp(IntCC::SignedLessThanOrEqual, c8, cols);
+    let args5 = [r.into(), c.into(), pd.into(), pa.into(), pb.into()];
+    b.ins().brif(fits, vec2_body, &args5, vec_head, &args5);
+
+    b.switch_to_block(vec2_body);
+    let (r, c, pd, pa, pb) = params(b, vec2_body);
+    vstep(b, c, pd, pa, pb, 0);
+    vstep(b, c, pd, pa, pb, 16);
+    let c8 = b.ins().iadd_imm_s(c, 8);
+    b.ins().jump(col_head, &[r.into(), c8.into(), pd.into(), pa.into(), pb.into()]);
+
+    // vec_head: one vector (4 lanes) left?
+    b.switch_to_block(vec_head);
+    let (r, c, pd, pa, pb) = params(b, vec_head);
     let c4 = b.ins().iadd_imm_s(c, 4);
     let fits = b.ins().icmp(IntCC::SignedLessThanOrEqual, c4, cols);
-    b.ins().brif(
-        fits,
-        vec_body,
-        &[r.into(), c.into()],
-        tail_head,
-        &[r.into(), c.into()],
-    );
+    let args5 = [r.into(), c.into(), pd.into(), pa.into(), pb.into()];
+    b.ins().brif(fits, vec_body, &args5, tail_head, &args5);
 
-    // vec_body(r, c)
     b.switch_to_block(vec_body);
-    let (r, c) = (b.block_params(vec_body)[0], b.block_params(vec_body)[1]);
-    let vt = cx.vec_ty();
-    let pa = elem_addr(b, src, src_s, r, c);
-    let va = b.ins().load(vt, hf, pa, 0);
-    let vb = if binary {
-        let pb = elem_addr(b, src2, src2_s, r, c);
-        b.ins().load(vt, hf, pb, 0)
-    } else if has_scalar {
-        let s = scalar_of(b, &cx);
-        b.ins().splat(vt, s)
-    } else {
-        va
-    };
-    let vr = if cx.operands == Operands::ScalarLeft {
-        cx.apply(b, vt, vb, va)
-    } else {
-        cx.apply(b, vt, va, vb)
-    };
-    let pd = elem_addr(b, dst, dst_s, r, c);
-    b.ins().store(hf, vr, pd, 0);
+    let (r, c, pd, pa, pb) = params(b, vec_body);
+    vstep(b, c, pd, pa, pb, 0);
     let c4 = b.ins().iadd_imm_s(c, 4);
-    b.ins().jump(col_head, &[r.into(), c4.into()]);
+    b.ins().jump(tail_head, &[r.into(), c4.into(), pd.into(), pa.into(), pb.into()]);
 
-    // tail_head(r, c)
+    // tail_head: scalar elements left?
     b.switch_to_block(tail_head);
-    let (r, c) = (b.block_params(tail_head)[0], b.block_params(tail_head)[1]);
+    let (r, c, pd, pa, pb) = params(b, tail_head);
     let left = b.ins().icmp(IntCC::SignedLessThan, c, cols);
-    b.ins().brif(
-        left,
-        tail_body,
-        &[r.into(), c.into()],
-        row_next,
-        &[r.into()],
-    );
+    b.ins().brif(left, tail_body, &[r.into(), c.into(), pd.into(), pa.into(), pb.into()], row_next, &[r.into()]);
 
-    // tail_body(r, c): one element
     b.switch_to_block(tail_body);
-    let (r, c) = (b.block_params(tail_body)[0], b.block_params(tail_body)[1]);
+    let (r, c, pd, pa, pb) = params(b, tail_body);
     let st = cx.scalar_ty();
-    let pa = elem_addr(b, src, src_s, r, c);
-    let xa = b.ins().load(st, hf, pa, 0);
+    let a_at = at(b, pa, c, 0);
+    let xa = b.ins().load(st, hf, a_at, 0);
     let xb = if binary {
-        let pb = elem_addr(b, src2, src2_s, r, c);
-        b.ins().load(st, hf, pb, 0)
+        let b_at = at(b, pb, c, 0);
+        b.ins().load(st, hf, b_at, 0)
     } else if has_scalar {
         scalar_of(b, &cx)
     } else {
@@ -376,10 +398,10 @@ fn emit(b: &mut FunctionBuilder, r: &Region, ptr: Type) {
     } else {
         cx.apply(b, st, xa, xb)
     };
-    let pd = elem_addr(b, dst, dst_s, r, c);
-    b.ins().store(hf, xr, pd, 0);
+    let d_at = at(b, pd, c, 0);
+    b.ins().store(hf, xr, d_at, 0);
     let c1 = b.ins().iadd_imm_s(c, 1);
-    b.ins().jump(tail_head, &[r.into(), c1.into()]);
+    b.ins().jump(tail_head, &[r.into(), c1.into(), pd.into(), pa.into(), pb.into()]);
 
     // row_next(r)
     b.switch_to_block(row_next);
