@@ -373,6 +373,37 @@ impl<'a> Enc<'a> {
         i
     }
 
+    /// Numbers every value an op tree defines, in print order, so result
+    /// groups stay consecutive even when a value is used before it is
+    /// defined (forward references in CFG regions).
+    fn number_defs(&mut self, op: &Op) {
+        for &(first, n) in &op.results {
+            for k in 0..n {
+                self.val(first + k);
+            }
+        }
+        for e in &op.body {
+            match e {
+                Elem::Def(v) => {
+                    self.val(*v);
+                }
+                Elem::Region(i) => {
+                    if let Some(r) = op.regions.get(*i as usize) {
+                        for b in &r.blocks {
+                            for a in &b.args {
+                                self.val(*a);
+                            }
+                            for o in &b.ops {
+                                self.number_defs(o);
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
     fn val(&mut self, v: ValueId) -> u32 {
         if let Some(i) = self.value_ids.get(&v) {
             return *i;
@@ -393,9 +424,6 @@ impl<'a> Enc<'a> {
         leb(out, op.results.len() as u64);
         for &(first, n) in &op.results {
             let f = self.val(first);
-            for k in 1..n {
-                self.val(first + k);
-            }
             leb(out, f as u64);
             leb(out, n as u64);
         }
@@ -514,6 +542,9 @@ pub fn encode(file: &File, profile: Option<ProfileId>) -> Vec<u8> {
                 leb(&mut body, t as u64);
             }
         }
+    }
+    for op in &file.items {
+        e.number_defs(op);
     }
     leb(&mut body, file.items.len() as u64);
     for op in &file.items {
@@ -1124,6 +1155,21 @@ impl Dec {
     }
 }
 
+fn type_children(t: &Type) -> Vec<TypeId> {
+    match t {
+        Type::Vector { elem, .. }
+        | Type::Shaped { elem, .. }
+        | Type::Ptr { elem, .. }
+        | Type::TensorView { elem, .. }
+        | Type::PartitionView { elem, .. }
+        | Type::Tile { elem, .. }
+        | Type::VReg { elem, .. } => vec![*elem],
+        Type::TileBuf(tb) => vec![tb.elem],
+        Type::Function { ins, outs } => ins.iter().chain(outs).copied().collect(),
+        _ => Vec::new(),
+    }
+}
+
 fn sections(bytes: &[u8]) -> Result<HashMap<String, &[u8]>, DecodeError> {
     let elf = goblin::elf::Elf::parse(bytes).map_err(|e| DecodeError::NotElf(e.to_string()))?;
     let mut out = HashMap::new();
@@ -1207,8 +1253,15 @@ pub fn decode(bytes: &[u8]) -> Result<Decoded, DecodeError> {
     // types
     let mut rt = Rd::new(get(SEC_TYPES)?, SEC_TYPES);
     let nt = rt.count()?;
+    let mut depth: Vec<u32> = Vec::with_capacity(nt);
     for k in 0..nt {
         let t = d.read_type(&mut rt, k)?;
+        // a type nests its components: bound the depth so printing cannot overflow
+        let dep = 1 + type_children(&t).iter().map(|c| depth[*c as usize]).max().unwrap_or(0);
+        if dep > MAX_DEPTH {
+            return Err(rt.err("types nested too deeply"));
+        }
+        depth.push(dep);
         let id = d.types.intern(t);
         if id as usize != k {
             return Err(rt.err("duplicate type entry"));
@@ -1332,8 +1385,10 @@ pub fn decode(bytes: &[u8]) -> Result<Decoded, DecodeError> {
             }
         }
         None => {
+            // members of a result group share their group's name (`%v3:2`, `%v3#1`)
             for (i, v) in file.values.iter_mut().enumerate() {
-                v.name = format!("v{i}");
+                let first = i as u32 - v.group_index.unwrap_or(0).min(i as u32);
+                v.name = format!("v{first}");
             }
         }
     }

@@ -78,6 +78,7 @@ pub struct Token {
 
 /// An on-demand lexer over one source text.
 pub struct Lexer<'a> {
+    text: &'a str,
     src: &'a [u8],
     pos: usize,
     /// byte offset of the start of each line
@@ -106,6 +107,7 @@ impl<'a> Lexer<'a> {
             }
         }
         Lexer {
+            text: src,
             src: src.as_bytes(),
             pos: 0,
             line_starts,
@@ -114,8 +116,7 @@ impl<'a> Lexer<'a> {
 
     /// The source text.
     pub fn source(&self) -> &'a str {
-        // SAFETY-free: constructed from a &str and only sliced at char boundaries by callers.
-        std::str::from_utf8(self.src).unwrap_or("")
+        self.text
     }
 
     /// Text of a token.

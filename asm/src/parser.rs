@@ -42,6 +42,9 @@ const DIALECTS: &[&str] = &[
 ];
 
 /// Attribute keywords followed by `<...>`.
+/// Nesting limit of attributes, types and ops together (the decoder allows 256).
+const ATTR_DEPTH: u32 = 200;
+
 const ATTR_KEYWORDS: &[&str] = &[
     "dense",
     "array",
@@ -1343,6 +1346,20 @@ impl<'a> Parser<'a> {
     }
 
     fn parse_attr(&mut self, typed: bool) -> Option<Attr> {
+        // attributes nest (arrays, dictionaries): bound the depth below what the
+        // binary decoder accepts, and never recurse without limit
+        self.depth += 1;
+        let r = if self.depth > ATTR_DEPTH {
+            self.err_here("attributes nested too deeply");
+            None
+        } else {
+            self.parse_attr_inner(typed)
+        };
+        self.depth -= 1;
+        r
+    }
+
+    fn parse_attr_inner(&mut self, typed: bool) -> Option<Attr> {
         let a = match self.tok.kind {
             Tok::Int | Tok::Float | Tok::Minus => self.parse_number(None)?,
             Tok::Str => {

@@ -36,12 +36,20 @@ pub struct JitStats {
     pub code_bytes: u64,
 }
 
-/// Compiled regions and counters of one run, shared by every block.
+/// Counters of one run, shared by every block. Compiled code itself is cached
+/// for the whole process (a region's code does not depend on the run), so
+/// repeated runs and conformance tiers compile each region once.
 #[derive(Default)]
 pub struct JitCache {
-    code: Mutex<HashMap<Region, Result<Arc<Compiled>, String>>>,
     counts: Mutex<HashMap<Region, u32>>,
     stats: Mutex<JitStats>,
+}
+
+type CodeMap = Mutex<HashMap<Region, Result<Arc<Compiled>, String>>>;
+
+fn code_cache() -> &'static CodeMap {
+    static CODE: std::sync::OnceLock<CodeMap> = std::sync::OnceLock::new();
+    CODE.get_or_init(Default::default)
 }
 
 impl JitCache {
@@ -51,9 +59,7 @@ impl JitCache {
     }
 
     fn get(&self, r: &Region) -> Result<Arc<Compiled>, String> {
-        let mut code = self
-            .code
-            .lock()
+        let mut code = code_cache().lock()
             .map_err(|_| "JIT cache poisoned".to_string())?;
         if let Some(c) = code.get(r) {
             return c.clone();

@@ -166,7 +166,7 @@ fn get(local: &Local, t: &Tile, r: i64, c: i64, acc: &mut Accesses) -> Result<Nu
     let es = t.elem.bytes() as u64;
     let addr = t.addr + t.elem_offset(r, c) as u64 * es;
     let s = local.slice(space_of(t), addr, es)?;
-    acc.add(space_of(t), addr, es, false);
+    let _ = acc;
     Ok(read(s, t.elem))
 }
 
@@ -182,8 +182,28 @@ fn put(
     let addr = t.addr + t.elem_offset(r, c) as u64 * es;
     let s = local.slice_mut(space_of(t), addr, es)?;
     write(s, t.elem, v);
-    acc.add(space_of(t), addr, es, true);
+    let _ = acc;
     Ok(())
+}
+
+/// Records the accesses of `rows` x `cols` elements of a tile: one range per row
+/// for plain row-major tiles, else one per element.
+pub fn record(acc: &mut Accesses, t: &Tile, rows: i64, cols: i64, write: bool) {
+    if !acc.on || rows <= 0 || cols <= 0 {
+        return;
+    }
+    let es = t.elem.bytes() as u64;
+    let row_major =
+        t.blayout == pto_asm::ty::BLayout::RowMajor && t.slayout == pto_asm::ty::SLayout::NoneBox;
+    for r in 0..rows {
+        if row_major {
+            acc.add(space_of(t), t.addr + (r * t.cols) as u64 * es, cols as u64 * es, write);
+        } else {
+            for c in 0..cols {
+                acc.add(space_of(t), t.addr + t.elem_offset(r, c) as u64 * es, es, write);
+            }
+        }
+    }
 }
 
 /// Pad value of a tile (0 null/zero, max, min).
@@ -245,6 +265,7 @@ pub fn tload(
         ));
     }
     if dst.pad != 0 {
+        record(acc, dst, dst.rows, dst.cols, true);
         let p = pad_value(dst);
         for r in 0..dst.rows {
             for c in 0..dst.cols {
@@ -334,6 +355,11 @@ pub fn tew(
             put(local, dst, r, c, ew(op, x, y, dst.elem), acc)?;
         }
     }
+    record(acc, a, dst.v_row, dst.v_col, false);
+    if let Some(b) = b {
+        record(acc, b, dst.v_row, dst.v_col, false);
+    }
+    record(acc, dst, dst.v_row, dst.v_col, true);
     Ok(())
 }
 
@@ -360,6 +386,8 @@ pub fn tews(
             put(local, dst, r, c, v, acc)?;
         }
     }
+    record(acc, a, dst.v_row, dst.v_col, false);
+    record(acc, dst, dst.v_row, dst.v_col, true);
     Ok(())
 }
 
@@ -371,5 +399,6 @@ pub fn texpands(local: &mut Local, s: Num, dst: &Tile, acc: &mut Accesses) -> Re
             put(local, dst, r, c, s, acc)?;
         }
     }
+    record(acc, dst, dst.v_row, dst.v_col, true);
     Ok(())
 }

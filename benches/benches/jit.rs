@@ -1,0 +1,128 @@
+//! Interpreter vs JIT on the same work, measured in one run:
+//! one tile elementwise op (TADD, TMUL, TMULS) on 64x64 and 128x128 f32 tiles,
+//! the op alone (`exec`) and whole kernels through the machine (`kernel`),
+//! plus JIT compile time per region. `benches/report.py` turns the results
+//! into BENCHMARKS.md.
+
+use std::hint::black_box;
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use pto_asm::ty::{BLayout, SLayout, TileLoc};
+use pto_isa_spec::{DType, ProfileId};
+use pto_jit::{compile, EwArgs, Lane, Op, Operands, Region};
+use pto_vm::exec::{tile, Accesses};
+use pto_vm::mem::Local;
+use pto_vm::program::EwOp;
+use pto_vm::value::Tile;
+use pto_vm::{load_text, run_kernel, Arg, CheckMode, Config, JitMode};
+
+fn tile_at(addr: u64, n: i64) -> Tile {
+    Tile {
+        loc: TileLoc::Vec,
+        addr,
+        elem: DType::F32,
+        rows: n,
+        cols: n,
+        v_row: n,
+        v_col: n,
+        blayout: BLayout::RowMajor,
+        slayout: SLayout::NoneBox,
+        fractal: 512,
+        pad: 0,
+    }
+}
+
+fn ops(c: &mut Criterion) {
+    for n in [64i64, 128] {
+        let bytes = (n * n * 4) as u64;
+        let mut local = Local::new(ProfileId::A5.profile(), None);
+        let (a, b, d) = (tile_at(0, n), tile_at(bytes, n), tile_at(2 * bytes, n));
+        for (name, ew, op, operands) in [
+            ("tadd", EwOp::Add, Op::Add, Operands::Binary),
+            ("tmul", EwOp::Mul, Op::Mul, Operands::Binary),
+            ("tmuls", EwOp::Mul, Op::Mul, Operands::ScalarRight),
+        ] {
+            let mut g = c.benchmark_group(format!("exec/{name}/{n}x{n}/f32"));
+            g.throughput(Throughput::Elements((n * n) as u64));
+            g.sample_size(20);
+            g.bench_function("interp", |bch| {
+                bch.iter(|| {
+                    let mut acc = Accesses::default();
+                    let r = if operands == Operands::Binary {
+                        tile::tew(&mut local, ew, &a, Some(&b), &d, &mut acc)
+                    } else {
+                        tile::tews(&mut local, ew, &a, pto_vm::num::Num::F(1.5), false, &d, &mut acc)
+                    };
+                    black_box(r).expect("runs")
+                })
+            });
+            let code = compile(&Region {
+                op,
+                lane: Lane::F32,
+                operands,
+            })
+            .expect("compiles");
+            let args = EwArgs {
+                dst: d.addr as i64,
+                dst_stride: n * 4,
+                a: a.addr as i64,
+                a_stride: n * 4,
+                b: b.addr as i64,
+                b_stride: n * 4,
+                rows: n,
+                cols: n,
+                scalar: 1.5f32.to_bits() as i64,
+            };
+            let size = local.size(pto_vm::Space::Ub);
+            g.bench_function("jit", |bch| {
+                bch.iter(|| {
+                    let ub = local.slice_mut(pto_vm::Space::Ub, 0, size).expect("ub");
+                    black_box(code.call(ub, &args))
+                })
+            });
+            g.finish();
+        }
+    }
+    let mut g = c.benchmark_group("compile");
+    g.sample_size(10);
+    g.bench_function("region/tadd/f32", |bch| {
+        bch.iter(|| {
+            compile(&Region {
+                op: Op::Add,
+                lane: Lane::F32,
+                operands: Operands::Binary,
+            })
+            .expect("compiles")
+        })
+    });
+    g.finish();
+}
+
+fn kernels(c: &mut Criterion) {
+    // the tile-level vadd example: 2 x tload, tadd, tstore on 32x32 f32, repeated 64 times
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/vadd.pto");
+    let src = std::fs::read_to_string(path).expect("example");
+    let k = load_text("vadd.pto", &src, None).expect("loads");
+    let x: Vec<u8> = (0..1024).flat_map(|i| (i as f32).to_le_bytes()).collect();
+    let args = [Arg::Buffer(x.clone()), Arg::Buffer(x), Arg::Buffer(vec![0; 4096])];
+    let mut g = c.benchmark_group("kernel/vadd32x32");
+    g.sample_size(20);
+    for (name, jit, check) in [
+        ("interp/check=off", JitMode::Off, CheckMode::Off),
+        ("interp/check=warn", JitMode::Off, CheckMode::Warn),
+        ("jit/check=off", JitMode::Always, CheckMode::Off),
+        ("jit/check=warn", JitMode::Always, CheckMode::Warn),
+    ] {
+        let cfg = Config {
+            profile: k.profile,
+            jit,
+            check,
+            ..Config::default()
+        };
+        g.bench_function(name, |b| b.iter(|| run_kernel(&k, &cfg, None, &args).expect("runs")));
+    }
+    g.finish();
+}
+
+criterion_group!(benches, ops, kernels);
+criterion_main!(benches);

@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""Writes BENCHMARKS.md from criterion's results of one `cargo bench -p pto-benches` run.
+
+Usage: cargo bench -p pto-benches && python3 benches/report.py > BENCHMARKS.md
+"""
+import json, os, platform, subprocess, sys
+
+root = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'target', 'criterion')
+
+def median(group, fn):
+    p = os.path.join(root, group, fn, 'new', 'estimates.json')
+    try:
+        return json.load(open(p))['median']['point_estimate']  # ns
+    except OSError:
+        return None
+
+def fmt_t(ns):
+    if ns is None:
+        return 'n/a'
+    if ns < 1e3:
+        return f'{ns:.0f} ns'
+    if ns < 1e6:
+        return f'{ns/1e3:.2f} µs'
+    return f'{ns/1e6:.2f} ms'
+
+def cpu():
+    try:
+        for l in open('/proc/cpuinfo'):
+            if l.startswith('model name'):
+                return l.split(':', 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor()
+
+out = ['# Benchmarks', '',
+       f'One run of `cargo bench -p pto-benches` on {cpu()} ({os.cpu_count()} cores), medians. '
+       'Ratios compare numbers from the same run.', '']
+out += ['## One tile op: interpreter vs JIT', '',
+        '| op | interpreter | JIT | JIT speed-up | JIT throughput |', '|---|---|---|---|---|']
+for n in (64, 128):
+    for op in ('tadd', 'tmul', 'tmuls'):
+        g = f'exec_{op}_{n}x{n}_f32'
+        i, j = median(g, 'interp'), median(g, 'jit')
+        ratio = f'{i/j:.0f}x' if i and j else 'n/a'
+        thr = f'{n*n/j:.2f} Gelem/s' if j else 'n/a'
+        out.append(f'| {op.upper()} {n}x{n} f32 | {fmt_t(i)} | {fmt_t(j)} | {ratio} | {thr} |')
+c = median('compile', 'region_tadd_f32')
+out += ['', f'JIT compile time per region (TADD f32): {fmt_t(c)}.', '']
+out += ['## Whole kernels through the machine', '',
+        '| kernel | interpreter, check=off | interpreter, check=warn | JIT, check=off | JIT, check=warn |', '|---|---|---|---|---|']
+g = 'kernel_vadd32x32'
+vals = [median(g, k) for k in ('interp_check=off', 'interp_check=warn', 'jit_check=off', 'jit_check=warn')]
+out.append('| vadd 32x32 f32 (examples/vadd.pto) | ' + ' | '.join(fmt_t(v) for v in vals) + ' |')
+g = 'vm_pingpong256'
+vals = [median(g, k) for k in ('inorder_check=off', 'inorder_check=warn', 'timed_check=off', 'timed_check=warn')]
+out += ['', '## Scheduler and checker (vector micro-op kernel, 256 double-buffered tiles)', '',
+        '| inorder, check=off | inorder, check=warn | timed, check=off | timed, check=warn | checker overhead (inorder / timed) |', '|---|---|---|---|---|',
+        '| ' + ' | '.join(fmt_t(v) for v in vals) + ' | ' +
+        (f'{vals[1]/vals[0]:.2f}x / {vals[3]/vals[2]:.2f}x' if all(vals) else 'n/a') + ' |']
+out += ['', 'Not measured yet (the JIT does not compile these regions): TEXP, TROWSUM, TCVT, TMATMUL, '
+        'vector-scope loops, numpy comparisons.', '']
+print('\n'.join(out))
