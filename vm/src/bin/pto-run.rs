@@ -392,7 +392,11 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
                         }
                     }
                     None => {
-                        let bytes = func.arg_bytes[i].max(64 * 1024);
+                        // sized from the kernel's views; 64 KiB when no view says
+                        let bytes = match func.arg_bytes[i] {
+                            0 => 64 * 1024,
+                            b => b,
+                        };
                         let n = (bytes as usize).div_ceil(dt.bytes());
                         Bound {
                             array: random(*dt, vec![n], 19 + i as u64),
