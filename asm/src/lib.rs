@@ -10,6 +10,7 @@ pub mod parser;
 pub mod printer;
 pub mod ty;
 pub mod verify;
+mod verify_rules;
 
 pub use ast::{Block, Elem, File, Op, Punct, Region, ValueId};
 pub use diag::{Diagnostic, Diagnostics, Loc, Severity};

@@ -49,6 +49,7 @@ pub fn verify(file: &File, profile: ProfileId) -> Vec<Diagnostic> {
         diags: Vec::new(),
         defined: HashSet::new(),
         vecscope_depth: 0,
+        rules: crate::verify_rules::Rules::new(file, profile),
     };
     for op in &file.items {
         v.op(op, true);
@@ -62,6 +63,7 @@ struct Verifier<'a> {
     diags: Vec<Diagnostic>,
     defined: HashSet<ValueId>,
     vecscope_depth: u32,
+    rules: crate::verify_rules::Rules<'a>,
 }
 
 fn op_len(op: &Op) -> u32 {
@@ -118,6 +120,7 @@ impl<'a> Verifier<'a> {
         self.signature(op);
         self.dtypes(op);
         self.sync_operands(op);
+        self.rules.check(op, &mut self.diags);
         let is_scope = matches!(op.opcode.name(), "pto.vecscope" | "pto.strict_vecscope");
         if is_scope {
             if self.vecscope_depth > 0 {

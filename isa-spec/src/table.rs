@@ -321,7 +321,7 @@ ops! {
     TGather: "pto.tgather", Tile, V, Irregular, Dps, "t x* | t t?", ANY, BOTH, "gather by index tile, compare, or mask pattern";
     TGatherb: "pto.tgatherb", Tile, V, Irregular, Dps, "t t | t", ANY, BOTH, "gather by byte offsets";
     TScatter: "pto.tscatter", Tile, V, Irregular, Dps, "t t? | t", ANY, BOTH, "scatter elements to flat indices or by mask pattern";
-    THistogram: "pto.thistogram", Tile, V, Irregular, Dps, "t t | t", ANY, BOTH, "per-row 256-bin byte histogram";
+    THistogram: "pto.thistogram", Tile, V, Irregular, Dps, "t t | t", ANY, A5, "per-row 256-bin byte histogram";
     TMrgSort: "pto.tmrgsort", Tile, V, Irregular, Dps, "t x* | t x?", ANY, BOTH, "merge sorted lists, optionally reporting progress";
     TSort32: "pto.tsort32", Tile, V, Irregular, Dps, "t t t? | t", ANY, BOTH, "sort 32-element blocks with their indices";
     TQuant: "pto.tquant", Tile, V, Irregular, Dps, "t t t? t? | t t?", ANY, BOTH, "quantize with per-group scale tiles";

@@ -144,7 +144,7 @@ fn textract_outside_the_source_faults() {
 #[test]
 fn textract_reads_the_window() {
     let s = tile("f32", 4, 8, 4, 8, "row_major");
-    let d = tile("f32", 4, 8, 2, 4, "col_major");
+    let d = tile("f32", 8, 8, 2, 4, "col_major");
     let body = format!(
         "%c1x = arith.constant 1 : index\n    %c2 = arith.constant 2 : index\n    pto.textract ins(%s, %c1x, %c2 : {s}, index, index) outs(%d : {d})"
     );

@@ -1,0 +1,887 @@
+//! Op-specific verifier rules: operand shape agreement, per-profile element
+//! types, tile locations and layouts, required attributes. These are the
+//! contracts PTOAS's op verifiers enforce; each rule reports an error at the
+//! op's location saying what was expected. Called once per op from
+//! [`crate::verify`].
+
+use std::collections::HashMap;
+
+use pto_isa_spec::{DType, ProfileId};
+
+use crate::ast::{File, Op, ValueId};
+use crate::attr::Attr;
+use crate::diag::Diagnostic;
+use crate::ty::{BLayout, SLayout, TileBuf, TileLoc, Type};
+
+/// Per-file context of the op rules.
+pub(crate) struct Rules<'a> {
+    file: &'a File,
+    profile: ProfileId,
+    /// Defining op of each op result.
+    defs: HashMap<ValueId, &'a Op>,
+}
+
+/// A tile operand: its value and type.
+#[derive(Clone, Copy)]
+struct T {
+    v: ValueId,
+    tb: TileBuf,
+    dt: Option<DType>,
+}
+
+impl T {
+    fn nd(&self) -> bool {
+        self.tb.blayout == BLayout::RowMajor && self.tb.slayout == SLayout::NoneBox
+    }
+    fn nz(&self) -> bool {
+        self.tb.blayout == BLayout::ColMajor && self.tb.slayout == SLayout::RowMajor
+    }
+    fn row_major(&self) -> bool {
+        self.tb.blayout == BLayout::RowMajor
+    }
+    fn is(&self, d: DType) -> bool {
+        self.dt == Some(d)
+    }
+    fn any(&self, ds: &[DType]) -> bool {
+        self.dt.is_some_and(|d| ds.contains(&d))
+    }
+}
+
+/// `a != b` when both are static.
+fn differ(a: Option<i64>, b: Option<i64>) -> bool {
+    matches!((a, b), (Some(a), Some(b)) if a != b)
+}
+
+fn is_zero(a: Option<i64>) -> bool {
+    a == Some(0)
+}
+
+/// Logical extent of a dimension: packed fp4 stores two elements per byte
+/// along the contiguous dimension.
+fn logical(t: &T, d: Option<i64>, dim: usize) -> Option<i64> {
+    let packed = matches!(t.dt, Some(DType::F4E2M1 | DType::F4E1M2));
+    let packed_dim = if t.tb.blayout == BLayout::ColMajor {
+        0
+    } else {
+        1
+    };
+    d.map(|x| {
+        if packed && dim == packed_dim {
+            x * 2
+        } else {
+            x
+        }
+    })
+}
+
+use DType::*;
+
+impl<'a> Rules<'a> {
+    pub(crate) fn new(file: &'a File, profile: ProfileId) -> Self {
+        let mut defs = HashMap::new();
+        for op in file.walk() {
+            for v in op.result_values() {
+                defs.insert(v, op);
+            }
+        }
+        Rules {
+            file,
+            profile,
+            defs,
+        }
+    }
+
+    fn a5(&self) -> bool {
+        self.profile == ProfileId::A5
+    }
+
+    fn tile(&self, v: ValueId) -> Option<T> {
+        let t = self.file.values.get(v as usize)?.ty?;
+        match self.file.types.get(t) {
+            Type::TileBuf(tb) => Some(T {
+                v,
+                tb: *tb,
+                dt: self.file.types.get(tb.elem).scalar_dtype(),
+            }),
+            _ => None,
+        }
+    }
+
+    fn vals(op: &Op, g: &str) -> Vec<ValueId> {
+        op.group(g).map(|g| g.0).unwrap_or_default()
+    }
+
+    /// Tile operands of a group, in order (scalars and indices skipped).
+    fn tiles(&self, op: &Op, g: &str) -> Vec<T> {
+        Self::vals(op, g)
+            .into_iter()
+            .filter_map(|v| self.tile(v))
+            .collect()
+    }
+
+    fn is_scalar(&self, v: ValueId) -> bool {
+        self.file
+            .values
+            .get(v as usize)
+            .and_then(|x| x.ty)
+            .is_some_and(|t| self.file.types.get(t).is_scalar())
+    }
+
+    fn int_attr(op: &Op, k: &str) -> Option<i128> {
+        op.attr(k).and_then(Attr::as_int)
+    }
+
+    fn enum_attr<'o>(op: &'o Op, k: &str) -> Option<&'o str> {
+        op.attr(k).and_then(Attr::enum_value)
+    }
+
+    /// Runs every rule for `op`, appending errors to `out`.
+    pub(crate) fn check(&self, op: &Op, out: &mut Vec<Diagnostic>) {
+        let mut errs: Vec<String> = Vec::new();
+        self.rules(op, &mut errs);
+        let len = op.opcode.name().len() as u32;
+        for e in errs {
+            out.push(Diagnostic::error(
+                op.loc,
+                len,
+                format!("'{}' {e}", op.opcode.name()),
+            ));
+        }
+    }
+
+    fn rules(&self, op: &Op, e: &mut Vec<String>) {
+        let name = op.opcode.name();
+        let ins = self.tiles(op, "ins");
+        let outs = self.tiles(op, "outs");
+        match name {
+            "pto.trowsum" | "pto.trowmax" | "pto.trowmin" | "pto.trowprod" => {
+                self.row_reduction(&ins, &outs, true, e)
+            }
+            "pto.trowargmax" | "pto.trowargmin" => self.row_reduction(&ins, &outs, false, e),
+            "pto.tcolargmax" | "pto.tcolargmin" => {
+                if let Some(d) = outs.first() {
+                    if differ(d.tb.v_row, Some(1)) {
+                        e.push("expects dst valid_shape[0] to be 1".into());
+                    }
+                }
+            }
+            "pto.tgemv" | "pto.tgemv.acc" | "pto.tgemv.bias" => {
+                if let (Some(l), Some(d)) = (ins.first(), outs.first()) {
+                    if differ(l.tb.v_row, Some(1)) {
+                        e.push("expects lhs valid_shape[0] to be 1 for tgemv".into());
+                    } else if differ(d.tb.v_row, Some(1)) {
+                        e.push("expects dst valid_shape[0] to be 1 for tgemv".into());
+                    }
+                }
+            }
+            "pto.trowexpand" => self.row_expand(&ins, &outs, e),
+            "pto.tshl" | "pto.tshr" => {
+                if let ([a, b, ..], Some(d)) = (ins.as_slice(), outs.first()) {
+                    if a.dt != b.dt || a.dt != d.dt {
+                        e.push("expects src0, src1, and dst to have the same element type".into());
+                    }
+                }
+            }
+            "pto.tcvt" => self.tcvt(op, &ins, &outs, e),
+            "pto.tgather" => self.tgather(op, &ins, &outs, e),
+            "pto.thistogram" => self.thistogram(op, &ins, e),
+            "pto.tinsert" => self.tinsert(op, &ins, &outs, e),
+            "pto.tload" => self.tload(op, &outs, e),
+            "pto.tstore" => self.tstore(op, &ins, e),
+            "pto.tscatter" => self.tscatter(op, e),
+            "pto.tmrgsort" => {
+                // format2: src0, src1[, src2, src3], tmp -> dst, executed
+                if let (true, Some(tmp), Some(d)) = (ins.len() >= 3, ins.last(), outs.first()) {
+                    if Self::vals(op, "outs").len() == 2 && tmp.tb.cols < d.tb.cols {
+                        e.push(format!(
+                            "format2 expects tmp.cols >= dst.cols (tmp has {} cols, dst {})",
+                            tmp.tb.cols, d.tb.cols
+                        ));
+                    }
+                }
+            }
+            "pto.taddrelu" | "pto.tsubrelu" | "pto.taddreluconv" | "pto.tmulreluconv"
+                if self.a5() =>
+            {
+                e.push(format!(
+                    "is only supported on A2/A3 targets ({} is not available on a5)",
+                    &name[4..]
+                ));
+            }
+            "pto.tget_scale_addr" => {
+                if let Some(d) = outs.first() {
+                    if d.tb.loc != TileLoc::Scaling {
+                        e.push(format!(
+                            "expects dst to be in the scaling address space (loc=scaling), got loc={}",
+                            d.tb.loc.name()
+                        ));
+                    }
+                }
+            }
+            "pto.textract" => self.textract(op, &ins, &outs, e),
+            "pto.trsqrt" | "pto.trowexpanddiv" => {
+                let hp = Self::enum_attr(op, "precisionType") == Some("high_precision");
+                let want = if name == "pto.trsqrt" { 2 } else { 3 };
+                if hp && ins.len() < want {
+                    e.push("expects tmp when precisionType is high_precision".into());
+                }
+            }
+            "pto.tprint" => {
+                let raw = Self::vals(op, "ins");
+                if raw.len() > 1 && self.tile(raw[0]).is_none() {
+                    e.push("expects tmp only when src is a tile_buf".into());
+                }
+            }
+            "pto.txors" => {
+                if let Some(tmp) = ins.get(1) {
+                    if !tmp.row_major() {
+                        e.push("expects tmp to use row-major layout".into());
+                    }
+                }
+            }
+            "pto.tpow" | "pto.tpows" => self.tpow(op, &ins, &outs, e),
+            "pto.tadds" | "pto.tsubs" | "pto.tmuls" | "pto.tmaxs" | "pto.tmins" => {
+                self.scalar_arith(name, &ins, &outs, e)
+            }
+            "pto.tquant" => self.tquant(op, &ins, &outs, e),
+            "pto.alloc_tile" => self.alloc_tile(op, e),
+            "pto.aic_initialize_pipe" | "pto.aiv_initialize_pipe" => self.init_pipe(op, e),
+            "pto.set_quant_vector" => {
+                if let Some(t) = op.uses().find_map(|v| self.tile(v)) {
+                    if t.tb.loc != TileLoc::Scaling {
+                        e.push("expects 'scaling_tile' to use loc=scaling".into());
+                    } else if let Some(dt) = t.dt {
+                        if self.a5() && !matches!(dt, F16 | BF16 | F32) {
+                            e.push(format!("expects 'scaling_tile' element type to be f16, bf16, or f32 on A5, got {dt}"));
+                        }
+                    }
+                }
+            }
+            "pto.fusion_region" => self.fusion_region(op, e),
+            "pto.mgather" => {
+                if op.attr("coalesce").is_none() {
+                    e.push(
+                        "requires attribute 'coalesce' (row or elem; it is never inferred)".into(),
+                    );
+                } else if outs.first().is_some_and(|d| d.tb.loc == TileLoc::Mat)
+                    && Self::vals(op, "ins")
+                        .get(1)
+                        .is_some_and(|v| self.tile(*v).is_some())
+                {
+                    e.push("expects GM->L1 mgather idx to be a GM tensor, not a tile".into());
+                }
+            }
+            "pto.mscatter" => {
+                let extra = ["scatterAtomicOp", "scatterOob", "scatterConflict"]
+                    .iter()
+                    .any(|k| op.attr(k).is_some());
+                if extra && op.attr("coalesce").is_none() {
+                    e.push("expects coalesce when scatterAtomicOp/scatterOob/scatterConflict is specified".into());
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn row_reduction(&self, ins: &[T], outs: &[T], allow_empty: bool, e: &mut Vec<String>) {
+        let (Some(s), Some(d)) = (ins.first(), outs.first()) else {
+            return;
+        };
+        if allow_empty && d.tb.v_row == Some(0) && d.tb.v_col == Some(0) {
+            return;
+        }
+        if is_zero(s.tb.v_row) {
+            e.push("expects src valid_shape[0] to be non-zero".into());
+        } else if is_zero(s.tb.v_col) {
+            e.push("expects src valid_shape[1] to be non-zero".into());
+        } else if differ(s.tb.v_row, d.tb.v_row) {
+            e.push("expects src and dst to have the same valid_shape[0]".into());
+        } else if differ(d.tb.v_col, Some(1)) {
+            e.push("expects dst valid_shape[1] to be 1".into());
+        }
+    }
+
+    fn row_expand(&self, ins: &[T], outs: &[T], e: &mut Vec<String>) {
+        let (Some(s), Some(d)) = (ins.first(), outs.first()) else {
+            return;
+        };
+        if d.tb.v_row == Some(0) && d.tb.v_col == Some(0) {
+            return;
+        }
+        let msg = if differ(s.tb.v_row, d.tb.v_row) {
+            "expects src and dst to have the same valid_shape[0]"
+        } else if is_zero(s.tb.v_row) {
+            "expects src valid_shape[0] to be non-zero"
+        } else if is_zero(s.tb.v_col) {
+            "expects src valid_shape[1] to be non-zero"
+        } else if is_zero(d.tb.v_row) {
+            "expects dst valid_shape[0] to be non-zero"
+        } else if is_zero(d.tb.v_col) {
+            "expects dst valid_shape[1] to be non-zero"
+        } else {
+            return;
+        };
+        e.push(msg.into());
+    }
+
+    /// Was the tile produced by a resolved subview (parent's physical shape kept)?
+    fn subview_tile(&self, v: ValueId) -> bool {
+        self.defs.get(&v).is_some_and(|d| {
+            d.opcode.name() == "pto.subview"
+                || d.attr("pto.view_semantics").and_then(Attr::as_str) == Some("subview")
+        })
+    }
+
+    fn tcvt(&self, _op: &Op, ins: &[T], outs: &[T], e: &mut Vec<String>) {
+        let (Some(s), Some(d)) = (ins.first(), outs.first()) else {
+            return;
+        };
+        if !self.subview_tile(s.v) && !self.subview_tile(d.v) {
+            let sh = |t: &T| {
+                [
+                    logical(t, Some(t.tb.rows), 0),
+                    logical(t, Some(t.tb.cols), 1),
+                ]
+            };
+            let (a, b) = (sh(s), sh(d));
+            if differ(a[0], b[0]) || differ(a[1], b[1]) {
+                e.push("expects src and dst to have compatible shapes (same rows and cols)".into());
+                return;
+            }
+        }
+        let va = [logical(s, s.tb.v_row, 0), logical(s, s.tb.v_col, 1)];
+        let vb = [logical(d, d.tb.v_row, 0), logical(d, d.tb.v_col, 1)];
+        if differ(va[0], vb[0]) || differ(va[1], vb[1]) {
+            e.push("expects src and dst to have the same valid_shape".into());
+        }
+    }
+
+    fn tgather(&self, op: &Op, ins: &[T], outs: &[T], e: &mut Vec<String>) {
+        let a5 = self.a5();
+        let raw = Self::vals(op, "ins");
+        let (Some(src), Some(dst)) = (ins.first(), outs.first()) else {
+            return;
+        };
+        if op.attr("maskPattern").is_some() {
+            return;
+        }
+        let k_value = raw.iter().any(|v| self.is_scalar(*v));
+        if k_value || outs.len() > 1 {
+            // compare form: src, kValue, tmp -> dst, cdst
+            let cmp = Self::enum_attr(op, "cmpMode")
+                .unwrap_or("eq")
+                .to_ascii_lowercase();
+            let ok = if a5 {
+                src.any(&[F16, F32, I16, U16, I32, U32])
+            } else {
+                src.any(&[F16, F32]) || (src.any(&[I32, U32]) && cmp == "eq")
+            };
+            if src.dt.is_some() && !ok {
+                e.push(if a5 {
+                    "expects A5 compare-form tgather src element type to be i16/i32/f16/f32".into()
+                } else {
+                    "expects A2/A3 compare-form tgather src element type to be f16/f32, or i32 when cmpMode=eq".into()
+                });
+            }
+            return;
+        }
+        // index form: src, indices[, tmp] -> dst
+        let idx = ins.get(1);
+        let tmp = ins.get(2);
+        if !a5 && (idx.is_none() || tmp.is_none()) {
+            e.push("index-form tgather expects both indices and tmp".into());
+            return;
+        }
+        let Some(idx) = idx else { return };
+        if src.dt.is_some() && dst.dt.is_some() && src.dt != dst.dt {
+            e.push("expects src and dst to have the same element type".into());
+            return;
+        }
+        if src.dt.is_some() {
+            let ok = if a5 {
+                src.any(&[I8, U8, I16, U16, I32, U32, F16, F32, F8E4M3, F8E5M2])
+            } else {
+                src.any(&[I16, U16, I32, U32, F16, F32])
+            };
+            if !ok {
+                e.push(if a5 {
+                    "expects A5 gather src/dst element type to be i8/i16/i32/f16/f32".into()
+                } else {
+                    "expects gather src/dst element type to be i16/i32/f16/f32".into()
+                });
+                return;
+            }
+        }
+        let idx_ok = if a5 {
+            idx.any(&[I32, U32, I16, U16])
+        } else {
+            idx.any(&[I32, U32])
+        };
+        if idx.dt.is_some() && !idx_ok {
+            e.push(format!(
+                "expects indices element type to be i32{}",
+                if a5 { " or i16" } else { "" }
+            ));
+            return;
+        }
+        if let (false, Some(tmp)) = (a5, tmp) {
+            if tmp.dt.is_some() && tmp.dt != idx.dt {
+                e.push("expects tmp and indices to have the same element type".into());
+            } else if differ(idx.tb.v_row, tmp.tb.v_row) || differ(idx.tb.v_col, tmp.tb.v_col) {
+                e.push("expects indices and tmp to have the same valid_shape".into());
+            }
+        }
+    }
+
+    fn thistogram(&self, op: &Op, ins: &[T], e: &mut Vec<String>) {
+        let mut byte = Self::int_attr(op, "byte").unwrap_or(1);
+        if let Some(Attr::Bool(msb)) = op.attr("isMSB") {
+            let legacy = *msb as i128;
+            if op.attr("byte").is_some() && byte != legacy {
+                e.push("does not allow conflicting 'byte' and legacy 'isMSB' attributes".into());
+                return;
+            }
+            byte = legacy;
+        }
+        if !(0..=3).contains(&byte) {
+            e.push(format!("expects byte to be in range [0, 3], got {byte}"));
+            return;
+        }
+        if !self.a5() {
+            e.push(format!(
+                "is only supported on A5, not on profile {}",
+                self.profile
+            ));
+            return;
+        }
+        if let Some(src) = ins.first() {
+            if src.any(&[U16, I16]) && byte > 1 {
+                e.push("expects byte to be 0 or 1 when src element type is ui16".into());
+            }
+        }
+    }
+
+    fn tinsert(&self, op: &Op, ins: &[T], outs: &[T], e: &mut Vec<String>) {
+        let (Some(s), Some(d)) = (ins.first(), outs.first()) else {
+            return;
+        };
+        let pre_quant = op
+            .body
+            .iter()
+            .any(|x| matches!(x, crate::ast::Elem::Ident(k) if k == "pre_quant"));
+        let fp = ins.len() > 1;
+        let (sl, dl) = (s.tb.loc, d.tb.loc);
+        if self.a5() {
+            if pre_quant && sl != TileLoc::Acc {
+                e.push("expects preQuantScalar form to use loc=acc src".into());
+                return;
+            }
+            let ok = matches!(
+                (sl, dl),
+                (TileLoc::Acc, TileLoc::Mat | TileLoc::Vec)
+                    | (TileLoc::Vec, TileLoc::Mat | TileLoc::Vec)
+            );
+            if !ok {
+                e.push(format!(
+                    "expects A5 tinsert to use a supported src/dst loc pair: acc->mat, acc->vec, vec->mat, or vec->vec (got {}->{})",
+                    sl.name(),
+                    dl.name()
+                ));
+            }
+            return;
+        }
+        if pre_quant && sl != TileLoc::Acc {
+            e.push("preQuantScalar is only valid with src loc=acc".into());
+            return;
+        }
+        match (sl, dl) {
+            (TileLoc::Vec, TileLoc::Vec) => {
+                if s.dt.is_some() && (s.dt != d.dt || !s.any(&[I8, U8, F16, BF16, F32])) {
+                    e.push("expects A2/A3 vec->vec tinsert src/dst to have same supported dtype (i8/f16/bf16/f32)".into());
+                }
+            }
+            (TileLoc::Acc, TileLoc::Mat) => {
+                if s.dt.is_none() || d.dt.is_none() {
+                    return;
+                }
+                if fp || pre_quant {
+                    let ok = (s.is(F32) && d.any(&[I8, U8]))
+                        || (s.any(&[I32, U32]) && d.any(&[I8, U8, F16, I16, U16]));
+                    if !ok {
+                        e.push("expects A2/A3 acc fp/preQuantScalar tinsert element types to be (src=f32,dst=i8) or (src=i32,dst=i8/f16/i16)".into());
+                    }
+                } else if !(s.is(F32) && d.any(&[F16, BF16])) {
+                    e.push(
+                        "expects A2/A3 tinsert element types to be src=f32, dst=f16/bf16".into(),
+                    );
+                }
+            }
+            _ => e.push(format!(
+                "expects A2/A3 tinsert to use acc->mat or vec->vec (got {}->{})",
+                sl.name(),
+                dl.name()
+            )),
+        }
+    }
+
+    fn view_dtype(&self, v: ValueId) -> Option<DType> {
+        let t = self.file.values.get(v as usize)?.ty?;
+        self.file.types.elem_dtype(t)
+    }
+
+    fn tload(&self, op: &Op, outs: &[T], e: &mut Vec<String>) {
+        if !self.a5() {
+            return;
+        }
+        let Some(d) = outs.first() else { return };
+        let src = Self::vals(op, "ins")
+            .first()
+            .and_then(|v| self.view_dtype(*v));
+        if let (Some(s), Some(dd)) = (src, d.dt) {
+            if s.bits() != dd.bits() {
+                e.push(format!(
+                    "expects src and dst element types to have the same element size ({s} vs {dd})"
+                ));
+                return;
+            }
+        }
+        let dn = d.tb.blayout == BLayout::ColMajor && d.tb.slayout == SLayout::NoneBox;
+        if d.tb.loc == TileLoc::Vec && !(d.nd() || dn || d.nz()) {
+            e.push("expects A5 tload vec dst layout to be ND, DN, or NZ".into());
+        }
+    }
+
+    fn tstore(&self, op: &Op, ins: &[T], e: &mut Vec<String>) {
+        if !self.a5() {
+            return;
+        }
+        let Some(s) = ins.first() else { return };
+        if !matches!(s.tb.loc, TileLoc::Vec | TileLoc::Acc) {
+            e.push(format!(
+                "expects A5 tstore src to use loc=vec or loc=acc, got loc={}",
+                s.tb.loc.name()
+            ));
+            return;
+        }
+        if s.tb.loc != TileLoc::Acc || s.dt.is_none() {
+            return;
+        }
+        if !s.any(&[I32, U32, F32]) {
+            e.push("expects A5 acc tstore src element type to be i32 or f32".into());
+            return;
+        }
+        let raw = Self::vals(op, "ins");
+        let pre_quant = raw.iter().any(|v| self.is_scalar(*v));
+        let dst = Self::vals(op, "outs")
+            .first()
+            .and_then(|v| self.view_dtype(*v));
+        if let (true, Some(d)) = (pre_quant, dst) {
+            let ok = if s.any(&[I32, U32]) {
+                matches!(d, I8 | U8 | F16 | BF16)
+            } else {
+                matches!(d, I8 | U8 | F16 | BF16 | F32 | HiF8 | F8E4M3)
+            };
+            if !ok {
+                e.push(format!(
+                    "expects A5 acc preQuantScalar tstore dst type to be i8/ui8/f16/bf16/f32/hif8/f8E4M3, got {d}"
+                ));
+            }
+        }
+    }
+
+    fn tscatter(&self, op: &Op, e: &mut Vec<String>) {
+        let tiles = if op.generic {
+            op.uses().filter(|v| self.tile(*v).is_some()).count()
+        } else {
+            self.tiles(op, "ins").len() + self.tiles(op, "outs").len()
+        };
+        let has_idx = tiles >= 3;
+        if has_idx == op.attr("maskPattern").is_some() {
+            e.push("expects exactly one of indexes operand or maskPattern attribute".into());
+        }
+    }
+
+    fn textract(&self, op: &Op, ins: &[T], outs: &[T], e: &mut Vec<String>) {
+        let (Some(s), Some(d)) = (ins.first(), outs.first()) else {
+            return;
+        };
+        if !self.a5() {
+            return;
+        }
+        let raw = Self::vals(op, "ins");
+        // src, row, col[, preQuantScalar]
+        let pre_quant = raw.len() > 3 && self.is_scalar(raw[3]);
+        if pre_quant && s.tb.loc != TileLoc::Acc {
+            e.push("expects preQuantScalar form to use loc=acc src".into());
+            return;
+        }
+        if s.tb.loc == TileLoc::Vec && d.tb.loc == TileLoc::Vec && !(s.nd() && d.nd()) {
+            e.push("expects A5 vec->vec textract src/dst to use ND layout (blayout=row_major, slayout=none_box)".into());
+        }
+    }
+
+    fn tpow(&self, op: &Op, ins: &[T], outs: &[T], e: &mut Vec<String>) {
+        let (Some(b), Some(d)) = (ins.first(), outs.first()) else {
+            return;
+        };
+        let tmp = if op.opcode.name() == "pto.tpow" {
+            ins.get(2)
+        } else {
+            ins.get(1)
+        };
+        let hp = Self::enum_attr(op, "precisionType") == Some("high_precision");
+        let int = b.any(&[I8, U8, I16, U16, I32, U32]);
+        if hp && !self.a5() {
+            e.push("A2/A3 does not support precisionType=high_precision".into());
+            return;
+        }
+        if hp && b.dt.is_some() && !b.any(&[F16, F32, BF16]) {
+            e.push(
+                "expects A5 tpow element type to be f16/f32/bf16 when precisionType=high_precision"
+                    .into(),
+            );
+            return;
+        }
+        let Some(tmp) = tmp else { return };
+        if int {
+            e.push(
+                "does not accept tmp when element type is integer (integer pow takes no tmp)"
+                    .into(),
+            );
+        } else if tmp.dt.is_some() && tmp.dt != d.dt {
+            e.push("expects tmp and dst to have the same element type".into());
+        } else if !tmp.row_major() {
+            e.push("expects tmp to use row-major layout".into());
+        } else if differ(tmp.tb.v_row, d.tb.v_row) || differ(tmp.tb.v_col, d.tb.v_col) {
+            e.push("expects tmp and dst to have the same valid_shape".into());
+        }
+    }
+
+    /// Tile-scalar arithmetic: src and dst agree on element type and valid
+    /// shape; element types per profile.
+    fn scalar_arith(&self, name: &str, ins: &[T], outs: &[T], e: &mut Vec<String>) {
+        let (Some(s), Some(d)) = (ins.first(), outs.first()) else {
+            return;
+        };
+        if s.dt.is_some() && d.dt.is_some() && s.dt != d.dt {
+            e.push("expects src and dst to have the same element type".into());
+        } else if differ(s.tb.v_row, d.tb.v_row) {
+            e.push(format!(
+                "expects src and dst to have the same valid_shape[0] ({} vs {})",
+                s.tb.v_row.unwrap_or(0),
+                d.tb.v_row.unwrap_or(0)
+            ));
+        } else if differ(s.tb.v_col, d.tb.v_col) {
+            e.push(format!(
+                "expects src and dst to have the same valid_shape[1] ({} vs {})",
+                s.tb.v_col.unwrap_or(0),
+                d.tb.v_col.unwrap_or(0)
+            ));
+        } else if let Some(dt) = s.dt {
+            let base = [I32, U32, I16, U16, F16, F32];
+            let ok = base.contains(&dt) || (self.a5() && matches!(dt, I8 | U8 | BF16));
+            if !ok {
+                let short = &name[4..];
+                e.push(if self.a5() {
+                    format!(
+                        "expects A5 {short} element type to be i32/i16/i8/f16/bf16/f32, got {dt}"
+                    )
+                } else {
+                    format!("expects A2/A3 {short} element type to be i32/i16/f16/f32, got {dt}")
+                });
+            }
+        }
+    }
+
+    fn tquant(&self, op: &Op, ins: &[T], outs: &[T], e: &mut Vec<String>) {
+        let qt = Self::enum_attr(op, "quant_type").unwrap_or("");
+        // src, fp[, offset] (tiles or memrefs)
+        let has_offset = Self::vals(op, "ins").len() >= 3;
+        match qt {
+            "INT8_SYM" if has_offset => {
+                e.push("INT8_SYM quantization must not have an offset operand".into());
+                return;
+            }
+            "INT8_ASYM" if !has_offset => {
+                e.push("INT8_ASYM quantization requires an offset operand".into());
+                return;
+            }
+            "INT8_SYM" | "INT8_ASYM" => {}
+            _ => return,
+        }
+        let (Some(s), Some(d)) = (ins.first(), outs.first()) else {
+            return;
+        };
+        if differ(s.tb.v_row, d.tb.v_row) || differ(s.tb.v_col, d.tb.v_col) {
+            e.push("expects src and dst to have the same valid_shape".into());
+            return;
+        }
+        if self.a5() {
+            return;
+        }
+        if let Some(tmp) = outs.get(1) {
+            if (tmp.tb.rows, tmp.tb.cols) != (s.tb.rows, s.tb.cols) {
+                e.push(format!(
+                    "expects A2/A3 tmp to have the same shape as src ({}x{}), got {}x{}",
+                    s.tb.rows, s.tb.cols, tmp.tb.rows, tmp.tb.cols
+                ));
+            }
+        }
+    }
+
+    /// The result tile type of `pto.alloc_tile`: positive shape, valid shape
+    /// inside it, a supported fractal size and a 32-byte aligned layout.
+    fn alloc_tile(&self, op: &Op, e: &mut Vec<String>) {
+        let Some(r) = op.result_values().next().and_then(|v| self.tile(v)) else {
+            return;
+        };
+        let tb = r.tb;
+        if tb.rows <= 0 || tb.cols <= 0 {
+            e.push(format!(
+                "expects result tile_buf rows/cols to be positive (rows={}, cols={})",
+                tb.rows, tb.cols
+            ));
+            return;
+        }
+        for (v, n, lim) in [(tb.v_row, "v_row", tb.rows), (tb.v_col, "v_col", tb.cols)] {
+            if let Some(v) = v {
+                if v < 0 || v > lim {
+                    e.push(format!(
+                        "expects result tile_buf {n} ({v}) to be within 0..={lim}"
+                    ));
+                    return;
+                }
+            }
+        }
+        if !matches!(tb.fractal, 32 | 512 | 1024) {
+            e.push(format!(
+                "expects result tile_buf fractal size to be one of 32, 512, 1024, got {}",
+                tb.fractal
+            ));
+            return;
+        }
+        let Some(dt) = r.dt else { return };
+        let fp4 = matches!(dt, F4E2M1 | F4E1M2);
+        if dt.bits() < 8 && !fp4 {
+            return;
+        }
+        let elem = (dt.bits() as i64 / 8).max(1);
+        let align = if fp4 { 16 } else { 32 };
+        if tb.slayout == SLayout::NoneBox {
+            // 1-row and 1-column tiles are vectors: no row/column stride to align
+            if tb.rows == 1 || tb.cols == 1 {
+                return;
+            }
+            let (dim, what) = if tb.blayout == BLayout::RowMajor {
+                (
+                    tb.cols,
+                    "row-major none_box tile row byte size (cols * sizeof(dtype))",
+                )
+            } else {
+                (
+                    tb.rows,
+                    "col-major none_box tile column byte size (rows * sizeof(dtype))",
+                )
+            };
+            if (dim * elem) % align != 0 {
+                e.push(format!(
+                    "expects result {what} to be {align}-byte aligned, but got {} bytes",
+                    dim * elem
+                ));
+            }
+            return;
+        }
+        let inner_rows = match tb.fractal {
+            1024 | 32 => 16,
+            _ if tb.slayout == SLayout::RowMajor => 16,
+            _ => 32 / elem,
+        };
+        let unaligned_ok = tb.loc == TileLoc::Vec || tb.fractal == 32 || tb.rows == 1;
+        if !unaligned_ok && tb.rows % inner_rows != 0 {
+            e.push(format!(
+                "expects result boxed tile rows to be a multiple of innerRows ({inner_rows}), but got {}",
+                tb.rows
+            ));
+        }
+    }
+
+    fn init_pipe(&self, op: &Op, e: &mut Vec<String>) {
+        let Some(dir) = Self::int_attr(op, "dir_mask") else {
+            return;
+        };
+        if !(1..=3).contains(&dir) {
+            e.push(format!("expects 'dir_mask' to be 1, 2, or 3, got {dir}"));
+            return;
+        }
+        let mut slots = if dir == 3 { 4 } else { 8 };
+        if let Some(n) = Self::int_attr(op, "slot_num") {
+            if n <= 0 {
+                e.push(format!("expects 'slot_num' to be greater than 0, got {n}"));
+                return;
+            }
+            slots = n;
+        }
+        if let Some(local) = Self::int_attr(op, "local_slot_num") {
+            if self.a5() {
+                e.push("'local_slot_num' is only supported for a2/a3 frontend pipe lowering, not on a5".into());
+                return;
+            }
+            if local <= 0 {
+                e.push("expects 'local_slot_num' to be greater than 0".into());
+                return;
+            }
+            if local > slots {
+                e.push(format!(
+                    "expects 'local_slot_num' ({local}) to be less than or equal to slot_num ({slots}) for dir_mask = {dir}"
+                ));
+                return;
+            }
+        }
+        if op.attr("acc_push_epilogue").is_some() && dir != 1 {
+            e.push(format!(
+                "expects fixpipe pipe (with 'acc_push_epilogue') to have dir_mask = 1 (C2V only), got {dir}"
+            ));
+        }
+    }
+
+    fn fusion_region(&self, op: &Op, e: &mut Vec<String>) {
+        let Some(block) = op.regions.first().and_then(|r| r.blocks.first()) else {
+            return;
+        };
+        if !block.args.is_empty() {
+            e.push(format!(
+                "expects body block to have no arguments, got {}",
+                block.args.len()
+            ));
+            return;
+        }
+        let Some(y) = block.ops.last().filter(|o| o.opcode.name() == "pto.yield") else {
+            e.push("expects body to terminate with pto.yield".into());
+            return;
+        };
+        let results: Vec<ValueId> = op.result_values().collect();
+        let yielded: Vec<ValueId> = y.uses().collect();
+        if results.len() != yielded.len() {
+            e.push(format!(
+                "expects pto.yield to return {} values, got {}",
+                results.len(),
+                yielded.len()
+            ));
+            return;
+        }
+        let ty = |v: ValueId| self.file.values.get(v as usize).and_then(|x| x.ty);
+        for (i, (r, y)) in results.iter().zip(&yielded).enumerate() {
+            if let (Some(a), Some(b)) = (ty(*r), ty(*y)) {
+                if a != b {
+                    let p = |t| crate::printer::type_str(&self.file.types, t);
+                    e.push(format!(
+                        "expects yielded value #{i} to have type '{}', got '{}'",
+                        p(a),
+                        p(b)
+                    ));
+                    return;
+                }
+            }
+        }
+    }
+}

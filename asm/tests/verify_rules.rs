@@ -1,0 +1,416 @@
+//! Op-specific verifier rules (asm/src/verify_rules.rs): each rule rejects a
+//! small kernel at the offending op's line with the expected message, and
+//! accepts a near miss.
+
+use pto_asm::{check_text, Severity};
+use pto_isa_spec::ProfileId;
+
+/// A `!pto.tile_buf` type.
+#[allow(clippy::too_many_arguments)]
+fn tb(loc: &str, dt: &str, rows: i64, cols: i64, vr: i64, vc: i64, bl: &str, sl: &str) -> String {
+    format!(
+        "!pto.tile_buf<loc={loc}, dtype={dt}, rows={rows}, cols={cols}, v_row={vr}, v_col={vc}, blayout={bl}, slayout={sl}, fractal=512, pad=0>"
+    )
+}
+
+/// A row-major vec tile with a full valid region.
+fn vec(dt: &str, rows: i64, cols: i64) -> String {
+    tb("vec", dt, rows, cols, rows, cols, "row_major", "none_box")
+}
+
+/// A kernel that allocates `tiles` (`%t0`, `%t1`...) and then runs `body`;
+/// scalars `%c0 : index`, `%f : f32`, `%i : i64` are available.
+fn kernel(tiles: &[String], body: &str) -> String {
+    let mut s = String::from(
+        "func.func @k() {\n  %c0 = arith.constant 0 : index\n  %f = arith.constant 1.0 : f32\n  %i = arith.constant 0 : i64\n",
+    );
+    for (n, t) in tiles.iter().enumerate() {
+        s += &format!("  %t{n} = pto.alloc_tile : {t}\n");
+    }
+    s += &format!("  {body}\n  return\n}}\n");
+    s
+}
+
+/// Errors as (line, message).
+fn errors(src: &str, p: ProfileId) -> Vec<(u32, String)> {
+    check_text("t.pto", src, Some(p))
+        .diagnostics
+        .0
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .map(|d| (d.loc.line, d.message.clone()))
+        .collect()
+}
+
+/// The body line of [`kernel`].
+fn body_line(tiles: &[String]) -> u32 {
+    5 + tiles.len() as u32
+}
+
+#[track_caller]
+fn rejects(tiles: &[String], body: &str, p: ProfileId, msg: &str) {
+    let src = kernel(tiles, body);
+    let errs = errors(&src, p);
+    assert!(
+        errs.iter()
+            .any(|(l, m)| *l == body_line(tiles) && m.contains(msg)),
+        "expected `{msg}` at line {}, got {errs:?}\n{src}",
+        body_line(tiles)
+    );
+}
+
+#[track_caller]
+fn accepts(tiles: &[String], body: &str, p: ProfileId) {
+    let src = kernel(tiles, body);
+    let errs = errors(&src, p);
+    assert!(errs.is_empty(), "expected no errors, got {errs:?}\n{src}");
+}
+
+/// `pto.OP ins(%t0, ... : types) outs(%tN : type)` over the given tiles: the
+/// last tile is the destination.
+fn dps(op: &str, tiles: &[String]) -> String {
+    let n = tiles.len() - 1;
+    let ins: Vec<String> = (0..n).map(|i| format!("%t{i}")).collect();
+    format!(
+        "pto.{op} ins({} : {}) outs(%t{n} : {})",
+        ins.join(", "),
+        tiles[..n].join(", "),
+        tiles[n]
+    )
+}
+
+use ProfileId::{A2A3, A5};
+
+#[test]
+fn row_reduction_dst_is_one_column() {
+    let bad = [
+        vec("f32", 16, 16),
+        vec("f32", 16, 16),
+        tb("vec", "f32", 16, 1, 16, 0, "col_major", "none_box"),
+    ];
+    rejects(
+        &bad,
+        &dps("trowmax", &bad),
+        A5,
+        "expects dst valid_shape[1] to be 1",
+    );
+    let good = [
+        vec("f32", 16, 16),
+        vec("f32", 16, 16),
+        tb("vec", "f32", 16, 1, 16, 1, "col_major", "none_box"),
+    ];
+    accepts(&good, &dps("trowmax", &good), A5);
+    // a 0x0 destination is the no-op replay marker
+    let marker = [
+        vec("f32", 16, 16),
+        vec("f32", 16, 16),
+        tb("vec", "f32", 16, 1, 0, 0, "col_major", "none_box"),
+    ];
+    accepts(&marker, &dps("trowmax", &marker), A5);
+}
+
+#[test]
+fn row_expand_dst_not_empty() {
+    let bad = [
+        tb("vec", "f32", 16, 1, 16, 1, "col_major", "none_box"),
+        tb("vec", "f32", 16, 16, 16, 0, "row_major", "none_box"),
+    ];
+    rejects(
+        &bad,
+        &dps("trowexpand", &bad),
+        A5,
+        "expects dst valid_shape[1] to be non-zero",
+    );
+    let good = [
+        tb("vec", "f32", 16, 1, 16, 1, "col_major", "none_box"),
+        vec("f32", 16, 16),
+    ];
+    accepts(&good, &dps("trowexpand", &good), A5);
+}
+
+#[test]
+fn shift_operands_share_element_type() {
+    let bad = [vec("i16", 1, 64), vec("i16", 1, 64), vec("i32", 1, 64)];
+    rejects(
+        &bad,
+        &dps("tshl", &bad),
+        A5,
+        "expects src0, src1, and dst to have the same element type",
+    );
+    let good = [vec("i16", 1, 64), vec("i16", 1, 64), vec("i16", 1, 64)];
+    accepts(&good, &dps("tshl", &good), A5);
+}
+
+#[test]
+fn tcvt_shapes_agree() {
+    let bad = [vec("f32", 16, 32), vec("f16", 16, 16)];
+    rejects(
+        &bad,
+        &dps("tcvt", &bad),
+        A2A3,
+        "expects src and dst to have compatible shapes",
+    );
+    let bad_valid = [
+        vec("f32", 16, 16),
+        tb("vec", "f16", 16, 16, 8, 16, "row_major", "none_box"),
+    ];
+    rejects(
+        &bad_valid,
+        &dps("tcvt", &bad_valid),
+        A2A3,
+        "expects src and dst to have the same valid_shape",
+    );
+    let good = [vec("f32", 16, 16), vec("f16", 16, 16)];
+    accepts(&good, &dps("tcvt", &good), A2A3);
+}
+
+#[test]
+fn tgather_index_form_types() {
+    let bad = [
+        vec("i8", 1, 32),
+        vec("i32", 1, 32),
+        vec("i32", 1, 32),
+        vec("i8", 1, 32),
+    ];
+    rejects(
+        &bad,
+        &dps("tgather", &bad),
+        A2A3,
+        "expects gather src/dst element type to be i16/i32/f16/f32",
+    );
+    let no_tmp = [vec("f16", 1, 32), vec("i32", 1, 32), vec("f16", 1, 32)];
+    rejects(
+        &no_tmp,
+        &dps("tgather", &no_tmp),
+        A2A3,
+        "index-form tgather expects both indices and tmp",
+    );
+    // A5 makes tmp optional
+    accepts(&no_tmp, &dps("tgather", &no_tmp), A5);
+    let good = [
+        vec("f16", 1, 32),
+        vec("i32", 1, 32),
+        vec("i32", 1, 32),
+        vec("f16", 1, 32),
+    ];
+    accepts(&good, &dps("tgather", &good), A2A3);
+}
+
+#[test]
+fn thistogram_is_a5_only_and_byte_in_range() {
+    let t = [
+        vec("ui16", 8, 32),
+        tb("vec", "ui8", 8, 1, 8, 1, "col_major", "none_box"),
+        vec("ui32", 8, 256),
+    ];
+    rejects(&t, &dps("thistogram", &t), A2A3, "is only supported on A5");
+    let body = format!("{} {{byte = 4}}", dps("thistogram", &t));
+    rejects(&t, &body, A5, "expects byte to be in range [0, 3]");
+    let body = format!("{} {{byte = 2}}", dps("thistogram", &t));
+    rejects(
+        &t,
+        &body,
+        A5,
+        "expects byte to be 0 or 1 when src element type is ui16",
+    );
+    let body = format!("{} {{byte = 1}}", dps("thistogram", &t));
+    accepts(&t, &body, A5);
+}
+
+#[test]
+fn tinsert_loc_pairs_and_types() {
+    let acc = tb("acc", "f32", 32, 32, 32, 32, "col_major", "row_major");
+    let vec_src = vec("f32", 32, 32);
+    let body = |s: &str, d: &str| {
+        format!("pto.tinsert ins(%t0, %c0, %c0 : {s}, index, index) outs(%t1 : {d})")
+    };
+    let bad = [vec_src.clone(), acc.clone()];
+    rejects(
+        &bad,
+        &body(&vec_src, &acc),
+        A5,
+        "expects A5 tinsert to use a supported src/dst loc pair",
+    );
+    let mat32 = tb("mat", "f32", 32, 32, 32, 32, "col_major", "row_major");
+    let bad = [acc.clone(), mat32.clone()];
+    rejects(
+        &bad,
+        &body(&acc, &mat32),
+        A2A3,
+        "expects A2/A3 tinsert element types to be src=f32, dst=f16/bf16",
+    );
+    let mat16 = tb("mat", "f16", 32, 32, 32, 32, "col_major", "row_major");
+    let good = [acc.clone(), mat16.clone()];
+    accepts(&good, &body(&acc, &mat16), A2A3);
+}
+
+#[test]
+fn tload_a5_vec_layout_and_element_size() {
+    let t = tb("vec", "f16", 16, 32, 16, 32, "row_major", "row_major");
+    let src = |dt: &str| {
+        format!(
+            "func.func @k(%p: !pto.partition_tensor_view<16x32x{dt}>) {{\n  %t = pto.alloc_tile : {t}\n  pto.tload ins(%p : !pto.partition_tensor_view<16x32x{dt}>) outs(%t : {t})\n  return\n}}\n"
+        )
+    };
+    let errs = errors(&src("f16"), A5);
+    assert!(
+        errs.iter()
+            .any(|(l, m)| *l == 3
+                && m.contains("expects A5 tload vec dst layout to be ND, DN, or NZ")),
+        "{errs:?}"
+    );
+    let errs = errors(&src("f32"), A5);
+    assert!(
+        errs.iter()
+            .any(|(l, m)| *l == 3 && m.contains("same element size")),
+        "{errs:?}"
+    );
+    // the layout rule is A5's
+    assert!(errors(&src("f16"), A2A3).is_empty());
+}
+
+#[test]
+fn tstore_a5_source_location() {
+    let src = |t: &str| {
+        format!(
+            "func.func @k(%p: !pto.partition_tensor_view<16x32xf32>) {{\n  %t = pto.alloc_tile : {t}\n  pto.tstore ins(%t : {t}) outs(%p : !pto.partition_tensor_view<16x32xf32>)\n  return\n}}\n"
+        )
+    };
+    let mat = tb("mat", "f32", 16, 32, 16, 32, "col_major", "row_major");
+    let errs = errors(&src(&mat), A5);
+    assert!(
+        errs.iter()
+            .any(|(l, m)| *l == 3 && m.contains("expects A5 tstore src to use loc=vec or loc=acc")),
+        "{errs:?}"
+    );
+    assert!(errors(&src(&vec("f32", 16, 32)), A5).is_empty());
+}
+
+#[test]
+fn tmrgsort_format2_tmp_width() {
+    let t = [
+        vec("f32", 1, 256),
+        vec("f32", 1, 256),
+        vec("f32", 1, 128),
+        vec("f32", 1, 256),
+    ];
+    // format2 carries the executed counts as a second result group
+    let b = format!(
+        "pto.tmrgsort ins(%t0, %t1, %t2 {{exhausted = false}} : {}, {}, {}) outs(%t3, %ex : {}, vector<4xi16>)",
+        t[0], t[1], t[2], t[3]
+    );
+    let src = kernel(
+        &t,
+        &format!("%ex = arith.constant dense<0> : vector<4xi16>\n  {b}"),
+    );
+    let errs = errors(&src, A2A3);
+    assert!(
+        errs.iter()
+            .any(|(l, m)| *l == body_line(&t) + 1
+                && m.contains("format2 expects tmp.cols >= dst.cols")),
+        "{errs:?}"
+    );
+}
+
+#[test]
+fn scalar_arith_valid_shapes_agree() {
+    let bad = [
+        tb("vec", "f32", 4, 64, 1, 64, "row_major", "none_box"),
+        vec("f32", 4, 64),
+    ];
+    let body = |t: &[String]| {
+        format!(
+            "pto.tadds ins(%t0, %f : {}, f32) outs(%t1 : {})",
+            t[0], t[1]
+        )
+    };
+    rejects(
+        &bad,
+        &body(&bad),
+        A5,
+        "expects src and dst to have the same valid_shape[0]",
+    );
+    let good = [vec("f32", 4, 64), vec("f32", 4, 64)];
+    accepts(&good, &body(&good), A5);
+}
+
+#[test]
+fn tquant_offset_matches_mode() {
+    let t = [
+        vec("f32", 32, 32),
+        tb("vec", "f32", 32, 1, 32, 1, "col_major", "none_box"),
+        vec("ui8", 32, 32),
+    ];
+    let body = format!(
+        "pto.tquant ins(%t0, %t1 : {}, {}) outs(%t2 : {}) {{quant_type = #pto<quant_type INT8_ASYM>}}",
+        t[0], t[1], t[2]
+    );
+    rejects(
+        &t,
+        &body,
+        A2A3,
+        "INT8_ASYM quantization requires an offset operand",
+    );
+    let t2 = [t[0].clone(), t[1].clone(), vec("i8", 32, 32)];
+    let body = format!(
+        "pto.tquant ins(%t0, %t1 : {}, {}) outs(%t2 : {}) {{quant_type = #pto<quant_type INT8_SYM>}}",
+        t2[0], t2[1], t2[2]
+    );
+    accepts(&t2, &body, A2A3);
+}
+
+#[test]
+fn alloc_tile_layout_alignment() {
+    // the error points at the alloc_tile line (line 5)
+    let bad = [vec("f32", 2, 7)];
+    let errs = errors(&kernel(&bad, "%u = arith.constant 0 : index"), A2A3);
+    assert!(
+        errs.iter()
+            .any(|(l, m)| *l == 5 && m.contains("to be 32-byte aligned, but got 28 bytes")),
+        "{errs:?}"
+    );
+    let boxed = [tb("mat", "f32", 8, 8, 8, 8, "col_major", "row_major")];
+    let errs = errors(&kernel(&boxed, "%u = arith.constant 0 : index"), A2A3);
+    assert!(
+        errs.iter()
+            .any(|(l, m)| *l == 5 && m.contains("multiple of innerRows (16)")),
+        "{errs:?}"
+    );
+    accepts(&[vec("f32", 2, 8)], "%u = arith.constant 0 : index", A2A3);
+    // a 1-row tile has no row stride to align
+    accepts(&[vec("f32", 1, 7)], "%u = arith.constant 0 : index", A2A3);
+}
+
+#[test]
+fn init_pipe_slot_numbers() {
+    rejects(
+        &[],
+        "pto.aic_initialize_pipe {id = 0, dir_mask = 1, slot_size = 1024, slot_num = 0}",
+        A2A3,
+        "expects 'slot_num' to be greater than 0",
+    );
+    rejects(
+        &[],
+        "pto.aic_initialize_pipe {id = 0, dir_mask = 3, slot_size = 1024, local_slot_num = 5}",
+        A2A3,
+        "to be less than or equal to slot_num (4) for dir_mask = 3",
+    );
+    accepts(
+        &[],
+        "pto.aic_initialize_pipe {id = 0, dir_mask = 3, slot_size = 1024, local_slot_num = 4}",
+        A2A3,
+    );
+}
+
+#[test]
+fn fusion_region_yields_its_results() {
+    let src = "func.func @k() {\n  %0 = pto.fusion_region {\n    pto.yield() : () -> ()\n  } : index\n  return\n}\n";
+    let errs = errors(src, A5);
+    assert!(
+        errs.iter()
+            .any(|(l, m)| *l == 2 && m.contains("expects pto.yield to return 1 values, got 0")),
+        "{errs:?}"
+    );
+    let ok = "func.func @k() {\n  %c0 = arith.constant 0 : index\n  %0 = pto.fusion_region {\n    pto.yield(%c0) : (index) -> ()\n  } : index\n  return\n}\n";
+    assert!(errors(ok, A5).is_empty(), "{:?}", errors(ok, A5));
+}
