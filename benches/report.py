@@ -35,6 +35,20 @@ def cpu():
 out = ['# Benchmarks', '',
        f'One run of `cargo bench -p pto-benches` on {cpu()} ({os.cpu_count()} cores), medians. '
        'Ratios compare numbers from the same run.', '']
+def thr_mb(group, fn):
+    p = os.path.join(root, group, fn, 'new', 'benchmark.json')
+    try:
+        b = json.load(open(p))
+        n = b['throughput']['Bytes']
+    except (OSError, KeyError, TypeError):
+        return 'n/a'
+    t = median(group, fn)
+    return f'{n / t * 1e3:.1f} MB/s ({fmt_t(t)} for {n/1e6:.2f} MB)' if t else 'n/a'
+
+out += ['## Assembler', '', '| stage | throughput |', '|---|---|',
+        f'| parse + verify (text) | {thr_mb("asm", "parse+verify")} |',
+        f'| encode (binary size) | {thr_mb("asm", "encode")} |',
+        f'| decode (binary size) | {thr_mb("asm", "decode")} |', '']
 out += ['## One tile op: interpreter vs JIT', '',
         '| op | interpreter | JIT | JIT speed-up | JIT throughput |', '|---|---|---|---|---|']
 for n in (64, 128):
