@@ -1257,7 +1257,11 @@ pub fn decode(bytes: &[u8]) -> Result<Decoded, DecodeError> {
     for k in 0..nt {
         let t = d.read_type(&mut rt, k)?;
         // a type nests its components: bound the depth so printing cannot overflow
-        let dep = 1 + type_children(&t).iter().map(|c| depth[*c as usize]).max().unwrap_or(0);
+        let dep = 1 + type_children(&t)
+            .iter()
+            .map(|c| depth[*c as usize])
+            .max()
+            .unwrap_or(0);
         if dep > MAX_DEPTH {
             return Err(rt.err("types nested too deeply"));
         }

@@ -51,7 +51,15 @@ fn ops(c: &mut Criterion) {
                     let r = if operands == Operands::Binary {
                         tile::tew(&mut local, ew, &a, Some(&b), &d, &mut acc)
                     } else {
-                        tile::tews(&mut local, ew, &a, pto_vm::num::Num::F(1.5), false, &d, &mut acc)
+                        tile::tews(
+                            &mut local,
+                            ew,
+                            &a,
+                            pto_vm::num::Num::F(1.5),
+                            false,
+                            &d,
+                            &mut acc,
+                        )
                     };
                     black_box(r).expect("runs")
                 })
@@ -104,7 +112,11 @@ fn kernels(c: &mut Criterion) {
     let src = std::fs::read_to_string(path).expect("example");
     let k = load_text("vadd.pto", &src, None).expect("loads");
     let x: Vec<u8> = (0..1024).flat_map(|i| (i as f32).to_le_bytes()).collect();
-    let args = [Arg::Buffer(x.clone()), Arg::Buffer(x), Arg::Buffer(vec![0; 4096])];
+    let args = [
+        Arg::Buffer(x.clone()),
+        Arg::Buffer(x),
+        Arg::Buffer(vec![0; 4096]),
+    ];
     let mut g = c.benchmark_group("kernel/vadd32x32");
     g.sample_size(20);
     for (name, jit, check) in [
@@ -119,7 +131,9 @@ fn kernels(c: &mut Criterion) {
             check,
             ..Config::default()
         };
-        g.bench_function(name, |b| b.iter(|| run_kernel(&k, &cfg, None, &args).expect("runs")));
+        g.bench_function(name, |b| {
+            b.iter(|| run_kernel(&k, &cfg, None, &args).expect("runs"))
+        });
     }
     g.finish();
 }

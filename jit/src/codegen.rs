@@ -273,7 +273,9 @@ fn emit(b: &mut FunctionBuilder, r: &Region, ptr: Type) {
     let tail_head = b.create_block();
     let tail_body = b.create_block();
     let row_next = b.create_block();
-    for blk in [col_head, vec2_body, vec_head, vec_body, tail_head, tail_body] {
+    for blk in [
+        col_head, vec2_body, vec_head, vec_body, tail_head, tail_body,
+    ] {
         b.append_block_param(blk, types::I64); // r
         b.append_block_param(blk, types::I64); // c
         for _ in 0..3 {
@@ -285,7 +287,11 @@ fn emit(b: &mut FunctionBuilder, r: &Region, ptr: Type) {
     let row_ptr = |b: &mut FunctionBuilder, addr: Value, stride: Value, r: Value| -> Value {
         let ro = b.ins().imul(r, stride);
         let o = b.ins().iadd(addr, ro);
-        let o = if ptr == types::I64 { o } else { b.ins().ireduce(ptr, o) };
+        let o = if ptr == types::I64 {
+            o
+        } else {
+            b.ins().ireduce(ptr, o)
+        };
         b.ins().iadd(base, o)
     };
     b.switch_to_block(row_head);
@@ -296,9 +302,16 @@ fn emit(b: &mut FunctionBuilder, r: &Region, ptr: Type) {
     b.switch_to_block(row_body);
     let pd = row_ptr(b, dst, dst_s, r);
     let pa = row_ptr(b, src, src_s, r);
-    let pb = if binary { row_ptr(b, src2, src2_s, r) } else { pa };
+    let pb = if binary {
+        row_ptr(b, src2, src2_s, r)
+    } else {
+        pa
+    };
     let c_zero = b.ins().iconst(types::I64, 0);
-    b.ins().jump(col_head, &[r.into(), c_zero.into(), pd.into(), pa.into(), pb.into()]);
+    b.ins().jump(
+        col_head,
+        &[r.into(), c_zero.into(), pd.into(), pa.into(), pb.into()],
+    );
 
     let params = |b: &mut FunctionBuilder, blk| -> (Value, Value, Value, Value, Value) {
         let p = b.block_params(blk);
@@ -306,7 +319,11 @@ fn emit(b: &mut FunctionBuilder, r: &Region, ptr: Type) {
     };
     let at = |b: &mut FunctionBuilder, p: Value, c: Value, extra: i64| -> Value {
         let o = b.ins().ishl_imm_u(c, 2);
-        let o = if ptr == types::I64 { o } else { b.ins().ireduce(ptr, o) };
+        let o = if ptr == types::I64 {
+            o
+        } else {
+            b.ins().ireduce(ptr, o)
+        };
         let a = b.ins().iadd(p, o);
         if extra == 0 {
             a
@@ -358,7 +375,10 @@ fn emit(b: &mut FunctionBuilder, r: &Region, ptr: Type) {
     vstep(b, c, pd, pa, pb, 0);
     vstep(b, c, pd, pa, pb, 16);
     let c8 = b.ins().iadd_imm_s(c, 8);
-    b.ins().jump(col_head, &[r.into(), c8.into(), pd.into(), pa.into(), pb.into()]);
+    b.ins().jump(
+        col_head,
+        &[r.into(), c8.into(), pd.into(), pa.into(), pb.into()],
+    );
 
     // vec_head: one vector (4 lanes) left?
     b.switch_to_block(vec_head);
@@ -372,13 +392,22 @@ fn emit(b: &mut FunctionBuilder, r: &Region, ptr: Type) {
     let (r, c, pd, pa, pb) = params(b, vec_body);
     vstep(b, c, pd, pa, pb, 0);
     let c4 = b.ins().iadd_imm_s(c, 4);
-    b.ins().jump(tail_head, &[r.into(), c4.into(), pd.into(), pa.into(), pb.into()]);
+    b.ins().jump(
+        tail_head,
+        &[r.into(), c4.into(), pd.into(), pa.into(), pb.into()],
+    );
 
     // tail_head: scalar elements left?
     b.switch_to_block(tail_head);
     let (r, c, pd, pa, pb) = params(b, tail_head);
     let left = b.ins().icmp(IntCC::SignedLessThan, c, cols);
-    b.ins().brif(left, tail_body, &[r.into(), c.into(), pd.into(), pa.into(), pb.into()], row_next, &[r.into()]);
+    b.ins().brif(
+        left,
+        tail_body,
+        &[r.into(), c.into(), pd.into(), pa.into(), pb.into()],
+        row_next,
+        &[r.into()],
+    );
 
     b.switch_to_block(tail_body);
     let (r, c, pd, pa, pb) = params(b, tail_body);
@@ -401,7 +430,10 @@ fn emit(b: &mut FunctionBuilder, r: &Region, ptr: Type) {
     let d_at = at(b, pd, c, 0);
     b.ins().store(hf, xr, d_at, 0);
     let c1 = b.ins().iadd_imm_s(c, 1);
-    b.ins().jump(tail_head, &[r.into(), c1.into(), pd.into(), pa.into(), pb.into()]);
+    b.ins().jump(
+        tail_head,
+        &[r.into(), c1.into(), pd.into(), pa.into(), pb.into()],
+    );
 
     // row_next(r)
     b.switch_to_block(row_next);

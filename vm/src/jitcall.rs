@@ -59,7 +59,8 @@ impl JitCache {
     }
 
     fn get(&self, r: &Region) -> Result<Arc<Compiled>, String> {
-        let mut code = code_cache().lock()
+        let mut code = code_cache()
+            .lock()
             .map_err(|_| "JIT cache poisoned".to_string())?;
         if let Some(c) = code.get(r) {
             return c.clone();

@@ -197,10 +197,20 @@ pub fn record(acc: &mut Accesses, t: &Tile, rows: i64, cols: i64, write: bool) {
         t.blayout == pto_asm::ty::BLayout::RowMajor && t.slayout == pto_asm::ty::SLayout::NoneBox;
     for r in 0..rows {
         if row_major {
-            acc.add(space_of(t), t.addr + (r * t.cols) as u64 * es, cols as u64 * es, write);
+            acc.add(
+                space_of(t),
+                t.addr + (r * t.cols) as u64 * es,
+                cols as u64 * es,
+                write,
+            );
         } else {
             for c in 0..cols {
-                acc.add(space_of(t), t.addr + t.elem_offset(r, c) as u64 * es, es, write);
+                acc.add(
+                    space_of(t),
+                    t.addr + t.elem_offset(r, c) as u64 * es,
+                    es,
+                    write,
+                );
             }
         }
     }
