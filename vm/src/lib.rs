@@ -103,6 +103,18 @@ pub struct Config {
     pub jit_threshold: u32,
     /// Run the interpreter next to every compiled region and compare results.
     pub crosscheck: bool,
+    /// Wall-clock deadline and a live step counter for progress display.
+    pub watch: Option<Watch>,
+}
+
+/// What a caller can watch from outside a run: a wall-clock deadline (the run
+/// stops with [`RunError::Timeout`]) and a step counter updated as it goes.
+#[derive(Clone, Debug, Default)]
+pub struct Watch {
+    /// Stop once this instant has passed.
+    pub deadline: Option<std::time::Instant>,
+    /// Machine steps so far (updated every 64 steps).
+    pub steps: std::sync::Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl Default for Config {
@@ -119,6 +131,7 @@ impl Default for Config {
             jit: JitMode::Auto,
             jit_threshold: 2,
             crosscheck: false,
+            watch: None,
         }
     }
 }

@@ -65,6 +65,8 @@ pub enum RunError {
     Deadlock,
     /// `--max-steps` reached.
     Limit(u64),
+    /// The wall-clock deadline (`--timeout`) passed; carries the steps run.
+    Timeout(u64),
     /// Bad setup (arguments, entry).
     Setup(String),
 }
@@ -517,6 +519,15 @@ impl<'a> Cluster<'a> {
         loop {
             if self.cfg.max_steps > 0 && self.steps >= self.cfg.max_steps {
                 return Err(RunError::Limit(self.cfg.max_steps));
+            }
+            if self.steps % 64 == 0 {
+                if let Some(w) = &self.cfg.watch {
+                    w.steps
+                        .store(self.steps, std::sync::atomic::Ordering::Relaxed);
+                    if w.deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+                        return Err(RunError::Timeout(self.steps));
+                    }
+                }
             }
             // candidates: (core, slot, key)
             let mut cands: Vec<(usize, usize, u64, u64)> = Vec::new();

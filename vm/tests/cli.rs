@@ -210,7 +210,10 @@ fn every_top_level_example_runs_clean() {
             continue;
         }
         let k = p.display().to_string();
-        for sched in [&["--sched", "inorder"][..], &["--sched", "shuffle", "--seed", "5"]] {
+        for sched in [
+            &["--sched", "inorder"][..],
+            &["--sched", "shuffle", "--seed", "5"],
+        ] {
             let mut args = vec![k.as_str(), "--check", "error"];
             args.extend_from_slice(sched);
             let (c, _, e) = run(&args);
@@ -231,8 +234,12 @@ fn matmul_example_matches_a_cpu_product() {
             .flat_map(|x| half::f16::from_f32(*x).to_le_bytes())
             .collect()
     };
-    let a: Vec<f32> = (0..m * k).map(|i| ((i * 7 % 13) as f32 - 6.0) / 8.0).collect();
-    let b: Vec<f32> = (0..k * n).map(|i| ((i * 5 % 11) as f32 - 5.0) / 4.0).collect();
+    let a: Vec<f32> = (0..m * k)
+        .map(|i| ((i * 7 % 13) as f32 - 6.0) / 8.0)
+        .collect();
+    let b: Vec<f32> = (0..k * n)
+        .map(|i| ((i * 5 % 11) as f32 - 5.0) / 4.0)
+        .collect();
     let mut c = vec![0f32; m * n];
     for i in 0..m {
         for j in 0..n {
@@ -254,4 +261,34 @@ fn matmul_example_matches_a_cpu_product() {
     ]);
     assert_eq!(code, 0, "{e}");
     assert!(e.contains("matches"), "{e}");
+}
+
+/// `--timeout` stops a run that would go on for a long time (exit 4), and a
+/// non-positive or non-numeric value is a usage error (exit 2).
+#[test]
+fn timeout_stops_a_long_run_with_exit_4() {
+    let k = tmp("spin.pto");
+    std::fs::write(
+        &k,
+        "module {\n  func.func @spin(%n: index) attributes {pto.entry} {\n    %c0 = arith.constant 0 : index\n    %c1 = arith.constant 1 : index\n    %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %c0) -> (index) {\n      %a = arith.addi %acc, %i : index\n      scf.yield %a : index\n    }\n    return\n  }\n}\n",
+    )
+    .expect("write kernel");
+    let k = k.display().to_string();
+    let (c, _, e) = run(&[
+        &k,
+        "--arg",
+        "n=100000000000",
+        "--max-steps",
+        "0",
+        "--timeout",
+        "0.3",
+    ]);
+    assert_eq!(c, 4, "{e}");
+    assert!(e.contains("--timeout"), "{e}");
+    for bad in ["0", "-1", "soon"] {
+        let (c, _, e) = run(&[&k, "--arg", "n=1", "--timeout", bad]);
+        assert_eq!(c, 2, "--timeout {bad}: {e}");
+    }
+    let (c, _, e) = run(&[&k, "--arg", "n=1000", "--timeout", "60"]);
+    assert_eq!(c, 0, "{e}");
 }

@@ -67,6 +67,9 @@ struct Cli {
     /// Stop after this many machine steps (0 = no limit).
     #[arg(long, default_value_t = 100_000_000)]
     max_steps: u64,
+    /// Stop after this many seconds of wall-clock time (exit 4); no limit by default.
+    #[arg(long, value_name = "SECONDS", value_parser = parse_timeout)]
+    timeout: Option<f64>,
     /// Per-pipe instruction counts and busy cycles, and what the JIT did.
     #[arg(long)]
     stats: bool,
@@ -121,6 +124,13 @@ enum CheckArg {
     Warn,
     /// No checking.
     Off,
+}
+
+fn parse_timeout(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(t) if t > 0.0 && t.is_finite() && t < 1e9 => Ok(t),
+        _ => Err(format!("'{s}' is not a positive number of seconds")),
+    }
 }
 
 fn parse_profile(s: &str) -> Result<ProfileId, String> {
@@ -490,6 +500,12 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
         }
         goldens.push((i, gb.array, f));
     }
+    let watch = pto_vm::Watch {
+        deadline: cli
+            .timeout
+            .map(|t| std::time::Instant::now() + std::time::Duration::from_secs_f64(t)),
+        ..Default::default()
+    };
     let cfg = Config {
         profile: kernel.profile,
         blocks: cli.blocks,
@@ -516,9 +532,13 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
         },
         jit_threshold: cli.jit_threshold,
         crosscheck: cli.crosscheck,
+        watch: Some(watch.clone()),
         ..Config::default()
     };
-    let fin = run_kernel(&kernel, &cfg, cli.entry.as_deref(), &args).map_err(|e| Failure(2, e))?;
+    let progress = Progress::start(&watch, !(cli.quiet || cli.json));
+    let fin = run_kernel(&kernel, &cfg, cli.entry.as_deref(), &args);
+    progress.finish();
+    let fin = fin.map_err(|e| Failure(2, e))?;
     let src = kernel.source.as_deref();
     for d in &fin.out.diags.list {
         eprint!("{}", d.render(prog, src));
@@ -546,6 +566,15 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
         }
         Some(RunError::Limit(n)) => {
             let t = format!("stopped after {n} steps (--max-steps)");
+            eprintln!("pto-run: {t}");
+            err_text = Some(t);
+            code = 4;
+        }
+        Some(RunError::Timeout(n)) => {
+            let t = format!(
+                "stopped by --timeout {}s after {n} steps",
+                cli.timeout.unwrap_or_default()
+            );
             eprintln!("pto-run: {t}");
             err_text = Some(t);
             code = 4;
@@ -776,4 +805,58 @@ fn compare(g: &Array, got: &[u8], rtol: Option<f64>, atol: Option<f64>) -> Cmp {
         }
     }
     c
+}
+
+/// A spinner with the step count, shown on stderr (when it is a terminal) once
+/// a run has taken longer than a second.
+struct Progress {
+    stop: Option<std::sync::mpsc::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Progress {
+    fn start(watch: &pto_vm::Watch, wanted: bool) -> Progress {
+        use std::io::IsTerminal;
+        use std::sync::mpsc::RecvTimeoutError::Timeout;
+        if !wanted || !std::io::stderr().is_terminal() {
+            return Progress {
+                stop: None,
+                thread: None,
+            };
+        }
+        let (tx, rx) = std::sync::mpsc::channel::<()>();
+        let steps = watch.steps.clone();
+        let thread = std::thread::spawn(move || {
+            // a run that ends within a second never shows a bar
+            if rx.recv_timeout(std::time::Duration::from_secs(1)) != Err(Timeout) {
+                return;
+            }
+            let bar = indicatif::ProgressBar::new_spinner();
+            bar.set_style(
+                indicatif::ProgressStyle::with_template("{spinner} {elapsed} {msg}")
+                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+            );
+            loop {
+                let n = steps.load(std::sync::atomic::Ordering::Relaxed);
+                bar.set_message(format!("{n} steps"));
+                bar.tick();
+                if rx.recv_timeout(std::time::Duration::from_millis(100)) != Err(Timeout) {
+                    break;
+                }
+            }
+            bar.finish_and_clear();
+        });
+        Progress {
+            stop: Some(tx),
+            thread: Some(thread),
+        }
+    }
+
+    fn finish(mut self) {
+        // dropping the sender wakes the thread at once
+        self.stop.take();
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
 }
