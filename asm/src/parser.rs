@@ -797,8 +797,20 @@ impl<'a> Parser<'a> {
                     }
                 }
                 Tok::Less => {
-                    let next = self.peek2().kind;
-                    if matches!(next, Tok::Less | Tok::Value) {
+                    let p2 = self.peek2();
+                    let next = p2.kind;
+                    // a stray `<` right before the op's `loc(...)`: keep it as punctuation
+                    let before_loc = next == Tok::Ident && self.text(p2) == "loc" && {
+                        let save = (self.tok, self.lx.pos(), self.prev_end);
+                        self.bump();
+                        self.bump();
+                        let is_call = self.tok.kind == Tok::LParen;
+                        self.tok = save.0;
+                        self.lx.reset(save.1);
+                        self.prev_end = save.2;
+                        is_call
+                    };
+                    if matches!(next, Tok::Less | Tok::Value) || before_loc {
                         // `<<<%a, %b>>>` launch syntax: keep the values visible
                         self.punct(op, Punct::Less);
                         continue;
@@ -1584,7 +1596,14 @@ impl<'a> Parser<'a> {
                 let t = self.tok;
                 let save = (self.tok, self.lx.pos(), self.prev_end);
                 self.bump();
-                if self.tok.kind == Tok::Ident && self.cur_text() == "loc" {
+                let is_loc = self.tok.kind == Tok::Ident && self.cur_text() == "loc";
+                // `<loc=` opens a stripped tile_buf; `< loc(...)` is a stray '<'
+                // followed by a source location
+                let stripped = is_loc && {
+                    self.bump();
+                    self.tok.kind == Tok::Equal
+                };
+                if stripped {
                     // stripped tile_buf: <loc=..., ...>
                     self.tok = save.0;
                     self.lx.reset(save.1);
