@@ -13,6 +13,7 @@
 
 #![deny(unsafe_code)]
 
+pub mod case;
 pub mod checker;
 pub mod diag;
 pub mod exec;

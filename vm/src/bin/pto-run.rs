@@ -26,6 +26,7 @@ use pto_vm::{load_binary, load_text, run_kernel, Arg, CheckMode, Config, Kernel,
 ///   pto-run examples/sync/01_set_wait_pipeline.pto
 ///   pto-run examples/vadd.pto --arg v1=x.npy --arg v2=y.npy --out v3=z.npy
 ///   pto-run k.pto --arg v1=random:f32:32x32 --golden v2=golden.npy --sched shuffle --seed 7
+///   pto-run case DIR [--golden-script]    (a PTOAS case directory: pto-run case --help)
 #[derive(Parser, Debug)]
 #[command(name = "pto-run", version, verbatim_doc_comment)]
 struct Cli {
@@ -137,6 +138,9 @@ fn parse_profile(s: &str) -> Result<ProfileId, String> {
     ProfileId::from_name(s).ok_or_else(|| format!("unknown profile '{s}' (expected a2a3 or a5)"))
 }
 
+#[path = "pto_run_case/mod.rs"]
+mod case_cmd;
+
 struct Failure(u8, String);
 
 fn fail<T>(code: u8, msg: impl Into<String>) -> Result<T, Failure> {
@@ -144,6 +148,9 @@ fn fail<T>(code: u8, msg: impl Into<String>) -> Result<T, Failure> {
 }
 
 fn main() -> ExitCode {
+    if std::env::args_os().nth(1).is_some_and(|a| a == "case") {
+        return case_cmd::main(std::env::args_os().skip(1));
+    }
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
@@ -651,7 +658,7 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
     // goldens
     let mut cmp_json = Vec::new();
     for (i, g, f) in &goldens {
-        let r = compare(g, &fin.buffers[*i], cli.rtol, cli.atol);
+        let r = pto_vm::case::compare(g.dtype, &g.data, &fin.buffers[*i], cli.rtol, cli.atol);
         let name = &names[*i];
         if r.mismatches > 0 {
             code = code.max(1);
@@ -757,54 +764,6 @@ fn json_str(s: &str) -> String {
     }
     o.push('"');
     o
-}
-
-struct Cmp {
-    total: usize,
-    mismatches: usize,
-    max_abs: f64,
-    max_rel: f64,
-    first: Vec<usize>,
-}
-
-fn compare(g: &Array, got: &[u8], rtol: Option<f64>, atol: Option<f64>) -> Cmp {
-    let dt = g.dtype;
-    let es = dt.bytes();
-    let (dr, da) = match dt {
-        DType::F32 | DType::F64 => (1e-5, 1e-6),
-        DType::F16 => (1e-3, 1e-3),
-        DType::BF16 => (1e-2, 1e-2),
-        _ => (0.0, 0.0),
-    };
-    let (rtol, atol) = (rtol.unwrap_or(dr), atol.unwrap_or(da));
-    let mut c = Cmp {
-        total: g.len(),
-        mismatches: 0,
-        max_abs: 0.0,
-        max_rel: 0.0,
-        first: Vec::new(),
-    };
-    for i in 0..g.len() {
-        let a = pto_vm::num::read(&g.data[i * es..], dt).f();
-        let b = pto_vm::num::read(&got[i * es..], dt).f();
-        let ok = if a.is_nan() || b.is_nan() {
-            a.is_nan() && b.is_nan()
-        } else {
-            let d = (a - b).abs();
-            c.max_abs = c.max_abs.max(d);
-            if a != 0.0 {
-                c.max_rel = c.max_rel.max(d / a.abs());
-            }
-            d <= atol + rtol * a.abs()
-        };
-        if !ok {
-            c.mismatches += 1;
-            if c.first.len() < 5 {
-                c.first.push(i);
-            }
-        }
-    }
-    c
 }
 
 /// A spinner with the step count, shown on stderr (when it is a terminal) once

@@ -1,0 +1,185 @@
+//! `pto-run case DIR`: the case-directory subcommand of pto-run (the logic is
+//! `pto_vm::case`; this file parses flags and prints).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Parser;
+use pto_isa_spec::ProfileId;
+use pto_vm::case::{run_case, CaseOptions};
+use pto_vm::{CheckMode, Config, JitMode, Sched};
+
+use super::{parse_profile, CheckArg, JitArg, SchedArg};
+
+/// Run a case directory in the PTOAS golden layout:
+///
+///   DIR/kernel.pto      the kernel
+///   DIR/vK.bin          initial contents of argument K (1-based), raw little-endian
+///   DIR/golden_vK.bin   expected final contents of argument K (K is an output)
+///   DIR/main.cpp        optional host program: which file feeds which launch
+///                       argument, buffer sizes, scalar values
+///   DIR/case.toml       optional, for what nothing else says:
+///                         [args]
+///                         v3 = "f32:32x32"   # a buffer's dtype and shape
+///                         v4 = 16            # a scalar
+///   DIR/golden.py       optional input/golden generator (--golden-script)
+///
+/// Without main.cpp, argument K reads vK.bin; a buffer is sized by its file,
+/// else case.toml, else the kernel's views. An output with no vK.bin starts
+/// zeroed with its golden's size.
+///
+/// After the run, every output (an argument with a golden_vK.bin) is written
+/// to DIR/vK.bin, even when vK.bin was also its input (the PTOAS convention;
+/// rerun golden.py to restore such inputs); no other file is written. Then each
+/// output is compared with its golden.
+///
+/// Exit codes: 0 all outputs match, 1 mismatch or checker error (--check
+/// error) or deadlock, 2 bad input (missing kernel.pto, missing or mis-sized
+/// .bin, golden.py failed), 3 runtime fault, 4 step limit.
+///
+/// Example:
+///   pto-run case build/vadd --golden-script
+#[derive(Parser, Debug)]
+#[command(name = "pto-run case", bin_name = "pto-run case", verbatim_doc_comment)]
+struct CaseCli {
+    /// The case directory.
+    dir: PathBuf,
+    /// First run `python3 golden.py` in DIR (to write the inputs and goldens).
+    #[arg(long)]
+    golden_script: bool,
+    /// Entry function (default: the one marked pto.entry / pto.kernel).
+    #[arg(long)]
+    entry: Option<String>,
+    /// Target profile (default: the module's pto.target_arch, else a2a3).
+    #[arg(long, value_parser = parse_profile)]
+    profile: Option<ProfileId>,
+    /// Number of blocks in the grid.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=65536))]
+    blocks: u32,
+    /// Scheduler.
+    #[arg(long, value_enum, default_value_t = SchedArg::Inorder)]
+    sched: SchedArg,
+    /// Seed for --sched shuffle.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// What the synchronization checker does with findings.
+    #[arg(long, value_enum, default_value_t = CheckArg::Warn)]
+    check: CheckArg,
+    /// Stop after this many machine steps (0 = no limit).
+    #[arg(long, default_value_t = 100_000_000)]
+    max_steps: u64,
+    /// JIT tiering (the environment variable PTOVM_JIT=off also turns it off).
+    #[arg(long, value_enum, default_value_t = JitArg::Auto)]
+    jit: JitArg,
+    /// Relative tolerance for float comparisons (default per dtype).
+    #[arg(long)]
+    rtol: Option<f64>,
+    /// Absolute tolerance for float comparisons (default per dtype).
+    #[arg(long)]
+    atol: Option<f64>,
+    /// Print only diagnostics, errors and mismatches.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+/// Runs `pto-run case ...`; `args` excludes the program name.
+pub fn main(args: impl Iterator<Item = std::ffi::OsString>) -> ExitCode {
+    let cli = match CaseCli::try_parse_from(args) {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    let opts = CaseOptions {
+        golden_script: cli.golden_script,
+        config: Config {
+            blocks: cli.blocks,
+            sched: match cli.sched {
+                SchedArg::Inorder => Sched::InOrder,
+                SchedArg::Timed => Sched::Timed,
+                SchedArg::Shuffle => Sched::Shuffle { seed: cli.seed },
+            },
+            check: match cli.check {
+                CheckArg::Error => CheckMode::Error,
+                CheckArg::Warn => CheckMode::Warn,
+                CheckArg::Off => CheckMode::Off,
+            },
+            max_steps: cli.max_steps,
+            jit: if std::env::var("PTOVM_JIT").is_ok_and(|v| v == "off" || v == "0") {
+                JitMode::Off
+            } else {
+                match cli.jit {
+                    JitArg::Off => JitMode::Off,
+                    JitArg::Auto => JitMode::Auto,
+                    JitArg::Always => JitMode::Always,
+                }
+            },
+            ..Config::default()
+        },
+        profile: cli.profile,
+        entry: cli.entry.clone(),
+        rtol: cli.rtol,
+        atol: cli.atol,
+    };
+    let r = match run_case(&cli.dir, &opts) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("pto-run: {}", e.msg);
+            return ExitCode::from(e.code);
+        }
+    };
+    for n in &r.notes {
+        eprintln!("pto-run: note: {n}");
+    }
+    if !cli.quiet {
+        for b in &r.bindings {
+            match (b.dtype, b.scalar) {
+                (Some(dt), _) => eprintln!(
+                    "pto-run: %{} = v{} ({dt}, {} bytes, from {}){}",
+                    b.name,
+                    b.k,
+                    b.bytes,
+                    b.source,
+                    if b.output { ", output" } else { "" }
+                ),
+                (None, Some(v)) => eprintln!("pto-run: %{} = v{} = {v}", b.name, b.k),
+                _ => {}
+            }
+        }
+    }
+    for d in &r.diagnostics {
+        eprint!("{d}");
+    }
+    if let Some(e) = &r.error {
+        eprintln!("pto-run: {e}");
+    }
+    for o in &r.outputs {
+        let c = &o.cmp;
+        if c.mismatches > 0 {
+            eprintln!(
+                "pto-run: v{} (%{}) differs from golden_v{}.bin: {} of {} elements mismatch (max abs error {:.3e}, max rel error {:.3e}); first at index {:?}",
+                o.k, o.name, o.k, c.mismatches, c.total, c.max_abs, c.max_rel, c.first
+            );
+        } else if !cli.quiet {
+            eprintln!(
+                "pto-run: v{} (%{}) matches golden_v{}.bin ({} elements, max abs error {:.3e}, 0 mismatches)",
+                o.k, o.name, o.k, c.total, c.max_abs
+            );
+        }
+    }
+    if !cli.quiet {
+        let bad = r.outputs.iter().filter(|o| o.cmp.mismatches > 0).count();
+        eprintln!(
+            "pto-run: {}: {} output(s) written to {}, {} mismatching; {} pipe instructions, {} synchronization finding(s)",
+            r.func,
+            r.outputs.len(),
+            cli.dir.display(),
+            bad,
+            r.pipe_insts,
+            r.diagnostics.len()
+        );
+    }
+    ExitCode::from(r.code)
+}

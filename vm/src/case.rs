@@ -1,0 +1,1163 @@
+//! Running a case directory in the PTOAS golden layout (`pto-run case DIR`).
+//!
+//! ```text
+//! DIR/
+//!   kernel.pto       the kernel
+//!   vK.bin           initial contents of argument K (1-based), raw little-endian
+//!   golden_vK.bin    expected final contents of argument K (K is an output)
+//!   main.cpp         optional: the host program; read for the binding and sizes
+//!   case.toml        optional: sizes/scalars no other source gives
+//!   golden.py        optional: writes the .bin files (run with --golden-script)
+//! ```
+//!
+//! Which file feeds which kernel argument: the kernel launch in `main.cpp`
+//! when it can be traced (launch argument -> device buffer -> host buffer ->
+//! `ReadFile`/`WriteFile`), else argument K takes `vK.bin`. A buffer's size:
+//! the `main.cpp` size expression when it can be evaluated, else the existing
+//! `vK.bin` / `golden_vK.bin`, else `case.toml`'s `[args] vK = "f32:32x32"`,
+//! else the bytes the kernel's views reach. Scalars come from the launch call
+//! (literals or `int32_t v4 = 16;` style assignments) or `[args] vK = 16`.
+//!
+//! This module does no printing; [`run_case`] returns a [`CaseReport`].
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use pto_isa_spec::{DType, ProfileId};
+
+use crate::program::ArgType;
+use crate::{load_text, run_kernel, Arg, CheckMode, Config, RunError};
+
+/// A case that cannot run, with the exit code it maps to (2 bad input).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CaseError {
+    /// Exit code.
+    pub code: u8,
+    /// One-line message.
+    pub msg: String,
+}
+
+fn bad<T>(msg: impl Into<String>) -> Result<T, CaseError> {
+    Err(CaseError {
+        code: 2,
+        msg: msg.into(),
+    })
+}
+
+/// How to run a case.
+#[derive(Clone, Debug, Default)]
+pub struct CaseOptions {
+    /// Run `python3 golden.py` in the case directory first.
+    pub golden_script: bool,
+    /// Run configuration (its `profile` is replaced by the kernel's).
+    pub config: Config,
+    /// Profile override (else the kernel's `pto.target_arch`, else a2a3).
+    pub profile: Option<ProfileId>,
+    /// Entry function.
+    pub entry: Option<String>,
+    /// Relative tolerance (default per dtype, see [`compare`]).
+    pub rtol: Option<f64>,
+    /// Absolute tolerance (default per dtype).
+    pub atol: Option<f64>,
+}
+
+/// How one kernel argument was bound.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Binding {
+    /// Argument position (0-based).
+    pub arg: usize,
+    /// SSA name without `%`.
+    pub name: String,
+    /// The file number K (`vK.bin`) it is bound to.
+    pub k: usize,
+    /// Element type (pointers).
+    pub dtype: Option<DType>,
+    /// Buffer bytes (pointers).
+    pub bytes: usize,
+    /// Scalar value (scalars).
+    pub scalar: Option<f64>,
+    /// Has a golden: an output.
+    pub output: bool,
+    /// Where the initial contents came from.
+    pub source: String,
+}
+
+/// Result of comparing one buffer with its golden.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Cmp {
+    /// Elements compared.
+    pub total: usize,
+    /// Elements outside tolerance.
+    pub mismatches: usize,
+    /// Largest absolute error.
+    pub max_abs: f64,
+    /// Largest relative error.
+    pub max_rel: f64,
+    /// First (up to 5) mismatching indices.
+    pub first: Vec<usize>,
+}
+
+/// Compares `got` with the golden `want` element by element: `|a-b| <= atol +
+/// rtol*|a|`, NaN equals NaN. Default tolerances: f32/f64 1e-5/1e-6, f16
+/// 1e-3/1e-3, bf16 1e-2/1e-2, integers exact (the same as `pto-run --golden`).
+pub fn compare(dt: DType, want: &[u8], got: &[u8], rtol: Option<f64>, atol: Option<f64>) -> Cmp {
+    let es = dt.bytes();
+    let (dr, da) = match dt {
+        DType::F32 | DType::F64 => (1e-5, 1e-6),
+        DType::F16 => (1e-3, 1e-3),
+        DType::BF16 => (1e-2, 1e-2),
+        _ => (0.0, 0.0),
+    };
+    let (rtol, atol) = (rtol.unwrap_or(dr), atol.unwrap_or(da));
+    let n = want.len().min(got.len()) / es;
+    let mut c = Cmp {
+        total: want.len() / es,
+        mismatches: 0,
+        max_abs: 0.0,
+        max_rel: 0.0,
+        first: Vec::new(),
+    };
+    for i in 0..n {
+        let a = crate::num::read(&want[i * es..], dt).f();
+        let b = crate::num::read(&got[i * es..], dt).f();
+        let ok = if a.is_nan() || b.is_nan() {
+            a.is_nan() && b.is_nan()
+        } else {
+            let d = (a - b).abs();
+            c.max_abs = c.max_abs.max(d);
+            if a != 0.0 {
+                c.max_rel = c.max_rel.max(d / a.abs());
+            }
+            d <= atol + rtol * a.abs()
+        };
+        if !ok {
+            c.mismatches += 1;
+            if c.first.len() < 5 {
+                c.first.push(i);
+            }
+        }
+    }
+    c
+}
+
+/// One output compared with its golden.
+#[derive(Clone, Debug)]
+pub struct OutputReport {
+    /// File number K.
+    pub k: usize,
+    /// SSA name of the argument.
+    pub name: String,
+    /// Element type.
+    pub dtype: DType,
+    /// The `vK.bin` written.
+    pub written: PathBuf,
+    /// The comparison with `golden_vK.bin`.
+    pub cmp: Cmp,
+}
+
+/// What a case run did.
+#[derive(Clone, Debug)]
+pub struct CaseReport {
+    /// Entry function name.
+    pub func: String,
+    /// Argument bindings, in argument order.
+    pub bindings: Vec<Binding>,
+    /// Heuristic decisions worth telling the user (main.cpp not understood...).
+    pub notes: Vec<String>,
+    /// Rendered checker diagnostics.
+    pub diagnostics: Vec<String>,
+    /// Runtime error (fault, deadlock, step limit), rendered.
+    pub error: Option<String>,
+    /// Outputs, compared.
+    pub outputs: Vec<OutputReport>,
+    /// Pipe instructions retired.
+    pub pipe_insts: u64,
+    /// Exit code: 0 all match, 1 mismatch / checker error / deadlock, 3 fault, 4 limit.
+    pub code: u8,
+}
+
+// ---------------------------------------------------------------- main.cpp
+
+#[derive(Clone, Debug, PartialEq)]
+enum Tok {
+    Id(String),
+    Num(String),
+    Str(String),
+    P(char),
+}
+
+fn lex(src: &str) -> Vec<Tok> {
+    let c: Vec<char> = src.chars().collect();
+    let mut i = 0;
+    let mut out = Vec::new();
+    while i < c.len() {
+        let ch = c[i];
+        if ch.is_whitespace() {
+            i += 1;
+        } else if ch == '/' && c.get(i + 1) == Some(&'/') {
+            while i < c.len() && c[i] != '\n' {
+                i += 1;
+            }
+        } else if ch == '/' && c.get(i + 1) == Some(&'*') {
+            i += 2;
+            while i < c.len() && !(c[i] == '*' && c.get(i + 1) == Some(&'/')) {
+                i += 1;
+            }
+            i += 2;
+        } else if ch == '#' {
+            // preprocessor line
+            while i < c.len() && c[i] != '\n' {
+                i += 1;
+            }
+        } else if ch == '"' || ch == '\'' {
+            let q = ch;
+            let mut s = String::new();
+            i += 1;
+            while i < c.len() && c[i] != q {
+                if c[i] == '\\' {
+                    i += 1;
+                }
+                if let Some(x) = c.get(i) {
+                    s.push(*x);
+                }
+                i += 1;
+            }
+            i += 1;
+            out.push(Tok::Str(s));
+        } else if ch.is_ascii_digit()
+            || (ch == '.' && c.get(i + 1).is_some_and(|d| d.is_ascii_digit()))
+        {
+            let mut s = String::new();
+            while i < c.len() && (c[i].is_ascii_alphanumeric() || c[i] == '.' || c[i] == '\'') {
+                if c[i] != '\'' {
+                    s.push(c[i]);
+                }
+                i += 1;
+            }
+            out.push(Tok::Num(s));
+        } else if ch.is_alphabetic() || ch == '_' {
+            let mut s = String::new();
+            while i < c.len() && (c[i].is_alphanumeric() || c[i] == '_') {
+                s.push(c[i]);
+                i += 1;
+            }
+            out.push(Tok::Id(s));
+        } else {
+            out.push(Tok::P(ch));
+            i += 1;
+        }
+    }
+    out
+}
+
+fn num_lit(s: &str) -> Option<f64> {
+    let t = s.trim_end_matches(['u', 'U', 'l', 'L', 'f', 'F']);
+    if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        return i64::from_str_radix(h, 16).ok().map(|v| v as f64);
+    }
+    t.parse::<f64>().ok()
+}
+
+fn sizeof(ty: &str) -> Option<f64> {
+    if ty.contains('*') {
+        return Some(8.0);
+    }
+    let t = ty
+        .replace("const", "")
+        .replace("std::", "")
+        .replace("::", "")
+        .trim()
+        .to_string();
+    Some(match t.as_str() {
+        "float" | "int" | "int32_t" | "uint32_t" | "unsigned" | "unsigned int" => 4.0,
+        "aclFloat16" | "half" | "bfloat16_t" | "bfloat16" | "int16_t" | "uint16_t" | "short" => 2.0,
+        "double" | "int64_t" | "uint64_t" | "size_t" | "long" | "long long" => 8.0,
+        "int8_t" | "uint8_t" | "char" | "bool" => 1.0,
+        _ => return None,
+    })
+}
+
+fn tok_text(t: &[Tok]) -> String {
+    let mut s = String::new();
+    for x in t {
+        match x {
+            Tok::Id(v) | Tok::Num(v) => {
+                if s.ends_with(|c: char| c.is_alphanumeric() || c == '_') {
+                    s.push(' ');
+                }
+                s.push_str(v);
+            }
+            Tok::Str(v) => s.push_str(v),
+            Tok::P(c) => s.push(*c),
+        }
+    }
+    s
+}
+
+/// A small C expression evaluator: literals, variables with a visible
+/// initializer, `sizeof(T)`, casts, `+ - * /` and parentheses.
+struct Eval<'a> {
+    vars: &'a HashMap<String, Vec<Tok>>,
+    depth: u32,
+}
+
+impl Eval<'_> {
+    fn eval(&mut self, t: &[Tok]) -> Option<f64> {
+        if self.depth > 32 {
+            return None;
+        }
+        let mut p = 0;
+        let v = self.expr(t, &mut p)?;
+        (p == t.len()).then_some(v)
+    }
+
+    fn expr(&mut self, t: &[Tok], p: &mut usize) -> Option<f64> {
+        let mut v = self.term(t, p)?;
+        while let Some(Tok::P(c @ ('+' | '-'))) = t.get(*p) {
+            *p += 1;
+            let r = self.term(t, p)?;
+            v = if *c == '+' { v + r } else { v - r };
+        }
+        Some(v)
+    }
+
+    fn term(&mut self, t: &[Tok], p: &mut usize) -> Option<f64> {
+        let mut v = self.factor(t, p)?;
+        while let Some(Tok::P(c @ ('*' | '/'))) = t.get(*p) {
+            *p += 1;
+            let r = self.factor(t, p)?;
+            v = if *c == '*' {
+                v * r
+            } else if r == 0.0 {
+                return None;
+            } else if v.fract() == 0.0 && r.fract() == 0.0 {
+                (v / r).trunc()
+            } else {
+                v / r
+            };
+        }
+        Some(v)
+    }
+
+    fn group(t: &[Tok], p: &mut usize) -> Option<(usize, usize)> {
+        // t[*p] is '(' ; returns the inner range and moves past ')'
+        if t.get(*p) != Some(&Tok::P('(')) {
+            return None;
+        }
+        let start = *p + 1;
+        let mut d = 0;
+        while let Some(x) = t.get(*p) {
+            match x {
+                Tok::P('(') => d += 1,
+                Tok::P(')') => {
+                    d -= 1;
+                    if d == 0 {
+                        let r = (start, *p);
+                        *p += 1;
+                        return Some(r);
+                    }
+                }
+                _ => {}
+            }
+            *p += 1;
+        }
+        None
+    }
+
+    fn factor(&mut self, t: &[Tok], p: &mut usize) -> Option<f64> {
+        match t.get(*p)? {
+            Tok::Num(s) => {
+                *p += 1;
+                num_lit(s)
+            }
+            Tok::P('-') => {
+                *p += 1;
+                Some(-self.factor(t, p)?)
+            }
+            Tok::P('+') => {
+                *p += 1;
+                self.factor(t, p)
+            }
+            Tok::P('(') => {
+                let (a, b) = Self::group(t, p)?;
+                // C cast `(size_t)x` or a parenthesized expression
+                let inner = &t[a..b];
+                if inner
+                    .iter()
+                    .all(|x| matches!(x, Tok::Id(_) | Tok::P('*' | ':')))
+                    && inner
+                        .iter()
+                        .any(|x| matches!(x, Tok::Id(n) if sizeof(n).is_some()))
+                    && *p < t.len()
+                    && !matches!(t[*p], Tok::P('*' | '/' | '+' | '-' | ')'))
+                {
+                    return self.factor(t, p);
+                }
+                self.depth += 1;
+                let v = self.eval(inner);
+                self.depth -= 1;
+                v
+            }
+            Tok::Id(name) => {
+                *p += 1;
+                if name == "sizeof" {
+                    let (a, b) = Self::group(t, p)?;
+                    return sizeof(&tok_text(&t[a..b]));
+                }
+                if name.ends_with("_cast") {
+                    // static_cast<T>(e)
+                    while *p < t.len() && t[*p] != Tok::P('(') {
+                        *p += 1;
+                    }
+                    let (a, b) = Self::group(t, p)?;
+                    self.depth += 1;
+                    let v = self.eval(&t[a..b]);
+                    self.depth -= 1;
+                    return v;
+                }
+                let e = self.vars.get(name)?;
+                self.depth += 1;
+                let v = self.eval(e);
+                self.depth -= 1;
+                v
+            }
+            _ => None,
+        }
+    }
+}
+
+/// What `main.cpp` says about a case.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MainCpp {
+    /// Bytes of each `vK` file, where a size expression could be evaluated.
+    pub bytes: HashMap<usize, u64>,
+    /// Element counts (`size_t elemCount_vK = N;`).
+    pub elems: HashMap<usize, u64>,
+    /// Files `ReadFile` reads.
+    pub reads: Vec<usize>,
+    /// Files `WriteFile` writes.
+    pub writes: Vec<usize>,
+    /// The chosen kernel launch: its name and, per launch argument (the
+    /// trailing stream dropped later), what it is.
+    pub launch: Option<(String, Vec<LaunchArg>)>,
+    /// Why no launch was chosen, when there are several or none.
+    pub launch_note: Option<String>,
+}
+
+/// One argument of the kernel launch call.
+#[derive(Clone, Debug, PartialEq)]
+pub enum LaunchArg {
+    /// Traced to the file `vK.bin`.
+    File(usize),
+    /// A number (a literal, or a variable with a constant initializer).
+    Scalar(f64),
+    /// Not understood (the text of the argument).
+    Unknown(String),
+}
+
+fn file_k(s: &str) -> Option<usize> {
+    let name = s.rsplit('/').next()?;
+    name.strip_prefix('v')?
+        .strip_suffix(".bin")?
+        .parse::<usize>()
+        .ok()
+        .filter(|k| *k >= 1)
+}
+
+fn last_id(t: &[Tok]) -> Option<&str> {
+    t.iter().rev().find_map(|x| match x {
+        Tok::Id(s) => Some(s.as_str()),
+        _ => None,
+    })
+}
+
+/// Parses a PTOAS `main.cpp` heuristically. `entry` (the kernel's entry
+/// function name) picks among several launches.
+pub fn parse_main_cpp(src: &str, entry: &str) -> MainCpp {
+    let t = lex(src);
+    let mut vars: HashMap<String, Vec<Tok>> = HashMap::new();
+    // (name, args, brace depth)
+    let mut calls: Vec<(String, Vec<Vec<Tok>>, u32)> = Vec::new();
+    let mut depth = 0u32;
+    for i in 0..t.len() {
+        match &t[i] {
+            Tok::P('{') => depth += 1,
+            Tok::P('}') => depth = depth.saturating_sub(1),
+            Tok::Id(name) => {
+                if t.get(i + 1) == Some(&Tok::P('='))
+                    && t.get(i + 2) != Some(&Tok::P('='))
+                    && !matches!(
+                        t.get(i.wrapping_sub(1)),
+                        Some(Tok::P('=' | '!' | '<' | '>'))
+                    )
+                {
+                    let mut j = i + 2;
+                    let mut pd = 0i32;
+                    while j < t.len() {
+                        match t[j] {
+                            Tok::P('(') => pd += 1,
+                            Tok::P(')') => pd -= 1,
+                            Tok::P(';') | Tok::P(',') if pd <= 0 => break,
+                            _ => {}
+                        }
+                        j += 1;
+                    }
+                    vars.entry(name.clone())
+                        .or_insert_with(|| t[i + 2..j.min(t.len())].to_vec());
+                }
+                if t.get(i + 1) == Some(&Tok::P('(')) {
+                    let mut args = Vec::new();
+                    let mut cur = Vec::new();
+                    let mut pd = 0i32;
+                    let mut j = i + 1;
+                    while j < t.len() {
+                        match &t[j] {
+                            Tok::P(')') if pd == 1 => break,
+                            Tok::P(',') if pd == 1 => args.push(std::mem::take(&mut cur)),
+                            Tok::P('(') if pd == 0 => pd = 1,
+                            x => {
+                                match x {
+                                    Tok::P('(') => pd += 1,
+                                    Tok::P(')') => pd -= 1,
+                                    _ => {}
+                                }
+                                cur.push(x.clone());
+                            }
+                        }
+                        j += 1;
+                    }
+                    args.push(cur);
+                    if args.len() == 1 && args[0].is_empty() {
+                        args.clear();
+                    }
+                    calls.push((name.clone(), args, depth));
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut m = MainCpp::default();
+    let mut ev = Eval {
+        vars: &vars,
+        depth: 0,
+    };
+    for (name, v) in &vars {
+        if let Some(k) = name
+            .strip_prefix("elemCount_")
+            .and_then(|s| file_k(&format!("{s}.bin")))
+        {
+            if let Some(n) = ev.eval(v).filter(|n| *n >= 0.0 && n.fract() == 0.0) {
+                m.elems.insert(k, n as u64);
+            }
+        }
+    }
+    // host/device buffer -> file
+    let mut buf_file: HashMap<String, usize> = HashMap::new();
+    let mut h2d: Vec<(String, String)> = Vec::new(); // (device, host)
+    for (name, args, _) in &calls {
+        let file = args.first().and_then(|a| match a.as_slice() {
+            [Tok::Str(s)] => file_k(s),
+            _ => None,
+        });
+        match (name.as_str(), file) {
+            ("ReadFile", Some(k)) => {
+                m.reads.push(k);
+                if let Some(b) = args.get(1).and_then(|a| ev.eval(a)) {
+                    m.bytes.entry(k).or_insert(b as u64);
+                }
+                if let Some(h) = args.get(2).and_then(|a| last_id(a)) {
+                    buf_file.entry(h.to_string()).or_insert(k);
+                }
+            }
+            ("WriteFile", Some(k)) => {
+                m.writes.push(k);
+                if let Some(b) = args.get(2).and_then(|a| ev.eval(a)) {
+                    m.bytes.entry(k).or_insert(b as u64);
+                }
+                if let Some(h) = args.get(1).and_then(|a| last_id(a)) {
+                    buf_file.entry(h.to_string()).or_insert(k);
+                }
+            }
+            ("aclrtMemcpy", _) if args.len() >= 5 => {
+                let (Some(d), Some(s), Some(kind)) =
+                    (last_id(&args[0]), last_id(&args[2]), last_id(&args[4]))
+                else {
+                    continue;
+                };
+                if kind.contains("HOST_TO_DEVICE") {
+                    h2d.push((d.to_string(), s.to_string()));
+                } else if kind.contains("DEVICE_TO_HOST") {
+                    h2d.push((s.to_string(), d.to_string()));
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut dev_file: HashMap<String, usize> = HashMap::new();
+    for (d, h) in &h2d {
+        if let Some(k) = buf_file.get(h) {
+            dev_file.entry(d.clone()).or_insert(*k);
+        }
+    }
+    // the launch: a call to Launch* inside a body (prototypes sit at depth 0)
+    let launches: Vec<&(String, Vec<Vec<Tok>>, u32)> = calls
+        .iter()
+        .filter(|c| c.0.starts_with("Launch") && c.2 > 0)
+        .collect();
+    let norm = |s: &str| s.to_ascii_lowercase().replace('_', "");
+    let chosen = match launches.as_slice() {
+        [] => {
+            m.launch_note = Some("main.cpp: no Launch* call found".into());
+            None
+        }
+        [one] => Some(*one),
+        many => {
+            let c = many
+                .iter()
+                .find(|c| norm(c.0.trim_start_matches("Launch")) == norm(entry))
+                .copied();
+            if c.is_none() {
+                m.launch_note = Some(format!(
+                    "main.cpp: {} launches and none named after @{entry}",
+                    many.len()
+                ));
+            }
+            c
+        }
+    };
+    if let Some((name, args, _)) = chosen {
+        let la = args
+            .iter()
+            .map(|a| {
+                let text = tok_text(a);
+                if let Some(id) = last_id(a) {
+                    if let Some(k) = dev_file.get(id).or_else(|| buf_file.get(id)) {
+                        return LaunchArg::File(*k);
+                    }
+                    if let Some(k) = id
+                        .strip_prefix('v')
+                        .map(|s| {
+                            s.chars()
+                                .take_while(|c| c.is_ascii_digit())
+                                .collect::<String>()
+                        })
+                        .and_then(|d| d.parse::<usize>().ok())
+                        .filter(|k| *k >= 1 && (m.reads.contains(k) || m.writes.contains(k)))
+                    {
+                        return LaunchArg::File(k);
+                    }
+                }
+                match ev.eval(a) {
+                    Some(v) => LaunchArg::Scalar(v),
+                    None => LaunchArg::Unknown(text),
+                }
+            })
+            .collect();
+        m.launch = Some((name.clone(), la));
+    }
+    m
+}
+
+// ---------------------------------------------------------------- case.toml
+
+#[derive(Clone, Debug)]
+enum TomlArg {
+    Buf(DType, u64),
+    Scalar(f64),
+}
+
+fn parse_case_toml(path: &Path) -> Result<HashMap<usize, TomlArg>, CaseError> {
+    let mut out = HashMap::new();
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return Ok(out);
+    };
+    let f = path.display();
+    let t: toml::Table = text.parse::<toml::Table>().map_err(|e| CaseError {
+        code: 2,
+        msg: format!(
+            "{f}: {}",
+            e.to_string().lines().next().unwrap_or("bad TOML")
+        ),
+    })?;
+    for (key, v) in &t {
+        if key != "args" {
+            return bad(format!(
+                "{f}: unknown key '{key}' (expected an [args] table)"
+            ));
+        }
+        let Some(tb) = v.as_table() else {
+            return bad(format!("{f}: 'args' must be a table"));
+        };
+        for (name, x) in tb {
+            let Some(k) = name.strip_prefix('v').and_then(|n| n.parse::<usize>().ok()) else {
+                return bad(format!("{f}: [args] key '{name}' is not vK"));
+            };
+            let a = if let Some(s) = x.as_str() {
+                let (d, sh) = s.split_once(':').unwrap_or((s, ""));
+                let dt = DType::from_mlir(d).ok_or_else(|| CaseError {
+                    code: 2,
+                    msg: format!("{f}: {name} = \"{s}\": unknown dtype '{d}' (expected DTYPE:SHAPE, e.g. \"f32:32x32\")"),
+                })?;
+                let mut n = 1u64;
+                for dim in sh.split('x') {
+                    n *= dim.trim().parse::<u64>().map_err(|_| CaseError {
+                        code: 2,
+                        msg: format!("{f}: {name} = \"{s}\": bad shape (expected DTYPE:SHAPE, e.g. \"f32:32x32\")"),
+                    })?;
+                }
+                TomlArg::Buf(dt, n)
+            } else if let Some(i) = x.as_integer() {
+                TomlArg::Scalar(i as f64)
+            } else if let Some(v) = x.as_float() {
+                TomlArg::Scalar(v)
+            } else {
+                return bad(format!(
+                    "{f}: [args] {name} must be \"DTYPE:SHAPE\" or a number"
+                ));
+            };
+            out.insert(k, a);
+        }
+    }
+    Ok(out)
+}
+
+// ---------------------------------------------------------------- the run
+
+fn run_golden_script(dir: &Path) -> Result<Option<String>, CaseError> {
+    if !dir.join("golden.py").is_file() {
+        return Ok(Some(format!(
+            "--golden-script: no golden.py in {}; nothing run",
+            dir.display()
+        )));
+    }
+    let o = std::process::Command::new("python3")
+        .arg("golden.py")
+        .current_dir(dir)
+        .output()
+        .map_err(|e| CaseError {
+            code: 2,
+            msg: format!("cannot run python3 golden.py: {e}"),
+        })?;
+    if !o.status.success() {
+        let err = String::from_utf8_lossy(&o.stderr);
+        return bad(format!(
+            "python3 golden.py failed ({}): {}",
+            o.status,
+            err.trim_end()
+        ));
+    }
+    Ok(None)
+}
+
+fn read_bin(p: &Path) -> Result<Option<Vec<u8>>, CaseError> {
+    match std::fs::read(p) {
+        Ok(b) => Ok(Some(b)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => bad(format!("cannot read {}: {e}", p.display())),
+    }
+}
+
+/// Runs the case in `dir`: binds, runs, writes every output's final contents
+/// to `vK.bin`, compares with `golden_vK.bin`.
+pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError> {
+    let mut notes = Vec::new();
+    if opts.golden_script {
+        notes.extend(run_golden_script(dir)?);
+    }
+    let kp = dir.join("kernel.pto");
+    let src = match std::fs::read_to_string(&kp) {
+        Ok(s) => s,
+        Err(e) => return bad(format!("cannot read {}: {e}", kp.display())),
+    };
+    let kernel =
+        load_text(&kp.display().to_string(), &src, opts.profile).map_err(|e| CaseError {
+            code: 2,
+            msg: e.to_string().trim_end().to_string(),
+        })?;
+    let prog = &kernel.program;
+    let entry = prog.entry(opts.entry.as_deref()).ok_or_else(|| CaseError {
+        code: 2,
+        msg: match &opts.entry {
+            Some(e) => format!("no function @{e} in {}", kp.display()),
+            None => format!("{}: no entry function", kp.display()),
+        },
+    })?;
+    let func = &prog.funcs[entry];
+    let names: Vec<String> = func
+        .args
+        .iter()
+        .map(|r| {
+            prog.value_names[*r as usize]
+                .trim_start_matches('%')
+                .to_string()
+        })
+        .collect();
+    let nargs = func.arg_types.len();
+
+    // main.cpp
+    let mc = match std::fs::read_to_string(dir.join("main.cpp")) {
+        Ok(t) => Some(parse_main_cpp(&t, &func.name)),
+        Err(_) => None,
+    };
+    let mut ks: Vec<usize> = (1..=nargs).collect();
+    let mut launch_scalars: Vec<Option<f64>> = vec![None; nargs];
+    if let Some(m) = &mc {
+        notes.extend(m.launch_note.clone());
+        if let Some((lname, la)) = &m.launch {
+            let mut la = la.clone();
+            if la.len() == nargs + 1 {
+                la.pop(); // the stream
+            }
+            if la.len() != nargs {
+                notes.push(format!(
+                    "main.cpp: {lname} passes {} argument(s), @{} takes {nargs}; binding argument K to vK.bin",
+                    la.len(),
+                    func.name
+                ));
+            } else {
+                let mut order = Vec::new();
+                let mut ok = true;
+                for (i, (a, t)) in la.iter().zip(&func.arg_types).enumerate() {
+                    match (a, t) {
+                        (LaunchArg::File(k), ArgType::GmPtr(_)) if !order.contains(k) => {
+                            order.push(*k)
+                        }
+                        (LaunchArg::Scalar(v), ArgType::Int(_) | ArgType::Float(_)) => {
+                            launch_scalars[i] = Some(*v);
+                            order.push(0);
+                        }
+                        (_, ArgType::Int(_) | ArgType::Float(_)) => order.push(0),
+                        (a, _) => {
+                            let what = match a {
+                                LaunchArg::File(k) => format!("v{k}.bin, bound twice"),
+                                LaunchArg::Scalar(v) => format!("the number {v}"),
+                                LaunchArg::Unknown(t) => format!("'{t}'"),
+                            };
+                            notes.push(format!(
+                                "main.cpp: cannot trace launch argument {} of {lname} ({what}) to a vK.bin; binding argument K to vK.bin",
+                                i + 1
+                            ));
+                            ok = false;
+                            break;
+                        }
+                    }
+                }
+                if ok {
+                    // scalars keep their position as K
+                    for (i, k) in order.iter_mut().enumerate() {
+                        if *k == 0 {
+                            *k = i + 1;
+                        }
+                    }
+                    ks = order;
+                }
+            }
+        }
+    }
+    let toml = parse_case_toml(&dir.join("case.toml"))?;
+
+    let mut bindings = Vec::new();
+    let mut args = Vec::new();
+    let mut any_golden = false;
+    let mut goldens: Vec<Option<Vec<u8>>> = Vec::new();
+    for (i, t) in func.arg_types.iter().enumerate() {
+        let k = ks[i];
+        let name = names[i].clone();
+        match t {
+            ArgType::GmPtr(dt) => {
+                let es = dt.bytes() as u64;
+                let vp = dir.join(format!("v{k}.bin"));
+                let gp = dir.join(format!("golden_v{k}.bin"));
+                let golden = read_bin(&gp)?;
+                // with a main.cpp, a pure output (never read) starts zeroed
+                let pure_out = mc
+                    .as_ref()
+                    .is_some_and(|m| !m.reads.contains(&k) && golden.is_some());
+                let input = if pure_out { None } else { read_bin(&vp)? };
+                if mc.as_ref().is_some_and(|m| m.reads.contains(&k)) && input.is_none() {
+                    return bad(format!("{}: missing (main.cpp reads it)", vp.display()));
+                }
+                let main_bytes = mc.as_ref().and_then(|m| {
+                    m.elems
+                        .get(&k)
+                        .map(|n| n * es)
+                        .or_else(|| m.bytes.get(&k).copied())
+                });
+                let toml_bytes = match toml.get(&k) {
+                    Some(TomlArg::Buf(tdt, n)) => {
+                        if tdt.bytes() != dt.bytes() {
+                            return bad(format!(
+                                "case.toml: v{k} is declared {tdt}, but %{name} points to {dt}"
+                            ));
+                        }
+                        Some(n * es)
+                    }
+                    Some(TomlArg::Scalar(_)) => {
+                        return bad(format!(
+                            "case.toml: v{k} is a number, but %{name} is a pointer (write \"DTYPE:SHAPE\")"
+                        ))
+                    }
+                    None => None,
+                };
+                let views = func.arg_bytes.get(i).copied().unwrap_or(0);
+                let (size, why) = if let Some(b) = main_bytes {
+                    (b, "main.cpp's size")
+                } else if let Some(b) = &input {
+                    (b.len() as u64, "")
+                } else if let Some(g) = &golden {
+                    (g.len() as u64, "")
+                } else if let Some(b) = toml_bytes {
+                    (b, "case.toml")
+                } else if views > 0 {
+                    (views, "the kernel's views")
+                } else {
+                    return bad(format!(
+                        "cannot size v{k} (%{name}): no v{k}.bin, golden_v{k}.bin or main.cpp size, and the kernel's views do not say; add v{k} = \"{dt}:SHAPE\" under [args] in case.toml"
+                    ));
+                };
+                for (p, data) in [(&vp, &input), (&gp, &golden)] {
+                    let Some(d) = data else { continue };
+                    let n = d.len() as u64;
+                    if !why.is_empty() && n != size {
+                        return bad(format!(
+                            "{}: {n} bytes, expected {size} ({why} for %{name})",
+                            p.display()
+                        ));
+                    }
+                    if n % es != 0 {
+                        return bad(format!(
+                            "{}: {n} bytes is not a whole number of {dt} elements (expected a multiple of {es} bytes)",
+                            p.display()
+                        ));
+                    }
+                }
+                if let (Some(a), Some(g)) = (&input, &golden) {
+                    if a.len() != g.len() {
+                        return bad(format!(
+                            "{}: {} bytes, expected {} (the size of golden_v{k}.bin)",
+                            vp.display(),
+                            a.len(),
+                            g.len()
+                        ));
+                    }
+                }
+                if let Some(tb) = toml_bytes {
+                    if tb != size {
+                        let p = if input.is_some() { &vp } else { &gp };
+                        return bad(format!(
+                            "{}: {size} bytes, expected {tb} (case.toml's v{k})",
+                            p.display()
+                        ));
+                    }
+                }
+                if size < views {
+                    let p = if input.is_some() { &vp } else { &gp };
+                    return bad(format!(
+                        "{}: {size} bytes, expected {views} (the kernel's views of %{name} reach {views} bytes)",
+                        p.display()
+                    ));
+                }
+                let source = if input.is_some() {
+                    format!("v{k}.bin")
+                } else {
+                    if golden.is_none() {
+                        notes.push(format!(
+                            "%{name}: no v{k}.bin or golden_v{k}.bin; starts zeroed ({size} bytes)"
+                        ));
+                    }
+                    "zeros".to_string()
+                };
+                any_golden |= golden.is_some();
+                bindings.push(Binding {
+                    arg: i,
+                    name,
+                    k,
+                    dtype: Some(*dt),
+                    bytes: size as usize,
+                    scalar: None,
+                    output: golden.is_some(),
+                    source,
+                });
+                args.push(Arg::Buffer(input.unwrap_or_else(|| vec![0; size as usize])));
+                goldens.push(golden);
+            }
+            ArgType::Int(_) | ArgType::Float(_) => {
+                let v = match (launch_scalars[i], toml.get(&k)) {
+                    (Some(v), _) => v,
+                    (None, Some(TomlArg::Scalar(v))) => *v,
+                    _ => {
+                        return bad(format!(
+                            "scalar argument v{k} (%{name}) needs a value: add v{k} = NUMBER under [args] in case.toml"
+                        ))
+                    }
+                };
+                bindings.push(Binding {
+                    arg: i,
+                    name,
+                    k,
+                    dtype: None,
+                    bytes: 0,
+                    scalar: Some(v),
+                    output: false,
+                    source: "scalar".into(),
+                });
+                args.push(if matches!(t, ArgType::Float(_)) {
+                    Arg::Float(v)
+                } else {
+                    Arg::Int(v as i64)
+                });
+                goldens.push(None);
+            }
+            ArgType::Other(ty) => {
+                return bad(format!(
+                    "argument v{k} (%{name}) has type {ty}, which a case cannot bind"
+                ))
+            }
+        }
+    }
+    if !any_golden {
+        return bad(format!(
+            "no golden_vK.bin for any pointer argument in {}: nothing to compare (generate them, e.g. with --golden-script)",
+            dir.display()
+        ));
+    }
+
+    let cfg = Config {
+        profile: kernel.profile,
+        ..opts.config.clone()
+    };
+    let fin = run_kernel(&kernel, &cfg, Some(&func.name), &args)
+        .map_err(|e| CaseError { code: 2, msg: e })?;
+    let diagnostics: Vec<String> = fin
+        .out
+        .diags
+        .list
+        .iter()
+        .map(|d| d.render(prog, Some(&src)))
+        .collect();
+    let mut code = 0u8;
+    let error = match &fin.out.error {
+        None => None,
+        Some(RunError::Fault { inst, message }) => {
+            let l = prog.info(*inst).loc;
+            code = 3;
+            Some(format!(
+                "{}:{}:{}: runtime fault in '{}': {message}",
+                prog.source_name,
+                l.line,
+                l.col,
+                prog.info(*inst).opcode.name()
+            ))
+        }
+        Some(RunError::Deadlock) => {
+            code = 1;
+            Some("deadlock".into())
+        }
+        Some(RunError::Limit(n)) => {
+            code = 4;
+            Some(format!("stopped after {n} steps (--max-steps)"))
+        }
+        Some(RunError::Timeout(n)) => {
+            code = 4;
+            Some(format!(
+                "stopped by the wall-clock deadline after {n} steps"
+            ))
+        }
+        Some(RunError::Setup(m)) => return bad(m.clone()),
+    };
+    if code == 0 && cfg.check == CheckMode::Error && !diagnostics.is_empty() {
+        code = 1;
+    }
+    // write every output (also after a fault: a stale vK.bin must not survive)
+    let mut outputs = Vec::new();
+    for b in &bindings {
+        let Some(g) = &goldens[b.arg] else { continue };
+        let Some(dt) = b.dtype else { continue };
+        let p = dir.join(format!("v{}.bin", b.k));
+        let got = &fin.buffers[b.arg];
+        std::fs::write(&p, got).map_err(|e| CaseError {
+            code: 2,
+            msg: format!("cannot write {}: {e}", p.display()),
+        })?;
+        let cmp = compare(dt, g, got, opts.rtol, opts.atol);
+        if cmp.mismatches > 0 {
+            code = code.max(1);
+        }
+        outputs.push(OutputReport {
+            k: b.k,
+            name: b.name.clone(),
+            dtype: dt,
+            written: p,
+            cmp,
+        });
+    }
+    Ok(CaseReport {
+        func: func.name.clone(),
+        bindings,
+        notes,
+        diagnostics,
+        error,
+        outputs,
+        pipe_insts: fin.out.pipe_insts,
+        code,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fixed_size_layout() {
+        let src = r#"
+void LaunchK(float *v1, float *v2, void *stream);
+int main() {
+    size_t fileSize = 32 * 32 * sizeof(float);
+    ReadFile("./v1.bin", fileSize, srcHost0, fileSize);
+    aclrtMemcpy(srcDevice0, fileSize, srcHost0, fileSize, ACL_MEMCPY_HOST_TO_DEVICE);
+    LaunchK(srcDevice0, dstDevice0, stream);
+    aclrtMemcpy(dstHost0, fileSize, dstDevice0, fileSize, ACL_MEMCPY_DEVICE_TO_HOST);
+    WriteFile("./v2.bin", dstHost0, fileSize);
+}"#;
+        let m = parse_main_cpp(src, "k");
+        assert_eq!(m.bytes.get(&1), Some(&4096));
+        assert_eq!(m.bytes.get(&2), Some(&4096));
+        assert_eq!(
+            m.launch.map(|l| l.1),
+            Some(vec![
+                LaunchArg::File(1),
+                LaunchArg::File(2),
+                LaunchArg::Unknown("stream".into())
+            ])
+        );
+    }
+
+    #[test]
+    fn elem_counts_casts_and_scalars() {
+        let src = r#"
+int main() {
+    constexpr int rows = 16;
+    size_t elemCount_v2 = 1024;
+    size_t fileSize_v2 = elemCount_v2 * sizeof(aclFloat16);
+    const size_t outBytes = static_cast<size_t>(rows) * 8 * sizeof(float);
+    int32_t n = 7;
+    ReadFile("./v2.bin", fileSize_v2, v2Host, fileSize_v2);
+    ACL_CHECK(aclrtMemcpy(v2Device, fileSize_v2, v2Host, fileSize_v2, ACL_MEMCPY_HOST_TO_DEVICE));
+    LaunchA(v2Device, n, stream);
+    LaunchB(v2Device, (uint8_t *)outDev, 3, stream);
+    WriteFile("./v1.bin", outHost, outBytes);
+    aclrtMemcpy(outHost, outBytes, outDev, outBytes, ACL_MEMCPY_DEVICE_TO_HOST);
+}"#;
+        let m = parse_main_cpp(src, "b");
+        assert_eq!(m.elems.get(&2), Some(&1024));
+        assert_eq!(m.bytes.get(&2), Some(&2048));
+        assert_eq!(m.bytes.get(&1), Some(&512));
+        let (name, la) = m.launch.expect("launch chosen by entry name");
+        assert_eq!(name, "LaunchB");
+        assert_eq!(la[0], LaunchArg::File(2));
+        assert_eq!(la[1], LaunchArg::File(1));
+        assert_eq!(la[2], LaunchArg::Scalar(3.0));
+        let m = parse_main_cpp(src, "zzz");
+        assert!(m.launch.is_none() && m.launch_note.is_some());
+    }
+}

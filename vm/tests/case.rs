@@ -1,0 +1,361 @@
+//! `pto-run case DIR`: PTOAS-layout case directories (kernel.pto, vK.bin,
+//! golden_vK.bin, main.cpp, golden.py) and their exit codes.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+/// A temporary case directory, removed when dropped.
+struct Dir(PathBuf);
+
+impl Dir {
+    fn new(name: &str) -> Dir {
+        let d = std::env::temp_dir().join(format!("pto-run-case-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).expect("temp dir");
+        Dir(d)
+    }
+
+    fn path(&self, f: &str) -> PathBuf {
+        self.0.join(f)
+    }
+
+    fn write(&self, f: &str, bytes: impl AsRef<[u8]>) {
+        std::fs::write(self.path(f), bytes).expect("write");
+    }
+
+    fn read(&self, f: &str) -> Vec<u8> {
+        std::fs::read(self.path(f)).expect("read")
+    }
+}
+
+impl Drop for Dir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn run(args: &[&str]) -> (i32, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_pto-run"))
+        .args(args)
+        .output()
+        .expect("pto-run starts");
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+fn case(d: &Dir, extra: &[&str]) -> (i32, String) {
+    let dir = d.0.display().to_string();
+    let mut a = vec!["case", dir.as_str()];
+    a.extend_from_slice(extra);
+    run(&a)
+}
+
+/// examples/vadd.pto: `@vadd(%x, %y, %z)`, z = x + y over 32x32 f32.
+fn vadd() -> String {
+    std::fs::read_to_string(format!(
+        "{}/../examples/vadd.pto",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .expect("examples/vadd.pto")
+}
+
+/// The same kernel with the output first and a subtraction:
+/// `@vsub(%z, %x, %y)`, z = x - y.
+fn vsub_out_first() -> String {
+    let sig = "@vadd(%x: !pto.ptr<f32>, %y: !pto.ptr<f32>, %z: !pto.ptr<f32>)";
+    let k = vadd();
+    assert!(k.contains(sig) && k.contains("pto.tadd "));
+    k.replace(
+        sig,
+        "@vsub(%z: !pto.ptr<f32>, %x: !pto.ptr<f32>, %y: !pto.ptr<f32>)",
+    )
+    .replace("pto.tadd ", "pto.tsub ")
+}
+
+fn f32s(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+fn from_f32s(b: &[u8]) -> Vec<f32> {
+    b.chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+fn xy() -> (Vec<f32>, Vec<f32>) {
+    let x: Vec<f32> = (0..1024).map(|i| i as f32 * 0.5 - 100.0).collect();
+    let y: Vec<f32> = (0..1024).map(|i| (i % 37) as f32 * 3.0).collect();
+    (x, y)
+}
+
+/// A vadd case: v1 = x, v2 = y, golden_v3 = x + y (+ `skew`).
+fn vadd_case(name: &str, skew: f32) -> Dir {
+    let d = Dir::new(name);
+    let (x, y) = xy();
+    let z: Vec<f32> = x.iter().zip(&y).map(|(a, b)| a + b + skew).collect();
+    d.write("kernel.pto", vadd());
+    d.write("v1.bin", f32s(&x));
+    d.write("v2.bin", f32s(&y));
+    d.write("golden_v3.bin", f32s(&z));
+    d
+}
+
+#[test]
+fn exit_0_on_match_and_the_output_is_written() {
+    let d = vadd_case("match", 0.0);
+    let (c, e) = case(&d, &[]);
+    assert_eq!(c, 0, "{e}");
+    assert!(e.contains("v3 (%z) matches golden_v3.bin"), "{e}");
+    assert!(e.contains("max abs error"), "{e}");
+    assert_eq!(d.read("v3.bin"), d.read("golden_v3.bin"));
+    // inputs are untouched, nothing else is written
+    let (x, y) = xy();
+    assert_eq!(d.read("v1.bin"), f32s(&x));
+    assert_eq!(d.read("v2.bin"), f32s(&y));
+    assert!(!d.path("golden_v1.bin").exists() && !d.path("v4.bin").exists());
+    // a second run takes the written v3.bin as v3's initial contents and still matches
+    let (c, e) = case(&d, &["--quiet"]);
+    assert_eq!(c, 0, "{e}");
+    assert!(e.is_empty(), "quiet prints nothing on success: {e}");
+}
+
+#[test]
+fn exit_1_on_a_wrong_golden() {
+    let d = vadd_case("mismatch", 1.0);
+    let (c, e) = case(&d, &[]);
+    assert_eq!(c, 1, "{e}");
+    assert!(
+        e.contains("differs from golden_v3.bin: 1024 of 1024 elements mismatch"),
+        "{e}"
+    );
+    assert!(e.contains("max abs error 1.000e0"), "{e}");
+    // the output is written even so, for inspection
+    let (x, y) = xy();
+    let want: Vec<f32> = x.iter().zip(&y).map(|(a, b)| a + b).collect();
+    assert_eq!(from_f32s(&d.read("v3.bin")), want);
+}
+
+#[test]
+fn exit_2_for_a_missing_kernel() {
+    let d = vadd_case("nokernel", 0.0);
+    std::fs::remove_file(d.path("kernel.pto")).expect("rm");
+    let (c, e) = case(&d, &[]);
+    assert_eq!(c, 2, "{e}");
+    assert!(e.contains("kernel.pto"), "{e}");
+    assert_eq!(e.trim_end().lines().count(), 1, "one line: {e}");
+    assert!(!d.path("v3.bin").exists());
+}
+
+#[test]
+fn exit_2_for_a_mis_sized_input() {
+    let d = vadd_case("missized", 0.0);
+    d.write("v1.bin", vec![0u8; 2048]);
+    let (c, e) = case(&d, &[]);
+    assert_eq!(c, 2, "{e}");
+    assert!(e.contains("v1.bin: 2048 bytes, expected 4096"), "{e}");
+    assert_eq!(e.trim_end().lines().count(), 1, "one line: {e}");
+    // not a whole number of f32 elements
+    d.write("v1.bin", vec![0u8; 4098]);
+    let (c, e) = case(&d, &[]);
+    assert_eq!(c, 2, "{e}");
+    assert!(e.contains("v1.bin: 4098 bytes"), "{e}");
+    assert!(!d.path("v3.bin").exists(), "nothing written on bad input");
+}
+
+#[test]
+fn exit_2_without_any_golden() {
+    let d = vadd_case("nogolden", 0.0);
+    std::fs::remove_file(d.path("golden_v3.bin")).expect("rm");
+    let (c, e) = case(&d, &[]);
+    assert_eq!(c, 2, "{e}");
+    assert!(e.contains("nothing to compare"), "{e}");
+}
+
+/// A host program of our own in the PTOAS style: the launch passes the output
+/// first and the two inputs swapped relative to their file numbers.
+const MAIN_CPP: &str = r#"
+#include "test_common.h"
+void LaunchVsub(float *out, float *a, float *b, void *stream);
+
+int main() {
+    size_t bytes = 32 * 32 * sizeof(float);
+    float *aHost = nullptr, *bHost = nullptr, *outHost = nullptr;
+    float *aDev = nullptr, *bDev = nullptr, *outDev = nullptr;
+    /* a comes from v2.bin, b from v1.bin */
+    ReadFile("./v2.bin", bytes, aHost, bytes);
+    ReadFile("./v1.bin", bytes, bHost, bytes);
+    ACL_CHECK(aclrtMemcpy(aDev, bytes, aHost, bytes, ACL_MEMCPY_HOST_TO_DEVICE));
+    ACL_CHECK(aclrtMemcpy(bDev, bytes, bHost, bytes, ACL_MEMCPY_HOST_TO_DEVICE));
+    LaunchVsub(outDev, aDev, bDev, stream);
+    ACL_CHECK(aclrtMemcpy(outHost, bytes, outDev, bytes, ACL_MEMCPY_DEVICE_TO_HOST));
+    WriteFile("./v3.bin", outHost, bytes);
+    return 0;
+}
+"#;
+
+#[test]
+fn main_cpp_launch_order_is_honored() {
+    let d = Dir::new("maincpp");
+    let (x, y) = xy();
+    // kernel: @vsub(%z, %x, %y) computes z = x - y; main.cpp binds z = v3,
+    // x = v2, y = v1, so the golden is v2 - v1
+    d.write("kernel.pto", vsub_out_first());
+    d.write("v1.bin", f32s(&y));
+    d.write("v2.bin", f32s(&x));
+    let want: Vec<f32> = x.iter().zip(&y).map(|(a, b)| a - b).collect();
+    d.write("golden_v3.bin", f32s(&want));
+    // without main.cpp, argument K takes vK.bin and the case does not match
+    let (c, e) = case(&d, &[]);
+    assert_ne!(c, 0, "positional binding must not match: {e}");
+    let _ = std::fs::remove_file(d.path("v3.bin"));
+    d.write("main.cpp", MAIN_CPP);
+    let (c, e) = case(&d, &[]);
+    assert_eq!(c, 0, "{e}");
+    assert!(
+        e.contains("%z = v3") && e.contains("%x = v2") && e.contains("%y = v1"),
+        "{e}"
+    );
+    assert_eq!(from_f32s(&d.read("v3.bin")), want);
+    assert_eq!(d.read("v1.bin"), f32s(&y), "inputs are not rewritten");
+    assert_eq!(d.read("v2.bin"), f32s(&x), "inputs are not rewritten");
+    // main.cpp's size expression is checked against the files
+    d.write("main.cpp", MAIN_CPP.replace("32 * 32 *", "16 * 16 *"));
+    let (c, e) = case(&d, &[]);
+    assert_eq!(c, 2, "{e}");
+    assert!(
+        e.contains("v3.bin: 4096 bytes, expected 1024 (main.cpp's size"),
+        "{e}"
+    );
+}
+
+const GOLDEN_PY: &str = r#"
+import struct
+n = 1024
+x = [i * 0.25 for i in range(n)]
+y = [float(i % 7) for i in range(n)]
+open("v1.bin", "wb").write(struct.pack("<%df" % n, *x))
+open("v2.bin", "wb").write(struct.pack("<%df" % n, *y))
+open("golden_v3.bin", "wb").write(struct.pack("<%df" % n, *[a + b for a, b in zip(x, y)]))
+"#;
+
+#[test]
+fn golden_script_generates_the_bins() {
+    let d = Dir::new("goldenpy");
+    d.write("kernel.pto", vadd());
+    d.write("golden.py", GOLDEN_PY);
+    // without --golden-script there is nothing to compare
+    let (c, e) = case(&d, &[]);
+    assert_eq!(c, 2, "{e}");
+    assert!(!d.path("v1.bin").exists());
+    let (c, e) = case(&d, &["--golden-script"]);
+    assert_eq!(c, 0, "{e}");
+    assert!(d.path("golden_v3.bin").exists());
+    assert_eq!(d.read("v3.bin"), d.read("golden_v3.bin"));
+    // a failing script is bad input, with its stderr
+    d.write(
+        "golden.py",
+        "import sys\nsys.exit('golden.py: no numpy here')\n",
+    );
+    let (c, e) = case(&d, &["--golden-script"]);
+    assert_eq!(c, 2, "{e}");
+    assert!(e.contains("no numpy here"), "{e}");
+}
+
+#[test]
+fn case_toml_sizes_a_buffer_nothing_else_sizes() {
+    let d = vadd_case("toml", 0.0);
+    d.write("case.toml", "[args]\nv1 = \"f32:16x16\"\n");
+    let (c, e) = case(&d, &[]);
+    assert_eq!(c, 2, "{e}");
+    assert!(e.contains("v1.bin: 4096 bytes, expected 1024"), "{e}");
+    d.write(
+        "case.toml",
+        "[args]\nv1 = \"f32:32x32\"\nv2 = \"f32:1024\"\n",
+    );
+    let (c, e) = case(&d, &[]);
+    assert_eq!(c, 0, "{e}");
+}
+
+#[test]
+fn help_documents_the_layout_and_the_write_rule() {
+    let (c, _) = run(&["case", "--help"]);
+    assert_eq!(c, 0);
+    let o = Command::new(env!("CARGO_BIN_EXE_pto-run"))
+        .args(["case", "--help"])
+        .output()
+        .expect("runs");
+    let h = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        h.contains("golden_vK.bin") && h.contains("--golden-script"),
+        "{h}"
+    );
+    assert!(h.contains("even when vK.bin was also its input"), "{h}");
+    let (c, e) = run(&["case"]);
+    assert_eq!(c, 2, "{e}");
+    assert!(e.contains("<DIR>"), "{e}");
+    // a missing directory is bad input
+    let (c, e) = run(&["case", "/nonexistent/pto-run-case"]);
+    assert_eq!(c, 2, "{e}");
+}
+
+/// vadd turned into `@vadds(%x, %s: f32, %z)`: z = x + s.
+fn vadds() -> String {
+    let tile = "!pto.tile_buf<loc=vec, dtype=f32, rows=32, cols=32, v_row=32, v_col=32, blayout=row_major, slayout=none_box, fractal=512, pad=0>";
+    let k: Vec<String> = vadd()
+        .lines()
+        .filter(|l| !["%yv", "%yp", "%b = "].iter().any(|s| l.contains(s)))
+        .map(|l| {
+            if l.contains("pto.tadd ") {
+                format!("    pto.tadds ins(%a, %s : {tile}, f32) outs(%c : {tile})")
+            } else {
+                l.replace(
+                    "@vadd(%x: !pto.ptr<f32>, %y: !pto.ptr<f32>, %z: !pto.ptr<f32>)",
+                    "@vadds(%x: !pto.ptr<f32>, %s: f32, %z: !pto.ptr<f32>)",
+                )
+            }
+        })
+        .collect();
+    let k = k.join("\n");
+    assert!(k.contains("@vadds(") && k.contains("pto.tadds "));
+    k
+}
+
+#[test]
+fn scalars_come_from_main_cpp_or_case_toml() {
+    let d = Dir::new("scalar");
+    let (x, _) = xy();
+    d.write("kernel.pto", vadds());
+    d.write("v1.bin", f32s(&x));
+    let want: Vec<f32> = x.iter().map(|a| a + 2.5).collect();
+    d.write("golden_v3.bin", f32s(&want));
+    let (c, e) = case(&d, &[]);
+    assert_eq!(c, 2, "{e}");
+    assert!(e.contains("scalar argument v2 (%s) needs a value"), "{e}");
+    d.write("case.toml", "[args]\nv2 = 2.5\n");
+    let (c, e) = case(&d, &[]);
+    assert_eq!(c, 0, "{e}");
+    assert_eq!(from_f32s(&d.read("v3.bin")), want);
+    std::fs::remove_file(d.path("case.toml")).expect("rm");
+    std::fs::remove_file(d.path("v3.bin")).expect("rm");
+    d.write(
+        "main.cpp",
+        r#"
+void LaunchVadds(float *x, float s, float *z, void *stream);
+int main() {
+    const size_t n = 1024;
+    float s = 2.5f;
+    ReadFile("./v1.bin", n * sizeof(float), xHost, n * sizeof(float));
+    aclrtMemcpy(xDev, n * sizeof(float), xHost, n * sizeof(float), ACL_MEMCPY_HOST_TO_DEVICE);
+    LaunchVadds(xDev, s, zDev, stream);
+    aclrtMemcpy(zHost, n * sizeof(float), zDev, n * sizeof(float), ACL_MEMCPY_DEVICE_TO_HOST);
+    WriteFile("./v3.bin", zHost, n * sizeof(float));
+}
+"#,
+    );
+    let (c, e) = case(&d, &[]);
+    assert_eq!(c, 0, "{e}");
+    assert!(e.contains("%s = v2 = 2.5"), "{e}");
+    assert_eq!(from_f32s(&d.read("v3.bin")), want);
+}
