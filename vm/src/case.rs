@@ -562,7 +562,14 @@ pub fn parse_main_cpp(src: &str, entry: &str) -> MainCpp {
         match (name.as_str(), file) {
             ("ReadFile", Some(k)) => {
                 m.reads.push(k);
-                if let Some(b) = args.get(1).and_then(|a| ev.eval(a)) {
+                // ReadFile(path, size_in_out, buf, capacity): the size variable is
+                // in/out (often declared 0 and assigned before each call), so the
+                // capacity says more; a size that evaluates to 0 says nothing
+                let size = [3, 1]
+                    .iter()
+                    .filter_map(|i| args.get(*i).and_then(|a| ev.eval(a)))
+                    .find(|b| *b > 0.0);
+                if let Some(b) = size {
                     m.bytes.entry(k).or_insert(b as u64);
                 }
                 if let Some(h) = args.get(2).and_then(|a| last_id(a)) {
@@ -1159,5 +1166,21 @@ int main() {
         assert_eq!(la[2], LaunchArg::Scalar(3.0));
         let m = parse_main_cpp(src, "zzz");
         assert!(m.launch.is_none() && m.launch_note.is_some());
+    }
+
+    #[test]
+    fn read_file_in_out_size_declared_zero() {
+        let src = r#"
+int main() {
+    constexpr size_t N = 256;
+    constexpr size_t BYTES = N * sizeof(float);
+    size_t sz = 0;
+    sz = BYTES; ReadFile("./v1.bin", sz, hostA, BYTES);
+    sz = BYTES; ReadFile("./v2.bin", sz, hostB, 0);
+}"#;
+        let m = parse_main_cpp(src, "k");
+        assert_eq!(m.bytes.get(&1), Some(&1024));
+        // neither the capacity (0) nor the in/out variable (declared 0) says
+        assert_eq!(m.bytes.get(&2), None);
     }
 }
