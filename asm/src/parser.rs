@@ -1795,6 +1795,10 @@ impl<'a> Parser<'a> {
                 self.bump(); // <
                 let (shape, elem) = if matches!(self.tok.kind, Tok::Int | Tok::Question) {
                     let shape = self.scan_dims();
+                    if shape.iter().any(|d| *d == Some(i64::MAX)) {
+                        self.err_here("dimension out of range");
+                        return None;
+                    }
                     (shape, self.parse_type()?)
                 } else {
                     // PTO-AS: !pto.tile<f32, 16, 16>
@@ -1907,6 +1911,11 @@ impl<'a> Parser<'a> {
                     let dims = self.scan_dims();
                     if dims.len() != 2 {
                         self.err_at(at, "tile_buf shape must be ROWSxCOLSxTYPE");
+                        return None;
+                    }
+                    // the same bound as the keyed `rows=`/`cols=` spelling
+                    if dims.iter().any(|d| d.is_some_and(|v| v > i32::MAX as i64)) {
+                        self.err_at(at, "tile_buf dimension out of range");
                         return None;
                     }
                     tb.rows = dims[0].unwrap_or(-1);

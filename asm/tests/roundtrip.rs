@@ -1070,3 +1070,21 @@ fn stray_less_before_a_location_is_not_a_stripped_tile_buf() {
     let (_, diags) = pto_asm::parse("m.pto", &printed);
     assert!(errors("m.pto", &printed, &diags).is_none(), "{printed}");
 }
+
+// Regression (found by `cargo fuzz run parse`, fixed): a dimension too large
+// for i64 in the compact `<vec, RxCxT>` tile_buf spelling was kept as i64::MAX
+// and printed in the keyed spelling, which rejects it. Both spellings now
+// reject it at parse time.
+#[test]
+fn oversized_compact_tile_buf_dimension_is_an_error() {
+    for ty in [
+        "!pto.tile_buf<vec, 1x99999999999999999999999xf32>",
+        "!pto.tile_buf<vec, 1x4294967296xf32>",
+        "!pto.tile<99999999999999999999999x4xf32>",
+    ] {
+        let src = format!("module {{\n  func.func private @f(%a: {ty})\n}}\n");
+        let (_, diags) = pto_asm::parse("m.pto", &src);
+        let e = errors("m.pto", &src, &diags).unwrap_or_default();
+        assert!(e.contains("out of range"), "{ty}: {e}");
+    }
+}
