@@ -1795,7 +1795,7 @@ impl<'a> Parser<'a> {
                 self.bump(); // <
                 let (shape, elem) = if matches!(self.tok.kind, Tok::Int | Tok::Question) {
                     let shape = self.scan_dims();
-                    if shape.iter().any(|d| *d == Some(i64::MAX)) {
+                    if shape.contains(&Some(i64::MAX)) {
                         self.err_here("dimension out of range");
                         return None;
                     }
