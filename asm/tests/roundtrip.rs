@@ -1060,13 +1060,7 @@ fn stray_less_before_a_location_is_not_a_stripped_tile_buf() {
     if errors("m.pto", src, &diags).is_some() {
         return; // rejecting the input is fine too
     }
-    let printed = print_file(
-        &file,
-        PrintOptions {
-            locs: true,
-            ..PrintOptions::default()
-        },
-    );
+    let printed = print_file(&file, PrintOptions { locs: true });
     let (_, diags) = pto_asm::parse("m.pto", &printed);
     assert!(errors("m.pto", &printed, &diags).is_none(), "{printed}");
 }
