@@ -50,6 +50,34 @@ struct Cli {
     /// Absolute tolerance for float comparisons (default per dtype).
     #[arg(long)]
     atol: Option<f64>,
+    #[command(flatten)]
+    machine: MachineFlags,
+    /// Per-pipe instruction counts and busy cycles, and what the JIT did.
+    #[arg(long)]
+    stats: bool,
+    /// Executions of a region before --jit auto compiles it.
+    #[arg(long, default_value_t = 2)]
+    jit_threshold: u32,
+    /// Run the interpreter next to every compiled region and stop at the first difference.
+    #[arg(long)]
+    crosscheck: bool,
+    /// Write the timeline as Chrome trace-event JSON (open in Perfetto or chrome://tracing).
+    #[arg(long, value_name = "FILE")]
+    trace: Option<PathBuf>,
+    /// Write the timeline as a self-contained SVG.
+    #[arg(long, value_name = "FILE")]
+    timeline: Option<PathBuf>,
+    /// Print only diagnostics and errors.
+    #[arg(long, short)]
+    quiet: bool,
+    /// Print a machine-readable JSON summary on stdout.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Machine flags shared by `pto-run KERNEL` and `pto-run case DIR`.
+#[derive(clap::Args, Debug)]
+pub(crate) struct MachineFlags {
     /// Target profile (default: the module's pto.target_arch, else a2a3).
     #[arg(long, value_parser = parse_profile)]
     profile: Option<ProfileId>,
@@ -71,30 +99,45 @@ struct Cli {
     /// Stop after this many seconds of wall-clock time (exit 4); no limit by default.
     #[arg(long, value_name = "SECONDS", value_parser = parse_timeout)]
     timeout: Option<f64>,
-    /// Per-pipe instruction counts and busy cycles, and what the JIT did.
-    #[arg(long)]
-    stats: bool,
     /// JIT tiering (the environment variable PTOVM_JIT=off also turns it off).
     #[arg(long, value_enum, default_value_t = JitArg::Auto)]
     jit: JitArg,
-    /// Executions of a region before --jit auto compiles it.
-    #[arg(long, default_value_t = 2)]
-    jit_threshold: u32,
-    /// Run the interpreter next to every compiled region and stop at the first difference.
-    #[arg(long)]
-    crosscheck: bool,
-    /// Write the timeline as Chrome trace-event JSON (open in Perfetto or chrome://tracing).
-    #[arg(long, value_name = "FILE")]
-    trace: Option<PathBuf>,
-    /// Write the timeline as a self-contained SVG.
-    #[arg(long, value_name = "FILE")]
-    timeline: Option<PathBuf>,
-    /// Print only diagnostics and errors.
-    #[arg(long, short)]
-    quiet: bool,
-    /// Print a machine-readable JSON summary on stdout.
-    #[arg(long)]
-    json: bool,
+}
+
+impl MachineFlags {
+    /// The run configuration these flags ask for (profile and watch aside).
+    pub(crate) fn config(&self) -> Config {
+        Config {
+            blocks: self.blocks,
+            sched: match self.sched {
+                SchedArg::Inorder => Sched::InOrder,
+                SchedArg::Timed => Sched::Timed,
+                SchedArg::Shuffle => Sched::Shuffle { seed: self.seed },
+            },
+            check: match self.check {
+                CheckArg::Error => CheckMode::Error,
+                CheckArg::Warn => CheckMode::Warn,
+                CheckArg::Off => CheckMode::Off,
+            },
+            max_steps: self.max_steps,
+            jit: if std::env::var("PTOVM_JIT").is_ok_and(|v| v == "off" || v == "0") {
+                pto_vm::JitMode::Off
+            } else {
+                match self.jit {
+                    JitArg::Off => pto_vm::JitMode::Off,
+                    JitArg::Auto => pto_vm::JitMode::Auto,
+                    JitArg::Always => pto_vm::JitMode::Always,
+                }
+            },
+            watch: Some(pto_vm::Watch {
+                deadline: self
+                    .timeout
+                    .map(|t| std::time::Instant::now() + std::time::Duration::from_secs_f64(t)),
+                ..Default::default()
+            }),
+            ..Config::default()
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -329,7 +372,7 @@ fn load(path: &Path, profile: Option<ProfileId>) -> Result<Kernel, Failure> {
 }
 
 fn run(cli: &Cli) -> Result<u8, Failure> {
-    let kernel = load(&cli.kernel, cli.profile)?;
+    let kernel = load(&cli.kernel, cli.machine.profile)?;
     let prog = &kernel.program;
     let entry = prog
         .entry(cli.entry.as_deref())
@@ -507,41 +550,14 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
         }
         goldens.push((i, gb.array, f));
     }
-    let watch = pto_vm::Watch {
-        deadline: cli
-            .timeout
-            .map(|t| std::time::Instant::now() + std::time::Duration::from_secs_f64(t)),
-        ..Default::default()
-    };
     let cfg = Config {
         profile: kernel.profile,
-        blocks: cli.blocks,
-        sched: match cli.sched {
-            SchedArg::Inorder => Sched::InOrder,
-            SchedArg::Timed => Sched::Timed,
-            SchedArg::Shuffle => Sched::Shuffle { seed: cli.seed },
-        },
-        check: match cli.check {
-            CheckArg::Error => CheckMode::Error,
-            CheckArg::Warn => CheckMode::Warn,
-            CheckArg::Off => CheckMode::Off,
-        },
-        max_steps: cli.max_steps,
         trace: cli.trace.is_some() || cli.timeline.is_some(),
-        jit: if std::env::var("PTOVM_JIT").is_ok_and(|v| v == "off" || v == "0") {
-            pto_vm::JitMode::Off
-        } else {
-            match cli.jit {
-                JitArg::Off => pto_vm::JitMode::Off,
-                JitArg::Auto => pto_vm::JitMode::Auto,
-                JitArg::Always => pto_vm::JitMode::Always,
-            }
-        },
         jit_threshold: cli.jit_threshold,
         crosscheck: cli.crosscheck,
-        watch: Some(watch.clone()),
-        ..Config::default()
+        ..cli.machine.config()
     };
+    let watch = cfg.watch.clone().unwrap_or_default();
     let progress = Progress::start(&watch, !(cli.quiet || cli.json));
     let fin = run_kernel(&kernel, &cfg, cli.entry.as_deref(), &args);
     progress.finish();
@@ -580,7 +596,7 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
         Some(RunError::Timeout(n)) => {
             let t = format!(
                 "stopped by --timeout {}s after {n} steps",
-                cli.timeout.unwrap_or_default()
+                cli.machine.timeout.unwrap_or_default()
             );
             eprintln!("pto-run: {t}");
             err_text = Some(t);
@@ -588,7 +604,7 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
         }
         Some(RunError::Setup(m)) => return fail(2, m.clone()),
     }
-    if code == 0 && cli.check == CheckArg::Error && !fin.out.diags.is_empty() {
+    if code == 0 && cli.machine.check == CheckArg::Error && !fin.out.diags.is_empty() {
         code = 1;
     }
     // timelines (also after a fault or deadlock: they show how far it got)
@@ -611,7 +627,7 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
                     "{} — {} ({:?}, {unit})",
                     cli.kernel.display(),
                     func.name,
-                    cli.sched
+                    cli.machine.sched
                 );
                 pto_vm::trace::svg(prog, &fin.out.trace, &title, unit)
             }),
@@ -734,7 +750,7 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
         eprintln!(
             "pto-run: {} on {} block(s): {} pipe instructions, {} synchronization finding(s){}",
             func.name,
-            cli.blocks,
+            cli.machine.blocks,
             fin.out.pipe_insts,
             n,
             if n == 0 { " (clean)" } else { "" }

@@ -5,11 +5,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
-use pto_isa_spec::ProfileId;
 use pto_vm::case::{run_case, CaseOptions};
-use pto_vm::{CheckMode, Config, JitMode, Sched};
 
-use super::{parse_profile, CheckArg, JitArg, SchedArg};
+use super::MachineFlags;
 
 /// Run a case directory in the PTOAS golden layout:
 ///
@@ -35,7 +33,7 @@ use super::{parse_profile, CheckArg, JitArg, SchedArg};
 ///
 /// Exit codes: 0 all outputs match, 1 mismatch or checker error (--check
 /// error) or deadlock, 2 bad input (missing kernel.pto, missing or mis-sized
-/// .bin, golden.py failed), 3 runtime fault, 4 step limit.
+/// .bin, golden.py failed), 3 runtime fault, 4 --max-steps or --timeout hit.
 ///
 /// Example:
 ///   pto-run case build/vadd --golden-script
@@ -50,27 +48,8 @@ struct CaseCli {
     /// Entry function (default: the one marked pto.entry / pto.kernel).
     #[arg(long)]
     entry: Option<String>,
-    /// Target profile (default: the module's pto.target_arch, else a2a3).
-    #[arg(long, value_parser = parse_profile)]
-    profile: Option<ProfileId>,
-    /// Number of blocks in the grid.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=65536))]
-    blocks: u32,
-    /// Scheduler.
-    #[arg(long, value_enum, default_value_t = SchedArg::Inorder)]
-    sched: SchedArg,
-    /// Seed for --sched shuffle.
-    #[arg(long, default_value_t = 0)]
-    seed: u64,
-    /// What the synchronization checker does with findings.
-    #[arg(long, value_enum, default_value_t = CheckArg::Warn)]
-    check: CheckArg,
-    /// Stop after this many machine steps (0 = no limit).
-    #[arg(long, default_value_t = 100_000_000)]
-    max_steps: u64,
-    /// JIT tiering (the environment variable PTOVM_JIT=off also turns it off).
-    #[arg(long, value_enum, default_value_t = JitArg::Auto)]
-    jit: JitArg,
+    #[command(flatten)]
+    machine: MachineFlags,
     /// Relative tolerance for float comparisons (default per dtype).
     #[arg(long)]
     rtol: Option<f64>,
@@ -94,31 +73,8 @@ pub fn main(args: impl Iterator<Item = std::ffi::OsString>) -> ExitCode {
     };
     let opts = CaseOptions {
         golden_script: cli.golden_script,
-        config: Config {
-            blocks: cli.blocks,
-            sched: match cli.sched {
-                SchedArg::Inorder => Sched::InOrder,
-                SchedArg::Timed => Sched::Timed,
-                SchedArg::Shuffle => Sched::Shuffle { seed: cli.seed },
-            },
-            check: match cli.check {
-                CheckArg::Error => CheckMode::Error,
-                CheckArg::Warn => CheckMode::Warn,
-                CheckArg::Off => CheckMode::Off,
-            },
-            max_steps: cli.max_steps,
-            jit: if std::env::var("PTOVM_JIT").is_ok_and(|v| v == "off" || v == "0") {
-                JitMode::Off
-            } else {
-                match cli.jit {
-                    JitArg::Off => JitMode::Off,
-                    JitArg::Auto => JitMode::Auto,
-                    JitArg::Always => JitMode::Always,
-                }
-            },
-            ..Config::default()
-        },
-        profile: cli.profile,
+        config: cli.machine.config(),
+        profile: cli.machine.profile,
         entry: cli.entry.clone(),
         rtol: cli.rtol,
         atol: cli.atol,
