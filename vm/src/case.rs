@@ -790,15 +790,7 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
         },
     })?;
     let func = &prog.funcs[entry];
-    let names: Vec<String> = func
-        .args
-        .iter()
-        .map(|r| {
-            prog.value_names[*r as usize]
-                .trim_start_matches('%')
-                .to_string()
-        })
-        .collect();
+    let names = prog.arg_names(entry);
     let nargs = func.arg_types.len();
 
     // main.cpp

@@ -824,6 +824,19 @@ impl Program {
             .or_else(|| (!self.funcs.is_empty()).then(|| self.funcs.len() - 1))
     }
 
+    /// A function's argument names, without the `%`.
+    pub fn arg_names(&self, func: usize) -> Vec<String> {
+        self.funcs[func]
+            .args
+            .iter()
+            .map(|r| {
+                self.value_names[*r as usize]
+                    .trim_start_matches('%')
+                    .to_string()
+            })
+            .collect()
+    }
+
     /// Facts about an instruction.
     pub fn info(&self, id: InstId) -> &InstInfo {
         &self.insts[id as usize]

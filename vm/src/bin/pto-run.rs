@@ -381,15 +381,7 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
             None => Failure(2, "the kernel has no function".into()),
         })?;
     let func = &prog.funcs[entry];
-    let names: Vec<String> = func
-        .args
-        .iter()
-        .map(|r| {
-            prog.value_names[*r as usize]
-                .trim_start_matches('%')
-                .to_string()
-        })
-        .collect();
+    let names = prog.arg_names(entry);
     let index_of = |n: &str| -> Option<usize> {
         names.iter().position(|x| x == n).or_else(|| {
             n.strip_prefix('v')
