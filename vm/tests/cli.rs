@@ -12,10 +12,26 @@ fn example(p: &str) -> String {
     format!("{}/../examples/{p}", env!("CARGO_MANIFEST_DIR"))
 }
 
+/// This test's scratch directory (tests run on threads named after them).
+fn scratch_dir() -> PathBuf {
+    let t = std::thread::current();
+    let name = t.name().unwrap_or("main").replace("::", "-");
+    std::env::temp_dir().join(format!("pto-run-test-{}-{name}", std::process::id()))
+}
+
 fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("pto-run-test-{}", std::process::id()));
+    let d = scratch_dir();
     std::fs::create_dir_all(&d).expect("temp dir");
     d.join(name)
+}
+
+/// Removes the test's scratch directory when the test ends, pass or fail.
+struct Cleanup;
+
+impl Drop for Cleanup {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(scratch_dir());
+    }
 }
 
 fn run(args: &[&str]) -> (i32, String, String) {
@@ -45,6 +61,7 @@ fn exit_0_runs_an_example_cleanly() {
 
 #[test]
 fn exit_0_and_1_for_goldens_and_outputs() {
+    let _cleanup = Cleanup;
     let x: Vec<f32> = (0..1024).map(|i| i as f32 - 512.0).collect();
     let gold: Vec<f32> = x.iter().map(|v| v.abs()).collect();
     let (xi, gi, out) = (tmp("x.npy"), tmp("g.npy"), tmp("y.npy"));
@@ -85,6 +102,7 @@ fn exit_0_and_1_for_goldens_and_outputs() {
 
 #[test]
 fn exit_1_for_checker_errors() {
+    let _cleanup = Cleanup;
     let src = std::fs::read_to_string(example("sync/01_set_wait_pipeline.pto")).expect("example");
     let broken: String = src
         .lines()
@@ -102,6 +120,7 @@ fn exit_1_for_checker_errors() {
 
 #[test]
 fn exit_2_for_bad_input_and_usage() {
+    let _cleanup = Cleanup;
     let k = example("sync/01_set_wait_pipeline.pto");
     assert_eq!(run(&["--sched", "sideways", &k]).0, 2);
     assert_eq!(run(&["/no/such/kernel.pto"]).0, 2);
@@ -157,6 +176,7 @@ fn exit_2_for_bad_input_and_usage() {
 
 #[test]
 fn exit_3_for_runtime_faults_and_4_for_limits() {
+    let _cleanup = Cleanup;
     let src = r#"module attributes {pto.target_arch = "a2a3"} {
   func.func @k(%src: !pto.ptr<f32, gm>) attributes {pto.entry} {
     %c1 = arith.constant 1 : i64
@@ -228,6 +248,7 @@ fn every_top_level_example_runs_clean() {
 /// The matmul example computes A x B (f16 in, f32 out) through the cube data path.
 #[test]
 fn matmul_example_matches_a_cpu_product() {
+    let _cleanup = Cleanup;
     let (m, k, n) = (32usize, 64usize, 32usize);
     let f16s = |v: &[f32]| -> Vec<u8> {
         v.iter()
@@ -267,6 +288,7 @@ fn matmul_example_matches_a_cpu_product() {
 /// non-positive or non-numeric value is a usage error (exit 2).
 #[test]
 fn timeout_stops_a_long_run_with_exit_4() {
+    let _cleanup = Cleanup;
     let k = tmp("spin.pto");
     std::fs::write(
         &k,
