@@ -29,94 +29,14 @@ pub struct TileCall {
     pub attrs: std::sync::Arc<Attrs>,
 }
 
-/// Whether the generic path implements `op` (lowering sends only these here).
-pub fn implemented(op: Opcode) -> bool {
-    use Opcode as O;
-    matches!(
-        op,
-        // reductions
-        O::TRowSum
-            | O::TRowMax
-            | O::TRowMin
-            | O::TRowProd
-            | O::TColSum
-            | O::TColMax
-            | O::TColMin
-            | O::TColProd
-            | O::TRowArgMax
-            | O::TRowArgMin
-            | O::TColArgMax
-            | O::TColArgMin
-            // expands
-            | O::TRowExpand
-            | O::TColExpand
-            | O::TRowExpandAdd
-            | O::TRowExpandSub
-            | O::TRowExpandMul
-            | O::TRowExpandDiv
-            | O::TRowExpandMax
-            | O::TRowExpandMin
-            | O::TRowExpandExpdif
-            | O::TColExpandAdd
-            | O::TColExpandSub
-            | O::TColExpandMul
-            | O::TColExpandDiv
-            | O::TColExpandMax
-            | O::TColExpandMin
-            | O::TColExpandExpdif
-            // conversion
-            | O::TCvt
-            // other elementwise
-            | O::TCmp
-            | O::TCmps
-            | O::TSel
-            | O::TSels
-            | O::TPrelu
-            | O::TLrelu
-            | O::TRem
-            | O::TRems
-            | O::TFmod
-            | O::TFmods
-            | O::TPow
-            | O::TPows
-            | O::TAddc
-            | O::TSubc
-            | O::TAddsc
-            | O::TSubsc
-            | O::TAxpy
-            | O::TAddRelu
-            | O::TSubRelu
-            | O::TMuladdDst
-            | O::TFusedMuladd
-            | O::TFusedMuladdRelu
-            | O::TPartAdd
-            | O::TPartMax
-            | O::TPartMin
-            | O::TPartMul
-            // layout
-            | O::TMov
-            | O::TExtract
-            | O::TInsert
-            | O::TTrans
-            | O::TFillPad
-            | O::TFillPadInplace
-            | O::TFillPadExpand
-            | O::TConcat
-            // matrix
-            | O::TMatmul
-            | O::TMatmulAcc
-            | O::TMatmulBias
-            | O::TGemv
-            | O::TGemvAcc
-            | O::TGemvBias
-    )
-}
+/// An instruction group's entry point.
+type Group = fn(&TileCall, &mut Local, &mut Accesses) -> Result<(), Fault>;
 
-/// Executes a tile instruction.
-pub fn run(call: &TileCall, gm: &Gm, local: &mut Local, acc: &mut Accesses) -> Result<(), Fault> {
-    let _ = gm;
+/// Which group file executes `op`; `None` when the interpreter lacks it. This
+/// is the one table of what the generic path implements.
+fn group(op: Opcode) -> Option<Group> {
     use Opcode as O;
-    match call.op {
+    Some(match op {
         O::TRowSum
         | O::TRowMax
         | O::TRowMin
@@ -128,7 +48,7 @@ pub fn run(call: &TileCall, gm: &Gm, local: &mut Local, acc: &mut Accesses) -> R
         | O::TRowArgMax
         | O::TRowArgMin
         | O::TColArgMax
-        | O::TColArgMin => reduce::run(call, local, acc),
+        | O::TColArgMin => reduce::run,
         O::TRowExpand
         | O::TColExpand
         | O::TRowExpandAdd
@@ -144,8 +64,8 @@ pub fn run(call: &TileCall, gm: &Gm, local: &mut Local, acc: &mut Accesses) -> R
         | O::TColExpandDiv
         | O::TColExpandMax
         | O::TColExpandMin
-        | O::TColExpandExpdif => expand::run(call, local, acc),
-        O::TCvt => convert::run(call, local, acc),
+        | O::TColExpandExpdif => expand::run,
+        O::TCvt => convert::run,
         O::TCmp
         | O::TCmps
         | O::TSel
@@ -171,7 +91,7 @@ pub fn run(call: &TileCall, gm: &Gm, local: &mut Local, acc: &mut Accesses) -> R
         | O::TPartAdd
         | O::TPartMax
         | O::TPartMin
-        | O::TPartMul => irregular::run(call, local, acc),
+        | O::TPartMul => irregular::run,
         O::TMov
         | O::TExtract
         | O::TInsert
@@ -179,11 +99,25 @@ pub fn run(call: &TileCall, gm: &Gm, local: &mut Local, acc: &mut Accesses) -> R
         | O::TFillPad
         | O::TFillPadInplace
         | O::TFillPadExpand
-        | O::TConcat => layout_ops::run(call, local, acc),
+        | O::TConcat => layout_ops::run,
         O::TMatmul | O::TMatmulAcc | O::TMatmulBias | O::TGemv | O::TGemvAcc | O::TGemvBias => {
-            matmul::run(call, local, acc)
+            matmul::run
         }
-        _ => fault(format!(
+        _ => return None,
+    })
+}
+
+/// Whether the generic path implements `op` (lowering sends only these here).
+pub fn implemented(op: Opcode) -> bool {
+    group(op).is_some()
+}
+
+/// Executes a tile instruction.
+pub fn run(call: &TileCall, gm: &Gm, local: &mut Local, acc: &mut Accesses) -> Result<(), Fault> {
+    let _ = gm;
+    match group(call.op) {
+        Some(g) => g(call, local, acc),
+        None => fault(format!(
             "'{}' is not implemented in ptovm's interpreter yet",
             call.op.name()
         )),
