@@ -1146,11 +1146,21 @@ impl<'a> Cluster<'a> {
                 pad,
             } => {
                 let int = |r: Reg| rd_int(regs, r);
+                let mut len = int(*len)?.max(0) as u64;
                 let mut levels = vec![(
                     int(nburst[0])?.max(0) as u64,
                     int(nburst[1])?,
                     int(nburst[2])?,
                 )];
+                if *dir == DmaDir::UbToUb {
+                    // mte_ub_ub counts its length and its gaps (end of one burst
+                    // to the start of the next) in 32-byte units
+                    let units = len as i64;
+                    len = len.saturating_mul(32);
+                    let l = &mut levels[0];
+                    l.1 = units.saturating_add(l.1).saturating_mul(32);
+                    l.2 = units.saturating_add(l.2).saturating_mul(32);
+                }
                 for l in loops {
                     levels.push((int(l[0])?.max(0) as u64, int(l[1])?, int(l[2])?));
                 }
@@ -1168,7 +1178,7 @@ impl<'a> Cluster<'a> {
                     dir: *dir,
                     src: self.ptr(ci, *src)?,
                     dst: dstp,
-                    len: int(*len)?.max(0) as u64,
+                    len,
                     levels,
                     pad,
                 }))

@@ -376,3 +376,42 @@ module attributes {pto.target_arch = "a5"} {
     let f = go(&load(src), Sched::InOrder, &[]);
     assert_eq!(f.out.diags.kinds(), vec![DiagKind::BadPipe]);
 }
+
+/// `mte_ub_ub` counts its burst length and its gaps in 32-byte units, and a gap
+/// runs from the end of one burst to the start of the next (PTOAS micro-ISA
+/// DMA doc): len 1, nburst(2, src gap 1, dst gap 0) takes UB rows 0 and 2.
+#[test]
+fn ub_to_ub_copy_counts_32_byte_units_and_gaps() {
+    let src = r#"
+module attributes {pto.target_arch = "a5"} {
+  func.func @k(%src: !pto.ptr<ui8, gm>, %dst: !pto.ptr<ui8, gm>) attributes {pto.entry} {
+    %c0 = arith.constant 0 : i64
+    %c1 = arith.constant 1 : i64
+    %c2 = arith.constant 2 : i64
+    %c64 = arith.constant 64 : i64
+    %c128 = arith.constant 128 : i64
+    %c256 = arith.constant 256 : i64
+    %a = pto.castptr %c0 : i64 -> !pto.ptr<ui8, ub>
+    %b = pto.castptr %c256 : i64 -> !pto.ptr<ui8, ub>
+    pto.mte_gm_ub %src, %a, %c0, %c128 nburst(%c1, %c128, %c128) : !pto.ptr<ui8, gm>, !pto.ptr<ui8, ub>, i64, i64, i64, i64, i64
+    pto.set_flag["PIPE_MTE2", "PIPE_V", "EVENT_ID0"]
+    pto.wait_flag["PIPE_MTE2", "PIPE_V", "EVENT_ID0"]
+    pto.mte_ub_ub %a, %b, %c1 nburst(%c2, %c1, %c0) : !pto.ptr<ui8, ub>, !pto.ptr<ui8, ub>, i64, i64, i64, i64
+    pto.barrier #pto.pipe<PIPE_ALL>
+    pto.mte_ub_gm %b, %dst, %c64 nburst(%c1, %c64, %c64) : !pto.ptr<ui8, ub>, !pto.ptr<ui8, gm>, i64, i64, i64, i64
+    return
+  }
+}"#;
+    let k = load(src);
+    let input: Vec<u8> = (0..128).collect();
+    let f = go(
+        &k,
+        Sched::InOrder,
+        &[Arg::Buffer(input), Arg::Buffer(vec![0; 64])],
+    );
+    assert_eq!(f.out.error, None, "{:?}", f.out.diags.list);
+    assert!(f.out.diags.is_empty(), "{:?}", f.out.diags.list);
+    let out = &f.buffers[1];
+    assert_eq!(&out[..32], (0..32).collect::<Vec<u8>>().as_slice());
+    assert_eq!(&out[32..], (64..96).collect::<Vec<u8>>().as_slice());
+}

@@ -1,7 +1,8 @@
 //! Explicit DMA: the v0.6 grouped form (`mte_gm_ub`, `mte_ub_gm`, `mte_ub_ub`
 //! with `nburst(...)`, `loop(...)`, `pad(...)`) and the legacy
 //! `copy_gm_to_ubuf` / `copy_ubuf_to_gm` driven by the `set_loop*` registers.
-//! Lengths and strides are bytes; strides are start-to-start distances.
+//! Lengths and strides are bytes; strides are start-to-start distances
+//! (`mte_ub_ub` counts 32-byte units and end-to-start gaps; the machine converts).
 
 use crate::exec::{fault, Accesses, Fault};
 use crate::mem::{Gm, Local};
