@@ -70,6 +70,9 @@ pub struct Binding {
     pub name: String,
     /// The file number K (`vK.bin`) it is bound to.
     pub k: usize,
+    /// The file's stem: `vK`, or the name main.cpp reads (`input` for
+    /// `input.bin`, golden `golden_input.bin`).
+    pub file: String,
     /// Element type (pointers).
     pub dtype: Option<DType>,
     /// Buffer bytes (pointers).
@@ -145,6 +148,8 @@ pub fn compare(dt: DType, want: &[u8], got: &[u8], rtol: Option<f64>, atol: Opti
 pub struct OutputReport {
     /// File number K.
     pub k: usize,
+    /// The file's stem (`vK` or main.cpp's name).
+    pub file: String,
     /// SSA name of the argument.
     pub name: String,
     /// Element type.
@@ -442,6 +447,30 @@ pub struct MainCpp {
     pub launch: Option<(String, Vec<LaunchArg>)>,
     /// Why no launch was chosen, when there are several or none.
     pub launch_note: Option<String>,
+    /// Stems of files not named `vK.bin` (`input.bin`), by the key standing
+    /// for them (`NAMED_FILE_BASE + i`).
+    pub stems: HashMap<usize, String>,
+}
+
+/// Keys at and above this stand for files main.cpp names other than `vK.bin`.
+pub const NAMED_FILE_BASE: usize = 1_000_000;
+
+/// The key of a file main.cpp reads or writes: K for `vK.bin`, else a key
+/// from `NAMED_FILE_BASE` up for any other `NAME.bin` (not `golden_*`).
+fn file_key(s: &str, stems: &mut HashMap<usize, String>) -> Option<usize> {
+    if let Some(k) = file_k(s) {
+        return Some(k);
+    }
+    let stem = s.rsplit('/').next()?.strip_suffix(".bin")?;
+    if stem.is_empty() || stem.starts_with("golden_") {
+        return None;
+    }
+    if let Some((k, _)) = stems.iter().find(|(_, v)| v.as_str() == stem) {
+        return Some(*k);
+    }
+    let k = NAMED_FILE_BASE + stems.len();
+    stems.insert(k, stem.to_string());
+    Some(k)
 }
 
 /// One argument of the kernel launch call.
@@ -556,7 +585,7 @@ pub fn parse_main_cpp(src: &str, entry: &str) -> MainCpp {
     let mut h2d: Vec<(String, String)> = Vec::new(); // (device, host)
     for (name, args, _) in &calls {
         let file = args.first().and_then(|a| match a.as_slice() {
-            [Tok::Str(s)] => file_k(s),
+            [Tok::Str(s)] => file_key(s, &mut m.stems),
             _ => None,
         });
         match (name.as_str(), file) {
@@ -799,6 +828,11 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
         Err(_) => None,
     };
     let mut ks: Vec<usize> = (1..=nargs).collect();
+    let stem = |k: usize| {
+        mc.as_ref()
+            .and_then(|m| m.stems.get(&k).cloned())
+            .unwrap_or_else(|| format!("v{k}"))
+    };
     let mut launch_scalars: Vec<Option<f64>> = vec![None; nargs];
     if let Some(m) = &mc {
         notes.extend(m.launch_note.clone());
@@ -828,7 +862,7 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
                         (_, ArgType::Int(_) | ArgType::Float(_)) => order.push(0),
                         (a, _) => {
                             let what = match a {
-                                LaunchArg::File(k) => format!("v{k}.bin, bound twice"),
+                                LaunchArg::File(k) => format!("{}.bin, bound twice", stem(*k)),
                                 LaunchArg::Scalar(v) => format!("the number {v}"),
                                 LaunchArg::Unknown(t) => format!("'{t}'"),
                             };
@@ -861,12 +895,13 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
     let mut goldens: Vec<Option<Vec<u8>>> = Vec::new();
     for (i, t) in func.arg_types.iter().enumerate() {
         let k = ks[i];
+        let sk = stem(k);
         let name = names[i].clone();
         match t {
             ArgType::GmPtr(dt) => {
                 let es = dt.bytes() as u64;
-                let vp = dir.join(format!("v{k}.bin"));
-                let gp = dir.join(format!("golden_v{k}.bin"));
+                let vp = dir.join(format!("{sk}.bin"));
+                let gp = dir.join(format!("golden_{sk}.bin"));
                 let golden = read_bin(&gp)?;
                 // with a main.cpp, a pure output (never read) starts zeroed
                 let pure_out = mc
@@ -911,7 +946,7 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
                     (views, "the kernel's views")
                 } else {
                     return bad(format!(
-                        "cannot size v{k} (%{name}): no v{k}.bin, golden_v{k}.bin or main.cpp size, and the kernel's views do not say; add v{k} = \"{dt}:SHAPE\" under [args] in case.toml"
+                        "cannot size {sk} (%{name}): no {sk}.bin, golden_{sk}.bin or main.cpp size, and the kernel's views do not say; add v{k} = \"{dt}:SHAPE\" under [args] in case.toml"
                     ));
                 };
                 for (p, data) in [(&vp, &input), (&gp, &golden)] {
@@ -933,7 +968,7 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
                 if let (Some(a), Some(g)) = (&input, &golden) {
                     if a.len() != g.len() {
                         return bad(format!(
-                            "{}: {} bytes, expected {} (the size of golden_v{k}.bin)",
+                            "{}: {} bytes, expected {} (the size of golden_{sk}.bin)",
                             vp.display(),
                             a.len(),
                             g.len()
@@ -957,11 +992,11 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
                     ));
                 }
                 let source = if input.is_some() {
-                    format!("v{k}.bin")
+                    format!("{sk}.bin")
                 } else {
                     if golden.is_none() {
                         notes.push(format!(
-                            "%{name}: no v{k}.bin or golden_v{k}.bin; starts zeroed ({size} bytes)"
+                            "%{name}: no {sk}.bin or golden_{sk}.bin; starts zeroed ({size} bytes)"
                         ));
                     }
                     "zeros".to_string()
@@ -971,6 +1006,7 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
                     arg: i,
                     name,
                     k,
+                    file: sk.clone(),
                     dtype: Some(*dt),
                     bytes: size as usize,
                     scalar: None,
@@ -994,6 +1030,7 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
                     arg: i,
                     name,
                     k,
+                    file: sk.clone(),
                     dtype: None,
                     bytes: 0,
                     scalar: Some(v),
@@ -1072,7 +1109,7 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
     for b in &bindings {
         let Some(g) = &goldens[b.arg] else { continue };
         let Some(dt) = b.dtype else { continue };
-        let p = dir.join(format!("v{}.bin", b.k));
+        let p = dir.join(format!("{}.bin", b.file));
         let got = &fin.buffers[b.arg];
         std::fs::write(&p, got).map_err(|e| CaseError {
             code: 2,
@@ -1084,6 +1121,7 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
         }
         outputs.push(OutputReport {
             k: b.k,
+            file: b.file.clone(),
             name: b.name.clone(),
             dtype: dt,
             written: p,

@@ -230,6 +230,37 @@ fn main_cpp_launch_order_is_honored() {
     );
 }
 
+/// Files main.cpp names other than `vK.bin` (`lhs.bin`, `result.bin`) bind by
+/// that name, with goldens `golden_<name>.bin`.
+#[test]
+fn main_cpp_file_names_other_than_vk_bind() {
+    let d = Dir::new("named");
+    let (x, y) = xy();
+    d.write("kernel.pto", vsub_out_first());
+    d.write("lhs.bin", f32s(&x));
+    d.write("rhs.bin", f32s(&y));
+    let want: Vec<f32> = x.iter().zip(&y).map(|(a, b)| a - b).collect();
+    d.write("golden_result.bin", f32s(&want));
+    d.write(
+        "main.cpp",
+        MAIN_CPP
+            .replace("./v2.bin", "./lhs.bin")
+            .replace("./v1.bin", "./rhs.bin")
+            .replace("./v3.bin", "./result.bin"),
+    );
+    let (c, e) = case(&d, &[]);
+    assert_eq!(c, 0, "{e}");
+    assert!(
+        e.contains("%x = lhs") && e.contains("%y = rhs") && e.contains("matches golden_result.bin"),
+        "{e}"
+    );
+    assert_eq!(from_f32s(&d.read("result.bin")), want);
+    assert!(
+        !d.path("v3.bin").exists(),
+        "nothing is written under another name"
+    );
+}
+
 const GOLDEN_PY: &str = r#"
 import struct
 n = 1024

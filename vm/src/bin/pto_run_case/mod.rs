@@ -93,14 +93,14 @@ pub fn main(args: impl Iterator<Item = std::ffi::OsString>) -> ExitCode {
         for b in &r.bindings {
             match (b.dtype, b.scalar) {
                 (Some(dt), _) => eprintln!(
-                    "pto-run: %{} = v{} ({dt}, {} bytes, from {}){}",
+                    "pto-run: %{} = {} ({dt}, {} bytes, from {}){}",
                     b.name,
-                    b.k,
+                    b.file,
                     b.bytes,
                     b.source,
                     if b.output { ", output" } else { "" }
                 ),
-                (None, Some(v)) => eprintln!("pto-run: %{} = v{} = {v}", b.name, b.k),
+                (None, Some(v)) => eprintln!("pto-run: %{} = {} = {v}", b.name, b.file),
                 _ => {}
             }
         }
@@ -115,13 +115,13 @@ pub fn main(args: impl Iterator<Item = std::ffi::OsString>) -> ExitCode {
         let c = &o.cmp;
         if c.mismatches > 0 {
             eprintln!(
-                "pto-run: v{} (%{}) differs from golden_v{}.bin: {} of {} elements mismatch (max abs error {:.3e}, max rel error {:.3e}); first at index {:?}",
-                o.k, o.name, o.k, c.mismatches, c.total, c.max_abs, c.max_rel, c.first
+                "pto-run: {} (%{}) differs from golden_{}.bin: {} of {} elements mismatch (max abs error {:.3e}, max rel error {:.3e}); first at index {:?}",
+                o.file, o.name, o.file, c.mismatches, c.total, c.max_abs, c.max_rel, c.first
             );
         } else if !cli.quiet {
             eprintln!(
-                "pto-run: v{} (%{}) matches golden_v{}.bin ({} elements, max abs error {:.3e}, 0 mismatches)",
-                o.k, o.name, o.k, c.total, c.max_abs
+                "pto-run: {} (%{}) matches golden_{}.bin ({} elements, max abs error {:.3e}, 0 mismatches)",
+                o.file, o.name, o.file, c.total, c.max_abs
             );
         }
     }
