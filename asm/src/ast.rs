@@ -217,6 +217,11 @@ impl Op {
         })
     }
 
+    /// The values of the keyword group `kw(...)`; empty when the op has none.
+    pub fn group_values(&self, kw: &str) -> Vec<ValueId> {
+        self.group(kw).map(|g| g.0).unwrap_or_default()
+    }
+
     /// The values and types inside the keyword group `kw(...)` (`ins`, `outs`,
     /// `nburst`...). `None` if the op has no such group.
     pub fn group(&self, kw: &str) -> Option<(Vec<ValueId>, Vec<TypeId>)> {

@@ -269,8 +269,8 @@ impl<'a> Verifier<'a> {
         let sig = info.signature();
         match (&sig.outs, info.form) {
             (Some(outs), Form::Dps) => {
-                let ins = op.group("ins").map(|g| g.0).unwrap_or_default();
-                let o = op.group("outs").map(|g| g.0).unwrap_or_default();
+                let ins = op.group_values("ins");
+                let o = op.group_values("outs");
                 if op.group("ins").is_none() && !sig.ins.iter().all(|s| s.min == 0) {
                     self.err(
                         op,

@@ -1296,8 +1296,8 @@ impl<'a> Lowerer<'a> {
                 );
             }
             "tload" | "tprefetch" => {
-                let ins = op.group("ins").map(|g| g.0).unwrap_or_default();
-                let outs = op.group("outs").map(|g| g.0).unwrap_or_default();
+                let ins = op.group_values("ins");
+                let outs = op.group_values("outs");
                 match (ins.first(), outs.first()) {
                     (Some(&src), Some(&dst)) => self.push(
                         op,
@@ -1311,8 +1311,8 @@ impl<'a> Lowerer<'a> {
                 }
             }
             "tstore" => {
-                let ins = op.group("ins").map(|g| g.0).unwrap_or_default();
-                let outs = op.group("outs").map(|g| g.0).unwrap_or_default();
+                let ins = op.group_values("ins");
+                let outs = op.group_values("outs");
                 match (ins.first(), outs.first()) {
                     (Some(&src), Some(&dst)) => {
                         let pipe = self.pipe_of(op, Some(src));
@@ -1336,8 +1336,8 @@ impl<'a> Lowerer<'a> {
                 }
             }
             "texpands" => {
-                let ins = op.group("ins").map(|g| g.0).unwrap_or_default();
-                let outs = op.group("outs").map(|g| g.0).unwrap_or_default();
+                let ins = op.group_values("ins");
+                let outs = op.group_values("outs");
                 match (ins.first(), outs.first()) {
                     (Some(&s), Some(&dst)) => self.push(
                         op,
@@ -1386,8 +1386,8 @@ impl<'a> Lowerer<'a> {
                 && info.set == pto_isa_spec::ISet::Tile
                 && crate::exec::tile_ops::implemented(op.opcode) =>
             {
-                let ins = op.group("ins").map(|g| g.0).unwrap_or_default();
-                let outs = op.group("outs").map(|g| g.0).unwrap_or_default();
+                let ins = op.group_values("ins");
+                let outs = op.group_values("outs");
                 let pipe = self.pipe_of_locs(op, &ins, &outs);
                 self.push(
                     op,
@@ -1415,8 +1415,8 @@ impl<'a> Lowerer<'a> {
                         "is not implemented in ptovm's interpreter yet",
                     );
                 };
-                let ins = op.group("ins").map(|g| g.0).unwrap_or_default();
-                let outs = op.group("outs").map(|g| g.0).unwrap_or_default();
+                let ins = op.group_values("ins");
+                let outs = op.group_values("outs");
                 let Some(&dst) = outs.first() else {
                     return self.unsupported(op, c, "has no destination");
                 };
