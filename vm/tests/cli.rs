@@ -307,6 +307,10 @@ fn timeout_stops_a_long_run_with_exit_4() {
     ]);
     assert_eq!(c, 4, "{e}");
     assert!(e.contains("--timeout"), "{e}");
+    assert!(
+        !e.contains("(clean)"),
+        "a stopped run is not reported clean: {e}"
+    );
     for bad in ["0", "-1", "soon"] {
         let (c, _, e) = run(&[&k, "--arg", "n=1", "--timeout", bad]);
         assert_eq!(c, 2, "--timeout {bad}: {e}");

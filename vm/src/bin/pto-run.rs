@@ -745,7 +745,12 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
             cli.machine.blocks,
             fin.out.pipe_insts,
             n,
-            if n == 0 { " (clean)" } else { "" }
+            match (n, &fin.out.error) {
+                // a run that stopped early checked only what it ran
+                (0, Some(_)) => " before it stopped",
+                (0, None) => " (clean)",
+                _ => "",
+            }
         );
     }
     Ok(code)
