@@ -16,99 +16,21 @@ use crate::num::{read, wrap, write, Num};
 use crate::program::{attr, AttrVal, Attrs};
 use crate::value::{Ptr, Val};
 
-/// Whether the generic path implements `op` (lowering sends only these here).
-pub fn implemented(op: Opcode) -> bool {
-    use Opcode as O;
-    matches!(
-        op,
-        // unary / binary / fused arithmetic
-        O::VLrelu
-            | O::VPrelu
-            | O::VAddrelu
-            | O::VSubrelu
-            | O::VAxpy
-            | O::VMula
-            | O::VMull
-            | O::VAddc
-            | O::VSubc
-            | O::VAddcs
-            | O::VSubcs
-            | O::VBcnt
-            | O::VCls
-            | O::VMov
-            | O::VExpdif
-            // reductions
-            | O::VCadd
-            | O::VCmax
-            | O::VCmin
-            | O::VCgadd
-            | O::VCgmax
-            | O::VCgmin
-            | O::VCpadd
-            // compare / select
-            | O::VCmp
-            | O::VCmps
-            | O::VSel
-            | O::VSelr
-            // conversion
-            | O::VCvt
-            | O::VTrc
-            | O::VCi
-            | O::VBitcast
-            | O::Pbitcast
-            // rearrangement
-            | O::VIntlv
-            | O::VDintlv
-            | O::VIntlvv2
-            | O::VDintlvv2
-            | O::VSlide
-            | O::VShift
-            | O::VSqz
-            | O::VUsqz
-            | O::VPerm
-            | O::VPack
-            | O::VSunpack
-            | O::VZunpack
-            // predicates
-            | O::Pand
-            | O::Por
-            | O::Pxor
-            | O::Pnot
-            | O::Psel
-            | O::Ppack
-            | O::Punpack
-            | O::PintlvB8
-            | O::PintlvB16
-            | O::PintlvB32
-            | O::PdintlvB8
-            | O::PdintlvB16
-            | O::PdintlvB32
-            | O::PgeB8
-            | O::PgeB16
-            | O::PgeB32
-            | O::Plds
-            | O::Pld
-            | O::Pldi
-            | O::Psts
-            | O::Pst
-            | O::Psti
-    )
+/// The file that executes a vector micro-op.
+#[derive(Clone, Copy)]
+enum Group {
+    Arith,
+    Reduce,
+    Convert,
+    Rearrange,
+    Pred,
 }
 
-/// Executes a vector micro-op: `srcs` are the operand values in textual order,
-/// the result is one value per result of the op. UB accesses go through
-/// `local` and are recorded in `acc`.
-pub fn run(
-    op: Opcode,
-    srcs: &[Val],
-    attrs: &Attrs,
-    local: &mut Local,
-    acc: &mut Accesses,
-) -> Result<Vec<Val>, Fault> {
-    let a = Args::split(srcs);
-    let cx = Cx { op, attrs };
+/// Which group executes `op`; `None` when the interpreter lacks it. The one
+/// table of what the generic vector path implements.
+fn group(op: Opcode) -> Option<Group> {
     use Opcode as O;
-    match op {
+    Some(match op {
         O::VLrelu
         | O::VPrelu
         | O::VAddrelu
@@ -127,9 +49,9 @@ pub fn run(
         | O::VCmp
         | O::VCmps
         | O::VSel
-        | O::VSelr => vec_arith::run(&cx, &a),
+        | O::VSelr => Group::Arith,
         O::VCadd | O::VCmax | O::VCmin | O::VCgadd | O::VCgmax | O::VCgmin | O::VCpadd => {
-            vec_arith::reduce(&cx, &a)
+            Group::Reduce
         }
         O::VCvt
         | O::VTrc
@@ -138,7 +60,7 @@ pub fn run(
         | O::Pbitcast
         | O::VPack
         | O::VSunpack
-        | O::VZunpack => vec_convert::run(&cx, &a),
+        | O::VZunpack => Group::Convert,
         O::VIntlv
         | O::VDintlv
         | O::VIntlvv2
@@ -147,9 +69,57 @@ pub fn run(
         | O::VShift
         | O::VSqz
         | O::VUsqz
-        | O::VPerm => vec_rearrange::run(&cx, &a),
-        _ if implemented(op) => vec_pred::run(&cx, &a, local, acc),
-        _ => fault(format!(
+        | O::VPerm => Group::Rearrange,
+        O::Pand
+        | O::Por
+        | O::Pxor
+        | O::Pnot
+        | O::Psel
+        | O::Ppack
+        | O::Punpack
+        | O::PintlvB8
+        | O::PintlvB16
+        | O::PintlvB32
+        | O::PdintlvB8
+        | O::PdintlvB16
+        | O::PdintlvB32
+        | O::PgeB8
+        | O::PgeB16
+        | O::PgeB32
+        | O::Plds
+        | O::Pld
+        | O::Pldi
+        | O::Psts
+        | O::Pst
+        | O::Psti => Group::Pred,
+        _ => return None,
+    })
+}
+
+/// Whether the generic path implements `op` (lowering sends only these here).
+pub fn implemented(op: Opcode) -> bool {
+    group(op).is_some()
+}
+
+/// Executes a vector micro-op: `srcs` are the operand values in textual order,
+/// the result is one value per result of the op. UB accesses go through
+/// `local` and are recorded in `acc`.
+pub fn run(
+    op: Opcode,
+    srcs: &[Val],
+    attrs: &Attrs,
+    local: &mut Local,
+    acc: &mut Accesses,
+) -> Result<Vec<Val>, Fault> {
+    let a = Args::split(srcs);
+    let cx = Cx { op, attrs };
+    match group(op) {
+        Some(Group::Arith) => vec_arith::run(&cx, &a),
+        Some(Group::Reduce) => vec_arith::reduce(&cx, &a),
+        Some(Group::Convert) => vec_convert::run(&cx, &a),
+        Some(Group::Rearrange) => vec_rearrange::run(&cx, &a),
+        Some(Group::Pred) => vec_pred::run(&cx, &a, local, acc),
+        None => fault(format!(
             "'{}' is not implemented in ptovm's interpreter yet",
             op.name()
         )),
