@@ -317,6 +317,31 @@ impl<'a> Lowerer<'a> {
         out
     }
 
+    /// Issues `op` to `pipe` from its first `ins` and first `outs` value, or
+    /// reports it unsupported with `why` when either is missing.
+    fn issue_in_out(
+        &mut self,
+        op: &Op,
+        c: &mut Code,
+        pipe: Pipe,
+        make: impl FnOnce(Reg, Reg) -> PipeOp,
+        why: &str,
+    ) {
+        let ins = op.group_values("ins");
+        let outs = op.group_values("outs");
+        match (ins.first(), outs.first()) {
+            (Some(&a), Some(&d)) => self.push(
+                op,
+                c,
+                K::Issue {
+                    pipe,
+                    op: make(a, d),
+                },
+            ),
+            _ => self.unsupported(op, c, why),
+        }
+    }
+
     fn unsupported(&mut self, op: &Op, c: &mut Code, why: &str) {
         let i = self.inst(
             op,
@@ -1295,21 +1320,13 @@ impl<'a> Lowerer<'a> {
                     },
                 );
             }
-            "tload" | "tprefetch" => {
-                let ins = op.group_values("ins");
-                let outs = op.group_values("outs");
-                match (ins.first(), outs.first()) {
-                    (Some(&src), Some(&dst)) => self.push(
-                        op,
-                        c,
-                        K::Issue {
-                            pipe: Pipe::Mte2,
-                            op: PipeOp::TLoad { src, dst },
-                        },
-                    ),
-                    _ => self.unsupported(op, c, "needs ins(view) and outs(tile)"),
-                }
-            }
+            "tload" | "tprefetch" => self.issue_in_out(
+                op,
+                c,
+                Pipe::Mte2,
+                |src, dst| PipeOp::TLoad { src, dst },
+                "needs ins(view) and outs(tile)",
+            ),
             "tstore" => {
                 let ins = op.group_values("ins");
                 let outs = op.group_values("outs");
@@ -1335,21 +1352,13 @@ impl<'a> Lowerer<'a> {
                     _ => self.unsupported(op, c, "needs ins(tile) and outs(view)"),
                 }
             }
-            "texpands" => {
-                let ins = op.group_values("ins");
-                let outs = op.group_values("outs");
-                match (ins.first(), outs.first()) {
-                    (Some(&s), Some(&dst)) => self.push(
-                        op,
-                        c,
-                        K::Issue {
-                            pipe: Pipe::V,
-                            op: PipeOp::TExpands { s, dst },
-                        },
-                    ),
-                    _ => self.unsupported(op, c, "needs a scalar and a tile"),
-                }
-            }
+            "texpands" => self.issue_in_out(
+                op,
+                c,
+                Pipe::V,
+                |s, dst| PipeOp::TExpands { s, dst },
+                "needs a scalar and a tile",
+            ),
             "set_loop_size_outtoub"
             | "set_loop_size_ubtoout"
             | "set_loop1_stride_outtoub"
