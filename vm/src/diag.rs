@@ -34,6 +34,8 @@ pub enum DiagKind {
     TsyncNonVector,
     /// Float division by zero (IEEE result produced).
     DivByZero,
+    /// GM an asynchronous transfer still owns, touched before its wait.
+    AsyncBeforeWait,
 }
 
 impl DiagKind {
@@ -52,6 +54,7 @@ impl DiagKind {
             DiagKind::BadPipe => "bad-pipe",
             DiagKind::TsyncNonVector => "tsync-non-vector",
             DiagKind::DivByZero => "div-by-zero",
+            DiagKind::AsyncBeforeWait => "async-before-wait",
         }
     }
 }

@@ -34,7 +34,7 @@ use pto_isa_spec::ProfileId;
 
 pub use diag::{DiagKind, Diags, RunDiag};
 pub use jitcall::JitStats;
-pub use machine::{run, ArchState, CoreState, RunError, RunOutput, TraceEvent};
+pub use machine::{run, run_ranks, ArchState, CoreState, RunError, RunOutput, TraceEvent};
 pub use program::Program;
 pub use value::{Ptr, Space, Val};
 
@@ -202,6 +202,14 @@ pub enum Arg {
     Int(i64),
     /// A float scalar.
     Float(f64),
+    /// A pointer to argument `arg`'s buffer on rank `rank` (multi-rank runs:
+    /// how a kernel gets its peers' addresses).
+    Peer {
+        /// Argument index (must be an `Arg::Buffer` on that rank).
+        arg: usize,
+        /// Rank.
+        rank: u32,
+    },
 }
 
 /// Where a run left the GM buffers of its arguments.
@@ -225,53 +233,117 @@ pub fn run_kernel(
     entry: Option<&str>,
     args: &[Arg],
 ) -> Result<Finished, String> {
+    let mut f = run_kernel_ranks(kernel, cfg, entry, &[args.to_vec()])?;
+    Ok(Finished {
+        out: f.out,
+        buffers: f.buffers.pop().unwrap_or_default(),
+    })
+}
+
+/// Where a multi-rank run left every rank's buffers.
+#[derive(Debug)]
+pub struct FinishedRanks {
+    /// The merged output of all ranks.
+    pub out: RunOutput,
+    /// `buffers[r][i]`: final bytes of rank `r`'s argument `i` (empty for scalars).
+    pub buffers: Vec<Vec<Vec<u8>>>,
+}
+
+/// Runs `args.len()` ranks of the kernel, each over its own GM (rank `r`'s GM
+/// is mapped at `r << mem::RANK_SHIFT`); `args[r]` are rank `r`'s arguments.
+pub fn run_kernel_ranks(
+    kernel: &Kernel,
+    cfg: &Config,
+    entry: Option<&str>,
+    args: &[Vec<Arg>],
+) -> Result<FinishedRanks, String> {
     let prog = &kernel.program;
     let entry = prog
         .entry(entry)
         .ok_or_else(|| "no entry function (mark one with attributes {pto.entry})".to_string())?;
-    let mut addr = GM_BASE;
-    let mut places = Vec::new();
-    for a in args {
-        if let Arg::Buffer(b) = a {
-            places.push(Some((addr, b.len() as u64)));
-            addr = (addr + b.len() as u64).div_ceil(512) * 512 + 512;
-        } else {
-            places.push(None);
-        }
+    if args.is_empty() || args.len() > 256 {
+        return Err(format!("{} ranks: ptovm runs 1 to 256", args.len()));
     }
-    let gm = mem::Gm::new(addr);
-    let mut vals = Vec::new();
-    let func = &prog.funcs[entry];
-    for (i, a) in args.iter().enumerate() {
-        vals.push(match a {
-            Arg::Buffer(b) => {
-                let (at, _) = places[i].unwrap_or((0, 0));
-                gm.write(at, b).map_err(|e| e.to_string())?;
-                let elem = match func.arg_types.get(i) {
-                    Some(program::ArgType::GmPtr(d)) => *d,
-                    _ => pto_isa_spec::DType::U8,
-                };
-                Val::Ptr(Ptr {
-                    space: Space::Gm,
-                    addr: at,
-                    elem,
-                })
+    // place every rank's buffers in its own GM
+    let mut places: Vec<Vec<Option<(u64, u64)>>> = Vec::new();
+    let mut lens = Vec::new();
+    for (r, rargs) in args.iter().enumerate() {
+        let base = (r as u64) << mem::RANK_SHIFT;
+        let mut addr = GM_BASE;
+        let mut p = Vec::new();
+        for a in rargs {
+            if let Arg::Buffer(b) = a {
+                if b.len() as u64 >= 1 << (mem::RANK_SHIFT - 1) {
+                    return Err(format!(
+                        "a {} byte buffer does not fit a rank's GM",
+                        b.len()
+                    ));
+                }
+                p.push(Some((base + addr, b.len() as u64)));
+                addr = (addr + b.len() as u64).div_ceil(512) * 512 + 512;
+            } else {
+                p.push(None);
             }
-            Arg::Int(v) => Val::Int(*v),
-            Arg::Float(v) => Val::Float(*v),
-        });
+        }
+        places.push(p);
+        lens.push(addr);
     }
-    let out = run(prog, cfg, &gm, entry, &vals);
+    let gm = mem::Gm::with_ranks(&lens);
+    let func = &prog.funcs[entry];
+    let mut vals = Vec::new();
+    for (r, rargs) in args.iter().enumerate() {
+        let mut v = Vec::new();
+        for (i, a) in rargs.iter().enumerate() {
+            let elem = match func.arg_types.get(i) {
+                Some(program::ArgType::GmPtr(d)) => *d,
+                _ => pto_isa_spec::DType::U8,
+            };
+            v.push(match a {
+                Arg::Buffer(b) => {
+                    let (at, _) = places[r][i].unwrap_or((0, 0));
+                    gm.write(at, b).map_err(|e| e.to_string())?;
+                    Val::Ptr(Ptr {
+                        space: Space::Gm,
+                        addr: at,
+                        elem,
+                    })
+                }
+                Arg::Peer { arg, rank } => {
+                    let at = places
+                        .get(*rank as usize)
+                        .and_then(|p| p.get(*arg))
+                        .copied()
+                        .flatten()
+                        .ok_or_else(|| {
+                            format!("argument {} points at argument {arg} of rank {rank}, which is not a buffer", i + 1)
+                        })?;
+                    Val::Ptr(Ptr {
+                        space: Space::Gm,
+                        addr: at.0,
+                        elem,
+                    })
+                }
+                Arg::Int(x) => Val::Int(*x),
+                Arg::Float(x) => Val::Float(*x),
+            });
+        }
+        vals.push(v);
+    }
+    let out = machine::run_ranks(prog, cfg, &gm, entry, &vals);
     let mut buffers = Vec::new();
     for p in &places {
-        buffers.push(match p {
-            Some((at, len)) => {
-                let mut v = vec![0u8; *len as usize];
-                gm.read(*at, &mut v).map_err(|e| e.to_string())?;
-                v
-            }
-            None => Vec::new(),
-        });
+        let mut rb = Vec::new();
+        for q in p {
+            rb.push(match q {
+                Some((at, len)) => {
+                    let mut v = vec![0u8; *len as usize];
+                    gm.read(*at, &mut v).map_err(|e| e.to_string())?;
+                    v
+                }
+                None => Vec::new(),
+            });
+        }
+        buffers.push(rb);
     }
-    Ok(Finished { out, buffers })
+    Ok(FinishedRanks { out, buffers })
 }

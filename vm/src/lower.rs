@@ -439,6 +439,8 @@ impl<'a> Lowerer<'a> {
                 }
                 SyncOp::Barrier { pipe }
             }
+            // a memory fence: everything issued before it completes first
+            "pto.fence.barrier_all" => SyncOp::Barrier { pipe: Pipe::All },
             "pto.barrier" | "pto.barrier_sync" => match pipes.first() {
                 Some(&pipe) => SyncOp::Barrier { pipe },
                 None => SyncOp::Barrier { pipe: Pipe::All },
@@ -1094,6 +1096,9 @@ impl<'a> Lowerer<'a> {
         if in_vec && crate::exec::vec_ops::implemented(op.opcode) {
             return self.generic_vec(op, u, res, c);
         }
+        if info.class == pto_isa_spec::Class::Comm {
+            return self.lower_comm(op, short, res, c);
+        }
         match short {
             "get_block_idx" | "get_block_num" | "get_subblock_idx" | "get_subblock_num" => {
                 let what = match short {
@@ -1611,6 +1616,27 @@ impl<'a> Lowerer<'a> {
                 self.unsupported(op, c, why);
             }
         }
+    }
+
+    /// `pto.comm.*`: leading operands, staging tiles, group members.
+    fn lower_comm(&mut self, op: &Op, short: &str, res: &[Reg], c: &mut Code) {
+        let Some(k) = CommOp::from_short(short.trim_start_matches("comm.")) else {
+            return self.unsupported(op, c, "is a communication op ptovm does not model yet");
+        };
+        let mut staging: Vec<Reg> = Self::kw_groups(op, "buf").concat();
+        staging.extend(Self::kw_groups(op, "recv").concat());
+        self.push(
+            op,
+            c,
+            K::Comm {
+                op: k,
+                args: Self::leading_uses(op),
+                staging,
+                group: Self::kw_groups(op, "group").concat(),
+                dst: res.first().copied(),
+                attrs: Self::attrs_of(op),
+            },
+        );
     }
 
     /// A vector micro-op for the generic dispatch in `exec::vec_ops` (which

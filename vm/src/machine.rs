@@ -197,10 +197,45 @@ enum CoreKind {
 
 #[derive(Clone, Debug)]
 enum Blocked {
-    Flag { src: Pipe, dst: Pipe, id: u32 },
+    Flag {
+        src: Pipe,
+        dst: Pipe,
+        id: u32,
+    },
     Drain,
-    Cross { id: u32 },
+    Cross {
+        id: u32,
+    },
     Queue(usize),
+    /// A comm op waits for its core's pipes to drain (re-executed after).
+    Comm,
+    /// `twait`: until the signals satisfy the comparison (re-executed after).
+    Signal {
+        sig: Box<View>,
+        value: i32,
+        cmp: exec::comm::WaitCmp,
+    },
+}
+
+/// What the clusters of a multi-rank run share: counts to tell a rank that
+/// waits on a signal from one that can never be signalled.
+#[derive(Debug, Default)]
+pub struct World {
+    clusters: u32,
+    stalled: AtomicU32,
+    done: AtomicU32,
+    epoch: std::sync::atomic::AtomicU64,
+}
+
+/// A GM range an asynchronous transfer is still using.
+#[derive(Clone, Debug)]
+struct Pending {
+    lo: u64,
+    hi: u64,
+    /// tput_async: its source may still be read, only writes conflict
+    reads_ok: bool,
+    event: i64,
+    inst: InstId,
 }
 
 struct Su {
@@ -260,24 +295,48 @@ struct Core {
 
 /// Runs a program on the grid. `args` are the entry function's arguments.
 pub fn run(prog: &Program, cfg: &Config, gm: &Gm, entry: usize, args: &[Val]) -> RunOutput {
+    run_ranks(prog, cfg, gm, entry, std::slice::from_ref(&args.to_vec()))
+}
+
+/// Runs a program on the grid of every rank: `args[r]` are rank `r`'s entry
+/// arguments and `gm` holds one GM per rank. With one rank the blocks share a
+/// pool of host threads; with several, every (rank, block) gets its own thread
+/// so ranks waiting on each other's signals make progress together.
+pub fn run_ranks(
+    prog: &Program,
+    cfg: &Config,
+    gm: &Gm,
+    entry: usize,
+    args: &[Vec<Val>],
+) -> RunOutput {
     let blocks = cfg.blocks.max(1);
+    let ranks = args.len().max(1) as u32;
     let func = &prog.funcs[entry];
-    if args.len() != func.args.len() {
+    if let Some(a) = args.iter().find(|a| a.len() != func.args.len()) {
         return RunOutput {
             error: Some(RunError::Setup(format!(
                 "@{} takes {} argument(s), {} given",
                 func.name,
                 func.args.len(),
-                args.len()
+                a.len()
             ))),
             ..RunOutput::default()
         };
     }
-    let threads = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
-        .min(blocks as usize)
-        .max(1);
+    let units = ranks * blocks;
+    let threads = if ranks > 1 {
+        units as usize
+    } else {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+            .min(blocks as usize)
+            .max(1)
+    };
+    let world = World {
+        clusters: units,
+        ..World::default()
+    };
     let next = AtomicU32::new(0);
     let jit = crate::jitcall::JitCache::default();
     let mut results: Vec<(u32, RunOutput)> = Vec::new();
@@ -287,15 +346,29 @@ pub fn run(prog: &Program, cfg: &Config, gm: &Gm, entry: usize, args: &[Val]) ->
             hs.push(s.spawn(|| {
                 let mut mine = Vec::new();
                 loop {
-                    let b = next.fetch_add(1, Ordering::Relaxed);
-                    if b >= blocks {
+                    let u = next.fetch_add(1, Ordering::Relaxed);
+                    if u >= units {
                         break;
                     }
-                    let mut cl = Cluster::new(prog, cfg, gm, entry, args, b, blocks, &jit);
+                    let (rank, b) = (u / blocks, u % blocks);
+                    let mut cl = Cluster::new(
+                        prog,
+                        cfg,
+                        gm,
+                        entry,
+                        &args[rank as usize],
+                        b,
+                        blocks,
+                        &jit,
+                        rank,
+                        &world,
+                    );
                     let out = cl.run();
+                    world.done.fetch_add(1, Ordering::SeqCst);
+                    world.epoch.fetch_add(1, Ordering::SeqCst);
                     let stop = out.error.is_some();
-                    mine.push((b, out));
-                    if stop {
+                    mine.push((u, out));
+                    if stop && ranks == 1 {
                         break;
                     }
                 }
@@ -362,6 +435,12 @@ struct Cluster<'a> {
     /// shuffle: random priority of each agent (higher runs first)
     prio: Vec<u64>,
     jit: &'a crate::jitcall::JitCache,
+    /// Rank of this cluster (0 without --ranks).
+    rank: u32,
+    world: &'a World,
+    /// Asynchronous transfers not yet waited for.
+    pending: Vec<Pending>,
+    next_event: i64,
 }
 
 fn rd_int(regs: &[Val], r: Reg) -> Result<i64, Fault> {
@@ -381,6 +460,8 @@ impl<'a> Cluster<'a> {
         block: u32,
         blocks: u32,
         jit: &'a crate::jitcall::JitCache,
+        rank: u32,
+        world: &'a World,
     ) -> Self {
         let mixed = prog.funcs[entry].mixed;
         let kinds = if mixed {
@@ -448,6 +529,10 @@ impl<'a> Cluster<'a> {
             conflicts: Vec::new(),
             prio: Vec::new(),
             jit,
+            rank,
+            world,
+            pending: Vec::new(),
+            next_event: 1,
         }
         .with_priorities(n)
     }
@@ -555,6 +640,13 @@ impl<'a> Cluster<'a> {
                     }
                 }
             }
+            if cands.is_empty() && self.world.clusters > 1 && self.waits_on_signal() {
+                // another rank may still notify: wait for it, or for every
+                // rank to be stuck
+                if self.stall()? {
+                    continue;
+                }
+            }
             if cands.is_empty() {
                 let finished = self
                     .cores
@@ -604,6 +696,50 @@ impl<'a> Cluster<'a> {
         }
     }
 
+    fn waits_on_signal(&self) -> bool {
+        self.cores
+            .iter()
+            .any(|c| matches!(c.su.blocked, Some((Blocked::Signal { .. }, _))))
+    }
+
+    /// Sleeps until a core of this cluster can run again (true), or every
+    /// cluster of the run has been stalled or finished with nothing changing
+    /// for a while (false: a deadlock across ranks).
+    fn stall(&mut self) -> Result<bool, RunError> {
+        let w = self.world;
+        w.stalled.fetch_add(1, Ordering::SeqCst);
+        let mut seen = w.epoch.load(Ordering::SeqCst);
+        let mut quiet = 0u32;
+        let woke = loop {
+            if (0..self.cores.len()).any(|ci| self.su_ready(ci)) {
+                break true;
+            }
+            if let Some(d) = self.cfg.watch.as_ref().and_then(|w| w.deadline) {
+                if std::time::Instant::now() >= d {
+                    w.stalled.fetch_sub(1, Ordering::SeqCst);
+                    return Err(RunError::Timeout(self.steps));
+                }
+            }
+            std::thread::sleep(std::time::Duration::from_micros(200));
+            let e = w.epoch.load(Ordering::SeqCst);
+            if e != seen {
+                seen = e;
+                quiet = 0;
+            } else {
+                quiet += 1;
+            }
+            let stuck = w.stalled.load(Ordering::SeqCst) + w.done.load(Ordering::SeqCst);
+            if stuck >= w.clusters && quiet > 500 {
+                break false;
+            }
+        };
+        w.stalled.fetch_sub(1, Ordering::SeqCst);
+        if woke {
+            w.epoch.fetch_add(1, Ordering::SeqCst);
+        }
+        Ok(woke)
+    }
+
     fn su_ready(&self, ci: usize) -> bool {
         let c = &self.cores[ci];
         if c.su.done {
@@ -620,6 +756,10 @@ impl<'a> Cluster<'a> {
                 Blocked::Drain => c.queues.iter().all(|q| q.is_empty()),
                 Blocked::Cross { id } => self.cross_available(ci, *id),
                 Blocked::Queue(s) => c.queues[*s].len() < QUEUE_DEPTH,
+                Blocked::Comm => c.queues.iter().all(|q| q.is_empty()),
+                Blocked::Signal { sig, value, cmp } => {
+                    exec::comm::test(self.gm, sig, *value, *cmp).map_or(true, |r| r.is_ok())
+                }
             },
         }
     }
@@ -698,7 +838,7 @@ impl<'a> Cluster<'a> {
                     self.take_cross(ci, 0, id);
                     self.cores[ci].su.pc += 1;
                 }
-                Blocked::Queue(_) => {}
+                Blocked::Queue(_) | Blocked::Comm | Blocked::Signal { .. } => {}
             }
         }
         // run scalar instructions until one issue, a block, or the end
@@ -779,6 +919,19 @@ impl<'a> Cluster<'a> {
                 Ok(Flow::Issued)
             }
             K::Sync(sop) => self.su_sync(ci, inst.id, sop),
+            K::Comm {
+                op,
+                args,
+                staging,
+                group,
+                dst,
+                attrs,
+            } => {
+                if !self.cores[ci].queues.iter().all(|q| q.is_empty()) {
+                    return Ok(Flow::Block(Blocked::Comm));
+                }
+                self.su_comm(ci, inst.id, *op, args, staging, group, *dst, attrs)
+            }
             K::Vec(_) => fault(format!(
                 "'{}' is a vector micro-op and must be inside a pto.vecscope",
                 prog.info(inst.id).opcode.name()
@@ -1021,6 +1174,163 @@ impl<'a> Cluster<'a> {
                 self.issue_or_block(ci, slot(*pipe), inst, Resolved::CrossWait { id })
             }
         }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn su_comm(
+        &mut self,
+        ci: usize,
+        inst: InstId,
+        op: CommOp,
+        args: &[Reg],
+        staging: &[Reg],
+        group: &[Reg],
+        dst: Option<Reg>,
+        attrs: &Attrs,
+    ) -> Result<Flow, Fault> {
+        use exec::comm::{self as cm, Combine, WaitCmp};
+        let regs = &self.cores[ci].arch.regs;
+        let view = |i: usize| -> Result<View, Fault> {
+            match args.get(i).and_then(|r| regs.get(*r as usize)) {
+                Some(Val::View(v)) => Ok((**v).clone()),
+                Some(other) => fault(format!(
+                    "operand {} is {}, not a GM view",
+                    i + 1,
+                    other.kind()
+                )),
+                None => fault(format!("missing operand {}", i + 1)),
+            }
+        };
+        let int =
+            |i: usize| -> Result<i64, Fault> { rd_int(regs, *args.get(i).unwrap_or(&u32::MAX)) };
+        let sym = |k: &str| match attr(attrs, k) {
+            Some(AttrVal::Sym(s)) => Some(s.clone()),
+            _ => None,
+        };
+        let tiles: Vec<Box<Tile>> = staging
+            .iter()
+            .map(|r| match regs.get(*r as usize) {
+                Some(Val::Tile(t)) => Ok(t.clone()),
+                _ => fault("a staging operand is not a tile"),
+            })
+            .collect::<Result<_, _>>()?;
+        let tile_refs: Vec<&Tile> = tiles.iter().map(|t| &**t).collect();
+        let members: Vec<View> = group
+            .iter()
+            .map(|r| match regs.get(*r as usize) {
+                Some(Val::View(v)) => Ok((**v).clone()),
+                _ => fault("a group member is not a GM view"),
+            })
+            .collect::<Result<_, _>>()?;
+        let name = op_short(op);
+        let gm = self.gm;
+        let mut result = None;
+        match op {
+            CommOp::Put | CommOp::Get => {
+                let (d, s) = (view(0)?, view(1)?);
+                cm::check_staging(&tile_refs, d.elem, name)?;
+                let how = match sym("atomicType") {
+                    None => Combine::Store,
+                    Some(a) => Combine::parse(&a)
+                        .ok_or_else(|| Fault::Msg(format!("{name}: unknown atomicType {a}")))?,
+                };
+                cm::transfer(gm, &d, &s, how)?;
+            }
+            CommOp::PutAsync | CommOp::GetAsync => {
+                let (d, s) = (view(0)?, view(1)?);
+                cm::transfer(gm, &d, &s, Combine::Store)?;
+                let ev = self.next_event;
+                self.next_event += 1;
+                // a get's destination and a put's source stay in use until the wait
+                let (busy, reads_ok) = if op == CommOp::GetAsync {
+                    (&d, false)
+                } else {
+                    (&s, true)
+                };
+                let (lo, hi) = cm::extent(busy)?;
+                self.pending.push(Pending {
+                    lo,
+                    hi,
+                    reads_ok,
+                    event: ev,
+                    inst,
+                });
+                result = Some(Val::Int(ev));
+            }
+            CommOp::Session => result = Some(Val::Int(0)),
+            CommOp::WaitEvent | CommOp::TestEvent => {
+                let ev = int(0)?;
+                self.pending.retain(|p| p.event != ev);
+                result = Some(Val::Int(1));
+            }
+            CommOp::Notify => {
+                let sig = view(0)?;
+                let v = int(1)? as i32;
+                let add = match sym("notifyOp").map(|o| o.to_ascii_lowercase()).as_deref() {
+                    Some("atomic_add") | Some("atomicadd") | Some("add") => true,
+                    Some("set") => false,
+                    Some(o) => return fault(format!("tnotify: unknown notifyOp {o}")),
+                    None => {
+                        return fault("tnotify needs {notifyOp = #pto<notify_op set|atomic_add>}")
+                    }
+                };
+                cm::notify(gm, &sig, v, add)?;
+                self.world.epoch.fetch_add(1, Ordering::Relaxed);
+            }
+            CommOp::Wait | CommOp::Test => {
+                let sig = view(0)?;
+                let v = int(1)? as i32;
+                let cmp = match sym("cmp") {
+                    None => {
+                        return fault(format!(
+                            "{name} needs {{cmp = #pto<wait_cmp eq|ne|gt|ge|lt|le>}}"
+                        ))
+                    }
+                    Some(c) => WaitCmp::parse(&c)
+                        .ok_or_else(|| Fault::Msg(format!("{name}: unknown cmp {c}")))?,
+                };
+                let ok = cm::test(gm, &sig, v, cmp)?.is_ok();
+                if op == CommOp::Test {
+                    result = Some(Val::Int(ok as i64));
+                } else if !ok {
+                    return Ok(Flow::Block(Blocked::Signal {
+                        sig: Box::new(sig),
+                        value: v,
+                        cmp,
+                    }));
+                }
+            }
+            CommOp::Broadcast | CommOp::Gather | CommOp::Scatter => {
+                let v = view(0)?;
+                cm::check_staging(&tile_refs, v.elem, name)?;
+                match op {
+                    CommOp::Broadcast => cm::broadcast(gm, &v, &members)?,
+                    CommOp::Gather => cm::gather(gm, &v, &members)?,
+                    _ => cm::scatter(gm, &v, &members)?,
+                }
+            }
+            CommOp::Reduce => {
+                let d = view(0)?;
+                cm::check_staging(&tile_refs, d.elem, name)?;
+                let how = match sym("reduceOp") {
+                    None => Combine::Sum,
+                    Some(a) => match Combine::parse(&a) {
+                        Some(Combine::Store) | None => {
+                            return fault(format!("treduce: unknown reduceOp {a}"))
+                        }
+                        Some(c) => c,
+                    },
+                };
+                cm::reduce(gm, &d, &members, how)?;
+            }
+        }
+        if matches!(op, CommOp::Put | CommOp::Broadcast | CommOp::Scatter) {
+            self.world.epoch.fetch_add(1, Ordering::Relaxed);
+        }
+        if let (Some(d), Some(v)) = (dst, result) {
+            self.cores[ci].arch.regs[d as usize] = v;
+        }
+        Ok(Flow::Next)
     }
 
     fn issue_or_block(
@@ -1426,7 +1736,7 @@ impl<'a> Cluster<'a> {
         self.out.pipe_insts += 1;
         if self.cfg.trace {
             self.out.trace.push(TraceEvent {
-                block: self.block,
+                block: self.rank * self.blocks + self.block,
                 core: ci as u32,
                 pipe: slot_pipe(s),
                 inst: h.inst,
@@ -1444,6 +1754,9 @@ impl<'a> Cluster<'a> {
                 .chain(vec_accs)
                 .collect();
             for (inst, a) in list {
+                if a.space == Space::Gm && !self.pending.is_empty() {
+                    self.check_pending(inst, &a);
+                }
                 let mut out = std::mem::take(&mut self.conflicts);
                 if let Some(ck) = &mut self.checker {
                     ck.access(agent, inst, ci, &a, &mut out);
@@ -1455,6 +1768,37 @@ impl<'a> Cluster<'a> {
             }
         }
         Ok(())
+    }
+
+    /// An access to GM an asynchronous transfer still owns.
+    fn check_pending(&mut self, inst: InstId, a: &exec::Access) {
+        let hit = self
+            .pending
+            .iter()
+            .find(|p| a.addr < p.hi && p.lo < a.addr + a.len && (a.write || !p.reads_ok))
+            .cloned();
+        let Some(p) = hit else { return };
+        let prog = self.prog;
+        let line = prog.info(p.inst).loc.line;
+        let what = if p.reads_ok {
+            "overwrites the source of"
+        } else if a.write {
+            "writes the destination of"
+        } else {
+            "reads the destination of"
+        };
+        let op = prog.info(p.inst).opcode.name();
+        self.diags.report(
+            DiagKind::AsyncBeforeWait,
+            Some(inst),
+            Some(p.inst),
+            || format!("{what} the {op} at line {line} before its event was waited for"),
+            || {
+                Some(format!(
+                    "call pto.comm.wait_async_event on the event of line {line} first"
+                ))
+            },
+        );
     }
 
     fn exec_set(&mut self, ci: usize, s: usize, inst: InstId, src: Pipe, dst: Pipe, id: u32) {
@@ -1783,6 +2127,17 @@ impl<'a> Cluster<'a> {
                     Blocked::Drain => format!("{core}scalar unit waits at line {l} for every pipe to drain (barrier PIPE_ALL)"),
                     Blocked::Cross { id } => format!("{core}scalar unit waits at line {l} on cross-core semaphore {id}, which no core will signal"),
                     Blocked::Queue(s) => format!("{core}scalar unit waits at line {l} for room in the {} queue", slot_pipe(*s).name()),
+                    Blocked::Comm => format!("{core}scalar unit waits at line {l} for its pipes to drain before a communication op"),
+                    Blocked::Signal { sig, value, cmp } => {
+                        let now = exec::comm::test(self.gm, sig, *value, *cmp).ok().and_then(|r| r.err());
+                        format!(
+                            "{core}scalar unit waits at line {l} in twait for the signal at GM {:#x} to become {} {value}{}{}",
+                            sig.base,
+                            cmp.symbol(),
+                            now.map(|v| format!(" (it holds {v})")).unwrap_or_default(),
+                            if self.world.clusters > 1 { ": no rank is left to notify it" } else { ": no rank notifies it (run with --ranks N for multi-rank kernels)" }
+                        )
+                    }
                 });
             }
             for (s, q) in c.queues.iter().enumerate() {
@@ -1877,6 +2232,25 @@ fn set(regs: &mut [Val], r: Reg, v: Val) -> Result<(), Fault> {
 fn get(regs: &[Val], r: Reg) -> Result<&Val, Fault> {
     regs.get(r as usize)
         .ok_or_else(|| Fault::Msg("bad register".into()))
+}
+
+fn op_short(op: CommOp) -> &'static str {
+    match op {
+        CommOp::Put => "tput",
+        CommOp::Get => "tget",
+        CommOp::PutAsync => "tput_async",
+        CommOp::GetAsync => "tget_async",
+        CommOp::Session => "build_async_session",
+        CommOp::WaitEvent => "wait_async_event",
+        CommOp::TestEvent => "test_async_event",
+        CommOp::Notify => "tnotify",
+        CommOp::Wait => "twait",
+        CommOp::Test => "ttest",
+        CommOp::Broadcast => "tbroadcast",
+        CommOp::Gather => "tgather",
+        CommOp::Scatter => "tscatter",
+        CommOp::Reduce => "treduce",
+    }
 }
 
 /// Scalar-unit instruction semantics shared by the scalar unit and vector scopes.

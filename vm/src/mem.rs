@@ -1,7 +1,8 @@
 //! The VM memory module: global memory shared by every core, the on-chip
 //! buffers of one core, and mapping `.ptobin` files.
 //!
-//! GM is shared by host threads (one per running block). It is stored as
+//! GM is shared by host threads (one per running block), one separate
+//! allocation per rank under `--ranks` (see [`RANK_SHIFT`]). It is stored as
 //! relaxed atomic 64-bit words, so concurrent blocks touching the same bytes is
 //! a race in the *kernel* (ptovm reports it where it can) but never undefined
 //! behaviour in ptovm itself. Every access is bounds-checked and returns an
@@ -50,40 +51,80 @@ fn check(space: Space, addr: u64, len: u64, size: u64) -> Result<(), OutOfBounds
     }
 }
 
-/// Global memory.
+/// Bit position of the rank number in a GM address: with `--ranks R`, rank
+/// `r`'s GM is a separate allocation seen at `r << RANK_SHIFT` by every rank
+/// (the symmetric-window model of the communication runtime).
+pub const RANK_SHIFT: u32 = 40;
+
+/// One rank's global memory.
 #[derive(Debug, Default)]
-pub struct Gm {
+struct Segment {
     words: Vec<AtomicU64>,
     len: u64,
 }
 
+/// Global memory: one segment per rank (one for an ordinary run).
+#[derive(Debug, Default)]
+pub struct Gm {
+    segs: Vec<Segment>,
+}
+
 impl Gm {
-    /// Zeroed GM of `len` bytes.
+    /// Zeroed GM of `len` bytes for a single rank.
     pub fn new(len: u64) -> Self {
-        let n = len.div_ceil(8) as usize;
+        Self::with_ranks(&[len])
+    }
+
+    /// Zeroed GMs, one of `lens[r]` bytes per rank `r`.
+    pub fn with_ranks(lens: &[u64]) -> Self {
         Gm {
-            words: (0..n).map(|_| AtomicU64::new(0)).collect(),
-            len,
+            segs: lens
+                .iter()
+                .map(|&len| Segment {
+                    words: (0..len.div_ceil(8)).map(|_| AtomicU64::new(0)).collect(),
+                    len,
+                })
+                .collect(),
         }
     }
 
-    /// Size in bytes.
-    pub fn len(&self) -> u64 {
-        self.len
+    /// Number of ranks.
+    pub fn ranks(&self) -> u32 {
+        self.segs.len() as u32
     }
 
-    /// True when empty.
+    /// Size in bytes of rank 0's GM.
+    pub fn len(&self) -> u64 {
+        self.segs.first().map_or(0, |s| s.len)
+    }
+
+    /// True when rank 0's GM is empty.
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.len() == 0
+    }
+
+    /// The segment and in-segment offset of `[addr, addr + len)`.
+    fn seg(&self, addr: u64, len: u64) -> Result<(&Segment, usize), OutOfBounds> {
+        let r = (addr >> RANK_SHIFT) as usize;
+        let off = addr & ((1u64 << RANK_SHIFT) - 1);
+        let size = self.segs.get(r).map_or(0, |s| s.len);
+        match (self.segs.get(r), off.checked_add(len)) {
+            (Some(s), Some(end)) if end <= s.len => Ok((s, off as usize)),
+            _ => Err(OutOfBounds {
+                space: Space::Gm,
+                addr,
+                len,
+                size,
+            }),
+        }
     }
 
     /// Reads `out.len()` bytes at `addr`.
     pub fn read(&self, addr: u64, out: &mut [u8]) -> Result<(), OutOfBounds> {
-        check(Space::Gm, addr, out.len() as u64, self.len)?;
-        let mut a = addr as usize;
+        let (seg, mut a) = self.seg(addr, out.len() as u64)?;
         let mut i = 0;
         while i < out.len() {
-            let w = self.words[a / 8].load(Relaxed).to_le_bytes();
+            let w = seg.words[a / 8].load(Relaxed).to_le_bytes();
             let off = a % 8;
             let n = (8 - off).min(out.len() - i);
             out[i..i + n].copy_from_slice(&w[off..off + n]);
@@ -95,13 +136,12 @@ impl Gm {
 
     /// Writes `data` at `addr`.
     pub fn write(&self, addr: u64, data: &[u8]) -> Result<(), OutOfBounds> {
-        check(Space::Gm, addr, data.len() as u64, self.len)?;
-        let mut a = addr as usize;
+        let (seg, mut a) = self.seg(addr, data.len() as u64)?;
         let mut i = 0;
         while i < data.len() {
             let off = a % 8;
             let n = (8 - off).min(data.len() - i);
-            let word = &self.words[a / 8];
+            let word = &seg.words[a / 8];
             if n == 8 {
                 let mut b = [0u8; 8];
                 b.copy_from_slice(&data[i..i + 8]);
@@ -122,9 +162,34 @@ impl Gm {
         Ok(())
     }
 
-    /// Copies the whole GM out.
+    /// Atomically adds `v` to the aligned i32 at `addr` (`tnotify` AtomicAdd).
+    pub fn fetch_add_i32(&self, addr: u64, v: i32) -> Result<(), OutOfBounds> {
+        if addr % 4 != 0 {
+            return Err(OutOfBounds {
+                space: Space::Gm,
+                addr,
+                len: 4,
+                size: self.len(),
+            });
+        }
+        let (seg, a) = self.seg(addr, 4)?;
+        let word = &seg.words[a / 8];
+        let shift = (a % 8) * 8;
+        let mut cur = word.load(Relaxed);
+        loop {
+            let old = (cur >> shift) as u32 as i32;
+            let new = old.wrapping_add(v) as u32 as u64;
+            let next = (cur & !(0xffff_ffffu64 << shift)) | (new << shift);
+            match word.compare_exchange_weak(cur, next, Relaxed, Relaxed) {
+                Ok(_) => return Ok(()),
+                Err(x) => cur = x,
+            }
+        }
+    }
+
+    /// Copies rank 0's whole GM out.
     pub fn snapshot(&self) -> Vec<u8> {
-        let mut v = vec![0u8; self.len as usize];
+        let mut v = vec![0u8; self.len() as usize];
         // in bounds by construction
         let _ = self.read(0, &mut v);
         v

@@ -212,6 +212,62 @@ pub enum DmaDir {
     UbToUb,
 }
 
+/// The communication ops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CommOp {
+    /// `tput`: local GM to remote GM through UB.
+    Put,
+    /// `tget`: remote GM to local GM through UB.
+    Get,
+    /// `tput_async`.
+    PutAsync,
+    /// `tget_async`.
+    GetAsync,
+    /// `build_async_session`.
+    Session,
+    /// `wait_async_event`.
+    WaitEvent,
+    /// `test_async_event`.
+    TestEvent,
+    /// `tnotify`.
+    Notify,
+    /// `twait`.
+    Wait,
+    /// `ttest`.
+    Test,
+    /// `tbroadcast`.
+    Broadcast,
+    /// `tgather`.
+    Gather,
+    /// `tscatter`.
+    Scatter,
+    /// `treduce`.
+    Reduce,
+}
+
+impl CommOp {
+    /// From the op's short name (`tput`, `tget_async`...).
+    pub fn from_short(s: &str) -> Option<CommOp> {
+        Some(match s {
+            "tput" => CommOp::Put,
+            "tget" => CommOp::Get,
+            "tput_async" => CommOp::PutAsync,
+            "tget_async" => CommOp::GetAsync,
+            "build_async_session" => CommOp::Session,
+            "wait_async_event" => CommOp::WaitEvent,
+            "test_async_event" => CommOp::TestEvent,
+            "tnotify" => CommOp::Notify,
+            "twait" => CommOp::Wait,
+            "ttest" => CommOp::Test,
+            "tbroadcast" => CommOp::Broadcast,
+            "tgather" => CommOp::Gather,
+            "tscatter" => CommOp::Scatter,
+            "treduce" => CommOp::Reduce,
+            _ => return None,
+        })
+    }
+}
+
 /// An attribute value decoded for the interpreter.
 #[derive(Clone, Debug, PartialEq)]
 pub enum AttrVal {
@@ -596,6 +652,22 @@ pub enum K {
         dst: Reg,
         /// 0 block idx, 1 block num, 2 subblock idx, 3 subblock num.
         what: u8,
+    },
+    /// Communication across ranks (`pto.comm.*`), run by the scalar unit once
+    /// its core's pipes have drained.
+    Comm {
+        /// Which op.
+        op: CommOp,
+        /// Operands before the first keyword group (views, scalars, events).
+        args: Vec<Reg>,
+        /// Staging tiles (`buf(...)` / `recv(...)`).
+        staging: Vec<Reg>,
+        /// Group members (`group(...)`).
+        group: Vec<Reg>,
+        /// Result register.
+        dst: Option<Reg>,
+        /// Attributes (`atomicType`, `notifyOp`, `cmp`, `reduceOp`, `root`).
+        attrs: Arc<Attrs>,
     },
     /// `castptr`.
     CastPtr {

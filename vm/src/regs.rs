@@ -45,6 +45,16 @@ pub fn io(k: &K) -> (Vec<Reg>, Vec<Reg>) {
             o.extend(dsts)
         }
         K::Ret { vals } => i.extend(vals),
+        K::Comm {
+            args,
+            staging,
+            group,
+            dst,
+            ..
+        } => {
+            i.extend(args.iter().chain(staging).chain(group));
+            o.extend(dst)
+        }
         K::MakeView {
             dst,
             ptr,

@@ -318,3 +318,76 @@ fn timeout_stops_a_long_run_with_exit_4() {
     let (c, _, e) = run(&[&k, "--arg", "n=1000", "--timeout", "60"]);
     assert_eq!(c, 0, "{e}");
 }
+
+/// `--ranks`: a stacked input is split per rank, peers are bound with
+/// `peer:NAME:+K`, outputs and goldens stack the ranks again.
+#[test]
+fn ranks_split_inputs_bind_peers_and_stack_outputs() {
+    let _c = Cleanup;
+    let k = example("comm/ring_put.pto");
+    let n = 3usize;
+    let src: Vec<f32> = (0..n * 128).map(|i| i as f32 * 0.25).collect();
+    let a = pto_vm::npy::Array {
+        dtype: pto_isa_spec::DType::F32,
+        shape: vec![n, 1, 128],
+        data: src.iter().flat_map(|x| x.to_le_bytes()).collect(),
+    };
+    let sp = tmp("src.npy");
+    std::fs::write(&sp, pto_vm::npy::write(&a).expect("npy")).expect("write");
+    // rank r gets its own row plus the previous rank's
+    let want: Vec<f32> = (0..n * 128)
+        .map(|i| src[i] + src[(i + (n - 1) * 128) % (n * 128)])
+        .collect();
+    let gp = tmp("golden.npy");
+    let g = pto_vm::npy::Array {
+        data: want.iter().flat_map(|x| x.to_le_bytes()).collect(),
+        ..a.clone()
+    };
+    std::fs::write(&gp, pto_vm::npy::write(&g).expect("npy")).expect("write");
+    let op = tmp("out.npy");
+    let spec = |s: &Path| format!("src={}", s.display());
+    let base = [
+        k.as_str(),
+        "--ranks",
+        "3",
+        "--arg",
+        "peer_recv=peer:recv:+1",
+        "--arg",
+        "peer_sig=peer:sig:+1",
+        "--arg",
+        "sig=zeros:i32:1",
+        "--check",
+        "error",
+    ];
+    let mut args: Vec<String> = base.iter().map(|s| s.to_string()).collect();
+    args.extend([
+        "--arg".into(),
+        spec(&sp),
+        "--golden".into(),
+        format!("out={}", gp.display()),
+        "--out".into(),
+        format!("out={}", op.display()),
+    ]);
+    let argv: Vec<&str> = args.iter().map(|s| s.as_str()).collect();
+    let (c, _, e) = run(&argv);
+    assert_eq!(c, 0, "{e}");
+    assert!(e.contains("x 3 ranks") && e.contains("(clean)"), "{e}");
+    let out = pto_vm::npy::parse("out.npy", &std::fs::read(&op).expect("out")).expect("npy");
+    assert_eq!(out.shape, vec![3, 1, 128]);
+    assert_eq!(out.data, g.data);
+    // a peer that names no buffer, and a rank that does not exist
+    for bad in [
+        "peer_sig=peer:nope:+1",
+        "peer_sig=peer:sig:7",
+        "peer_sig=peer:sig",
+    ] {
+        let mut a2: Vec<&str> = base.to_vec();
+        a2.extend(["--arg", bad]);
+        let (c, _, e) = run(&a2);
+        assert_eq!(c, 2, "{bad}: {e}");
+        assert!(
+            e.lines().count() <= 2 && e.contains("peer_sig"),
+            "{bad}: {e}"
+        );
+    }
+}

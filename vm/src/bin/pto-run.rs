@@ -10,7 +10,9 @@ use clap::{Parser, ValueEnum};
 use pto_isa_spec::{DType, ProfileId};
 use pto_vm::npy::{self, Array};
 use pto_vm::program::ArgType;
-use pto_vm::{load_binary, load_text, run_kernel, Arg, CheckMode, Config, Kernel, RunError, Sched};
+use pto_vm::{
+    load_binary, load_text, run_kernel_ranks, Arg, CheckMode, Config, Kernel, RunError, Sched,
+};
 
 /// Run a PTO kernel (.pto text or .ptobin) on the ptovm machine: asynchronous
 /// pipes ordered only by the kernel's own synchronization, a checker that names
@@ -38,6 +40,14 @@ struct Cli {
     /// Bind an argument: NAME=SPEC (NAME is the SSA name without % or vK).
     #[arg(long = "arg", value_name = "NAME=SPEC")]
     args: Vec<String>,
+    /// Run R ranks, each with its own GM (see docs/ranks.md). An input .npy
+    /// whose first dimension is R gives rank r its slice r, anything else is
+    /// given to every rank; outputs and goldens stack the ranks on a new first
+    /// dimension. `--arg p=peer:NAME:K` passes rank K's (or with +K/-K, the
+    /// rank K after/before this one's) buffer NAME; `--arg n=rank` passes the
+    /// rank number, `--arg n=ranks` the rank count.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
+    ranks: u32,
     /// Write an argument's final contents: NAME=FILE (.npy, else raw .bin).
     #[arg(long = "out", value_name = "NAME=FILE")]
     outs: Vec<String>,
@@ -344,6 +354,87 @@ fn read_array(spec: &str, want: DType) -> Result<Bound, String> {
     }
 }
 
+/// Where each rank's value of one argument comes from.
+enum Src {
+    /// The same for every rank.
+    Same(Arg),
+    /// Rank r gets slice r.
+    Split(Vec<Vec<u8>>),
+    /// Seeded random data, a different seed per rank.
+    Random(DType, usize, u64),
+    /// A pointer to another rank's buffer argument.
+    Peer(usize, RankSel),
+    /// The rank number.
+    Rank,
+}
+
+/// Which rank a peer pointer refers to.
+#[derive(Clone, Copy)]
+enum RankSel {
+    Abs(u32),
+    Rel(i64),
+}
+
+impl Src {
+    fn arg(&self, r: u32, ranks: u32) -> Arg {
+        match self {
+            Src::Same(a) => a.clone(),
+            Src::Split(v) => Arg::Buffer(v[r as usize].clone()),
+            Src::Random(dt, n, seed) => {
+                Arg::Buffer(random(*dt, vec![*n], seed + 1000 * r as u64).data)
+            }
+            Src::Peer(arg, sel) => Arg::Peer {
+                arg: *arg,
+                rank: match sel {
+                    RankSel::Abs(k) => *k,
+                    RankSel::Rel(d) => (r as i64 + d).rem_euclid(ranks as i64) as u32,
+                },
+            },
+            Src::Rank => Arg::Int(r as i64),
+        }
+    }
+}
+
+/// `peer:NAME:K`, `peer:NAME:+K`, `peer:NAME:-K`.
+fn parse_peer(spec: &str, ranks: u32) -> Result<(String, RankSel), String> {
+    let mut it = spec.splitn(3, ':').skip(1);
+    let (Some(name), Some(k)) = (it.next(), it.next()) else {
+        return Err("expected peer:NAME:RANK (RANK = K, +K or -K)".into());
+    };
+    let name = name.trim_start_matches('%').to_string();
+    let sel = if k.starts_with('+') || k.starts_with('-') {
+        RankSel::Rel(
+            k.parse::<i64>()
+                .map_err(|_| format!("bad rank offset '{k}'"))?,
+        )
+    } else {
+        let a = k.parse::<u32>().map_err(|_| format!("bad rank '{k}'"))?;
+        if a >= ranks {
+            return Err(format!("rank {a} does not exist with --ranks {ranks}"));
+        }
+        RankSel::Abs(a)
+    };
+    Ok((name, sel))
+}
+
+/// How one bound buffer reaches the ranks: an array whose first dimension is
+/// the rank count is split, random data gets a seed per rank, anything else is
+/// the same for every rank. Returns the source and the per-rank array.
+fn split_ranks(mut b: Bound, ranks: u32, random: bool, i: usize) -> (Src, Bound) {
+    if ranks > 1 && b.array.shape.len() >= 2 && b.array.shape[0] == ranks as usize {
+        let n = b.array.data.len() / ranks as usize;
+        let parts = b.array.data.chunks(n.max(1)).map(|c| c.to_vec()).collect();
+        b.array.shape.remove(0);
+        b.array.data.truncate(n);
+        return (Src::Split(parts), b);
+    }
+    if random && ranks > 1 {
+        let n = b.array.data.len() / b.array.dtype.bytes();
+        return (Src::Random(b.array.dtype, n, 19 + i as u64), b);
+    }
+    (Src::Same(Arg::Buffer(b.array.data.clone())), b)
+}
+
 fn kv(s: &str, what: &str) -> Result<(String, String), Failure> {
     match s.split_once('=') {
         Some((k, v)) if !k.is_empty() && !v.is_empty() => {
@@ -418,11 +509,30 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
         golden_specs.push((i, f));
     }
     // bind
+    let ranks = cli.ranks;
     let mut bound: Vec<Option<Bound>> = Vec::new();
-    let mut args = Vec::new();
+    let mut srcs: Vec<Src> = Vec::new();
     for (i, t) in func.arg_types.iter().enumerate() {
         let name = &names[i];
         match t {
+            ArgType::GmPtr(_) if given[i].as_deref().is_some_and(|g| g.starts_with("peer:")) => {
+                let spec = given[i].clone().unwrap_or_default();
+                let (target, sel) = parse_peer(&spec, ranks)
+                    .map_err(|e| Failure(2, format!("--arg {name}={spec}: {e}")))?;
+                let j = index_of(&target).ok_or_else(|| {
+                    Failure(2, format!("--arg {name}={spec}: no argument %{target}"))
+                })?;
+                if !matches!(func.arg_types.get(j), Some(ArgType::GmPtr(_)))
+                    || given[j].as_deref().is_some_and(|g| g.starts_with("peer:"))
+                {
+                    return fail(
+                        2,
+                        format!("--arg {name}={spec}: %{target} is not a buffer argument"),
+                    );
+                }
+                srcs.push(Src::Peer(j, sel));
+                bound.push(None);
+            }
             ArgType::GmPtr(dt) => {
                 let b = match &given[i] {
                     Some(spec) => read_array(spec, *dt).map_err(|e| Failure(2, e))?,
@@ -433,11 +543,17 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
                             .map(|g| g.1.clone())
                             .unwrap_or_default();
                         let g = read_array(f, *dt).map_err(|e| Failure(2, e))?;
-                        let n = g.array.data.len();
+                        let mut shape = g.array.shape;
+                        let mut n = g.array.data.len();
+                        if ranks > 1 && shape.len() >= 2 && shape[0] == ranks as usize {
+                            // a stacked golden: each rank holds one slice
+                            shape.remove(0);
+                            n /= ranks as usize;
+                        }
                         Bound {
                             array: Array {
                                 dtype: g.array.dtype,
-                                shape: g.array.shape,
+                                shape,
                                 data: vec![0; n],
                             },
                             from: None,
@@ -465,8 +581,18 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
                         ),
                     );
                 }
-                args.push(Arg::Buffer(b.array.data.clone()));
+                let random = given[i].is_none() && !golden_specs.iter().any(|g| g.0 == i);
+                let (src, b) = split_ranks(b, ranks, random, i);
+                srcs.push(src);
                 bound.push(Some(b));
+            }
+            ArgType::Int(_) if matches!(given[i].as_deref(), Some("rank")) => {
+                srcs.push(Src::Rank);
+                bound.push(None);
+            }
+            ArgType::Int(_) if matches!(given[i].as_deref(), Some("ranks")) => {
+                srcs.push(Src::Same(Arg::Int(ranks as i64)));
+                bound.push(None);
             }
             ArgType::Int(_) | ArgType::Float(_) => {
                 let s = given[i].clone().unwrap_or_else(|| "1".into());
@@ -480,7 +606,7 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
                             Failure(2, format!("--arg {name}: '{s}' is not an integer"))
                         })?)
                     };
-                args.push(v);
+                srcs.push(Src::Same(v));
                 bound.push(None);
             }
             ArgType::Other(ty) => {
@@ -499,7 +625,10 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
         if bound[i].is_none() {
             return fail(
                 2,
-                format!("--out {k}: %{} is a scalar, not a buffer", names[i]),
+                format!(
+                    "--out {k}: %{} is a scalar or a peer pointer, not a buffer",
+                    names[i]
+                ),
             );
         }
         let fp = PathBuf::from(&f);
@@ -529,14 +658,19 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
             return fail(2, format!("--golden {k}: %{} is a scalar", names[i]));
         };
         let gb = read_array(&f, b.array.dtype).map_err(|e| Failure(2, e))?;
-        if gb.array.data.len() != b.array.data.len() {
+        let want = b.array.data.len() * ranks as usize;
+        if gb.array.data.len() != want {
             return fail(
                 2,
                 format!(
-                    "{f}: golden has {} bytes, %{} has {}",
+                    "{f}: golden has {} bytes, %{} has {want}{}",
                     gb.array.data.len(),
                     names[i],
-                    b.array.data.len()
+                    if ranks > 1 {
+                        format!(" ({ranks} ranks of {})", b.array.data.len())
+                    } else {
+                        String::new()
+                    }
                 ),
             );
         }
@@ -551,9 +685,21 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
     };
     let watch = cfg.watch.clone().unwrap_or_default();
     let progress = Progress::start(&watch, !(cli.quiet || cli.json));
-    let fin = run_kernel(&kernel, &cfg, cli.entry.as_deref(), &args);
+    let per_rank: Vec<Vec<Arg>> = (0..ranks)
+        .map(|r| srcs.iter().map(|s| s.arg(r, ranks)).collect())
+        .collect();
+    let fin = run_kernel_ranks(&kernel, &cfg, cli.entry.as_deref(), &per_rank);
     progress.finish();
     let fin = fin.map_err(|e| Failure(2, e))?;
+    // every rank's final bytes of each argument, stacked
+    let stacked: Vec<Vec<u8>> = (0..names.len())
+        .map(|i| {
+            fin.buffers
+                .iter()
+                .flat_map(|b| b[i].iter().copied())
+                .collect()
+        })
+        .collect();
     let src = kernel.source.as_deref();
     for d in &fin.out.diags.list {
         eprint!("{}", d.render(prog, src));
@@ -650,10 +796,14 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
     // outputs
     for (i, path) in &outs {
         let Some(b) = &bound[*i] else { continue };
+        let mut shape = b.array.shape.clone();
+        if ranks > 1 {
+            shape.insert(0, ranks as usize);
+        }
         let a = Array {
             dtype: b.array.dtype,
-            shape: b.array.shape.clone(),
-            data: fin.buffers[*i].clone(),
+            shape,
+            data: stacked[*i].clone(),
         };
         let bytes = if path.extension().is_some_and(|e| e == "npy") {
             npy::write(&a).map_err(|e| Failure(2, e))?
@@ -666,7 +816,7 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
     // goldens
     let mut cmp_json = Vec::new();
     for (i, g, f) in &goldens {
-        let r = pto_vm::case::compare(g.dtype, &g.data, &fin.buffers[*i], cli.rtol, cli.atol);
+        let r = pto_vm::case::compare(g.dtype, &g.data, &stacked[*i], cli.rtol, cli.atol);
         let name = &names[*i];
         if r.mismatches > 0 {
             code = code.max(1);
@@ -740,9 +890,14 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
     } else if !cli.quiet {
         let n = fin.out.diags.list.len();
         eprintln!(
-            "pto-run: {} on {} block(s): {} pipe instructions, {} synchronization finding(s){}",
+            "pto-run: {} on {} block(s){}: {} pipe instructions, {} synchronization finding(s){}",
             func.name,
             cli.machine.blocks,
+            if ranks > 1 {
+                format!(" x {ranks} ranks")
+            } else {
+                String::new()
+            },
             fin.out.pipe_insts,
             n,
             match (n, &fin.out.error) {

@@ -1,5 +1,6 @@
 //! The reference interpreter, one file per instruction group.
 
+pub mod comm;
 pub mod convert;
 pub mod dma;
 pub mod expand;

@@ -1,0 +1,274 @@
+//! Multi-rank runs: point-to-point puts with signals, the root-driven
+//! collectives, a cross-rank deadlock, and async data read before its wait.
+
+use pto_vm::{load_text, run_kernel_ranks, Arg, Config, DiagKind, RunError, Sched};
+
+const T: &str = "!pto.tile_buf<loc=vec, dtype=f32, rows=1, cols=128, v_row=1, v_col=128, blayout=row_major, slayout=none_box, fractal=512, pad=0>";
+const PV: &str = "!pto.partition_tensor_view<1x128xf32>";
+
+fn f32s(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+fn floats(b: &[u8]) -> Vec<f32> {
+    b.chunks(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+fn rank_data(r: usize) -> Vec<f32> {
+    (0..128)
+        .map(|i| (r * 1000 + i) as f32 * 0.5 - 7.0)
+        .collect()
+}
+
+/// Views `%<name>_p` (1x128 f32) over the pointer arguments named.
+fn views(names: &[&str]) -> String {
+    let mut s = String::from(
+        "    %c0 = arith.constant 0 : index\n    %c1 = arith.constant 1 : index\n    %c128 = arith.constant 128 : index\n",
+    );
+    for n in names {
+        s += &format!(
+            "    %{n}_v = pto.make_tensor_view %{n}, shape = [%c1, %c128], strides = [%c128, %c1] : !pto.tensor_view<1x128xf32>\n    %{n}_p = pto.partition_view %{n}_v, offsets = [%c0, %c0], sizes = [%c1, %c128] : !pto.tensor_view<1x128xf32> -> {PV}\n"
+        );
+    }
+    s
+}
+
+fn example(rel: &str) -> String {
+    std::fs::read_to_string(format!("{}/../examples/{rel}", env!("CARGO_MANIFEST_DIR")))
+        .expect("example exists")
+}
+
+#[test]
+fn ring_put_with_signals_on_four_ranks() {
+    let k = load_text("ring_put.pto", &example("comm/ring_put.pto"), None).expect("loads");
+    for sched in [Sched::InOrder, Sched::Timed, Sched::Shuffle { seed: 3 }] {
+        let cfg = Config {
+            profile: k.profile,
+            sched,
+            ..Config::default()
+        };
+        let n = 4;
+        // (src, recv, out, sig, peer_recv -> next rank's recv, peer_sig -> next rank's sig)
+        let args: Vec<Vec<Arg>> = (0..n)
+            .map(|r| {
+                vec![
+                    Arg::Buffer(f32s(&rank_data(r))),
+                    Arg::Buffer(vec![0; 512]),
+                    Arg::Buffer(vec![0; 512]),
+                    Arg::Buffer(vec![0; 4]),
+                    Arg::Peer {
+                        arg: 1,
+                        rank: ((r + 1) % n) as u32,
+                    },
+                    Arg::Peer {
+                        arg: 3,
+                        rank: ((r + 1) % n) as u32,
+                    },
+                ]
+            })
+            .collect();
+        let f = run_kernel_ranks(&k, &cfg, None, &args).expect("runs");
+        assert_eq!(f.out.error, None, "{sched:?}");
+        assert!(f.out.diags.is_empty(), "{:?}", f.out.diags.list);
+        for r in 0..n {
+            let prev = rank_data((r + n - 1) % n);
+            let want: Vec<f32> = rank_data(r).iter().zip(&prev).map(|(a, b)| a + b).collect();
+            assert_eq!(floats(&f.buffers[r][2]), want, "rank {r}");
+            assert_eq!(floats(&f.buffers[r][1]), prev, "rank {r} received");
+        }
+    }
+}
+
+fn collective_kernel(op: &str) -> String {
+    let body = match op {
+        "reduce_max" => format!("pto.comm.treduce(%dst_p, %acc, recv(%ping), group(%g0_p, %g1_p, %g2_p) : {PV}, {T}, {T}, {PV}, {PV}, {PV}) {{reduceOp = #pto<reduce_op max>, root = 0 : i32}}"),
+        "reduce_sum" => format!("pto.comm.treduce(%dst_p, %acc, recv(%ping, %pong), group(%g0_p, %g1_p, %g2_p) : {PV}, {T}, {T}, {T}, {PV}, {PV}, {PV}) {{reduceOp = #pto<reduce_op sum>, root = 0 : i32}}"),
+        "broadcast" => format!("pto.comm.tbroadcast(%src_p, recv(%ping), group(%g0_p, %g1_p, %g2_p) : {PV}, {T}, {PV}, {PV}, {PV}) {{root = 0 : i32}}"),
+        "get" => format!("pto.comm.tget(%dst_p, %g2_p, buf(%ping) : {PV}, {PV}, {T})"),
+        _ => unreachable!(),
+    };
+    format!(
+        "module attributes {{pto.target_arch = \"a2a3\"}} {{
+  func.func @coll(%me: i32, %src: !pto.ptr<f32>, %dst: !pto.ptr<f32>, %g0: !pto.ptr<f32>, %g1: !pto.ptr<f32>, %g2: !pto.ptr<f32>) attributes {{pto.entry}} {{
+{}    %zero = arith.constant 0 : i32
+    %root = arith.cmpi eq, %me, %zero : i32
+    %ping = pto.alloc_tile : {T}
+    %pong = pto.alloc_tile : {T}
+    %acc = pto.alloc_tile : {T}
+    scf.if %root {{
+      {body}
+    }}
+    return
+  }}
+}}
+",
+        views(&["src", "dst", "g0", "g1", "g2"])
+    )
+}
+
+/// Runs a collective on three ranks; every group member %gK is rank K's %src.
+fn run_collective(op: &str) -> Vec<Vec<Vec<u8>>> {
+    let src = collective_kernel(op);
+    let k = load_text("coll.pto", &src, None).unwrap_or_else(|e| panic!("{e}\n{src}"));
+    let cfg = Config {
+        profile: k.profile,
+        ..Config::default()
+    };
+    let args: Vec<Vec<Arg>> = (0..3)
+        .map(|r| {
+            vec![
+                Arg::Int(r as i64),
+                Arg::Buffer(f32s(&rank_data(r))),
+                Arg::Buffer(vec![0; 512]),
+                Arg::Peer { arg: 1, rank: 0 },
+                Arg::Peer { arg: 1, rank: 1 },
+                Arg::Peer { arg: 1, rank: 2 },
+            ]
+        })
+        .collect();
+    let f = run_kernel_ranks(&k, &cfg, None, &args).expect("runs");
+    assert_eq!(f.out.error, None, "{op}");
+    f.buffers
+}
+
+#[test]
+fn collectives_reduce_broadcast_and_get() {
+    let d: Vec<Vec<f32>> = (0..3).map(rank_data).collect();
+    let b = run_collective("reduce_sum");
+    let want: Vec<f32> = (0..128).map(|i| d[0][i] + d[1][i] + d[2][i]).collect();
+    assert_eq!(floats(&b[0][2]), want);
+    assert_eq!(
+        floats(&b[1][2]),
+        vec![0.0; 128],
+        "only the root's dst is written"
+    );
+    let b = run_collective("reduce_max");
+    let want: Vec<f32> = (0..128)
+        .map(|i| d[0][i].max(d[1][i]).max(d[2][i]))
+        .collect();
+    assert_eq!(floats(&b[0][2]), want);
+    let b = run_collective("broadcast");
+    for (r, rb) in b.iter().enumerate() {
+        assert_eq!(floats(&rb[1]), d[0], "rank {r} got the root's data");
+    }
+    let b = run_collective("get");
+    assert_eq!(floats(&b[0][2]), d[2]);
+}
+
+#[test]
+fn a_wait_nobody_signals_is_a_deadlock_naming_twait() {
+    let src = String::from(
+        "module attributes {pto.target_arch = \"a2a3\"} {
+  func.func @w(%sig: !pto.ptr<i32>, %peer: !pto.ptr<i32>) attributes {pto.entry} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %two = arith.constant 2 : i32
+    %one = arith.constant 1 : i32
+    %sv = pto.make_tensor_view %sig, shape = [%c1], strides = [%c1] : !pto.tensor_view<1xi32>
+    %pv = pto.make_tensor_view %peer, shape = [%c1], strides = [%c1] : !pto.tensor_view<1xi32>
+    %s = pto.partition_view %sv, offsets = [%c0], sizes = [%c1] : !pto.tensor_view<1xi32> -> !pto.partition_tensor_view<1xi32>
+    %p = pto.partition_view %pv, offsets = [%c0], sizes = [%c1] : !pto.tensor_view<1xi32> -> !pto.partition_tensor_view<1xi32>
+    pto.comm.tnotify(%p, %one : !pto.partition_tensor_view<1xi32>, i32) {notifyOp = #pto<notify_op atomic_add>}
+    pto.comm.twait(%s, %two : !pto.partition_tensor_view<1xi32>, i32) {cmp = #pto<wait_cmp eq>}
+    return
+  }
+}
+"
+    );
+    let k = load_text("w.pto", &src, None).expect("loads");
+    let cfg = Config {
+        profile: k.profile,
+        ..Config::default()
+    };
+    let args: Vec<Vec<Arg>> = (0..2u32)
+        .map(|r| {
+            vec![
+                Arg::Buffer(vec![0; 4]),
+                Arg::Peer {
+                    arg: 0,
+                    rank: 1 - r,
+                },
+            ]
+        })
+        .collect();
+    let f = run_kernel_ranks(&k, &cfg, None, &args).expect("runs");
+    assert_eq!(f.out.error, Some(RunError::Deadlock));
+    let d = f
+        .out
+        .diags
+        .list
+        .iter()
+        .find(|d| d.kind == DiagKind::Deadlock)
+        .expect("a deadlock diagnostic");
+    assert!(
+        d.message.contains("twait") && d.message.contains("== 2") && d.message.contains("holds 1"),
+        "{}",
+        d.message
+    );
+}
+
+#[test]
+fn reading_async_data_before_its_wait_is_reported() {
+    let make = |wait_first: bool| {
+        let wait = "    %done = pto.comm.wait_async_event(%ev, %sess : !pto.async_event, !pto.async_session) -> i1\n";
+        format!(
+            "module attributes {{pto.target_arch = \"a2a3\"}} {{
+  func.func @a(%dst: !pto.ptr<f32>, %remote: !pto.ptr<f32>, %ws: !pto.ptr<i8>) attributes {{pto.entry}} {{
+{}    %scratch = pto.alloc_tile : !pto.tile_buf<loc=vec, dtype=i8, rows=1, cols=256, v_row=1, v_col=256, blayout=row_major, slayout=none_box, fractal=512, pad=0>
+    %t = pto.alloc_tile : {T}
+    %sess = pto.comm.build_async_session(%scratch, %ws : !pto.tile_buf<loc=vec, dtype=i8, rows=1, cols=256, v_row=1, v_col=256, blayout=row_major, slayout=none_box, fractal=512, pad=0>, !pto.ptr<i8>) -> !pto.async_session
+    %ev = pto.comm.tget_async(%dst_p, %remote_p, %sess : {PV}, {PV}, !pto.async_session) -> !pto.async_event
+{}    pto.tload ins(%dst_p : {PV}) outs(%t : {T})
+{}    return
+  }}
+}}
+",
+            views(&["dst", "remote"]),
+            if wait_first { wait } else { "" },
+            if wait_first { "" } else { wait }
+        )
+    };
+    for wait_first in [false, true] {
+        let src = make(wait_first);
+        let k = load_text("a.pto", &src, None).unwrap_or_else(|e| panic!("{e}\n{src}"));
+        let cfg = Config {
+            profile: k.profile,
+            ..Config::default()
+        };
+        let args: Vec<Vec<Arg>> = (0..2u32)
+            .map(|r| {
+                vec![
+                    Arg::Buffer(vec![0; 512]),
+                    Arg::Peer {
+                        arg: 0,
+                        rank: 1 - r,
+                    },
+                    Arg::Buffer(vec![0; 256]),
+                ]
+            })
+            .collect();
+        let f = run_kernel_ranks(&k, &cfg, None, &args).expect("runs");
+        assert_eq!(f.out.error, None);
+        let hits: Vec<_> = f
+            .out
+            .diags
+            .list
+            .iter()
+            .filter(|d| d.kind == DiagKind::AsyncBeforeWait)
+            .collect();
+        if wait_first {
+            assert!(hits.is_empty(), "{hits:?}");
+        } else {
+            assert_eq!(hits.len(), 1, "{:?}", f.out.diags.list);
+            assert!(
+                hits[0]
+                    .message
+                    .contains("reads the destination of the pto.comm.tget_async"),
+                "{}",
+                hits[0].message
+            );
+        }
+    }
+}
