@@ -1335,14 +1335,30 @@ impl<'a> Lowerer<'a> {
             "tstore" => {
                 let ins = op.group_values("ins");
                 let outs = op.group_values("outs");
+                if ins.len() > 1 {
+                    return self.unsupported(
+                        op,
+                        c,
+                        "with a quantization operand (FIXPIPE pre-quant) is not implemented",
+                    );
+                }
+                let atomic = match attr(&Self::attrs_of(op), "atomicType") {
+                    None => Combine::Store,
+                    Some(AttrVal::Sym(a)) => match Combine::parse(a) {
+                        Some(x) => x,
+                        None => return self.unsupported(op, c, &format!("with atomicType {a}")),
+                    },
+                    Some(_) => return self.unsupported(op, c, "with a non-enum atomicType"),
+                };
                 match (ins.first(), outs.first()) {
                     (Some(&src), Some(&dst)) => {
+                        // vec tiles leave through MTE3, acc tiles through FIXPIPE
                         let pipe = self.pipe_of(op, Some(src));
-                        if pipe != Pipe::Mte3 {
+                        if pipe != Pipe::Mte3 && pipe != Pipe::Fix {
                             return self.unsupported(
                                 op,
                                 c,
-                                "from an acc tile (FIXPIPE path) is not implemented yet",
+                                "from this tile location is not implemented",
                             );
                         }
                         self.push(
@@ -1350,7 +1366,7 @@ impl<'a> Lowerer<'a> {
                             c,
                             K::Issue {
                                 pipe,
-                                op: PipeOp::TStore { src, dst },
+                                op: PipeOp::TStore { src, dst, atomic },
                             },
                         )
                     }

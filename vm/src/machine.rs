@@ -126,7 +126,7 @@ pub struct RunOutput {
 enum Resolved {
     Tile(Box<exec::tile_ops::TileCall>),
     TLoad(Box<View>, Box<Tile>),
-    TStore(Box<Tile>, Box<View>),
+    TStore(Box<Tile>, Box<View>, Combine),
     TEw(EwOp, Box<Tile>, Option<Box<Tile>>, Box<Tile>),
     TEws(EwOp, Box<Tile>, Num, bool, Box<Tile>),
     TExpands(Num, Box<Tile>),
@@ -1188,7 +1188,7 @@ impl<'a> Cluster<'a> {
         dst: Option<Reg>,
         attrs: &Attrs,
     ) -> Result<Flow, Fault> {
-        use exec::comm::{self as cm, Combine, WaitCmp};
+        use exec::comm::{self as cm, WaitCmp};
         let regs = &self.cores[ci].arch.regs;
         let view = |i: usize| -> Result<View, Fault> {
             match args.get(i).and_then(|r| regs.get(*r as usize)) {
@@ -1418,8 +1418,8 @@ impl<'a> Cluster<'a> {
             PipeOp::TLoad { src, dst } => {
                 Resolved::TLoad(self.view(ci, *src)?, self.tile(ci, *dst)?)
             }
-            PipeOp::TStore { src, dst } => {
-                Resolved::TStore(self.tile(ci, *src)?, self.view(ci, *dst)?)
+            PipeOp::TStore { src, dst, atomic } => {
+                Resolved::TStore(self.tile(ci, *src)?, self.view(ci, *dst)?, *atomic)
             }
             PipeOp::TEw { op, a, b, dst } => Resolved::TEw(
                 *op,
@@ -1542,7 +1542,7 @@ impl<'a> Cluster<'a> {
                     .sum();
                 isa(call.op.info().class, bytes)
             }
-            Resolved::TLoad(_, t) | Resolved::TStore(t, _) => isa(
+            Resolved::TLoad(_, t) | Resolved::TStore(t, _, _) => isa(
                 Class::TileMemory,
                 (t.v_row * t.v_col) as u64 * t.elem.bytes() as u64,
             ),
@@ -1588,8 +1588,8 @@ impl<'a> Cluster<'a> {
             Resolved::TLoad(v, t) => {
                 exec::tile::tload(gm, &mut self.cores[ci].arch.local, v, t, &mut acc)
             }
-            Resolved::TStore(t, v) => {
-                exec::tile::tstore(gm, &self.cores[ci].arch.local, t, v, &mut acc)
+            Resolved::TStore(t, v, how) => {
+                exec::tile::tstore(gm, &self.cores[ci].arch.local, t, v, *how, &mut acc)
             }
             Resolved::TEw(op, a, b, d) => {
                 let call = crate::jitcall::EwCall {

@@ -212,6 +212,32 @@ pub enum DmaDir {
     UbToUb,
 }
 
+/// A reduction (`treduce`) or atomic accumulation (`tput` with atomicType).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Combine {
+    /// Overwrite.
+    Store,
+    /// Add.
+    Sum,
+    /// Maximum.
+    Max,
+    /// Minimum.
+    Min,
+}
+
+impl Combine {
+    /// From a `reduce_op` / `atomic_type` enum value.
+    pub fn parse(s: &str) -> Option<Combine> {
+        Some(match s.to_ascii_lowercase().as_str() {
+            "atomic_none" | "none" => Combine::Store,
+            "sum" | "add" | "atomic_add" | "atomicadd" => Combine::Sum,
+            "max" | "atomic_max" => Combine::Max,
+            "min" | "atomic_min" => Combine::Min,
+            _ => return None,
+        })
+    }
+}
+
 /// The communication ops.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CommOp {
@@ -316,6 +342,8 @@ pub enum PipeOp {
         src: Reg,
         /// View.
         dst: Reg,
+        /// `atomicType`: overwrite, or add/max/min into GM.
+        atomic: Combine,
     },
     /// Tile elementwise with tile operands (unary uses `a` only).
     TEw {

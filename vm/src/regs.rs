@@ -95,7 +95,7 @@ pub fn io(k: &K) -> (Vec<Reg>, Vec<Reg>) {
                 i.extend(ins);
                 i.extend(outs)
             }
-            PipeOp::TLoad { src, dst } | PipeOp::TStore { src, dst } => i.extend([*src, *dst]),
+            PipeOp::TLoad { src, dst } | PipeOp::TStore { src, dst, .. } => i.extend([*src, *dst]),
             PipeOp::TEw { a, b, dst, .. } => {
                 i.push(*a);
                 i.extend(b);

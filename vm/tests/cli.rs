@@ -391,3 +391,84 @@ fn ranks_split_inputs_bind_peers_and_stack_outputs() {
         );
     }
 }
+
+/// The mixed cube + vector example: relu(A x B + bias) with the product handed
+/// from the cube core to both vector cores through GM and a cross-core
+/// semaphore; without the semaphore wait the checker names the race.
+#[test]
+fn mixed_cube_vector_example_matches_numpy_style_reference() {
+    let _cleanup = Cleanup;
+    let (m, k, n) = (32usize, 64usize, 32usize);
+    let f16s = |v: &[f32]| -> Vec<u8> {
+        v.iter()
+            .flat_map(|x| half::f16::from_f32(*x).to_le_bytes())
+            .collect()
+    };
+    let a: Vec<f32> = (0..m * k)
+        .map(|i| ((i * 7 % 13) as f32 - 6.0) / 8.0)
+        .collect();
+    let b: Vec<f32> = (0..k * n)
+        .map(|i| ((i * 5 % 11) as f32 - 5.0) / 4.0)
+        .collect();
+    let bias: Vec<f32> = (0..m * n).map(|i| (i % 9) as f32 - 4.0).collect();
+    let mut c = vec![0f32; m * n];
+    for i in 0..m {
+        for j in 0..n {
+            let s: f32 = (0..k).map(|p| a[i * k + p] * b[p * n + j]).sum();
+            c[i * n + j] = (s + bias[i * n + j]).max(0.0);
+        }
+    }
+    assert!(c.contains(&0.0) && c.iter().any(|x| *x > 0.0));
+    let (ai, bi, bs, gi) = (tmp("a.bin"), tmp("b.bin"), tmp("bias.npy"), tmp("c.npy"));
+    std::fs::write(&ai, f16s(&a)).expect("write a");
+    std::fs::write(&bi, f16s(&b)).expect("write b");
+    npy_f32(&bs, &bias);
+    npy_f32(&gi, &c);
+    let k_path = example("mixed_matmul_relu.pto");
+    let args = [
+        format!("v1={}:f16:32x64", ai.display()),
+        format!("v2={}:f16:64x32", bi.display()),
+        format!("v3={}", bs.display()),
+        format!("v5={}", gi.display()),
+    ];
+    let argv = |src: &str| -> Vec<String> {
+        vec![
+            src.to_string(),
+            "--arg".into(),
+            args[0].clone(),
+            "--arg".into(),
+            args[1].clone(),
+            "--arg".into(),
+            args[2].clone(),
+            "--arg".into(),
+            "v4=zeros:f32:32x32".into(),
+            "--golden".into(),
+            args[3].clone(),
+            "--check".into(),
+            "error".into(),
+        ]
+    };
+    for sched in ["inorder", "timed", "shuffle"] {
+        let mut v = argv(&k_path);
+        v.extend(["--sched".to_string(), sched.to_string()]);
+        let v: Vec<&str> = v.iter().map(|s| s.as_str()).collect();
+        let (code, _, e) = run(&v);
+        assert_eq!(code, 0, "{sched}: {e}");
+        assert!(e.contains("matches") && e.contains("(clean)"), "{e}");
+    }
+    // drop the vector cores' wait on the cube's semaphore
+    let src = std::fs::read_to_string(&k_path).expect("example");
+    let broken = tmp("no_wait.pto");
+    std::fs::write(
+        &broken,
+        src.replace("pto.sync.wait <PIPE_MTE2>, 1", "")
+            .replace("pto.sync.set <PIPE_FIX>, 1", ""),
+    )
+    .expect("write");
+    let mut v = argv(&broken.display().to_string());
+    v.extend(["--sched".to_string(), "timed".to_string()]);
+    let v: Vec<&str> = v.iter().map(|s| s.as_str()).collect();
+    let (code, _, e) = run(&v);
+    assert_eq!(code, 1, "{e}");
+    assert!(e.contains("race"), "{e}");
+}

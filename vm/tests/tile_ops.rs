@@ -203,3 +203,24 @@ fn ttrans_in_a_square_tile_transposes() {
         }
     }
 }
+
+#[test]
+fn atomic_tstore_accumulates_into_gm() {
+    let t = tile("f32", 2, 8, 2, 8, "row_major");
+    let x: Vec<f32> = (0..16).map(|i| i as f32 - 3.0).collect();
+    let body = format!("pto.tabs ins(%s : {t}) outs(%d : {t})");
+    let src = kernel(&t, &t, (2, 8), (2, 8), &body, true);
+    let store = format!("pto.tstore ins(%d : {t}) outs(%yp : !pto.partition_tensor_view<2x8xf32>)");
+    let add = format!("{store} {{atomicType = #pto<atomic_type atomic_add>}}");
+    let max = format!("{store} {{atomicType = #pto<atomic_type atomic_max>}}");
+    // add twice, then max with the same values: y = 2|x|
+    let twice = src.replace(
+        &store,
+        &format!("{add}\n    pto.barrier #pto.pipe<PIPE_MTE3>\n    {add}\n    pto.barrier #pto.pipe<PIPE_MTE3>\n    {max}"),
+    );
+    let f = run(&twice, &x, 16);
+    assert_eq!(f.out.error, None);
+    assert!(f.out.diags.is_empty(), "{:?}", f.out.diags.list);
+    let want: Vec<f32> = x.iter().map(|v| 2.0 * v.abs()).collect();
+    assert_eq!(f32s(&f.buffers[1]), want);
+}

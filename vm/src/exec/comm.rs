@@ -17,40 +17,17 @@ use pto_isa_spec::DType;
 use super::{fault, Fault};
 use crate::mem::Gm;
 use crate::num::{self, Num};
+use crate::program::Combine;
 use crate::value::{Tile, View};
 
-/// A reduction (`treduce`) or atomic accumulation (`tput` with atomicType).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Combine {
-    /// Overwrite.
-    Store,
-    /// Add.
-    Sum,
-    /// Maximum.
-    Max,
-    /// Minimum.
-    Min,
-}
-
-impl Combine {
-    /// From a `reduce_op` / `atomic_type` enum value.
-    pub fn parse(s: &str) -> Option<Combine> {
-        Some(match s.to_ascii_lowercase().as_str() {
-            "atomic_none" | "none" => Combine::Store,
-            "sum" | "add" | "atomic_add" | "atomicadd" => Combine::Sum,
-            "max" | "atomic_max" => Combine::Max,
-            "min" | "atomic_min" => Combine::Min,
-            _ => return None,
-        })
-    }
-
-    fn apply(self, old: Num, new: Num, dt: DType) -> Num {
-        match self {
-            Combine::Store => new,
-            Combine::Sum => super::tile::ew(crate::program::EwOp::Add, old, new, dt),
-            Combine::Max => super::tile::ew(crate::program::EwOp::Max, old, new, dt),
-            Combine::Min => super::tile::ew(crate::program::EwOp::Min, old, new, dt),
-        }
+/// Combines `new` into `old` (`tput` atomics, `treduce`, atomic `tstore`).
+pub fn combine(how: Combine, old: Num, new: Num, dt: DType) -> Num {
+    use crate::program::EwOp;
+    match how {
+        Combine::Store => new,
+        Combine::Sum => super::tile::ew(EwOp::Add, old, new, dt),
+        Combine::Max => super::tile::ew(EwOp::Max, old, new, dt),
+        Combine::Min => super::tile::ew(EwOp::Min, old, new, dt),
     }
 }
 
@@ -198,7 +175,7 @@ pub fn transfer(gm: &Gm, dst: &View, src: &View, how: Combine) -> Result<(), Fau
         let v = read(gm, dt, *a)?;
         let v = match how {
             Combine::Store => v,
-            c => c.apply(read(gm, dt, *b)?, v, dt),
+            c => combine(c, read(gm, dt, *b)?, v, dt),
         };
         write(gm, dt, *b, v)?;
     }
@@ -329,7 +306,7 @@ pub fn reduce(gm: &Gm, dst: &View, group: &[View], how: Combine) -> Result<(), F
             acc = vals;
         } else {
             for (x, v) in acc.iter_mut().zip(vals) {
-                *x = how.apply(*x, v, dt);
+                *x = combine(how, *x, v, dt);
             }
         }
     }

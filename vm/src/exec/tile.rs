@@ -8,8 +8,9 @@ use pto_isa_spec::DType;
 use crate::exec::{fault, Accesses, Fault};
 use crate::mem::{Gm, Local};
 use crate::num::{read, write, Num};
-use crate::program::EwOp;
+use crate::program::{Combine, EwOp};
 use crate::value::{Space, Tile, View};
+use pto_asm::ty::TileLoc;
 
 /// Applies a lane-wise op to one element. `b` is the second operand (tile or scalar).
 pub fn ew(op: EwOp, a: Num, b: Num, dt: DType) -> Num {
@@ -303,12 +304,14 @@ pub fn tload(
     Ok(())
 }
 
-/// `tstore`: tile valid region -> GM view.
+/// `tstore`: tile valid region -> GM view; with an atomic type the value is
+/// added to (or max/min-ed with) what GM holds, in the view's element type.
 pub fn tstore(
     gm: &Gm,
     local: &Local,
     src: &Tile,
     dst: &View,
+    how: Combine,
     acc: &mut Accesses,
 ) -> Result<(), Fault> {
     check_valid(src, "source")?;
@@ -319,16 +322,57 @@ pub fn tstore(
             src.v_row, src.v_col, vr, vc
         ));
     }
+    // FIXPIPE (acc tiles) converts f32 to f16/bf16 on the way out (round to
+    // nearest even); quantizing paths need registers ptovm does not model
+    let convert = src.elem != dst.elem;
+    if convert {
+        let ok = src.loc == TileLoc::Acc
+            && src.elem == DType::F32
+            && matches!(dst.elem, DType::F16 | DType::BF16);
+        if !ok {
+            return fault(format!(
+                "tstore of a {} {:?} tile into a {} view{}",
+                src.elem,
+                src.loc,
+                dst.elem,
+                if src.loc == TileLoc::Acc {
+                    ": this FIXPIPE conversion needs quantization parameters ptovm does not model (f32 acc -> f32, f16, bf16 and i32 -> i32 are supported)"
+                } else {
+                    ": element types must match (convert with tcvt first)"
+                }
+            ));
+        }
+    }
     let es = src.elem.bytes() as u64;
+    let ds = dst.elem.bytes() as u64;
+    let mut out = [0u8; 8];
     for r in 0..src.v_row {
         for c in 0..src.v_col {
             let a = src.addr + src.elem_offset(r, c) as u64 * es;
             let bytes = local.slice(space_of(src), a, es)?;
             acc.add(space_of(src), a, es, false);
             let off = dst.offset(r, c);
-            let addr = (dst.base as i64 + off * es as i64) as u64;
-            gm.write(addr, bytes)?;
-            acc.add(Space::Gm, addr, es, true);
+            let addr = (dst.base as i64 + off * ds as i64) as u64;
+            if how != Combine::Store {
+                let mut old = [0u8; 8];
+                gm.read(addr, &mut old[..ds as usize])?;
+                acc.add(Space::Gm, addr, ds, false);
+                let v = crate::exec::comm::combine(
+                    how,
+                    read(&old[..ds as usize], dst.elem),
+                    read(bytes, src.elem),
+                    dst.elem,
+                );
+                write(&mut out[..ds as usize], dst.elem, v);
+                gm.write(addr, &out[..ds as usize])?;
+            } else if convert {
+                let v = read(bytes, src.elem);
+                write(&mut out[..ds as usize], dst.elem, v);
+                gm.write(addr, &out[..ds as usize])?;
+            } else {
+                gm.write(addr, bytes)?;
+            }
+            acc.add(Space::Gm, addr, ds, true);
         }
     }
     Ok(())
