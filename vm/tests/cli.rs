@@ -57,6 +57,8 @@ fn exit_0_runs_an_example_cleanly() {
     let (c, _, e) = run(&[&example("sync/01_set_wait_pipeline.pto")]);
     assert_eq!(c, 0, "{e}");
     assert!(e.contains("(clean)"), "{e}");
+    // a preview of what the kernel wrote
+    assert!(e.contains("written: ") && e.contains(" f32 elements ["), "{e}");
 }
 
 #[test]

@@ -839,6 +839,28 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
             json_num(r.max_rel)
         ));
     }
+    // what the kernel wrote: a preview of every buffer it changed
+    if !cli.quiet && !cli.json {
+        for (i, b) in bound.iter().enumerate() {
+            let Some(b) = b else { continue };
+            let before: Vec<u8> = per_rank
+                .iter()
+                .flat_map(|a| match &a[i] {
+                    Arg::Buffer(v) => v.clone(),
+                    _ => Vec::new(),
+                })
+                .collect();
+            if before == stacked[i] {
+                continue;
+            }
+            eprintln!(
+                "pto-run: %{} (v{}) written: {}",
+                names[i],
+                i + 1,
+                preview(b.array.dtype, &stacked[i])
+            );
+        }
+    }
     if cli.stats && !cli.json {
         eprintln!("{:<8} {:>10} {:>12}", "pipe", "retired", "busy");
         for (s, st) in fin.out.stats.iter().enumerate().skip(1) {
@@ -909,6 +931,42 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
         );
     }
     Ok(code)
+}
+
+/// `N dtype elements [first values ...] (min .., max ..)`.
+fn preview(dt: DType, data: &[u8]) -> String {
+    let es = dt.bytes().max(1);
+    let vals: Vec<f64> = data
+        .chunks_exact(es)
+        .map(|c| match pto_vm::num::read(c, dt) {
+            pto_vm::num::Num::F(f) => f,
+            pto_vm::num::Num::I(i) => i as f64,
+        })
+        .collect();
+    let short = |v: f64| {
+        if v.fract() == 0.0 && v.abs() < 1e15 {
+            format!("{v}")
+        } else if v.is_finite() && (1e-4..1e6).contains(&v.abs()) {
+            let t = format!("{v:.5}");
+            t.trim_end_matches('0').to_string()
+        } else {
+            format!("{v:.4e}")
+        }
+    };
+    let shown: Vec<String> = vals.iter().take(6).map(|v| short(*v)).collect();
+    let (lo, hi) = vals
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+            (a.min(*v), b.max(*v))
+        });
+    format!(
+        "{} {dt} elements [{}{}] (min {}, max {})",
+        vals.len(),
+        shown.join(", "),
+        if vals.len() > 6 { ", ..." } else { "" },
+        short(lo),
+        short(hi)
+    )
 }
 
 fn json_num(v: f64) -> String {
