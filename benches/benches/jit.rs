@@ -106,6 +106,105 @@ fn ops(c: &mut Criterion) {
     g.finish();
 }
 
+/// TMATMUL 128x128x128 through the interpreter and the native matrix
+/// region, f32 and f16 inputs (A in a ZZ left tile, B in a ZN right tile, C in
+/// an NZ acc tile, as on a2a3), plus the bare kernel on packed operands.
+fn matmul(c: &mut Criterion) {
+    use pto_vm::exec::{matmul as mm, tile_ops::TileCall};
+    use pto_vm::Val;
+    let n = 128i64;
+    for dt in [DType::F32, DType::F16] {
+        let es = dt.bytes() as u64;
+        let t = |loc, addr, elem, bl, sl, fractal| Tile {
+            loc,
+            addr,
+            elem,
+            rows: n,
+            cols: n,
+            v_row: n,
+            v_col: n,
+            blayout: bl,
+            slayout: sl,
+            fractal,
+            pad: 0,
+        };
+        let a = t(
+            TileLoc::Left,
+            0,
+            dt,
+            BLayout::RowMajor,
+            SLayout::RowMajor,
+            512,
+        );
+        let b = t(
+            TileLoc::Right,
+            0,
+            dt,
+            BLayout::RowMajor,
+            SLayout::ColMajor,
+            512,
+        );
+        let cc = t(
+            TileLoc::Acc,
+            0,
+            DType::F32,
+            BLayout::ColMajor,
+            SLayout::RowMajor,
+            1024,
+        );
+        let mut local = Local::new(ProfileId::A5.profile(), None);
+        // small integers: exact in f16 and in any summation order
+        for (tile, space) in [(&a, pto_vm::Space::L0a), (&b, pto_vm::Space::L0b)] {
+            let bytes = local
+                .slice_mut(space, 0, (n * n) as u64 * es)
+                .expect("fits");
+            for (i, ch) in bytes.chunks_mut(es as usize).enumerate() {
+                let v = ((i * 7) % 5) as f32 - 2.0;
+                pto_vm::num::write(ch, tile.elem, pto_vm::num::Num::F(v as f64));
+            }
+        }
+        let call = TileCall {
+            op: pto_isa_spec::Opcode::TMatmul,
+            ins: vec![
+                Val::Tile(Box::new(a.clone())),
+                Val::Tile(Box::new(b.clone())),
+            ],
+            outs: vec![Val::Tile(Box::new(cc.clone()))],
+            attrs: Default::default(),
+        };
+        let mut g = c.benchmark_group(format!("exec/tmatmul/{n}x{n}x{n}/{dt}"));
+        g.throughput(Throughput::Elements((2 * n * n * n) as u64));
+        g.sample_size(10);
+        g.bench_function("interp", |bch| {
+            bch.iter(|| {
+                let mut acc = Accesses::default();
+                black_box(mm::run(&call, &mut local, &mut acc)).expect("runs")
+            })
+        });
+        g.bench_function("jit", |bch| {
+            bch.iter(|| {
+                let mut acc = Accesses::default();
+                let p = mm::plan(&call).expect("plan");
+                black_box(mm::native(&p, &mut local, &mut acc)).expect("runs")
+            })
+        });
+        if dt == DType::F32 {
+            let (pa, pb) = (
+                vec![1.5f32; (n * n) as usize],
+                vec![0.5f32; (n * n) as usize],
+            );
+            let mut pc = vec![0f32; (n * n) as usize];
+            g.bench_function("kernel", |bch| {
+                bch.iter(|| {
+                    pto_jit::matmul_f32(n as usize, n as usize, n as usize, &pa, &pb, &mut pc)
+                        .expect("fits")
+                })
+            });
+        }
+        g.finish();
+    }
+}
+
 fn kernels(c: &mut Criterion) {
     // the tile-level vadd example: 2 x tload, tadd, tstore on 32x32 f32, repeated 64 times
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/vadd.pto");
@@ -138,5 +237,5 @@ fn kernels(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, ops, kernels);
+criterion_group!(benches, ops, matmul, kernels);
 criterion_main!(benches);

@@ -17,8 +17,10 @@
 #![allow(unsafe_code)]
 
 mod codegen;
+mod gemm;
 
 pub use codegen::{ARG_COUNT, CRANELIFT_VERSION};
+pub use gemm::{matmul_f32, matmul_isa, ShapeError};
 
 /// Lane type of an elementwise region.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

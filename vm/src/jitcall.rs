@@ -42,6 +42,8 @@ pub struct JitStats {
 #[derive(Default)]
 pub struct JitCache {
     counts: Mutex<HashMap<Region, u32>>,
+    /// matmul regions: executions per (op, A type, B type)
+    mm_counts: Mutex<HashMap<(pto_isa_spec::Opcode, DType, DType), u32>>,
     stats: Mutex<JitStats>,
 }
 
@@ -291,4 +293,86 @@ pub fn run_ew(
         }
     }
     Ok(())
+}
+
+/// Runs a matmul-family tile op through the native matrix kernel
+/// (`pto_jit::matmul_f32`) when the mode and counters say so and the operands
+/// are float; otherwise through the interpreter. Both give bit-identical
+/// results (see `exec::matmul::native`); `--crosscheck` verifies it.
+pub fn run_matmul(
+    cache: &JitCache,
+    mode: JitMode,
+    threshold: u32,
+    crosscheck: bool,
+    call: &crate::exec::tile_ops::TileCall,
+    local: &mut Local,
+    acc: &mut Accesses,
+) -> Result<(), Fault> {
+    use crate::exec::matmul;
+    let p = matmul::plan(call)?;
+    if mode == JitMode::Off || !matmul::native_ok(&p) {
+        return matmul::interpret(&p, local, acc);
+    }
+    let key = (call.op, p_elem(call, 0), p_elem(call, 1));
+    let n = cache
+        .mm_counts
+        .lock()
+        .map(|mut c| {
+            let e = c.entry(key).or_insert(0);
+            *e += 1;
+            *e
+        })
+        .unwrap_or(0);
+    if mode == JitMode::Auto && n <= threshold {
+        if let Ok(mut st) = cache.stats.lock() {
+            st.interp_execs += 1;
+        }
+        return matmul::interpret(&p, local, acc);
+    }
+    if let Ok(mut st) = cache.stats.lock() {
+        if n == threshold + 1 || (mode == JitMode::Always && n == 1) {
+            st.compiled += 1;
+        }
+        st.jit_execs += 1;
+    }
+    let reference = if crosscheck {
+        let mut copy = local.clone();
+        matmul::interpret(&p, &mut copy, &mut Accesses::default())?;
+        Some(copy)
+    } else {
+        None
+    };
+    matmul::native(&p, local, acc)?;
+    if let Some(reference) = reference {
+        if let Some(d) = call.outs.first().and_then(|v| match v {
+            crate::value::Val::Tile(t) => Some(t),
+            _ => None,
+        }) {
+            let space = crate::value::Space::of_tile(d.loc);
+            let got = local.slice(space, d.addr, d.bytes())?;
+            let want = reference.slice(space, d.addr, d.bytes())?;
+            if let Some(i) = (0..got.len())
+                .step_by(4)
+                .find(|&i| got[i..i + 4] != want[i..i + 4])
+            {
+                let e = (i / 4) as i64;
+                return fault(format!(
+                    "crosscheck: native matmul and interpreter differ at storage element {e} of the accumulator"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn p_elem(call: &crate::exec::tile_ops::TileCall, i: usize) -> DType {
+    let tiles: Vec<&Tile> = call
+        .ins
+        .iter()
+        .filter_map(|v| match v {
+            crate::value::Val::Tile(t) => Some(&**t),
+            _ => None,
+        })
+        .collect();
+    tiles.get(i).map_or(DType::F32, |t| t.elem)
 }

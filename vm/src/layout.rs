@@ -113,6 +113,40 @@ mod tests {
         }
     }
 
+    /// The native matmul packs operands with per-row and per-column offset
+    /// tables; that needs offset(r, c) = offset(r, 0) + offset(0, c).
+    #[test]
+    fn every_layout_is_separable() {
+        use BLayout as B;
+        use SLayout as S;
+        for (bl, sl) in [
+            (B::RowMajor, S::NoneBox),
+            (B::ColMajor, S::NoneBox),
+            (B::ColMajor, S::RowMajor),
+            (B::RowMajor, S::ColMajor),
+            (B::RowMajor, S::RowMajor),
+            (B::ColMajor, S::ColMajor),
+        ] {
+            for (elem, fractal) in [
+                (DType::F32, 512),
+                (DType::F16, 512),
+                (DType::F32, 1024),
+                (DType::F16, 32),
+            ] {
+                let t = tile(bl, sl, 32, 64, elem, fractal);
+                for r in 0..32 {
+                    for c in 0..64 {
+                        assert_eq!(
+                            offset(&t, r, c),
+                            offset(&t, r, 0) + offset(&t, 0, c),
+                            "{bl:?}/{sl:?}/{elem:?}/{fractal} ({r},{c})"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn nz_boxes_are_row_major_inside() {
         let t = tile(

@@ -1582,6 +1582,27 @@ impl<'a> Cluster<'a> {
         let mut from = None;
         let gm = self.gm;
         let res: Result<(), Fault> = match &h.r {
+            Resolved::Tile(call)
+                if matches!(
+                    call.op,
+                    pto_isa_spec::Opcode::TMatmul
+                        | pto_isa_spec::Opcode::TMatmulAcc
+                        | pto_isa_spec::Opcode::TMatmulBias
+                        | pto_isa_spec::Opcode::TGemv
+                        | pto_isa_spec::Opcode::TGemvAcc
+                        | pto_isa_spec::Opcode::TGemvBias
+                ) =>
+            {
+                crate::jitcall::run_matmul(
+                    self.jit,
+                    self.cfg.jit,
+                    self.cfg.jit_threshold,
+                    self.cfg.crosscheck,
+                    call,
+                    &mut self.cores[ci].arch.local,
+                    &mut acc,
+                )
+            }
             Resolved::Tile(call) => {
                 exec::tile_ops::run(call, gm, &mut self.cores[ci].arch.local, &mut acc)
             }

@@ -58,7 +58,10 @@ fn exit_0_runs_an_example_cleanly() {
     assert_eq!(c, 0, "{e}");
     assert!(e.contains("(clean)"), "{e}");
     // a preview of what the kernel wrote
-    assert!(e.contains("written: ") && e.contains(" f32 elements ["), "{e}");
+    assert!(
+        e.contains("written: ") && e.contains(" f32 elements ["),
+        "{e}"
+    );
 }
 
 #[test]

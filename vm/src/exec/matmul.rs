@@ -9,15 +9,36 @@
 //! the third operand). Operands are read through their own layouts (NZ, ZN,
 //! ZZ, ...), so any tile layout works.
 
-use pto_isa_spec::Opcode;
+use pto_isa_spec::{DType, Opcode};
 
-use crate::exec::tile_ops::{check_valid, get, in_tile, out_tile, put, short, TileCall};
+use crate::exec::tile_ops::{check_valid, get, in_tile, out_tile, put, short, space, TileCall};
 use crate::exec::{fault, Accesses, Fault};
 use crate::mem::Local;
 use crate::num::Num;
+use crate::value::Tile;
 
-/// Executes a matmul.
-pub fn run(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(), Fault> {
+/// A validated matmul: operands, sizes, and where accumulation starts.
+pub struct Plan<'a> {
+    a: &'a Tile,
+    b: &'a Tile,
+    c: &'a Tile,
+    m: i64,
+    k: i64,
+    n: i64,
+    float: bool,
+    /// `(tile, is_bias_row)`: C_in or the bias row; `None` starts from zero.
+    start: Option<(&'a Tile, bool)>,
+}
+
+impl Plan<'_> {
+    /// Floating-point work (2·m·k·n).
+    pub fn flops(&self) -> u64 {
+        2 * (self.m * self.k * self.n).max(0) as u64
+    }
+}
+
+/// Checks a matmul's operands and sizes.
+pub fn plan(call: &TileCall) -> Result<Plan<'_>, Fault> {
     use Opcode as O;
     let (ai, init) = match call.op {
         O::TMatmul | O::TGemv => (0, Init::Zero),
@@ -85,6 +106,27 @@ pub fn run(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(),
             Some((bias, true))
         }
     };
+    Ok(Plan {
+        a,
+        b,
+        c,
+        m,
+        k,
+        n,
+        float,
+        start,
+    })
+}
+
+/// Executes a matmul (the interpreter).
+pub fn run(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(), Fault> {
+    let p = plan(call)?;
+    interpret(&p, local, acc)
+}
+
+/// The reference semantics, element by element through the layouts.
+pub fn interpret(p: &Plan<'_>, local: &mut Local, acc: &mut Accesses) -> Result<(), Fault> {
+    let (a, b, c, m, k, n, float, start) = (p.a, p.b, p.c, p.m, p.k, p.n, p.float, p.start);
     // A and B once, row-major
     let mut av = Vec::with_capacity((m * k).max(0) as usize);
     for i in 0..m {
@@ -135,6 +177,182 @@ pub fn run(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(),
         }
     }
     Ok(())
+}
+
+/// Whether [`native`] can run this plan: float operands of f32/f16/bf16 and
+/// an f32 accumulator.
+pub fn native_ok(p: &Plan<'_>) -> bool {
+    let w = |d: DType| matches!(d, DType::F32 | DType::F16 | DType::BF16);
+    p.float
+        && w(p.a.elem)
+        && w(p.b.elem)
+        && p.c.elem == DType::F32
+        && p.start.is_none_or(|(t, _)| t.elem == DType::F32)
+}
+
+/// Widens one run of stored elements to f32 into `dst` (element stride `step`).
+fn widen_run(d: DType, src: &[u8], dst: &mut [f32], at: usize, step: usize) {
+    let mut i = at;
+    match d {
+        DType::F16 => {
+            for c in src.chunks_exact(2) {
+                dst[i] = half::f16::from_le_bytes([c[0], c[1]]).to_f32();
+                i += step;
+            }
+        }
+        DType::BF16 => {
+            for c in src.chunks_exact(2) {
+                dst[i] = half::bf16::from_le_bytes([c[0], c[1]]).to_f32();
+                i += step;
+            }
+        }
+        _ => {
+            for c in src.chunks_exact(4) {
+                dst[i] = f32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+                i += step;
+            }
+        }
+    }
+}
+
+fn outside(o: i64) -> Fault {
+    Fault::Msg(format!("element offset {o} lies outside the tile"))
+}
+
+/// Per-row and per-column offset tables: every tile layout is separable,
+/// `offset(r, c) = offset(r, 0) + offset(0, c)` (checked by the layout
+/// module's tests), so a run of stored elements is found without divisions.
+fn tables(t: &Tile, rows: i64, cols: i64) -> (Vec<i64>, Vec<i64>) {
+    let rt = (0..rows).map(|r| crate::layout::offset(t, r, 0)).collect();
+    let ct = (0..cols).map(|c| crate::layout::offset(t, 0, c)).collect();
+    (rt, ct)
+}
+
+/// Length of the run of consecutive offsets in `tab` starting at `i`.
+fn run_len(tab: &[i64], i: usize) -> usize {
+    let mut n = 1;
+    while i + n < tab.len() && tab[i + n] == tab[i] + n as i64 {
+        n += 1;
+    }
+    n
+}
+
+/// Copies the `rows x cols` corner of a tile into a row-major f32 matrix,
+/// walking the storage in its contiguous runs (along rows for row-major and
+/// NZ/ZZ boxes, down columns for column-major and ZN/NN boxes).
+fn pack(
+    local: &Local,
+    t: &Tile,
+    rows: i64,
+    cols: i64,
+    acc: &mut Accesses,
+) -> Result<Vec<f32>, Fault> {
+    let es = t.elem.bytes();
+    let store = local.slice(space(t), t.addr, t.bytes())?;
+    let (rows, cols) = (rows.max(0) as usize, cols.max(0) as usize);
+    let mut out = vec![0f32; rows * cols];
+    let (rt, ct) = tables(t, rows as i64, cols as i64);
+    let run_of = |o: i64, run: usize| -> Result<&[u8], Fault> {
+        let b = o as usize * es;
+        store.get(b..b + run * es).ok_or_else(|| outside(o))
+    };
+    if cols > 1 && run_len(&ct, 0) > 1 || rows <= 1 || run_len(&rt, 0) == 1 {
+        let runs: Vec<(usize, usize)> = {
+            let mut v = Vec::new();
+            let mut c = 0;
+            while c < cols {
+                let n = run_len(&ct, c);
+                v.push((c, n));
+                c += n;
+            }
+            v
+        };
+        for (r, &ro) in rt.iter().enumerate() {
+            for &(c, n) in &runs {
+                widen_run(t.elem, run_of(ro + ct[c], n)?, &mut out, r * cols + c, 1);
+            }
+        }
+    } else {
+        let mut runs = Vec::new();
+        let mut r = 0;
+        while r < rows {
+            let n = run_len(&rt, r);
+            runs.push((r, n));
+            r += n;
+        }
+        // column runs: widen G columns of one row band into a small buffer,
+        // then write it out row by row (contiguous writes, no cache thrash)
+        const G: usize = 16;
+        let mut tmp = vec![0f32; rows.max(1) * G];
+        for c0 in (0..cols).step_by(G) {
+            let g = G.min(cols - c0);
+            for &(r, n) in &runs {
+                for j in 0..g {
+                    widen_run(t.elem, run_of(rt[r] + ct[c0 + j], n)?, &mut tmp, j * n, 1);
+                }
+                for x in 0..n {
+                    let row = &mut out[(r + x) * cols + c0..(r + x) * cols + c0 + g];
+                    for (j, d) in row.iter_mut().enumerate() {
+                        *d = tmp[j * n + x];
+                    }
+                }
+            }
+        }
+    }
+    super::tile::record(acc, t, rows as i64, cols as i64, false);
+    Ok(out)
+}
+
+/// Writes a row-major f32 matrix into the `rows x cols` corner of an f32 tile.
+fn unpack(
+    local: &mut Local,
+    t: &Tile,
+    rows: i64,
+    cols: i64,
+    v: &[f32],
+    acc: &mut Accesses,
+) -> Result<(), Fault> {
+    let store = local.slice_mut(space(t), t.addr, t.bytes())?;
+    let (rt, ct) = tables(t, rows.max(0), cols.max(0));
+    let (rows, cols) = (rows.max(0) as usize, cols.max(0) as usize);
+    for (r, &ro) in rt.iter().enumerate() {
+        let mut c = 0;
+        while c < cols {
+            let n = run_len(&ct, c);
+            let o = (ro + ct[c]) as usize;
+            let dst = store
+                .get_mut(o * 4..(o + n) * 4)
+                .ok_or_else(|| outside(o as i64))?;
+            for (d, x) in dst
+                .chunks_exact_mut(4)
+                .zip(&v[r * cols + c..r * cols + c + n])
+            {
+                d.copy_from_slice(&x.to_le_bytes());
+            }
+            c += n;
+        }
+    }
+    super::tile::record(acc, t, rows as i64, cols as i64, true);
+    Ok(())
+}
+
+/// The same result as [`interpret`] (bit for bit: one FMA per k in k order
+/// from the same start), through `pto_jit::matmul_f32` on packed operands.
+pub fn native(p: &Plan<'_>, local: &mut Local, acc: &mut Accesses) -> Result<(), Fault> {
+    let (m, k, n) = (p.m.max(0), p.k.max(0), p.n.max(0));
+    let a = pack(local, p.a, m, k, acc)?;
+    let b = pack(local, p.b, k, n, acc)?;
+    let mut c = match p.start {
+        None => vec![0f32; (m * n) as usize],
+        Some((t, false)) => pack(local, t, m, n, acc)?,
+        Some((t, true)) => {
+            let row = pack(local, t, 1, n, acc)?;
+            (0..m).flat_map(|_| row.iter().copied()).collect()
+        }
+    };
+    pto_jit::matmul_f32(m as usize, k as usize, n as usize, &a, &b, &mut c)
+        .map_err(|e| crate::exec::Fault::Msg(e.to_string()))?;
+    unpack(local, p.c, m, n, &c, acc)
 }
 
 #[derive(Clone, Copy)]

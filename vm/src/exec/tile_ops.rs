@@ -233,7 +233,7 @@ pub(crate) fn check_covers(
     Ok(())
 }
 
-fn space(t: &Tile) -> Space {
+pub(crate) fn space(t: &Tile) -> Space {
     Space::of_tile(t.loc)
 }
 
