@@ -41,6 +41,7 @@ fn ops(c: &mut Criterion) {
             ("tadd", EwOp::Add, Op::Add, Operands::Binary),
             ("tmul", EwOp::Mul, Op::Mul, Operands::Binary),
             ("tmuls", EwOp::Mul, Op::Mul, Operands::ScalarRight),
+            ("texp", EwOp::Exp, Op::Exp, Operands::Unary),
         ] {
             let mut g = c.benchmark_group(format!("exec/{name}/{n}x{n}/f32"));
             g.throughput(Throughput::Elements((n * n) as u64));
@@ -50,6 +51,8 @@ fn ops(c: &mut Criterion) {
                     let mut acc = Accesses::default();
                     let r = if operands == Operands::Binary {
                         tile::tew(&mut local, ew, &a, Some(&b), &d, &mut acc)
+                    } else if operands == Operands::Unary {
+                        tile::tew(&mut local, ew, &a, None, &d, &mut acc)
                     } else {
                         tile::tews(
                             &mut local,

@@ -1,6 +1,6 @@
 //! Cranelift code generation. Every `unsafe` block of the JIT is in this file.
 
-use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{
     types, AbiParam, InstBuilder, MemFlagsData, Type, UserFuncName, Value,
 };
@@ -168,6 +168,90 @@ impl Ctx {
             Op::And => b.ins().band(x, y),
             Op::Or => b.ins().bor(x, y),
             Op::Xor => b.ins().bxor(x, y),
+            Op::Exp => self.exp(b, ty, x),
+        }
+    }
+
+    /// e^x on f32 lanes (see [`crate::EXP_ULP`]): x = n*ln2 + r with
+    /// |r| <= ln2/2 (ln2 split in two so n*ln2 is exact), e^r by a degree-7
+    /// polynomial, then scaled by 2^n as two factors 2^(n/2) * 2^(n - n/2) so
+    /// results that are subnormal or overflow round once. n = round(x*log2e)
+    /// comes from the 1.5*2^23 trick (no float-to-int conversion); x > 100
+    /// gives +inf and x < -110 gives 0 by a final select (beyond those, f32
+    /// e^x is inf or 0 anyway, and the reduction is meaningless there); NaN
+    /// stays NaN.
+    fn exp(&self, b: &mut FunctionBuilder, ty: Type, x: Value) -> Value {
+        let vector = ty.is_vector();
+        let it = if vector { types::I32X4 } else { types::I32 };
+        let f = |b: &mut FunctionBuilder, v: f32| self.splat_f(b, ty, v);
+        let i = |b: &mut FunctionBuilder, v: i32| -> Value {
+            let c = b.ins().iconst(types::I32, i64::from(v));
+            if vector {
+                b.ins().splat(it, c)
+            } else {
+                c
+            }
+        };
+        let log2e = f(b, std::f32::consts::LOG2_E);
+        let t = b.ins().fmul(x, log2e);
+        let magic = f(b, 12_582_912.0);
+        let tm = b.ins().fadd(t, magic);
+        let nf = b.ins().fsub(tm, magic);
+        let tm_bits = b.ins().bitcast(it, MemFlagsData::new(), tm);
+        let magic_bits = i(b, 0x4b40_0000);
+        let n = b.ins().isub(tm_bits, magic_bits);
+        // r = x - n*C1 - n*C2, C1 + C2 = ln 2 with C1 exact in few bits
+        // (fused multiply-adds: one rounding each, and half the instructions)
+        let c1 = f(b, -0.693_359_4);
+        let c2 = f(b, 2.121_944_4e-4);
+        let r = b.ins().fma(nf, c1, x);
+        let r = b.ins().fma(nf, c2, r);
+        // e^r ~ 1 + r + r^2 (1/2 + r (1/6 + r (1/24 + r (1/120 + r (1/720 + r/5040)))))
+        let coeffs = [
+            1.0 / 5040.0,
+            1.0 / 720.0,
+            1.0 / 120.0,
+            1.0 / 24.0,
+            1.0 / 6.0,
+            0.5,
+        ];
+        let mut p = f(b, coeffs[0]);
+        for c in &coeffs[1..] {
+            let cv = f(b, *c);
+            p = b.ins().fma(p, r, cv);
+        }
+        let r2 = b.ins().fmul(r, r);
+        let p = b.ins().fma(p, r2, r);
+        let one = f(b, 1.0);
+        let p = b.ins().fadd(p, one);
+        // 2^n1 * 2^n2, n1 = n >> 1, n2 = n - n1 (both normal for |x| <= 110)
+        let n1 = b.ins().sshr_imm_u(n, 1);
+        let n2 = b.ins().isub(n, n1);
+        let bias = i(b, 127);
+        let scale = |b: &mut FunctionBuilder, k: Value| -> Value {
+            let e = b.ins().iadd(k, bias);
+            let e = b.ins().ishl_imm_u(e, 23);
+            b.ins().bitcast(ty, MemFlagsData::new(), e)
+        };
+        let s1 = scale(b, n1);
+        let s2 = scale(b, n2);
+        let y = b.ins().fmul(p, s1);
+        let y = b.ins().fmul(y, s2);
+        let hi = f(b, 100.0);
+        let lo = f(b, -110.0);
+        let inf = f(b, f32::INFINITY);
+        let zero = f(b, 0.0);
+        let over = b.ins().fcmp(FloatCC::GreaterThan, x, hi);
+        let under = b.ins().fcmp(FloatCC::LessThan, x, lo);
+        if vector {
+            // lane masks come as integer vectors; bitselect wants the value type
+            let over = b.ins().bitcast(ty, MemFlagsData::new(), over);
+            let under = b.ins().bitcast(ty, MemFlagsData::new(), under);
+            let y = b.ins().bitselect(over, inf, y);
+            b.ins().bitselect(under, zero, y)
+        } else {
+            let y = b.ins().select(over, inf, y);
+            b.ins().select(under, zero, y)
         }
     }
 

@@ -240,3 +240,83 @@ fn integer_ops_wrap() {
     })
     .is_err());
 }
+
+/// Distance in units in the last place between two f32 (same sign class).
+fn ulps(a: f32, b: f32) -> u64 {
+    if a == b || (a.is_nan() && b.is_nan()) {
+        return 0;
+    }
+    let key = |x: f32| {
+        let i = x.to_bits() as i32;
+        if i < 0 {
+            i64::from(i32::MIN) - i64::from(i)
+        } else {
+            i64::from(i)
+        }
+    };
+    key(a).abs_diff(key(b))
+}
+
+#[test]
+fn exp_is_within_its_ulp_bound_everywhere() {
+    let k = compile(&Region {
+        op: Op::Exp,
+        lane: Lane::F32,
+        operands: Operands::Unary,
+    })
+    .expect("compiles");
+    // a dense sweep of [-104, 89] (normal, subnormal and overflowing results)
+    // plus the special values; odd column count exercises the scalar tail
+    let mut xs: Vec<f32> = (0..200_001)
+        .map(|i| -104.0 + 193.0 * i as f32 / 200_000.0)
+        .collect();
+    xs.extend([
+        0.0,
+        -0.0,
+        1e-30,
+        -1e-30,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        88.72283,
+        88.72284,
+        -87.33655,
+        -103.97208,
+        -103.27893,
+        f32::MAX,
+        f32::MIN,
+    ]);
+    let n = xs.len();
+    let cols = 13usize;
+    let rows = n.div_ceil(cols);
+    xs.resize(rows * cols, 1.0);
+    let mut mem = f32s(&xs);
+    mem.extend(vec![0u8; rows * cols * 4]);
+    let args = EwArgs {
+        dst: (rows * cols * 4) as i64,
+        dst_stride: (cols * 4) as i64,
+        a: 0,
+        a_stride: (cols * 4) as i64,
+        b: 0,
+        b_stride: (cols * 4) as i64,
+        rows: rows as i64,
+        cols: cols as i64,
+        scalar: 0,
+    };
+    assert_eq!(k.call(&mut mem, &args), Status::Ok);
+    let got = read(&mem, rows * cols * 4, rows * cols);
+    let mut worst = (0u64, 0f32);
+    for (x, y) in xs.iter().zip(&got) {
+        let want = (*x as f64).exp() as f32;
+        let d = ulps(want, *y);
+        if d > worst.0 {
+            worst = (d, *x);
+        }
+    }
+    assert!(
+        worst.0 <= u64::from(EXP_ULP),
+        "{} ulp at x = {}",
+        worst.0,
+        worst.1
+    );
+}

@@ -107,6 +107,7 @@ fn jit_op(op: EwOp) -> Option<Op> {
         EwOp::And => Op::And,
         EwOp::Or => Op::Or,
         EwOp::Xor => Op::Xor,
+        EwOp::Exp => Op::Exp,
         _ => return None,
     })
 }
@@ -280,7 +281,9 @@ pub fn run_ew(
                 let (x, y) = (num::read(&want[o..], d.elem), num::read(&got[o..], d.elem));
                 let same = match (x, y) {
                     (Num::F(p), Num::F(q)) => {
-                        (p.is_nan() && q.is_nan()) || p.to_bits() == q.to_bits()
+                        (p.is_nan() && q.is_nan())
+                            || p.to_bits() == q.to_bits()
+                            || ulps(p as f32, q as f32) <= u64::from(region.op.ulp_bound())
                     }
                     _ => x == y,
                 };
@@ -293,6 +296,19 @@ pub fn run_ew(
         }
     }
     Ok(())
+}
+
+/// Distance in units in the last place between two f32 values.
+fn ulps(a: f32, b: f32) -> u64 {
+    let key = |x: f32| {
+        let i = x.to_bits() as i32;
+        if i < 0 {
+            i64::from(i32::MIN) - i64::from(i)
+        } else {
+            i64::from(i)
+        }
+    };
+    key(a).abs_diff(key(b))
 }
 
 /// Runs a matmul-family tile op through the native matrix kernel
