@@ -1,0 +1,66 @@
+//! `pto-conformance` as CI runs it: the summary table, JUnit XML and the
+//! coverage report over the repository's own cases.
+
+use std::process::Command;
+
+#[test]
+fn table_junit_and_coverage_over_the_repository_cases() {
+    let dir = std::env::temp_dir().join(format!("pto-conformance-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let (junit, cov) = (dir.join("results.xml"), dir.join("coverage.tsv"));
+    let out = Command::new(env!("CARGO_BIN_EXE_pto-conformance"))
+        .args(["--junit", junit.to_str().expect("utf-8")])
+        .args(["--coverage", cov.to_str().expect("utf-8")])
+        .output()
+        .expect("pto-conformance starts");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // the table: a header and one row per (case, tier), then the summary
+    assert!(
+        stdout.starts_with("case") && stdout.contains("tier") && stdout.contains("result"),
+        "{stdout}"
+    );
+    let rows = stdout
+        .lines()
+        .filter(|l| l.starts_with("tile/") || l.starts_with("vector/"))
+        .count();
+    assert!(rows >= 30, "{stdout}");
+    assert!(
+        stdout.contains(&format!("{rows} passed, 0 failed")),
+        "{stdout}"
+    );
+
+    // JUnit: well-formed enough for CI readers, one testcase per row
+    let x = std::fs::read_to_string(&junit).expect("junit written");
+    assert!(x.starts_with("<?xml"), "{x}");
+    assert_eq!(
+        x.matches("<testsuite ").count(),
+        x.matches("</testsuite>").count()
+    );
+    assert_eq!(x.matches("<testcase ").count(), rows, "{x}");
+    let open = x.matches('<').count();
+    let close = x.matches('>').count();
+    assert_eq!(open, close, "unbalanced markup");
+    assert!(!x.contains("<failure"), "{x}");
+
+    // coverage: exactly the ISA table's universe, in its order
+    let c = std::fs::read_to_string(&cov).expect("coverage written");
+    let names: Vec<&str> = c
+        .lines()
+        .skip(1)
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| l.split('\t').next().unwrap_or(""))
+        .collect();
+    let universe: Vec<&str> = pto_isa_spec::OPS.iter().map(|i| i.name).collect();
+    assert_eq!(names, universe);
+    assert!(
+        c.lines()
+            .any(|l| l.starts_with("pto.tadd\t") && !l.ends_with("never\tnever")),
+        "tadd is executed"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
