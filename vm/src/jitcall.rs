@@ -34,6 +34,10 @@ pub struct JitStats {
     pub compile_us: u64,
     /// Bytes of generated code.
     pub code_bytes: u64,
+    /// Executions of native matmul regions (`tmatmul`/`tgemv` families).
+    pub matmul_execs: u64,
+    /// Executions of row-copy DMA regions (`tload`/`tstore`).
+    pub dma_execs: u64,
 }
 
 /// Counters of one run, shared by every block. Compiled code itself is cached
@@ -42,6 +46,8 @@ pub struct JitStats {
 #[derive(Default)]
 pub struct JitCache {
     counts: Mutex<HashMap<Region, u32>>,
+    /// row-copy DMA regions: executions per (load?, element size)
+    dma_counts: Mutex<HashMap<(bool, usize), u32>>,
     /// matmul regions: executions per (op, A type, B type)
     mm_counts: Mutex<HashMap<(pto_isa_spec::Opcode, DType, DType), u32>>,
     stats: Mutex<JitStats>,
@@ -340,16 +346,10 @@ pub fn run_matmul(
         })
         .unwrap_or(0);
     if mode == JitMode::Auto && n <= threshold {
-        if let Ok(mut st) = cache.stats.lock() {
-            st.interp_execs += 1;
-        }
         return matmul::interpret(&p, local, acc);
     }
     if let Ok(mut st) = cache.stats.lock() {
-        if n == threshold + 1 || (mode == JitMode::Always && n == 1) {
-            st.compiled += 1;
-        }
-        st.jit_execs += 1;
+        st.matmul_execs += 1;
     }
     let reference = if crosscheck {
         let mut copy = local.clone();
@@ -391,4 +391,53 @@ fn p_elem(call: &crate::exec::tile_ops::TileCall, i: usize) -> DType {
         })
         .collect();
     tiles.get(i).map_or(DType::F32, |t| t.elem)
+}
+
+/// Runs `tload` (`load`) or a plain `tstore` as a row-copy region when the
+/// mode and counters say so and the operands allow it (see
+/// `exec::tile::rows_ok`); otherwise through the interpreter. Both move the
+/// same bytes and report the same accesses.
+#[allow(clippy::too_many_arguments)]
+pub fn run_dma(
+    cache: &JitCache,
+    mode: JitMode,
+    threshold: u32,
+    load: bool,
+    gm: &crate::mem::Gm,
+    view: &crate::value::View,
+    t: &Tile,
+    local: &mut Local,
+    acc: &mut Accesses,
+) -> Result<(), Fault> {
+    let interp = |local: &mut Local, acc: &mut Accesses| {
+        if load {
+            tile::tload(gm, local, view, t, acc)
+        } else {
+            tile::tstore(gm, local, t, view, crate::program::Combine::Store, acc)
+        }
+    };
+    if mode == JitMode::Off || !tile::rows_ok(view, t) {
+        return interp(local, acc);
+    }
+    let key = (load, t.elem.bytes());
+    let n = cache
+        .dma_counts
+        .lock()
+        .map(|mut c| {
+            let e = c.entry(key).or_insert(0);
+            *e += 1;
+            *e
+        })
+        .unwrap_or(0);
+    if mode == JitMode::Auto && n <= threshold {
+        return interp(local, acc);
+    }
+    if let Ok(mut st) = cache.stats.lock() {
+        st.dma_execs += 1;
+    }
+    if load {
+        tile::tload_rows(gm, local, view, t, acc)
+    } else {
+        tile::tstore_rows(gm, local, t, view, acc)
+    }
 }

@@ -1606,9 +1606,28 @@ impl<'a> Cluster<'a> {
             Resolved::Tile(call) => {
                 exec::tile_ops::run(call, gm, &mut self.cores[ci].arch.local, &mut acc)
             }
-            Resolved::TLoad(v, t) => {
-                exec::tile::tload(gm, &mut self.cores[ci].arch.local, v, t, &mut acc)
-            }
+            Resolved::TLoad(v, t) => crate::jitcall::run_dma(
+                self.jit,
+                self.cfg.jit,
+                self.cfg.jit_threshold,
+                true,
+                gm,
+                v,
+                t,
+                &mut self.cores[ci].arch.local,
+                &mut acc,
+            ),
+            Resolved::TStore(t, v, Combine::Store) => crate::jitcall::run_dma(
+                self.jit,
+                self.cfg.jit,
+                self.cfg.jit_threshold,
+                false,
+                gm,
+                v,
+                t,
+                &mut self.cores[ci].arch.local,
+                &mut acc,
+            ),
             Resolved::TStore(t, v, how) => {
                 exec::tile::tstore(gm, &self.cores[ci].arch.local, t, v, *how, &mut acc)
             }

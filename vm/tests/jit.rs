@@ -186,3 +186,47 @@ fn auto_mode_compiles_after_the_threshold() {
         (2, 1, 1)
     );
 }
+
+/// Row-copy tload/tstore regions move the same bytes and report the same
+/// accesses as the interpreter: same result, and a missing wait is still a race.
+#[test]
+fn row_copy_dma_regions_match_the_interpreter_and_the_checker() {
+    let path = format!("{}/../examples/vadd.pto", env!("CARGO_MANIFEST_DIR"));
+    let src = std::fs::read_to_string(path).expect("example");
+    let x: Vec<u8> = (0..1024)
+        .flat_map(|i| (i as f32 * 0.5).to_le_bytes())
+        .collect();
+    let y: Vec<u8> = (0..1024)
+        .flat_map(|i| (3.0 - i as f32).to_le_bytes())
+        .collect();
+    let go = |src: &str, jit: JitMode| {
+        let k = load_text("vadd.pto", src, None).expect("loads");
+        let cfg = Config {
+            profile: k.profile,
+            jit,
+            ..Config::default()
+        };
+        let args = [
+            Arg::Buffer(x.clone()),
+            Arg::Buffer(y.clone()),
+            Arg::Buffer(vec![0; 4096]),
+        ];
+        run_kernel(&k, &cfg, None, &args).expect("runs")
+    };
+    let a = go(&src, JitMode::Off);
+    let b = go(&src, JitMode::Always);
+    assert_eq!(a.buffers, b.buffers);
+    assert_eq!(a.out.jit.dma_execs, 0);
+    assert!(b.out.jit.dma_execs >= 3, "{:?}", b.out.jit);
+    // drop the first MTE2 -> V wait: both tiers report the race
+    let first_wait = src
+        .lines()
+        .find(|l| l.contains("wait_flag") && l.contains("PIPE_MTE2"))
+        .expect("the example waits for its loads");
+    let broken = src.replacen(first_wait, "", 1);
+    for jit in [JitMode::Off, JitMode::Always] {
+        let f = go(&broken, jit);
+        let kinds: Vec<&str> = f.out.diags.list.iter().map(|d| d.kind.name()).collect();
+        assert!(kinds.contains(&"race"), "{jit:?}: {kinds:?}");
+    }
+}

@@ -879,6 +879,12 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
             "jit: {} region(s) compiled ({} bytes, {} us), {} compiled runs, {} interpreted runs below the threshold",
             j.compiled, j.code_bytes, j.compile_us, j.jit_execs, j.interp_execs
         );
+        if j.matmul_execs + j.dma_execs > 0 {
+            eprintln!(
+                "jit: {} native matmul run(s), {} row-copy tload/tstore run(s)",
+                j.matmul_execs, j.dma_execs
+            );
+        }
         for (why, n) in &j.rejected {
             eprintln!("jit: {n} region(s) rejected: {why}");
         }

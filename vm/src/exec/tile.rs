@@ -304,6 +304,66 @@ pub fn tload(
     Ok(())
 }
 
+/// Whether `tload`/`tstore` between `v` and `t` can move whole rows: a plain
+/// row-major tile without padding, a view whose last dimension is contiguous,
+/// elements of one size, and a valid region the view covers.
+pub fn rows_ok(v: &View, t: &Tile) -> bool {
+    let (vr, vc) = v.rows_cols();
+    t.blayout == pto_asm::ty::BLayout::RowMajor
+        && t.slayout == pto_asm::ty::SLayout::NoneBox
+        && t.pad == 0
+        && v.strides[4] == 1
+        && v.elem == t.elem
+        && t.v_row >= 0
+        && t.v_col >= 0
+        && t.v_row <= t.rows
+        && t.v_col <= t.cols
+        && t.v_row <= vr
+        && t.v_col <= vc
+}
+
+/// `tload` a row at a time (same bytes and checker accesses as [`tload`];
+/// only for what [`rows_ok`] accepts).
+pub fn tload_rows(
+    gm: &Gm,
+    local: &mut Local,
+    src: &View,
+    dst: &Tile,
+    acc: &mut Accesses,
+) -> Result<(), Fault> {
+    let es = dst.elem.bytes() as u64;
+    let n = dst.v_col as u64 * es;
+    for r in 0..dst.v_row {
+        let g = (src.base as i64 + src.offset(r, 0) * es as i64) as u64;
+        let at = dst.addr + (r * dst.cols) as u64 * es;
+        gm.read(g, local.slice_mut(space_of(dst), at, n)?)?;
+        acc.add(Space::Gm, g, n, false);
+        acc.add(space_of(dst), at, n, true);
+    }
+    Ok(())
+}
+
+/// `tstore` a row at a time without atomics or conversion (same bytes and
+/// checker accesses as [`tstore`]; only for what [`rows_ok`] accepts).
+pub fn tstore_rows(
+    gm: &Gm,
+    local: &Local,
+    src: &Tile,
+    dst: &View,
+    acc: &mut Accesses,
+) -> Result<(), Fault> {
+    let es = src.elem.bytes() as u64;
+    let n = src.v_col as u64 * es;
+    for r in 0..src.v_row {
+        let at = src.addr + (r * src.cols) as u64 * es;
+        let g = (dst.base as i64 + dst.offset(r, 0) * es as i64) as u64;
+        gm.write(g, local.slice(space_of(src), at, n)?)?;
+        acc.add(space_of(src), at, n, false);
+        acc.add(Space::Gm, g, n, true);
+    }
+    Ok(())
+}
+
 /// `tstore`: tile valid region -> GM view; with an atomic type the value is
 /// added to (or max/min-ed with) what GM holds, in the view's element type.
 pub fn tstore(
