@@ -340,56 +340,72 @@ pub fn run_ranks(
     let next = AtomicU32::new(0);
     let jit = crate::jitcall::JitCache::default();
     let mut results: Vec<(u32, RunOutput)> = Vec::new();
-    std::thread::scope(|s| {
-        let mut hs = Vec::new();
-        for _ in 0..threads {
-            hs.push(s.spawn(|| {
-                let mut mine = Vec::new();
-                loop {
-                    let u = next.fetch_add(1, Ordering::Relaxed);
-                    if u >= units {
-                        break;
-                    }
-                    let (rank, b) = (u / blocks, u % blocks);
-                    let mut cl = Cluster::new(
-                        prog,
-                        cfg,
-                        gm,
-                        entry,
-                        &args[rank as usize],
-                        b,
-                        blocks,
-                        &jit,
-                        rank,
-                        &world,
-                    );
-                    let out = cl.run();
-                    world.done.fetch_add(1, Ordering::SeqCst);
-                    world.epoch.fetch_add(1, Ordering::SeqCst);
-                    let stop = out.error.is_some();
-                    mine.push((u, out));
-                    if stop && ranks == 1 {
-                        break;
-                    }
-                }
-                mine
-            }));
-        }
-        for h in hs {
-            match h.join() {
-                Ok(v) => results.extend(v),
-                Err(_) => results.push((
-                    u32::MAX,
-                    RunOutput {
-                        error: Some(RunError::Setup(
-                            "internal error: a block thread panicked".into(),
-                        )),
-                        ..RunOutput::default()
-                    },
-                )),
+    let worker = || {
+        let mut mine = Vec::new();
+        loop {
+            let u = next.fetch_add(1, Ordering::Relaxed);
+            if u >= units {
+                break;
+            }
+            let (rank, b) = (u / blocks, u % blocks);
+            let mut cl = Cluster::new(
+                prog,
+                cfg,
+                gm,
+                entry,
+                &args[rank as usize],
+                b,
+                blocks,
+                &jit,
+                rank,
+                &world,
+            );
+            let out = cl.run();
+            world.done.fetch_add(1, Ordering::SeqCst);
+            world.epoch.fetch_add(1, Ordering::SeqCst);
+            let stop = out.error.is_some();
+            mine.push((u, out));
+            if stop && ranks == 1 {
+                break;
             }
         }
-    });
+        mine
+    };
+    if threads == 1 {
+        // one block of one rank: no thread to spawn (a panic is still
+        // reported the way a panicking block thread is)
+        results =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(worker)).unwrap_or_else(|_| {
+                vec![(
+                    u32::MAX,
+                    RunOutput {
+                        error: Some(RunError::Setup("internal error: the block panicked".into())),
+                        ..RunOutput::default()
+                    },
+                )]
+            });
+    } else {
+        std::thread::scope(|s| {
+            let mut hs = Vec::new();
+            for _ in 0..threads {
+                hs.push(s.spawn(worker));
+            }
+            for h in hs {
+                match h.join() {
+                    Ok(v) => results.extend(v),
+                    Err(_) => results.push((
+                        u32::MAX,
+                        RunOutput {
+                            error: Some(RunError::Setup(
+                                "internal error: a block thread panicked".into(),
+                            )),
+                            ..RunOutput::default()
+                        },
+                    )),
+                }
+            }
+        });
+    }
     results.sort_by_key(|r| r.0);
     let mut total = RunOutput {
         jit: jit.stats(),
