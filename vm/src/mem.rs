@@ -196,10 +196,77 @@ impl Gm {
     }
 }
 
+/// A zeroed buffer. Large ones are anonymous mappings, whose pages the
+/// kernel zeroes on first touch: a core's ~1 MiB of on-chip buffers costs
+/// nothing until a kernel uses it (a heap allocation had to be memset on
+/// every run).
+enum Zeroed {
+    Map(memmap2::MmapMut),
+    Heap(Vec<u8>),
+}
+
+impl Zeroed {
+    fn new(n: usize) -> Zeroed {
+        if n >= 64 * 1024 {
+            if let Ok(m) = memmap2::MmapOptions::new().len(n).map_anon() {
+                return Zeroed::Map(m);
+            }
+        }
+        Zeroed::Heap(vec![0; n])
+    }
+}
+
+impl std::ops::Deref for Zeroed {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Zeroed::Map(m) => m,
+            Zeroed::Heap(v) => v,
+        }
+    }
+}
+
+impl std::ops::DerefMut for Zeroed {
+    fn deref_mut(&mut self) -> &mut [u8] {
+        match self {
+            Zeroed::Map(m) => m,
+            Zeroed::Heap(v) => v,
+        }
+    }
+}
+
+impl Clone for Zeroed {
+    fn clone(&self) -> Zeroed {
+        let mut z = Zeroed::new(self.len());
+        z.copy_from_slice(self);
+        z
+    }
+}
+
+impl PartialEq for Zeroed {
+    fn eq(&self, o: &Zeroed) -> bool {
+        **self == **o
+    }
+}
+
+impl Eq for Zeroed {}
+
+impl Default for Zeroed {
+    fn default() -> Zeroed {
+        Zeroed::Heap(Vec::new())
+    }
+}
+
+impl std::fmt::Debug for Zeroed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "[{} bytes]", self.len())
+    }
+}
+
 /// The on-chip buffers of one core.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Local {
-    bufs: [Vec<u8>; 7],
+    bufs: [Zeroed; 7],
 }
 
 impl Local {
@@ -207,13 +274,13 @@ impl Local {
     pub fn new(p: &pto_isa_spec::Profile, ub_bytes: Option<usize>) -> Self {
         Local {
             bufs: [
-                vec![0; ub_bytes.unwrap_or(p.ub_bytes)],
-                vec![0; p.l1_bytes],
-                vec![0; p.l0a_bytes],
-                vec![0; p.l0b_bytes],
-                vec![0; p.l0c_bytes],
-                vec![0; p.bias_bytes],
-                vec![0; p.fb_bytes],
+                Zeroed::new(ub_bytes.unwrap_or(p.ub_bytes)),
+                Zeroed::new(p.l1_bytes),
+                Zeroed::new(p.l0a_bytes),
+                Zeroed::new(p.l0b_bytes),
+                Zeroed::new(p.l0c_bytes),
+                Zeroed::new(p.bias_bytes),
+                Zeroed::new(p.fb_bytes),
             ],
         }
     }
