@@ -2043,7 +2043,20 @@ impl<'a> Cluster<'a> {
                     (block, blocks, (0, 1)),
                 )?,
             };
-            for a in acc.list {
+            'next: for a in acc.list {
+                // a loop's successive vlds/vsts of one instruction walk
+                // contiguous bytes: keep them as one range
+                let n = accs.len();
+                for (id, last) in accs[n.saturating_sub(4)..].iter_mut().rev() {
+                    if *id == inst.id
+                        && last.space == a.space
+                        && last.write == a.write
+                        && last.addr + last.len == a.addr
+                    {
+                        last.len += a.len;
+                        continue 'next;
+                    }
+                }
                 accs.push((inst.id, a));
             }
             match flow {

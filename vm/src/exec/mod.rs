@@ -48,8 +48,13 @@ impl Accesses {
     #[inline]
     pub fn add(&mut self, space: Space, addr: u64, len: u64, write: bool) {
         if self.on && len > 0 {
-            // merge with the previous access when contiguous (row by row copies)
-            if let Some(last) = self.list.last_mut() {
+            // merge with one of the last few accesses when contiguous: row by
+            // row copies, and element loops that interleave their operands
+            // (read a[i], read b[i], write d[i]) become one range per operand.
+            // The accesses of one instruction are simultaneous for the
+            // checker, so their order does not matter.
+            let n = self.list.len();
+            for last in self.list[n.saturating_sub(4)..].iter_mut().rev() {
                 if last.space == space && last.write == write && last.addr + last.len == addr {
                     last.len += len;
                     return;
