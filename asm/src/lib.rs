@@ -11,6 +11,7 @@ pub mod printer;
 pub mod ty;
 pub mod verify;
 mod verify_rules;
+mod verify_vmi;
 
 pub use ast::{Block, Elem, File, Op, Punct, Region, ValueId};
 pub use diag::{Diagnostic, Diagnostics, Loc, Severity};

@@ -117,6 +117,7 @@ impl<'a> Verifier<'a> {
                 ),
             );
         }
+        self.def_types(op);
         self.signature(op);
         self.dtypes(op);
         self.sync_operands(op);
@@ -161,6 +162,31 @@ impl<'a> Verifier<'a> {
             }
             for o in &b.ops {
                 self.op(o, structured);
+            }
+        }
+    }
+
+    /// Types of the values this op defines (results, header arguments) must
+    /// be well formed; each malformed type is reported once per op.
+    fn def_types(&mut self, op: &Op) {
+        let mut defs: Vec<ValueId> = op.result_values().collect();
+        defs.extend(op.body.iter().filter_map(|e| match e {
+            Elem::Def(d) => Some(*d),
+            _ => None,
+        }));
+        let mut seen = HashSet::new();
+        for v in defs {
+            let Some(info) = self.file.values.get(v as usize) else {
+                continue;
+            };
+            let Some(t) = info.ty else { continue };
+            if !seen.insert(t) {
+                continue;
+            }
+            if let Some(msg) = crate::verify_vmi::type_error(self.file, t) {
+                // at the value that carries the type (a function argument's own line)
+                let len = info.name.len() as u32 + 1;
+                self.diags.push(Diagnostic::error(info.loc, len, msg));
             }
         }
     }

@@ -139,6 +139,7 @@ impl<'a> Rules<'a> {
     pub(crate) fn check(&self, op: &Op, out: &mut Vec<Diagnostic>) {
         let mut errs: Vec<String> = Vec::new();
         self.rules(op, &mut errs);
+        crate::verify_vmi::check(self.file, op, &mut errs);
         let len = op.opcode.name().len() as u32;
         for e in errs {
             out.push(Diagnostic::error(

@@ -1,0 +1,157 @@
+//! VMI rules (asm/src/verify_vmi.rs): each rejects a small function at the
+//! offending line with the expected message, and accepts a near miss.
+
+use pto_asm::{check_text, Severity};
+use pto_isa_spec::ProfileId;
+
+fn errors(src: &str) -> Vec<(u32, String)> {
+    check_text("t.pto", src, Some(ProfileId::A5))
+        .diagnostics
+        .0
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .map(|d| (d.loc.line, d.message.clone()))
+        .collect()
+}
+
+/// A function with arguments `args` whose body (line 2) is `body`.
+fn func(args: &str, body: &str) -> String {
+    format!("func.func @f({args}) {{\n  {body}\n  return\n}}\n")
+}
+
+#[track_caller]
+fn rejects(src: &str, line: u32, msg: &str) {
+    let errs = errors(src);
+    assert!(
+        errs.iter().any(|(l, m)| *l == line && m.contains(msg)),
+        "expected `{msg}` at line {line}, got {errs:?}\n{src}"
+    );
+}
+
+#[track_caller]
+fn accepts(src: &str) {
+    let errs = errors(src);
+    assert!(errs.is_empty(), "expected no errors, got {errs:?}\n{src}");
+}
+
+const V64F32: &str = "!pto.vmi.vreg<64xf32>";
+
+#[test]
+fn malformed_types_are_rejected_where_defined() {
+    rejects(
+        &func("%a: !pto.vmi.vreg<0xf32>", ""),
+        1,
+        "positive element count",
+    );
+    rejects(
+        &func("%a: !pto.vmi.vreg<64xi64>", ""),
+        1,
+        "8-bit, 16-bit, or 32-bit",
+    );
+    rejects(
+        &func("%a: !pto.vmi.mask<64xb64>", ""),
+        1,
+        "one of pred, b8, b16, b32",
+    );
+    rejects(
+        &func(
+            "%a: !pto.vmi.mask<64xpred, #pto.vmi.layout<contiguous>>",
+            "",
+        ),
+        1,
+        "pred mask must not carry layout",
+    );
+    rejects(
+        &func(
+            "%a: !pto.vmi.vreg<64xf32, #pto.vmi.layout<deinterleaved = 3>>",
+            "",
+        ),
+        1,
+        "expected factor to be 2 or 4",
+    );
+    accepts(&func(
+        "%a: !pto.vmi.vreg<64xf32, #pto.vmi.layout<deinterleaved = 2>>, %m: !pto.vmi.mask<64xb32, #pto.vmi.layout<contiguous>>",
+        "",
+    ));
+}
+
+#[test]
+fn elementwise_operands_agree_on_lanes_and_element_type() {
+    let args = format!("%a: {V64F32}, %b: !pto.vmi.vreg<128xf32>");
+    let body = format!("%r = pto.vmi.vadd %a, %b : {V64F32}, !pto.vmi.vreg<128xf32> -> {V64F32}");
+    rejects(&func(&args, &body), 2, "same logical lane count");
+    let args = format!("%a: {V64F32}, %b: !pto.vmi.vreg<64xf16>");
+    let body = format!("%r = pto.vmi.vmax %a, %b : {V64F32}, !pto.vmi.vreg<64xf16> -> {V64F32}");
+    rejects(&func(&args, &body), 2, "same element type");
+    let args = format!("%a: {V64F32}, %b: {V64F32}");
+    let body = format!("%r = pto.vmi.vadd %a, %b : {V64F32}, {V64F32} -> {V64F32}");
+    accepts(&func(&args, &body));
+}
+
+#[test]
+fn element_type_classes() {
+    let v = "!pto.vmi.vreg<64xi32>";
+    let body = format!("%r = pto.vmi.vdiv %a, %a : {v}, {v} -> {v}");
+    rejects(&func(&format!("%a: {v}"), &body), 2, "requires f16 or f32");
+    let body = format!("%r = pto.vmi.vand %a, %a : {V64F32}, {V64F32} -> {V64F32}");
+    rejects(&func(&format!("%a: {V64F32}"), &body), 2, "integer-like");
+    let body = format!("%r = pto.vmi.vand %a, %a : {v}, {v} -> {v}");
+    accepts(&func(&format!("%a: {v}"), &body));
+}
+
+#[test]
+fn masks_match_the_data_they_predicate() {
+    let m16 = "!pto.vmi.mask<64xb16>";
+    let args = format!("%a: {V64F32}, %m: {m16}");
+    let body = format!("%r = pto.vmi.vsel %m, %a, %a : {m16}, {V64F32}, {V64F32} -> {V64F32}");
+    rejects(
+        &func(&args, &body),
+        2,
+        "mask granularity to match data element width",
+    );
+    let m32 = "!pto.vmi.mask<64xb32>";
+    let args = format!("%a: {V64F32}, %m: {m32}");
+    let body = format!("%r = pto.vmi.vsel %m, %a, %a : {m32}, {V64F32}, {V64F32} -> {V64F32}");
+    accepts(&func(&args, &body));
+    // mask logic: same lanes and granularity
+    let args = "%a: !pto.vmi.mask<128xpred>, %b: !pto.vmi.mask<64xpred>";
+    let body = "%r = pto.vmi.vand %a, %b : !pto.vmi.mask<128xpred>, !pto.vmi.mask<64xpred> -> !pto.vmi.mask<128xpred>";
+    rejects(&func(args, body), 2, "same logical lane count");
+}
+
+#[test]
+fn memory_element_type_matches_data() {
+    let args = "%p: !pto.ptr<f32, ub>, %o: index";
+    let body = "%r = pto.vmi.vload %p[%o] : !pto.ptr<f32, ub> -> !pto.vmi.vreg<128xf16>";
+    rejects(&func(args, body), 2, "memory source element type to match");
+    let body = "%r = pto.vmi.vload %p[%o] : !pto.ptr<f32, ub> -> !pto.vmi.vreg<64xf32>";
+    accepts(&func(args, body));
+}
+
+#[test]
+fn casts_keep_lanes_and_bits() {
+    let body = format!("%r = pto.vmi.vinterpret_cast %a : {V64F32} -> !pto.vmi.vreg<64xi16>");
+    rejects(
+        &func(&format!("%a: {V64F32}"), &body),
+        2,
+        "same total number of bits",
+    );
+    let body = format!("%r = pto.vmi.vinterpret_cast %a : {V64F32} -> !pto.vmi.vreg<128xi16>");
+    accepts(&func(&format!("%a: {V64F32}"), &body));
+    let body = "%r = pto.vmi.vcvt %a : !pto.vmi.vreg<64xf16> -> !pto.vmi.vreg<128xf32>";
+    rejects(
+        &func("%a: !pto.vmi.vreg<64xf16>", body),
+        2,
+        "logical lane counts to match",
+    );
+}
+
+#[test]
+fn gather_offsets_are_unsigned_16_or_32_bit() {
+    let args = "%p: !pto.ptr<f32, ub>, %i: !pto.vmi.vreg<64xf32>, %m: !pto.vmi.mask<64xpred>";
+    let body = "%r = pto.vmi.vgather %p, %i, %m : !pto.ptr<f32, ub>, !pto.vmi.vreg<64xf32>, !pto.vmi.mask<64xpred> -> !pto.vmi.vreg<64xf32>";
+    rejects(&func(args, body), 2, "16-bit or 32-bit integer offsets");
+    let args = "%p: !pto.ptr<f32, ub>, %i: !pto.vmi.vreg<64xui32>, %m: !pto.vmi.mask<64xpred>";
+    let body = "%r = pto.vmi.vgather %p, %i, %m : !pto.ptr<f32, ub>, !pto.vmi.vreg<64xui32>, !pto.vmi.mask<64xpred> -> !pto.vmi.vreg<64xf32>";
+    accepts(&func(args, body));
+}
