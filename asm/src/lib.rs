@@ -12,6 +12,7 @@ pub mod ty;
 pub mod verify;
 mod verify_rules;
 mod verify_vmi;
+mod verify_vpto;
 
 pub use ast::{Block, Elem, File, Op, Punct, Region, ValueId};
 pub use diag::{Diagnostic, Diagnostics, Loc, Severity};
