@@ -10,6 +10,7 @@ pub mod parser;
 pub mod printer;
 pub mod ty;
 pub mod verify;
+mod verify_acc;
 mod verify_rules;
 mod verify_vmi;
 mod verify_vpto;
