@@ -612,14 +612,134 @@ impl<'a> Rules<'a> {
             return;
         }
         let raw = Self::vals(op, "ins");
-        // src, row, col[, preQuantScalar]
+        // src, row, col[, preQuantScalar]; the fp form adds a scaling tile
         let pre_quant = raw.len() > 3 && self.is_scalar(raw[3]);
-        if pre_quant && s.tb.loc != TileLoc::Acc {
-            e.push("expects preQuantScalar form to use loc=acc src".into());
+        let fp = ins.get(1);
+        let relu =
+            Self::enum_attr(op, "reluPreMode").is_some_and(|m| m != "NoRelu" && m != "no_relu");
+        let (sl, dl) = (s.tb.loc, d.tb.loc);
+        if sl != TileLoc::Acc && s.tb.elem != d.tb.elem {
+            e.push("expects src and dst to have the same element type".into());
             return;
         }
-        if s.tb.loc == TileLoc::Vec && d.tb.loc == TileLoc::Vec && !(s.nd() && d.nd()) {
-            e.push("expects A5 vec->vec textract src/dst to use ND layout (blayout=row_major, slayout=none_box)".into());
+        if let Some(fp) = fp {
+            if fp.tb.loc != TileLoc::Scaling {
+                e.push(format!(
+                    "expects fp to use loc=scaling, got loc={}",
+                    fp.tb.loc.name()
+                ));
+                return;
+            }
+        }
+        let dty = self.file.types.get(d.tb.elem);
+        let elem_ok = match dty {
+            Type::Int(8) | Type::SInt(8) | Type::UInt(8) => true,
+            Type::Float(x) => matches!(x.as_str(), "f16" | "bf16" | "f32") || x.starts_with("f8"),
+            Type::Opaque { .. } => d.dt.is_some(),
+            _ => false,
+        };
+        if !elem_ok {
+            e.push(
+                "expects A5 textract element type to be an fp8/f16/bf16/f32 or int8 family type"
+                    .into(),
+            );
+            return;
+        }
+        if fp.is_some() && pre_quant {
+            e.push("expects fp and preQuantScalar to be mutually exclusive".into());
+            return;
+        }
+        for (on, what) in [
+            (fp.is_some(), "fp"),
+            (pre_quant, "preQuantScalar"),
+            (relu, "reluPreMode"),
+        ] {
+            if on && sl != TileLoc::Acc {
+                e.push(format!("expects {what} form to use loc=acc src"));
+                return;
+            }
+        }
+        use TileLoc::*;
+        let ok_pair = matches!(
+            (sl, dl),
+            (Mat, Left | Right | Scaling) | (Vec, Mat | Vec) | (Acc, Mat | Vec)
+        );
+        if !ok_pair {
+            e.push(format!(
+                "expects A5 textract to use a supported src/dst loc pair (got {}->{})",
+                sl.name(),
+                dl.name()
+            ));
+            return;
+        }
+        let (rm, cm) = (BLayout::RowMajor, BLayout::ColMajor);
+        let lay = |t: &T| (t.tb.blayout, t.tb.slayout);
+        match (sl, dl) {
+            (Mat, _) => {
+                let src_ok = match (lay(s), dl) {
+                    ((b, SLayout::ColMajor), _) if b == rm => true,
+                    ((b, SLayout::RowMajor), _) if b == cm => true,
+                    ((b, _), Left) => b == rm,
+                    _ => false,
+                };
+                if !src_ok {
+                    e.push("expects A5 textract src to use a supported mat blayout/slayout combination".into());
+                } else if dl == Left && d.tb.slayout != SLayout::RowMajor {
+                    // (A5 reads every left tile as col_major: only the box layout is checked)
+                    e.push("expects A5 left dst to use row_major slayout".into());
+                } else if dl == Right && lay(d) != (rm, SLayout::ColMajor) {
+                    e.push(
+                        "expects A5 right dst to use row_major blayout and col_major slayout"
+                            .into(),
+                    );
+                }
+            }
+            (Vec, Vec) if !(s.nd() && d.nd()) => {
+                e.push("expects A5 vec->vec textract src/dst to use ND layout (blayout=row_major, slayout=none_box)".into());
+            }
+            (Acc, _) => {
+                if lay(s) != (cm, SLayout::RowMajor) {
+                    e.push("expects A5 acc-source textract src to use blayout=col_major and slayout=row_major".into());
+                    return;
+                }
+                if dl == Mat && lay(d) != (cm, SLayout::RowMajor) {
+                    e.push("expects A5 acc-source textract dst to use blayout=col_major and slayout=row_major".into());
+                    return;
+                }
+                if dl == Vec && !d.nd() {
+                    e.push("expects A5 acc->vec textract dst to use ND layout (blayout=row_major, slayout=none_box)".into());
+                    return;
+                }
+                let sty = self.file.types.get(s.tb.elem);
+                let f = |t: &Type, n: &str| matches!(t, Type::Float(x) if x == n);
+                let i = |t: &Type, w: u32| matches!(t, Type::Int(x) | Type::SInt(x) | Type::UInt(x) if *x == w);
+                if fp.is_some() || pre_quant {
+                    let ok = if f(sty, "f32") {
+                        i(dty, 8)
+                            || f(dty, "f16")
+                            || f(dty, "bf16")
+                            || f(dty, "f32")
+                            || matches!(dty, Type::Float(x) if x.starts_with("f8"))
+                    } else if i(sty, 32) {
+                        i(dty, 8) || f(dty, "f16") || f(dty, "bf16")
+                    } else {
+                        false
+                    };
+                    if !ok {
+                        e.push("expects A5 acc preQuantScalar textract element types to be (src=f32,dst=i8/fp8/f16/bf16/f32) or (src=i32,dst=i8/f16/bf16)".into());
+                    }
+                } else {
+                    let ok = if f(sty, "f32") {
+                        f(dty, "f16") || f(dty, "bf16") || f(dty, "f32")
+                    } else {
+                        i(sty, 32) && i(dty, 32)
+                    };
+                    if !ok {
+                        e.push("expects A5 acc textract element types to be (src=f32,dst=f16/bf16/f32) or (src=i32,dst=i32)".into());
+                    }
+                }
+            }
+            _ => {}
         }
     }
 

@@ -414,3 +414,35 @@ fn fusion_region_yields_its_results() {
     let ok = "func.func @k() {\n  %c0 = arith.constant 0 : index\n  %0 = pto.fusion_region {\n    pto.yield(%c0) : (index) -> ()\n  } : index\n  return\n}\n";
     assert!(errors(ok, A5).is_empty(), "{:?}", errors(ok, A5));
 }
+
+#[test]
+fn a5_textract_loc_pairs_layouts_and_types() {
+    let a5 = ProfileId::A5;
+    let acc = tb("acc", "f32", 16, 16, 16, 16, "col_major", "row_major");
+    let left = tb("left", "f32", 16, 16, 16, 16, "col_major", "row_major");
+    let body = |tiles: &[String]| {
+        format!(
+            "pto.textract ins(%t0, %c0, %c0 : {}, index, index) outs(%t1 : {})",
+            tiles[0], tiles[1]
+        )
+    };
+    let t = [acc.clone(), left];
+    rejects(&t, &body(&t), a5, "supported src/dst loc pair");
+    let mat = tb("mat", "f32", 16, 16, 16, 16, "col_major", "row_major");
+    let t = [acc.clone(), mat];
+    accepts(&t, &body(&t), a5);
+    let mat16 = tb("mat", "f16", 16, 16, 16, 16, "col_major", "row_major");
+    let t = [acc, mat16.clone()];
+    accepts(&t, &body(&t), a5);
+    let right_bad = tb("right", "f16", 16, 16, 16, 16, "col_major", "row_major");
+    let t = [mat16.clone(), right_bad];
+    rejects(
+        &t,
+        &body(&t),
+        a5,
+        "right dst to use row_major blayout and col_major slayout",
+    );
+    let vec_f32 = vec("f32", 16, 16);
+    let t = [vec("f16", 16, 16), vec_f32];
+    rejects(&t, &body(&t), a5, "same element type");
+}
