@@ -160,13 +160,42 @@ impl<'a> Rules<'a> {
             "pto.trowsum" | "pto.trowmax" | "pto.trowmin" | "pto.trowprod" => {
                 self.row_reduction(&ins, &outs, true, e)
             }
-            "pto.trowargmax" | "pto.trowargmin" => self.row_reduction(&ins, &outs, false, e),
+            "pto.trowargmax" | "pto.trowargmin" => {
+                self.row_reduction(&ins, &outs, false, e);
+                if e.is_empty() {
+                    self.arg_reduction_tmp(&ins, e);
+                }
+            }
+            "pto.tprelu" | "pto.trem" | "pto.trems" | "pto.tsel" | "pto.tci" if !self.a5() => {
+                self.a2a3_tmp(name, &ins, &outs, e)
+            }
+            "pto.tcolsum" => {
+                let binary = op.attr("isBinary").and_then(Attr::as_int) == Some(1);
+                if let ([s, tmp, ..], true) = (ins.as_slice(), binary) {
+                    if let Some(v) = s.tb.v_col.filter(|v| tmp.tb.cols < *v) {
+                        e.push(format!(
+                            "expects tmp shape[1] to be at least src valid_shape[1] when isBinary is true; got {} vs {v}",
+                            tmp.tb.cols
+                        ));
+                    }
+                }
+            }
             "pto.tcolargmax" | "pto.tcolargmin" => {
+                if let Some(dt) = ins.first().and_then(|s| s.dt) {
+                    if !matches!(dt.bits(), 8 | 16 | 32) {
+                        e.push(format!(
+                            "expects src element type to be 1, 2, or 4 bytes wide, got {dt}"
+                        ));
+                        return;
+                    }
+                }
                 if let Some(d) = outs.first() {
                     if differ(d.tb.v_row, Some(1)) {
                         e.push("expects dst valid_shape[0] to be 1".into());
+                        return;
                     }
                 }
+                self.arg_reduction_tmp(&ins, e);
             }
             "pto.tgemv" | "pto.tgemv.acc" | "pto.tgemv.bias" => {
                 if let (Some(l), Some(d)) = (ins.first(), outs.first()) {
@@ -301,6 +330,105 @@ impl<'a> Rules<'a> {
             e.push("expects src and dst to have the same valid_shape[0]".into());
         } else if differ(d.tb.v_col, Some(1)) {
             e.push("expects dst valid_shape[1] to be 1".into());
+        }
+    }
+
+    /// Bytes a tile occupies (its physical shape).
+    fn tile_bytes(t: &T) -> Option<i64> {
+        t.dt.map(|d| t.tb.rows * t.tb.cols * d.bits() as i64 / 8)
+    }
+
+    /// A2/A3 argmax/argmin reductions keep, per row, the running values and
+    /// indices of every 256-byte repeat in `tmp`: it needs that many columns.
+    fn arg_reduction_tmp(&self, ins: &[T], e: &mut Vec<String>) {
+        if self.a5() {
+            return;
+        }
+        let ([s, tmp, ..], Some(cols)) = (ins, ins.first().and_then(|s| s.tb.v_col)) else {
+            return;
+        };
+        if s.tb.v_row == tmp.tb.v_row && s.tb.v_col == tmp.tb.v_col {
+            return;
+        }
+        let Some(bytes) = s.dt.map(|d| (d.bits() as i64 / 8).max(1)) else {
+            return;
+        };
+        let (repeat, block) = (256 / bytes, 32 / bytes);
+        let repeats = (cols + repeat - 1) / repeat;
+        let min = ((repeats * 2 + block - 1) / block + (repeats + block - 1) / block) * block;
+        if tmp.tb.v_col.is_some_and(|c| c < min) {
+            e.push(format!(
+                "expects A2/A3 tmp valid_shape[1] to be at least {min} for src valid_shape[1] = {cols}"
+            ));
+        }
+    }
+
+    /// The scratch tiles A2/A3 lowerings of tprelu, trem, trems, tsel and tci
+    /// need, when the kernel passes one.
+    fn a2a3_tmp(&self, name: &str, ins: &[T], outs: &[T], e: &mut Vec<String>) {
+        let Some(d) = outs.first() else { return };
+        let tmp = match name {
+            "pto.tprelu" | "pto.trem" => ins.get(2),
+            "pto.tsel" => ins.get(3),
+            _ => ins.get(1), // trems (src, scalar, tmp), tci (scalar, tmp)
+        };
+        let tmp = if name == "pto.tci" { ins.first() } else { tmp };
+        let Some(tmp) = tmp else { return };
+        match name {
+            "pto.tprelu" => {
+                if let Some(r) = d.tb.v_row.filter(|r| tmp.tb.rows < r + 1) {
+                    e.push(format!(
+                        "expects A2/A3 tmp shape[0] to be at least dst valid_shape[0] + 1 ({})",
+                        r + 1
+                    ));
+                } else if let (Some(dc), Some(tc)) = (d.tb.v_col, tmp.tb.v_col) {
+                    let need = (dc + 7) / 8;
+                    if tc < need {
+                        e.push(format!(
+                            "expects A2/A3 tmp valid_shape[1] to be at least ceil(dst valid_shape[1] / 8) ({need})"
+                        ));
+                    }
+                }
+            }
+            "pto.trem" | "pto.trems" => {
+                // (the newer contract asks trem for 2 tmp rows; the older
+                // corpus accepts one, so only an empty tmp is rejected here)
+                let min_rows = 1;
+                if tmp.dt.is_some() && tmp.dt != d.dt {
+                    e.push("expects tmp and dst to have the same element type".into());
+                } else if tmp.tb.v_row.is_some_and(|r| r < min_rows) {
+                    e.push(format!(
+                        "expects A2/A3 tmp valid_shape[0] to be at least {min_rows}"
+                    ));
+                } else if let (Some(dc), Some(tc)) = (d.tb.v_col, tmp.tb.v_col) {
+                    if tc < dc {
+                        e.push("expects A2/A3 tmp valid columns to cover dst valid columns".into());
+                    }
+                }
+            }
+            "pto.tsel" => {
+                let bits = d.dt.map(|x| x.bits());
+                if let (Some(b @ (16 | 32)), Some(have)) = (bits, Self::tile_bytes(tmp)) {
+                    let need = if b == 16 { 16 } else { 8 };
+                    if have < need {
+                        e.push(format!(
+                            "expects tmp capacity to be at least {need} bytes, but got {have} bytes"
+                        ));
+                    }
+                }
+            }
+            "pto.tci" => {
+                let bits = d.dt.map(|x| x.bits());
+                if let (Some(b @ (16 | 32)), Some(have)) = (bits, Self::tile_bytes(tmp)) {
+                    let need = if b == 32 { 768 } else { 1792 };
+                    if have < need {
+                        e.push(format!(
+                            "expects A2/A3 tmp capacity to be at least {need} bytes for {b}-bit dst element type (got {have})"
+                        ));
+                    }
+                }
+            }
+            _ => {}
         }
     }
 

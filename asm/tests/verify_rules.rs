@@ -446,3 +446,33 @@ fn a5_textract_loc_pairs_layouts_and_types() {
     let t = [vec("f16", 16, 16), vec_f32];
     rejects(&t, &body(&t), a5, "same element type");
 }
+
+#[test]
+fn a2a3_scratch_tiles_are_large_enough() {
+    let a3 = ProfileId::A2A3;
+    let f32v = |r, c, vr, vc| tb("vec", "f32", r, c, vr, vc, "row_major", "none_box");
+    let u8v = |r, c, vr, vc| tb("vec", "ui8", r, c, vr, vc, "row_major", "none_box");
+    let d = f32v(16, 64, 16, 64);
+    // tprelu: tmp rows >= dst valid rows + 1, valid cols >= ceil(cols / 8)
+    let t = [d.clone(), d.clone(), u8v(16, 32, 16, 8), d.clone()];
+    rejects(
+        &t,
+        &dps("tprelu", &t),
+        a3,
+        "tmp shape[0] to be at least dst valid_shape[0] + 1 (17)",
+    );
+    let t = [d.clone(), d.clone(), u8v(17, 32, 17, 8), d.clone()];
+    accepts(&t, &dps("tprelu", &t), a3);
+    // trowargmax: tmp holds values and indices of every 256-byte repeat
+    let s = f32v(16, 128, 13, 127);
+    let dst = tb("vec", "ui32", 16, 1, 13, 1, "col_major", "none_box");
+    let t = [s.clone(), f32v(16, 8, 13, 8), dst.clone()];
+    rejects(
+        &t,
+        &dps("trowargmax", &t),
+        a3,
+        "at least 16 for src valid_shape[1] = 127",
+    );
+    let t = [s, f32v(16, 16, 13, 16), dst];
+    accepts(&t, &dps("trowargmax", &t), a3);
+}
