@@ -462,9 +462,55 @@ pub(crate) fn check(file: &File, op: &Op, e: &mut Vec<String>) {
     match name {
         "pto.vmi.constant" | "pto.vmi.constant_mask" => return constant(file, op, &o, e),
         "pto.vmi.vinterpret_cast" | "pto.vmi.bitcast" => return bitcast(&o, e),
-        "pto.vmi.vcvt" | "pto.vmi.extf" | "pto.vmi.truncf" | "pto.vmi.fptosi"
-        | "pto.vmi.fptoui" | "pto.vmi.sitofp" | "pto.vmi.extsi" | "pto.vmi.extui"
-        | "pto.vmi.trunci" => return convert(op, &o, e),
+        "pto.vmi.vcvt" => {
+            convert(op, &o, e);
+            if e.is_empty() {
+                vcvt(op, &o, e);
+            }
+            return;
+        }
+        "pto.vmi.shuffle" => return shuffle(op, &o, e),
+        "pto.vmi.channel_split" | "pto.vmi.channel_merge" => return channels(name, &o, e),
+        "pto.vmi.active_prefix_index" => {
+            if let Some((r, re)) = o.vregs.last() {
+                if re.kind != Kind::Int(Sign::Signless) {
+                    e.push("requires signless integer result element type".into());
+                } else if !matches!(re.bits, 8 | 16 | 32) {
+                    e.push("requires i8, i16, or i32 result element type".into());
+                } else {
+                    mask_matches(o.masks.first(), r, re, e);
+                }
+            }
+            return;
+        }
+        "pto.vmi.vcadd" => {
+            if let Some((s, se)) = o.vregs.first() {
+                let float = matches!(se.kind, Kind::Float | Kind::LowFloat);
+                if vreg_elem(s) == "!pto.bf16x2" {
+                    e.push(
+                        "does not support bf16x2 VMI element type; bf16x2 is conversion-only"
+                            .into(),
+                    );
+                } else if float && op.attr("reassoc").is_none() {
+                    e.push("floating add-reduction requires reassoc attr (vcadd adds pairwise, not in order)".into());
+                } else {
+                    mask_matches(o.masks.first(), s, se, e);
+                }
+            }
+            return;
+        }
+        "pto.vmi.reduce_addi" => {
+            if let Some((_, se)) = o.vregs.first() {
+                if !se.int_of(&[32]) {
+                    e.push("requires 32-bit integer source element type".into());
+                }
+            }
+            return;
+        }
+        "pto.vmi.extf" | "pto.vmi.truncf" | "pto.vmi.fptosi" | "pto.vmi.fptoui"
+        | "pto.vmi.sitofp" | "pto.vmi.extsi" | "pto.vmi.extui" | "pto.vmi.trunci" => {
+            return convert(op, &o, e)
+        }
         "pto.vmi.vgather" | "pto.vmi.vgatherb" | "pto.vmi.vscatter" | "pto.vmi.gather"
         | "pto.vmi.scatter" => return gather(name, &o, e),
         "pto.vmi.vload"
@@ -853,5 +899,290 @@ fn memory(file: &File, op: &Op, o: &Operands, e: &mut Vec<String>) {
     same_vregs(&o.vregs, true, e);
     if e.is_empty() && store {
         mask_matches(o.masks.first(), data, de, e);
+    }
+}
+
+fn is(e: &str, names: &[&str]) -> bool {
+    names.contains(&e)
+}
+
+/// `pto.vmi.vcvt`: the conversion direction follows from the element
+/// kinds and widths; rounding, saturation and supported pairs follow from it.
+fn vcvt(op: &Op, o: &Operands, e: &mut Vec<String>) {
+    let [(s, se), (r, re)] = o.vregs.as_slice() else {
+        return;
+    };
+    let (st, dt) = (vreg_elem(s), vreg_elem(r));
+    let fp = |x: &El| matches!(x.kind, Kind::Float | Kind::LowFloat);
+    let fp4 = |t: &str| t.starts_with("!pto.f4");
+    let bf16x2 = |t: &str| t == "!pto.bf16x2";
+    // fp->fp pairs with a special contract: (rounding required, saturation required)
+    let fp_contract = if fp(se) && fp(re) {
+        if (bf16x2(st) && fp4(dt)) || (fp4(st) && bf16x2(dt)) {
+            Some(false)
+        } else if st == "bf16" && dt == "f16" {
+            Some(true)
+        } else {
+            None
+        }
+    } else {
+        None
+    };
+    if (bf16x2(st) || bf16x2(dt)) && fp_contract.is_none() {
+        e.push("unsupported conversion involving bf16x2 element type".into());
+        return;
+    }
+    let packed = |t: &str| fp4(t) || t == "!pto.hif8x2";
+    if fp(se) && fp(re) && (packed(st) || packed(dt)) && fp_contract.is_none() {
+        e.push(format!(
+            "unsupported packed fp-to-fp conversion element type pair ({st} -> {dt})"
+        ));
+        return;
+    }
+    #[derive(PartialEq)]
+    enum Dir {
+        FpWiden,
+        FpNarrow,
+        FpToSi,
+        FpToUi,
+        SiToFp,
+        IntWiden,
+        IntNarrow,
+    }
+    let dir = if fp(se) && fp(re) {
+        if re.bits > se.bits {
+            Dir::FpWiden
+        } else if re.bits < se.bits {
+            Dir::FpNarrow
+        } else if fp_contract.is_none() {
+            e.push(format!(
+                "same-width fp-to-fp conversion is not supported for {st} -> {dt}"
+            ));
+            return;
+        } else {
+            Dir::FpNarrow
+        }
+    } else if fp(se) && re.int_like() {
+        if re.kind == Kind::Int(Sign::Signed) {
+            Dir::FpToSi
+        } else {
+            Dir::FpToUi
+        }
+    } else if se.int_like() && fp(re) {
+        if se.kind != Kind::Int(Sign::Signed) {
+            e.push(
+                "int-to-fp conversion requires explicitly signed integer source element type"
+                    .into(),
+            );
+            return;
+        }
+        Dir::SiToFp
+    } else if se.int_like() && re.int_like() {
+        if re.bits > se.bits {
+            Dir::IntWiden
+        } else if re.bits < se.bits {
+            Dir::IntNarrow
+        } else {
+            e.push("int-to-int conversion must change element bit-width".into());
+            return;
+        }
+    } else {
+        return;
+    };
+    if let Some(rnd) = op.attr("rounding").and_then(Attr::enum_value) {
+        if !matches!(dir, Dir::FpNarrow | Dir::FpToSi | Dir::FpToUi) {
+            e.push("'rounding' attribute is only valid for floating-point narrowing or floating-point-to-integer conversions".into());
+            return;
+        }
+        let ok = if dir == Dir::FpNarrow {
+            if fp_contract == Some(false) {
+                matches!(rnd, "R" | "A" | "F" | "Z" | "C")
+            } else {
+                matches!(rnd, "R" | "A" | "H" | "Z")
+            }
+        } else {
+            matches!(rnd, "R" | "A" | "F" | "C" | "Z")
+        };
+        if !ok {
+            e.push(if dir == Dir::FpNarrow {
+                format!("rounding must be 'R' (nearest-even), 'A' (away-from-zero), 'H' (half-up), or 'Z' (toward-zero), got '{rnd}'")
+            } else {
+                format!("rounding must be 'R', 'A', 'F', 'C', or 'Z' for floating-point-to-integer conversions, got '{rnd}'")
+            });
+            return;
+        }
+    }
+    let sat = op.attr("saturate").and_then(Attr::enum_value);
+    let ibits = re.bits;
+    match dir {
+        Dir::FpToSi | Dir::FpToUi => {
+            // supported pairs and whether they can overflow (need a saturate mode)
+            let contract = if dir == Dir::FpToSi {
+                match (st, ibits) {
+                    ("f32", 32) | ("f32", 16) | ("f16", 16) | ("f16", 8) | ("bf16", 32) => {
+                        Some(true)
+                    }
+                    ("f16", 32) => Some(false),
+                    _ => None,
+                }
+            } else {
+                match (st, ibits) {
+                    ("f16", 8) => Some(true),
+                    _ => None,
+                }
+            };
+            let what = if dir == Dir::FpToSi {
+                "fp-to-si"
+            } else {
+                "fp-to-ui"
+            };
+            match (contract, sat) {
+                (None, _) => e.push(format!(
+                    "unsupported {what} conversion element type pair ({st} -> {dt})"
+                )),
+                (Some(true), None) => e.push(format!(
+                    "'saturate' attribute is required for this {what} conversion; write 'SAT' or 'NOSAT'"
+                )),
+                (Some(false), Some(_)) => e.push(format!(
+                    "'saturate' attribute is not valid for this {what} conversion (no overflow possible)"
+                )),
+                _ => {}
+            }
+        }
+        _ => {
+            let need =
+                dir == Dir::IntNarrow || (dir == Dir::FpNarrow && fp_contract != Some(false));
+            if need {
+                // (a narrowing without a saturate mode is accepted: kernels in
+                // the corpus rely on the default)
+                match sat {
+                    Some("SAT")
+                        if dir == Dir::IntNarrow
+                            && is(st, &["si32"])
+                            && is(dt, &["si8"]) =>
+                    {
+                        e.push("si32 -> si8 int-narrow does not support saturate=\"SAT\" (no native form; use \"NOSAT\")".into())
+                    }
+                    _ => {}
+                }
+            } else if sat.is_some() {
+                e.push(if dir == Dir::FpNarrow {
+                    "'saturate' attribute is not valid for this fp-to-fp narrow conversion (no saturation)".into()
+                } else {
+                    "'saturate' attribute is only valid for fp-narrow / int-narrow conversions".into()
+                });
+            }
+        }
+    }
+}
+
+fn shuffle(op: &Op, o: &Operands, e: &mut Vec<String>) {
+    let [(s, _), (r, _)] = o.vregs.as_slice() else {
+        return;
+    };
+    if vreg_elem(s) != vreg_elem(r) {
+        e.push("requires result element type to match source element type".into());
+        return;
+    }
+    let idx: Vec<i128> = match op.attr("indices") {
+        Some(Attr::Keyword { body, .. }) => body
+            .split(|c: char| c == ',' || c == ':' || c.is_whitespace())
+            .filter_map(|t| t.trim().parse::<i128>().ok())
+            .collect(),
+        Some(Attr::Array(a)) => a.iter().filter_map(Attr::as_int).collect(),
+        _ => return,
+    };
+    if idx.len() as i64 != r.lanes() {
+        e.push(format!(
+            "requires shuffle index count ({}) to match result logical lane count ({})",
+            idx.len(),
+            r.lanes()
+        ));
+    } else if let Some(bad) = idx.iter().find(|i| **i < 0 || **i >= s.lanes() as i128) {
+        e.push(format!(
+            "requires every shuffle index to select an existing source logical lane (index {bad}, source has {})",
+            s.lanes()
+        ));
+    }
+}
+
+fn channels(name: &str, o: &Operands, e: &mut Vec<String>) {
+    let split = name.ends_with("split");
+    let (wide, parts): (&(Vmi, El), &[(Vmi, El)]) = if split {
+        let Some(w) = o.vregs.first() else { return };
+        (w, &o.vregs[1..])
+    } else {
+        let Some(w) = o.vregs.last() else { return };
+        (w, &o.vregs[..o.vregs.len() - 1])
+    };
+    if parts.len() < 2 {
+        e.push(format!(
+            "requires at least two channel {}",
+            if split { "results" } else { "inputs" }
+        ));
+        return;
+    }
+    let first = &parts[0].0;
+    if parts
+        .iter()
+        .any(|(p, _)| p.lanes() != first.lanes() || vreg_elem(p) != vreg_elem(&wide.0) && split)
+    {
+        e.push(
+            "requires every channel result to have equal lane count and source element type".into(),
+        );
+        return;
+    }
+    if !split
+        && parts
+            .iter()
+            .any(|(p, _)| p.lanes() != first.lanes() || vreg_elem(p) != vreg_elem(first))
+    {
+        e.push("requires all channel inputs to have the same lane count and element type".into());
+        return;
+    }
+    let total = first.lanes() * parts.len() as i64;
+    if split && wide.0.lanes() != total {
+        e.push(format!(
+            "requires source lane count ({}) to equal result count times per-channel lane count ({} x {})",
+            wide.0.lanes(),
+            parts.len(),
+            first.lanes()
+        ));
+        return;
+    }
+    if !split && (wide.0.lanes() != total || vreg_elem(&wide.0) != vreg_elem(first)) {
+        e.push("requires result lane count and element type to match merged channels".into());
+        return;
+    }
+    // layouts: channels contiguous; the wide value contiguous or deinterleaved by the count
+    let any = layout(&wide.0).is_some() || parts.iter().any(|(p, _)| layout(p).is_some());
+    if !any {
+        return;
+    }
+    let contiguous = |l: &Option<String>| {
+        l.as_deref()
+            .is_some_and(|l| l.starts_with("#pto.vmi.layout<contiguous"))
+    };
+    if parts.iter().any(|(p, _)| !contiguous(layout(p))) {
+        e.push(
+            format!(
+                "requires layout-assigned {name} {} to be contiguous",
+                if split { "results" } else { "inputs" }
+            )
+            .replace("pto.vmi.", ""),
+        );
+        return;
+    }
+    let n = parts.len();
+    if n == 2 || n == 4 {
+        let want = format!("#pto.vmi.layout<deinterleaved={n}>");
+        let wl = layout(&wide.0).clone().unwrap_or_default();
+        if !contiguous(layout(&wide.0)) && wl != want {
+            e.push(if split {
+                "requires layout-assigned channel_split source to be contiguous or deinterleaved by result count".into()
+            } else {
+                "requires layout-assigned channel_merge result to be contiguous or deinterleaved by input count".into()
+            });
+        }
     }
 }

@@ -155,3 +155,44 @@ fn gather_offsets_are_unsigned_16_or_32_bit() {
     let body = "%r = pto.vmi.vgather %p, %i, %m : !pto.ptr<f32, ub>, !pto.vmi.vreg<64xui32>, !pto.vmi.mask<64xpred> -> !pto.vmi.vreg<64xf32>";
     accepts(&func(args, body));
 }
+
+#[test]
+fn vcvt_direction_decides_rounding_and_saturation() {
+    let body = "%r = pto.vmi.vcvt %a : !pto.vmi.vreg<64xf32> -> !pto.vmi.vreg<64xi32>";
+    rejects(
+        &func("%a: !pto.vmi.vreg<64xf32>", body),
+        2,
+        "unsupported fp-to-ui conversion",
+    );
+    let body = "%r = pto.vmi.vcvt %a {saturate = \"SAT\"} : !pto.vmi.vreg<64xf32> -> !pto.vmi.vreg<64xsi32>";
+    accepts(&func("%a: !pto.vmi.vreg<64xf32>", body));
+    let body = "%r = pto.vmi.vcvt %a {saturate = \"SAT\"} : !pto.vmi.vreg<64xf16> -> !pto.vmi.vreg<64xf32>";
+    rejects(
+        &func("%a: !pto.vmi.vreg<64xf16>", body),
+        2,
+        "only valid for fp-narrow / int-narrow",
+    );
+    let body = "%r = pto.vmi.vcvt %a : !pto.vmi.vreg<64xf16> -> !pto.vmi.vreg<64xbf16>";
+    rejects(
+        &func("%a: !pto.vmi.vreg<64xf16>", body),
+        2,
+        "same-width fp-to-fp",
+    );
+}
+
+#[test]
+fn channel_split_and_shuffle_shapes() {
+    let v = "!pto.vmi.vreg<64xf32>";
+    let body = format!(
+        "%a, %b = \"pto.vmi.channel_split\"(%s) : ({v}) -> ({V64F32}, !pto.vmi.vreg<16xf32>)"
+    );
+    rejects(&func(&format!("%s: {v}"), &body), 2, "equal lane count");
+    let body = "%a, %b = \"pto.vmi.channel_split\"(%s) : (!pto.vmi.vreg<64xf32>) -> (!pto.vmi.vreg<32xf32>, !pto.vmi.vreg<32xf32>)";
+    accepts(&func(&format!("%s: {v}"), body));
+    let body = format!("%r = \"pto.vmi.shuffle\"(%s) {{indices = array<i64: 0, 1, 70>}} : ({v}) -> !pto.vmi.vreg<3xf32>");
+    rejects(
+        &func(&format!("%s: {v}"), &body),
+        2,
+        "existing source logical lane",
+    );
+}
