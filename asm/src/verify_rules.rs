@@ -215,6 +215,16 @@ impl<'a> Rules<'a> {
                 }
             }
             "pto.tcvt" => self.tcvt(op, &ins, &outs, e),
+            "pto.tmatmul.mx"
+            | "pto.tmatmul.mx.acc"
+            | "pto.tmatmul.mx.bias"
+            | "pto.tgemv.mx"
+            | "pto.tgemv.mx.acc"
+            | "pto.tgemv.mx.bias"
+                if self.a5() =>
+            {
+                self.mx_matmul(name, &ins, &outs, e)
+            }
             "pto.tgather" => self.tgather(op, &ins, &outs, e),
             "pto.thistogram" => self.thistogram(op, &ins, e),
             "pto.tinsert" => self.tinsert(op, &ins, &outs, e),
@@ -331,6 +341,53 @@ impl<'a> Rules<'a> {
         } else if differ(d.tb.v_col, Some(1)) {
             e.push("expects dst valid_shape[1] to be 1".into());
         }
+    }
+
+    /// MX (microscaled) matmul on A5: an fp8/fp8 or fp4/fp4 input pair into
+    /// f32 over matmul-compatible logical shapes.
+    fn mx_matmul(&self, name: &str, ins: &[T], outs: &[T], e: &mut Vec<String>) {
+        let off = usize::from(name.ends_with(".acc"));
+        // ins: [acc,] lhs, a_scale, rhs, b_scale [, bias]
+        let (Some(lhs), Some(rhs), Some(dst)) = (ins.get(off), ins.get(off + 2), outs.first())
+        else {
+            return;
+        };
+        let ty = |t: &T| self.file.types.get(t.tb.elem);
+        // (the newer contract accepts only the FN spelling of e4m3; the older
+        // corpus also uses f8E4M3, so any e4m3/e5m2 spelling is taken)
+        let fp8 = |t: &T| matches!(ty(t), Type::Float(x) if x.starts_with("f8E4M3") || x.starts_with("f8E5M2"));
+        let fp4 = |t: &T| matches!(t.dt, Some(F4E2M1 | F4E1M2));
+        if !((fp8(lhs) && fp8(rhs)) || (fp4(lhs) && fp4(rhs))) {
+            e.push(format!(
+                "expects A5 mx lhs/rhs element types to be a supported fp8/fp8 or fp4/fp4 pair (got {} and {})",
+                crate::printer::type_str(&self.file.types, lhs.tb.elem),
+                crate::printer::type_str(&self.file.types, rhs.tb.elem)
+            ));
+            return;
+        }
+        if dst.dt.is_some() && !dst.is(F32) {
+            e.push("expects A5 mx result dst to use f32 element type".into());
+            return;
+        }
+        if fp4(lhs) {
+            return; // packed operands: logical K differs from the physical shape
+        }
+        // logical shapes: the static valid extent where there is one
+        let lg = |t: &T| {
+            (
+                t.tb.v_row.unwrap_or(t.tb.rows),
+                t.tb.v_col.unwrap_or(t.tb.cols),
+            )
+        };
+        let ((lm, lk), (rk, rn), (dm, dn)) = (lg(lhs), lg(rhs), lg(dst));
+        if dm != lm || dn != rn || rk != lk {
+            e.push(format!(
+                "expects static matmul tile shapes lhs[M,K], rhs[K,N], and dst[M,N] (lhs {lm}x{lk}, rhs {rk}x{rn}, dst {dm}x{dn})"
+            ));
+        }
+        // (the newer contract also wants a physical K that is a multiple of 64
+        // and scales of [M, ceil(K/32)] / [ceil(K/32), N]; the older corpus
+        // uses K = 32 and full-size scales, so neither is enforced)
     }
 
     /// Bytes a tile occupies (its physical shape).

@@ -476,3 +476,36 @@ fn a2a3_scratch_tiles_are_large_enough() {
     let t = [s, f32v(16, 16, 13, 16), dst];
     accepts(&t, &dps("trowargmax", &t), a3);
 }
+
+#[test]
+fn a5_mx_matmul_input_pairs_and_shapes() {
+    let a5 = ProfileId::A5;
+    let lhs = |dt: &str| tb("left", dt, 16, 64, 16, 64, "col_major", "row_major");
+    let rhs = |dt: &str, k| tb("right", dt, k, 16, k, 16, "row_major", "col_major");
+    let sa = tb("scaling", "f16", 16, 16, 16, 2, "row_major", "none_box");
+    let sb = tb("scaling", "f16", 16, 16, 2, 16, "col_major", "none_box");
+    let dst = tb("acc", "f32", 16, 16, 16, 16, "col_major", "row_major");
+    let t = [
+        lhs("f8E4M3FN"),
+        sa.clone(),
+        rhs("!pto.f4E1M2x2", 64),
+        sb.clone(),
+        dst.clone(),
+    ];
+    rejects(&t, &dps("tmatmul.mx", &t), a5, "fp8/fp8 or fp4/fp4 pair");
+    let t = [
+        lhs("f8E4M3FN"),
+        sa.clone(),
+        rhs("f8E5M2", 32),
+        sb.clone(),
+        dst.clone(),
+    ];
+    rejects(
+        &t,
+        &dps("tmatmul.mx", &t),
+        a5,
+        "lhs[M,K], rhs[K,N], and dst[M,N]",
+    );
+    let t = [lhs("f8E4M3FN"), sa, rhs("f8E5M2", 64), sb, dst];
+    accepts(&t, &dps("tmatmul.mx", &t), a5);
+}
