@@ -49,6 +49,8 @@ pub fn verify(file: &File, profile: ProfileId) -> Vec<Diagnostic> {
         diags: Vec::new(),
         defined: HashSet::new(),
         vecscope_depth: 0,
+        simt_depth: 0,
+        simt_entry: false,
         rules: crate::verify_rules::Rules::new(file, profile),
     };
     for op in &file.items {
@@ -63,6 +65,10 @@ struct Verifier<'a> {
     diags: Vec<Diagnostic>,
     defined: HashSet<ValueId>,
     vecscope_depth: u32,
+    /// Nesting of `pto.section.simt` regions around the current op.
+    simt_depth: u32,
+    /// Whether the enclosing function is a `pto.simt_entry`.
+    simt_entry: bool,
     rules: crate::verify_rules::Rules<'a>,
 }
 
@@ -122,6 +128,15 @@ impl<'a> Verifier<'a> {
         self.dtypes(op);
         self.sync_operands(op);
         self.rules.check(op, &mut self.diags);
+        self.simt_scope(op);
+        let is_simt = op.opcode.name() == "pto.section.simt";
+        let saved_entry = self.simt_entry;
+        if op.opcode.name() == "func.func" {
+            self.simt_entry = op.attr("pto.simt_entry").is_some();
+        }
+        if is_simt {
+            self.simt_depth += 1;
+        }
         let is_scope = matches!(op.opcode.name(), "pto.vecscope" | "pto.strict_vecscope");
         if is_scope {
             if self.vecscope_depth > 0 {
@@ -135,6 +150,10 @@ impl<'a> Verifier<'a> {
         if is_scope {
             self.vecscope_depth -= 1;
         }
+        if is_simt {
+            self.simt_depth -= 1;
+        }
+        self.simt_entry = saved_entry;
         for v in op.result_values() {
             self.defined.insert(v);
         }
@@ -163,6 +182,79 @@ impl<'a> Verifier<'a> {
             for o in &b.ops {
                 self.op(o, structured);
             }
+        }
+    }
+
+    /// SIMT execution scopes: a `pto.section.simt` runs a thread grid inside
+    /// an ordinary kernel (never nested, never inside a `pto.simt_entry`
+    /// function, at most 2048 threads); per-thread global loads/stores exist
+    /// only inside such a scope, device-scope ones only outside.
+    fn simt_scope(&mut self, op: &Op) {
+        let in_simt = self.simt_depth > 0 || self.simt_entry;
+        match op.opcode.name() {
+            "pto.section.simt" => {
+                if self.simt_depth > 0 {
+                    self.err(op, "nested pto.section.simt is not allowed");
+                    return;
+                }
+                if self.simt_entry {
+                    self.err(
+                        op,
+                        "pto.section.simt must not appear inside a function marked with 'pto.simt_entry' (the function already runs as SIMT threads)",
+                    );
+                    return;
+                }
+                let dims = launch_dims(op);
+                if dims.len() == 3 {
+                    if dims.iter().any(|d| *d < 0) {
+                        self.err(
+                            op,
+                            format!(
+                                "pto.section.simt requires non-negative i32 launch dimensions, got ({}, {}, {})",
+                                dims[0], dims[1], dims[2]
+                            ),
+                        );
+                    } else {
+                        let n: i128 = dims.iter().product();
+                        if !(1..=2048).contains(&n) {
+                            self.err(
+                                op,
+                                format!(
+                                    "SIMT launch dimensions must have a positive product no greater than 2048, got ({}, {}, {})",
+                                    dims[0], dims[1], dims[2]
+                                ),
+                            );
+                        }
+                    }
+                }
+            }
+            "pto.ldg" | "pto.stg" if !in_simt => {
+                let n = op.opcode.name();
+                self.err(
+                    op,
+                    format!("'{n}' must be inside a pto.simt_entry function or pto.section.simt"),
+                );
+            }
+            "pto.ld_dev" | "pto.st_dev" => {
+                let n = op.opcode.name();
+                let ptr = op.uses().find_map(|v| match self.ty(v) {
+                    Some(Type::Ptr { space, .. }) => Some(space.clone()),
+                    _ => None,
+                });
+                if in_simt {
+                    self.err(
+                        op,
+                        format!(
+                            "'{n}' must be outside pto.simt_entry functions and pto.section.simt"
+                        ),
+                    );
+                } else if let Some(space) = ptr {
+                    if space.as_deref().is_some_and(|s| s != "gm") {
+                        self.err(op, format!("'{n}' requires GM pointer"));
+                    }
+                }
+            }
+            _ => {}
         }
     }
 
@@ -592,4 +684,31 @@ fn same_type_op(op: Opcode) -> bool {
         || n.contains("subc")
         || n.contains("axpy")
         || n.starts_with("pto.tpart"))
+}
+
+/// The static `<<<x, y, z>>>` launch dimensions of a SIMT section, if written
+/// as integers.
+fn launch_dims(op: &Op) -> Vec<i128> {
+    let mut out = Vec::new();
+    let mut neg = false;
+    for e in &op.body {
+        match e {
+            Elem::P(crate::ast::Punct::Minus) => neg = true,
+            Elem::Attr(Attr::Int { value, .. }) => {
+                out.push(if neg { -*value } else { *value });
+                neg = false;
+            }
+            Elem::Attr(Attr::Dialect { ns, body: Some(b) }) if ns.is_empty() => {
+                let t: String = b
+                    .chars()
+                    .filter(|c| !c.is_whitespace() && *c != '<' && *c != '>')
+                    .collect();
+                out.extend(t.split(',').filter_map(|x| x.parse::<i128>().ok()));
+            }
+            Elem::Use(_) => return Vec::new(),
+            Elem::Region(_) => break,
+            _ => {}
+        }
+    }
+    out
 }
