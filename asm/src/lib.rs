@@ -13,6 +13,7 @@ pub mod verify;
 mod verify_acc;
 mod verify_cube;
 mod verify_rules;
+mod verify_simt;
 mod verify_vmi;
 mod verify_vpto;
 

@@ -55,3 +55,16 @@ fn global_thread_accesses_need_a_simt_scope() {
     let dev = "func.func @k(%gm: !pto.ptr<i32, gm>) attributes {pto.simt_entry} {\n  %c0 = arith.constant 0 : index\n  %v = pto.ld_dev %gm[%c0] : !pto.ptr<i32, gm> -> i32\n  return\n}\n";
     rejects(dev, 3, "must be outside pto.simt_entry functions");
 }
+
+#[test]
+fn simt_scalar_op_contracts() {
+    let conv = "func.func @k() attributes {pto.aicore} {\n  %f = arith.constant 1.0 : f32\n  %b = pto.convert %f round(z) nosat signed : f32 -> i32\n  return\n}\n";
+    rejects(conv, 3, "requires saturation enable");
+    let ok = conv.replace("nosat", "sat");
+    accepts(&ok);
+    let atomic = "func.func @k(%p: !pto.ptr<i64, ub>) attributes {pto.aicore} {\n  %v = arith.constant 1 : i64\n  %o = pto.atomic_add %p, %v signed : !pto.ptr<i64, ub>, i64 -> i64\n  return\n}\n";
+    rejects(atomic, 3, "i64 UB-space atomics");
+    let ldg = "func.func @k(%p: !pto.ptr<vector<4xf32>, gm>) attributes {pto.simt_entry} {\n  %c0 = arith.constant 0 : index\n  %v = pto.ldg %p[%c0] : !pto.ptr<vector<4xf32>, gm> -> vector<4xf32>\n  return\n}\n";
+    rejects(ldg, 3, "packed vector<2xT>");
+    accepts(&ldg.replace("4xf32", "2xf32"));
+}
