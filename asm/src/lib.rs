@@ -11,6 +11,7 @@ pub mod printer;
 pub mod ty;
 pub mod verify;
 mod verify_acc;
+mod verify_comm;
 mod verify_cube;
 mod verify_rules;
 mod verify_simt;
