@@ -11,7 +11,7 @@ use pto_isa_spec::{DType, ProfileId};
 use crate::ast::{File, Op, ValueId};
 use crate::attr::Attr;
 use crate::diag::Diagnostic;
-use crate::ty::{BLayout, SLayout, TileBuf, TileLoc, Type};
+use crate::ty::{BLayout, SLayout, TileBuf, TileLoc, Type, TypeId};
 
 /// Per-file context of the op rules.
 pub(crate) struct Rules<'a> {
@@ -232,6 +232,34 @@ impl<'a> Rules<'a> {
             "pto.thistogram" => self.thistogram(op, &ins, e),
             "pto.tinsert" => self.tinsert(op, &ins, &outs, e),
             "pto.tload" => self.tload(op, &outs, e),
+            "pto.tprefetch" if !self.a5() => {
+                let src = Self::vals(op, "ins")
+                    .first()
+                    .and_then(|v| self.file.values.get(*v as usize)?.ty);
+                let src_el = src.and_then(|t| match self.file.types.get(t) {
+                    Type::TensorView { elem, .. }
+                    | Type::PartitionView { elem, .. }
+                    | Type::Shaped { elem, .. } => Some(*elem),
+                    _ => None,
+                });
+                let low = src_el.is_some_and(|t| self.low_precision(t))
+                    || outs.first().is_some_and(|d| self.low_precision(d.tb.elem));
+                if low {
+                    e.push(
+                        "expects A2/A3 tprefetch low-precision element types to be unsupported"
+                            .into(),
+                    );
+                }
+            }
+            "pto.alloc_tile" | "pto.alloc_multi_tile" | "pto.tassign" => {
+                self.tile_addr(op, e);
+                if name == "pto.alloc_tile" {
+                    self.alloc_tile(op, e);
+                } else if name == "pto.alloc_multi_tile" {
+                    self.multi_tile(op, e);
+                }
+            }
+            "pto.multi_tile_get" => self.multi_tile(op, e),
             "pto.tstore" => self.tstore(op, &ins, e),
             "pto.tscatter" => self.tscatter(op, e),
             "pto.tmrgsort" => {
@@ -308,7 +336,6 @@ impl<'a> Rules<'a> {
                     }
                 }
             }
-            "pto.alloc_tile" => self.alloc_tile(op, e),
             "pto.aic_initialize_pipe" | "pto.aiv_initialize_pipe" => self.init_pipe(op, e),
             "pto.set_quant_vector" => {
                 if let Some(t) = op.uses().find_map(|v| self.tile(v)) {
@@ -410,6 +437,93 @@ impl<'a> Rules<'a> {
         // (the newer contract also wants a physical K that is a multiple of 64
         // and scales of [M, ceil(K/32)] / [ceil(K/32), N]; the older corpus
         // uses K = 32 and full-size scales, so neither is enforced)
+    }
+
+    /// The integer an `arith.constant` defines.
+    fn const_int(&self, v: ValueId) -> Option<i128> {
+        let d = self.defs.get(&v)?;
+        if d.opcode.name() != "arith.constant" {
+            return None;
+        }
+        d.body.iter().find_map(|x| match x {
+            crate::ast::Elem::Attr(Attr::Int { value, .. }) => Some(*value),
+            _ => None,
+        })
+    }
+
+    /// A local tile's base address is 32-byte aligned.
+    fn tile_addr(&self, op: &Op, e: &mut Vec<String>) {
+        let addr = if op.opcode.name() == "pto.tassign" {
+            op.uses().nth(1)
+        } else {
+            let b = &op.body;
+            b.windows(3).find_map(|w| match w {
+                [crate::ast::Elem::Ident(k), crate::ast::Elem::P(crate::ast::Punct::Equal), crate::ast::Elem::Use(v)]
+                    if k == "addr" =>
+                {
+                    Some(*v)
+                }
+                _ => None,
+            })
+        };
+        if let Some(a) = addr.and_then(|v| self.const_int(v)) {
+            if a % 32 != 0 {
+                e.push(format!(
+                    "addr must be aligned to 32 bytes for local tile memory space, got {a}"
+                ));
+            }
+        }
+    }
+
+    /// `!pto.multi_tile_buf<..., count=N>`: N >= 2 slots; a constant slot
+    /// index addresses one of them; slot addresses are the planner's.
+    fn multi_tile(&self, op: &Op, e: &mut Vec<String>) {
+        let count_of = |v: ValueId| -> Option<(i64, String)> {
+            let t = self.file.values.get(v as usize)?.ty?;
+            match self.file.types.get(t) {
+                Type::Opaque {
+                    name,
+                    params: Some(p),
+                } if name == "pto.multi_tile_buf" => {
+                    let c = p
+                        .rsplit("count")
+                        .next()?
+                        .trim_start_matches([' ', '='])
+                        .split(|c: char| !c.is_ascii_digit())
+                        .next()?
+                        .parse::<i64>()
+                        .ok()?;
+                    Some((c, p.clone()))
+                }
+                _ => None,
+            }
+        };
+        if op.opcode.name() == "pto.alloc_multi_tile" {
+            if op.attr("pto.multi_buffer_addrs").is_some() {
+                e.push("attribute 'pto.multi_buffer_addrs' is reserved for pto-plan-memory".into());
+                return;
+            }
+            let Some((c, p)) = op.result_values().next().and_then(count_of) else {
+                return;
+            };
+            if c < 2 {
+                e.push(format!("multi_tile_buf count must be >= 2, got {c}"));
+            } else if p.replace(' ', "").contains("compact=2") {
+                e.push("multi_tile_buf slots cannot use row_plus_one compaction, whose padded storage footprint exceeds product(shape) and would overlap adjacent multi-buffer slots".into());
+            }
+            return;
+        }
+        let mut uses = op.uses();
+        let (Some(mb), Some(slot)) = (uses.next(), uses.next()) else {
+            return;
+        };
+        if let (Some((c, _)), Some(s)) = (count_of(mb), self.const_int(slot)) {
+            if s < 0 || s >= c as i128 {
+                e.push(format!(
+                    "constant slot {s} is out of range for multi_tile_buf count={c}"
+                ));
+            }
+        }
     }
 
     /// Bytes a tile occupies (its physical shape).
@@ -542,10 +656,50 @@ impl<'a> Rules<'a> {
         })
     }
 
+    /// A PTO low-precision element type (fp8, hif8, e8m0, packed fp4).
+    fn low_precision(&self, t: TypeId) -> bool {
+        match self.file.types.get(t) {
+            Type::Float(x) => x.starts_with("f8") || x.starts_with("f4") || x.starts_with("f6"),
+            Type::Opaque { name, params: None } => {
+                name.starts_with("pto.f4")
+                    || name.starts_with("pto.hif8")
+                    || name.starts_with("pto.f8")
+                    || name == "pto.bf16x2"
+            }
+            _ => false,
+        }
+    }
+
     fn tcvt(&self, _op: &Op, ins: &[T], outs: &[T], e: &mut Vec<String>) {
         let (Some(s), Some(d)) = (ins.first(), outs.first()) else {
             return;
         };
+        let (sl, dl) = (self.low_precision(s.tb.elem), self.low_precision(d.tb.elem));
+        if sl || dl {
+            if !self.a5() {
+                e.push("expects A2/A3 tcvt low-precision element types to be unsupported".into());
+                return;
+            }
+            // A5: f32 -> fp8/hif8, f16 -> hif8, bf16 <-> fp4 pairs, fp8/hif8 -> f32
+            let ty = |t: &T| self.file.types.get(t.tb.elem);
+            let f = |t: &T, n: &str| matches!(ty(t), Type::Float(x) if x == n);
+            let hif8 = |t: &T| matches!(ty(t), Type::Opaque { name, .. } if name == "pto.hif8");
+            let fp8 = |t: &T| matches!(ty(t), Type::Float(x) if x.starts_with("f8"));
+            let fp4 = |t: &T| matches!(t.dt, Some(F4E2M1 | F4E1M2));
+            let ok = (f(s, "f32") && (fp8(d) || hif8(d)))
+                || (f(s, "f16") && hif8(d))
+                || (f(s, "bf16") && fp4(d))
+                || (fp4(s) && f(d, "bf16"))
+                || ((fp8(s) || hif8(s)) && f(d, "f32"));
+            if !ok {
+                e.push(format!(
+                    "expects A5 tcvt low-precision type pairs to match PTO-ISA support (f32->fp8/hif8, f16->hif8, bf16<->fp4, fp8/hif8->f32), got {} -> {}",
+                    crate::printer::type_str(&self.file.types, s.tb.elem),
+                    crate::printer::type_str(&self.file.types, d.tb.elem)
+                ));
+                return;
+            }
+        }
         if !self.subview_tile(s.v) && !self.subview_tile(d.v) {
             let sh = |t: &T| {
                 [
@@ -762,6 +916,31 @@ impl<'a> Rules<'a> {
     }
 
     fn tstore(&self, op: &Op, ins: &[T], e: &mut Vec<String>) {
+        // a static store writes exactly the tile's valid elements
+        if let (Some(s), 1) = (ins.first(), ins.len()) {
+            let dst = Self::vals(op, "outs")
+                .first()
+                .and_then(|v| self.file.values.get(*v as usize)?.ty);
+            let shape = dst.and_then(|t| match self.file.types.get(t) {
+                Type::PartitionView { shape, .. } => Some(shape.clone()),
+                _ => None,
+            });
+            let count = |dims: &[Option<i64>]| -> Option<i64> {
+                dims.iter()
+                    .try_fold(1i64, |a, d| d.filter(|d| *d > 0).map(|d| a * d))
+            };
+            if let (Some(dc), Some(sc)) = (
+                shape.as_deref().and_then(count),
+                count(&[s.tb.v_row, s.tb.v_col]),
+            ) {
+                if dc != sc {
+                    e.push(format!(
+                        "expects dst static element count ({dc}) to match src valid_shape static element count ({sc})"
+                    ));
+                    return;
+                }
+            }
+        }
         if !self.a5() {
             return;
         }

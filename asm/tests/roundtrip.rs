@@ -333,7 +333,10 @@ impl Gen {
                 ty.text()
             ));
         } else if self.c.pick(4) == 1 {
-            let a = self.scalar(&Ty::I64);
+            // a local tile address is 32-byte aligned (the verifier checks)
+            let a = self.fresh();
+            let k = self.c.pick(2048) * 32;
+            self.line(&format!("{a} = arith.constant {k} : i64"));
             self.line(&format!("{n} = pto.alloc_tile addr = {a} : {}", ty.text()));
         } else {
             self.line(&format!("{n} = pto.alloc_tile : {}", ty.text()));

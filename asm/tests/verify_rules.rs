@@ -525,3 +525,38 @@ fn mx_quant_groups_32_elements_along_its_axis() {
         "multiple of 32 when grpAxis is axis1",
     );
 }
+
+#[test]
+fn tile_addresses_multi_buffers_and_static_stores() {
+    let a3 = ProfileId::A2A3;
+    let t = vec("f16", 32, 64);
+    let src = format!(
+        "func.func @k() {{\n  %a = arith.constant 70660 : i64\n  %t = pto.alloc_tile addr = %a : {t}\n  return\n}}\n"
+    );
+    let errs = errors(&src, a3);
+    assert!(
+        errs.iter()
+            .any(|(l, m)| *l == 3 && m.contains("aligned to 32 bytes")),
+        "{errs:?}"
+    );
+    assert!(errors(&src.replace("70660", "70656"), a3).is_empty());
+    let mb = "func.func @k() {\n  %m = pto.alloc_multi_tile : !pto.multi_tile_buf<vec, 16x16xf16, count=1>\n  return\n}\n";
+    let errs = errors(mb, a3);
+    assert!(
+        errs.iter()
+            .any(|(l, m)| *l == 2 && m.contains("count must be >= 2")),
+        "{errs:?}"
+    );
+    // a static tstore writes exactly the tile's valid elements
+    let tile = tb("vec", "f32", 64, 64, 32, 32, "row_major", "none_box");
+    let st = format!(
+        "func.func @k(%p: !pto.partition_tensor_view<64x64xf32>) {{\n  %t = pto.alloc_tile : {tile}\n  pto.tstore ins(%t : {tile}) outs(%p : !pto.partition_tensor_view<64x64xf32>)\n  return\n}}\n"
+    );
+    let errs = errors(&st, a3);
+    assert!(
+        errs.iter()
+            .any(|(l, m)| *l == 3 && m.contains("static element count")),
+        "{errs:?}"
+    );
+    assert!(errors(&st.replace("64x64xf32", "32x32xf32"), a3).is_empty());
+}
