@@ -499,6 +499,100 @@ pub(crate) fn check(file: &File, op: &Op, e: &mut Vec<String>) {
             }
             return;
         }
+        "pto.vmi.vcmp" | "pto.vmi.vcmps" => {
+            if let Some(cmp) = op.attr("cmp").and_then(Attr::enum_value) {
+                let ints = o.vregs.first().is_some_and(|(_, el)| el.int_like());
+                if ints && cmp.starts_with('o') {
+                    e.push(format!(
+                        "requires integer compare predicate eq/ne/lt/le/gt/ge (signedness comes from the element type), got '{cmp}'"
+                    ));
+                    return;
+                }
+                if !matches!(
+                    cmp,
+                    "eq" | "ne"
+                        | "lt"
+                        | "le"
+                        | "gt"
+                        | "ge"
+                        | "oeq"
+                        | "one"
+                        | "olt"
+                        | "ole"
+                        | "ogt"
+                        | "oge"
+                ) {
+                    e.push(format!(
+                        "unsupported compare predicate '{cmp}'; expected eq/ne/lt/le/gt/ge, or oeq/one/olt/ole/ogt/oge"
+                    ));
+                    return;
+                }
+            }
+        }
+        "pto.vmi.vdhist" | "pto.vmi.vchist" => {
+            // acc, source -> result: 128 or 256 unsigned 16-bit bins counting
+            // unsigned bytes
+            let [(acc, ae), (src, se), ..] = o.vregs.as_slice() else {
+                return;
+            };
+            let unsigned = |el: &El| el.kind != Kind::Int(Sign::Signed);
+            if !(ae.int_of(&[16]) && unsigned(ae) && matches!(acc.lanes(), 128 | 256)) {
+                e.push("requires acc type to be !pto.vmi.vreg<128x{ui16|i16}> (Bin_N0-only) or !pto.vmi.vreg<256x{ui16|i16}>".into());
+            } else if !(se.int_of(&[8]) && unsigned(se)) {
+                e.push("requires source type to be !pto.vmi.vreg<Nx{ui8|i8}> (interpreted as unsigned)".into());
+            } else if o.masks.first().is_some_and(|m| m.lanes() != src.lanes()) {
+                e.push("requires mask logical lane count to match source".into());
+            }
+            return;
+        }
+        "pto.vmi.ensure_layout" | "pto.vmi.ensure_mask_layout" => {
+            let all: Vec<&Vmi> = o
+                .vregs
+                .iter()
+                .map(|(v, _)| v)
+                .chain(o.masks.iter())
+                .collect();
+            if let [a, b] = all.as_slice() {
+                if a.lanes() != b.lanes() || vreg_elem(a) != vreg_elem(b) {
+                    e.push(
+                        "requires source and result to preserve VMI shape and element type".into(),
+                    );
+                } else if layout(a).is_none() || layout(b).is_none() {
+                    e.push("requires source and result to be layout-assigned".into());
+                }
+            }
+            return;
+        }
+        "pto.vmi.ensure_mask_granularity" => {
+            if let [a, b] = o.masks.as_slice() {
+                if a.lanes() != b.lanes() {
+                    e.push("requires source and result to preserve VMI mask lane count".into());
+                } else if vreg_elem(a) == "pred" || vreg_elem(b) == "pred" {
+                    e.push("requires concrete source and result mask granularities".into());
+                } else if layout(a).is_some() != layout(b).is_some() {
+                    e.push("requires either both source and result to carry layout or neither to carry layout".into());
+                }
+            }
+            return;
+        }
+        "pto.vmi.vselr" => {
+            let [(src, se), (idx, ie), (res, _)] = o.vregs.as_slice() else {
+                return;
+            };
+            if vreg_elem(src) != vreg_elem(res) {
+                e.push("requires result element type to match source element type".into());
+            } else if idx.lanes() != res.lanes() {
+                e.push("requires index lane count to match result lane count".into());
+            } else if !ie.int() {
+                e.push("requires index element type to be integer".into());
+            } else if ie.bits != se.bits {
+                e.push(format!(
+                    "requires index element storage width to match source element storage width ({} vs {})",
+                    ie.bits, se.bits
+                ));
+            }
+            return;
+        }
         "pto.vmi.reduce_addi" => {
             if let Some((_, se)) = o.vregs.first() {
                 if !se.int_of(&[32]) {

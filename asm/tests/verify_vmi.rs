@@ -196,3 +196,32 @@ fn channel_split_and_shuffle_shapes() {
         "existing source logical lane",
     );
 }
+
+#[test]
+fn compare_predicates_histograms_and_lane_selects() {
+    let v = "!pto.vmi.vreg<64xi32>";
+    let m = "!pto.vmi.mask<64xpred>";
+    let body = format!("%r = pto.vmi.vcmp %a, %a, %m {{cmp = \"uno\"}} : {v}, {v}, {m} -> {m}");
+    rejects(
+        &func(&format!("%a: {v}, %m: {m}"), &body),
+        2,
+        "unsupported compare predicate 'uno'",
+    );
+    let body = format!("%r = pto.vmi.vcmp %a, %a, %m {{cmp = \"lt\"}} : {v}, {v}, {m} -> {m}");
+    accepts(&func(&format!("%a: {v}, %m: {m}"), &body));
+    let acc = "!pto.vmi.vreg<256xsi16>";
+    let src = "!pto.vmi.vreg<256xui8>";
+    let m = "!pto.vmi.mask<256xpred>";
+    let body = format!("%r = pto.vmi.vdhist %a, %s, %m : {acc}, {src}, {m} -> {acc}");
+    rejects(
+        &func(&format!("%a: {acc}, %s: {src}, %m: {m}"), &body),
+        2,
+        "requires acc type",
+    );
+    let body = format!("%r = pto.vmi.vselr %s, %i : {V64F32}, !pto.vmi.vreg<64xi16> -> {V64F32}");
+    rejects(
+        &func(&format!("%s: {V64F32}, %i: !pto.vmi.vreg<64xi16>"), &body),
+        2,
+        "storage width",
+    );
+}
