@@ -260,6 +260,13 @@ impl<'a> Rules<'a> {
                 }
             }
             "pto.multi_tile_get" => self.multi_tile(op, e),
+            n if n.starts_with("pto.tpush")
+                || n.starts_with("pto.tpop")
+                || n.starts_with("pto.talloc")
+                || n.starts_with("pto.tfree") =>
+            {
+                self.pipe_entry(op, e)
+            }
             "pto.tstore" => self.tstore(op, &ins, e),
             "pto.tscatter" => self.tscatter(op, e),
             "pto.tmrgsort" => {
@@ -437,6 +444,37 @@ impl<'a> Rules<'a> {
         // (the newer contract also wants a physical K that is a multiple of 64
         // and scales of [M, ceil(K/32)] / [ceil(K/32), N]; the older corpus
         // uses K = 32 and full-size scales, so neither is enforced)
+    }
+
+    /// Tile-pipe push/pop/alloc/free: `split` picks how a tile is divided
+    /// between the two vector subblocks (0 none, 1..=4 the split modes); an
+    /// explicit subblock only makes sense for a split entry; a popped tile
+    /// whose valid extent is given at run time has a dynamic valid shape.
+    fn pipe_entry(&self, op: &Op, e: &mut Vec<String>) {
+        let split = Self::int_attr(op, "split");
+        if let Some(sp) = split {
+            if !(0..=4).contains(&sp) {
+                e.push(format!("expects 'split' to be 0, 1, 2, 3, or 4, got {sp}"));
+                return;
+            }
+        }
+        let has_subblock = op
+            .body
+            .iter()
+            .any(|x| matches!(x, crate::ast::Elem::Ident(k) if k == "aiv_subblockid"));
+        if has_subblock && split == Some(0) {
+            e.push("expects 'aiv_subblockid' only when 'split' is 1, 2, 3, or 4".into());
+            return;
+        }
+        if op.opcode.name().starts_with("pto.tpop") {
+            let scalars = op.uses().filter(|v| self.is_scalar(*v)).count();
+            let res = op.result_values().next().and_then(|v| self.tile(v));
+            if let (2, Some(r)) = (scalars, res) {
+                if r.tb.v_row.is_some() || r.tb.v_col.is_some() {
+                    e.push("expects tile result to have dynamic validShape (?, ?) when valid_row/valid_col operands are provided".into());
+                }
+            }
+        }
     }
 
     /// The integer an `arith.constant` defines.

@@ -560,3 +560,28 @@ fn tile_addresses_multi_buffers_and_static_stores() {
     );
     assert!(errors(&st.replace("64x64xf32", "32x32xf32"), a3).is_empty());
 }
+
+#[test]
+fn tile_pipe_split_modes() {
+    let a5 = ProfileId::A5;
+    let t = vec("f32", 8, 16);
+    let push = |attrs: &str| {
+        format!(
+            "func.func @k() {{\n  %t = pto.alloc_tile : {t}\n  %s = pto.get_subblock_idx\n  pto.tpush_to_aic(%t : {t}) {{{attrs}}} aiv_subblockid(%s)\n  return\n}}\n"
+        )
+    };
+    let errs = errors(&push("id = 0, split = 0"), a5);
+    assert!(
+        errs.iter()
+            .any(|(l, m)| *l == 4 && m.contains("aiv_subblockid")),
+        "{errs:?}"
+    );
+    let errs = errors(&push("id = 0, split = 5"), a5);
+    assert!(
+        errs.iter()
+            .any(|(l, m)| *l == 4 && m.contains("0, 1, 2, 3, or 4")),
+        "{errs:?}"
+    );
+    let errs = errors(&push("id = 0, split = 1"), a5);
+    assert!(!errs.iter().any(|(_, m)| m.contains("split")), "{errs:?}");
+}
