@@ -15,6 +15,7 @@ mod verify_comm;
 mod verify_cube;
 mod verify_rules;
 mod verify_simt;
+mod verify_struct;
 mod verify_vmi;
 mod verify_vpto;
 

@@ -275,7 +275,9 @@ impl<'a> Verifier<'a> {
             if !seen.insert(t) {
                 continue;
             }
-            if let Some(msg) = crate::verify_vmi::type_error(self.file, t) {
+            if let Some(msg) = crate::verify_vmi::type_error(self.file, t)
+                .or_else(|| crate::verify_struct::type_error(self.file, t))
+            {
                 // at the value that carries the type (a function argument's own line)
                 let len = info.name.len() as u32 + 1;
                 self.diags.push(Diagnostic::error(info.loc, len, msg));
