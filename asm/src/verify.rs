@@ -51,6 +51,7 @@ pub fn verify(file: &File, profile: ProfileId) -> Vec<Diagnostic> {
         vecscope_depth: 0,
         simt_depth: 0,
         simt_entry: false,
+        core_kind: None,
         rules: crate::verify_rules::Rules::new(file, profile),
     };
     for op in &file.items {
@@ -69,6 +70,9 @@ struct Verifier<'a> {
     simt_depth: u32,
     /// Whether the enclosing function is a `pto.simt_entry`.
     simt_entry: bool,
+    /// The core kind the current op runs on: the innermost
+    /// `pto.section.{cube,vector}`, else the function's `pto.kernel_kind`.
+    core_kind: Option<&'static str>,
     rules: crate::verify_rules::Rules<'a>,
 }
 
@@ -129,10 +133,22 @@ impl<'a> Verifier<'a> {
         self.sync_operands(op);
         self.rules.check(op, &mut self.diags);
         self.simt_scope(op);
+        self.core_context(op);
         let is_simt = op.opcode.name() == "pto.section.simt";
         let saved_entry = self.simt_entry;
+        let saved_kind = self.core_kind;
         if op.opcode.name() == "func.func" {
             self.simt_entry = op.attr("pto.simt_entry").is_some();
+            self.core_kind = match op.attr("pto.kernel_kind").and_then(Attr::enum_value) {
+                Some("cube") => Some("cube"),
+                Some("vector") => Some("vector"),
+                _ => None,
+            };
+        }
+        match op.opcode.name() {
+            "pto.section.cube" => self.core_kind = Some("cube"),
+            "pto.section.vector" => self.core_kind = Some("vector"),
+            _ => {}
         }
         if is_simt {
             self.simt_depth += 1;
@@ -154,6 +170,7 @@ impl<'a> Verifier<'a> {
             self.simt_depth -= 1;
         }
         self.simt_entry = saved_entry;
+        self.core_kind = saved_kind;
         for v in op.result_values() {
             self.defined.insert(v);
         }
@@ -182,6 +199,26 @@ impl<'a> Verifier<'a> {
             for o in &b.ops {
                 self.op(o, structured);
             }
+        }
+    }
+
+    /// Frontend tile-pipe initialisation names the side of the cluster it
+    /// runs on: the cube side's init must sit in a cube kernel or section,
+    /// the vector side's in a vector one.
+    fn core_context(&mut self, op: &Op) {
+        let want = match op.opcode.name() {
+            "pto.aic_initialize_pipe" => "cube",
+            "pto.aiv_initialize_pipe" => "vector",
+            _ => return,
+        };
+        if self.core_kind != Some(want) {
+            let n = op.opcode.name();
+            self.err(
+                op,
+                format!(
+                    "'{n}' must be inside a {want} kernel function or section (pto.kernel_kind = #pto.kernel_kind<{want}> or pto.section.{want})"
+                ),
+            );
         }
     }
 

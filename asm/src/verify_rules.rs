@@ -253,6 +253,21 @@ impl<'a> Rules<'a> {
                 }
             }
             "pto.alloc_tile" | "pto.alloc_multi_tile" | "pto.tassign" => {
+                if name == "pto.tassign" {
+                    // the rebased value is a tile buffer, not a memref
+                    let t = op
+                        .uses()
+                        .next()
+                        .and_then(|v| self.file.values.get(v as usize)?.ty)
+                        .map(|t| crate::printer::type_str(&self.file.types, t))
+                        .unwrap_or_default();
+                    if t.starts_with("memref") {
+                        e.push(format!(
+                            "operand #0 must be a tile buffer (!pto.tile_buf), but got '{t}'"
+                        ));
+                        return;
+                    }
+                }
                 self.tile_addr(op, e);
                 if name == "pto.alloc_tile" {
                     self.alloc_tile(op, e);
@@ -261,6 +276,26 @@ impl<'a> Rules<'a> {
                 }
             }
             "pto.multi_tile_get" => self.multi_tile(op, e),
+            "pto.inttoptr" => self.inttoptr(op, e),
+            "pto.cmo.cacheinvalid" | "pto.cmo.cacheclean" | "pto.cmo.cacheflush"
+                if op.body.iter().any(
+                    |x| matches!(x, crate::ast::Elem::Ident(k) if k == "single_cache_line"),
+                ) =>
+            {
+                let gm = op
+                    .uses()
+                    .next()
+                    .and_then(|v| self.file.values.get(v as usize)?.ty)
+                    .map(|t| match self.file.types.get(t) {
+                        Type::Ptr { space, .. } => space.as_deref().is_none_or(|s| s == "gm"),
+                        _ => true,
+                    });
+                if gm == Some(false) {
+                    e.push(
+                        "single_cache_line address expects a GM pointer or GM tensor view".into(),
+                    );
+                }
+            }
             n if n.starts_with("pto.tpush")
                 || n.starts_with("pto.tpop")
                 || n.starts_with("pto.talloc")
@@ -474,6 +509,59 @@ impl<'a> Rules<'a> {
                 if r.tb.v_row.is_some() || r.tb.v_col.is_some() {
                     e.push("expects tile result to have dynamic validShape (?, ?) when valid_row/valid_col operands are provided".into());
                 }
+            }
+        }
+    }
+
+    /// `pto.inttoptr` makes a scalar pointer from a 64-bit address; the
+    /// pointer only feeds scalar loads and stores (nothing that would need
+    /// provenance: views, pointer arithmetic, DMA).
+    fn inttoptr(&self, op: &Op, e: &mut Vec<String>) {
+        if let Some(a) = op.uses().next() {
+            let ok = self
+                .file
+                .values
+                .get(a as usize)
+                .and_then(|x| x.ty)
+                .is_none_or(|t| {
+                    matches!(
+                        self.file.types.get(t),
+                        Type::Int(64) | Type::SInt(64) | Type::UInt(64)
+                    )
+                });
+            if !ok {
+                e.push("address operand must be i64".into());
+                return;
+            }
+        }
+        let Some(r) = op.result_values().next() else {
+            return;
+        };
+        if let Some(t) = self.file.values.get(r as usize).and_then(|x| x.ty) {
+            if let Type::Ptr { elem, .. } = self.file.types.get(t) {
+                if matches!(self.file.types.get(*elem), Type::Index) {
+                    e.push("result element type is not supported by EmitC: 'index'".into());
+                    return;
+                }
+            }
+        }
+        for user in self.file.walk() {
+            let uses: Vec<ValueId> = user.uses().collect();
+            let Some(pos) = uses.iter().position(|u| *u == r) else {
+                continue;
+            };
+            let ok = match user.opcode.name() {
+                "pto.load_scalar" => pos == 0,
+                "pto.store_scalar" => pos == 1,
+                _ => false,
+            };
+            if !ok {
+                e.push(format!(
+                    "result may only be used as the pointer operand of pto.load_scalar or pto.store_scalar, but line {} uses it in {}",
+                    user.loc.line,
+                    user.opcode.name()
+                ));
+                return;
             }
         }
     }

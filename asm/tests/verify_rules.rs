@@ -395,11 +395,9 @@ fn init_pipe_slot_numbers() {
         A2A3,
         "to be less than or equal to slot_num (4) for dir_mask = 3",
     );
-    accepts(
-        &[],
-        "pto.aic_initialize_pipe {id = 0, dir_mask = 3, slot_size = 1024, local_slot_num = 4}",
-        A2A3,
-    );
+    // (a cube-side init sits in a cube kernel)
+    let src = "func.func @k() attributes {pto.kernel_kind = #pto.kernel_kind<cube>} {\n  pto.aic_initialize_pipe {id = 0, dir_mask = 3, slot_size = 1024, local_slot_num = 4}\n  return\n}\n";
+    assert!(errors(src, A2A3).is_empty(), "{:?}", errors(src, A2A3));
 }
 
 #[test]
@@ -584,4 +582,38 @@ fn tile_pipe_split_modes() {
     );
     let errs = errors(&push("id = 0, split = 1"), a5);
     assert!(!errs.iter().any(|(_, m)| m.contains("split")), "{errs:?}");
+}
+
+#[test]
+fn inttoptr_feeds_only_scalar_accesses() {
+    let a3 = ProfileId::A2A3;
+    let src = "func.func @k(%a: i64, %i: index) {\n  %c0 = arith.constant 0 : index\n  %p = pto.inttoptr %a : i64 -> !pto.ptr<ui32>\n  %q = pto.addptr %p, %i : !pto.ptr<ui32> -> !pto.ptr<ui32>\n  return\n}\n";
+    let errs = errors(src, a3);
+    assert!(
+        errs.iter()
+            .any(|(l, m)| *l == 3 && m.contains("only be used as the pointer operand")),
+        "{errs:?}"
+    );
+    let ok = "func.func @k(%a: i64) {\n  %c0 = arith.constant 0 : index\n  %p = pto.inttoptr %a : i64 -> !pto.ptr<ui32>\n  %v = pto.load_scalar %p[%c0] : !pto.ptr<ui32> -> ui32\n  return\n}\n";
+    assert!(errors(ok, a3).is_empty(), "{:?}", errors(ok, a3));
+    let bad =
+        "func.func @k(%a: i32) {\n  %p = pto.inttoptr %a : i32 -> !pto.ptr<ui32>\n  return\n}\n";
+    assert!(errors(bad, a3)
+        .iter()
+        .any(|(l, m)| *l == 2 && m.contains("must be i64")));
+}
+
+#[test]
+fn pipe_init_sits_on_its_side_of_the_cluster() {
+    let a5 = ProfileId::A5;
+    let body = "pto.aic_initialize_pipe {id = 0, dir_mask = 1, slot_size = 1024}";
+    let plain = format!("func.func @k() {{\n  {body}\n  return\n}}\n");
+    let errs = errors(&plain, a5);
+    assert!(
+        errs.iter()
+            .any(|(l, m)| *l == 2 && m.contains("cube kernel function or section")),
+        "{errs:?}"
+    );
+    let cube = format!("func.func @k() attributes {{pto.kernel_kind = #pto.kernel_kind<cube>}} {{\n  {body}\n  return\n}}\n");
+    assert!(errors(&cube, a5).is_empty(), "{:?}", errors(&cube, a5));
 }
