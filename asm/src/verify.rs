@@ -314,12 +314,36 @@ impl<'a> Verifier<'a> {
             }
             if let Some(msg) = crate::verify_vmi::type_error(self.file, t)
                 .or_else(|| crate::verify_struct::type_error(self.file, t))
+                .or_else(|| self.vreg_size_error(t))
             {
                 // at the value that carries the type (a function argument's own line)
                 let len = info.name.len() as u32 + 1;
                 self.diags.push(Diagnostic::error(info.loc, len, msg));
             }
         }
+    }
+
+    /// A `!pto.vreg` is one 256-byte vector register.
+    fn vreg_size_error(&self, t: crate::ty::TypeId) -> Option<String> {
+        let Type::VReg { lanes, elem } = self.file.types.get(t) else {
+            return None;
+        };
+        let bits: i64 = match self.file.types.get(*elem) {
+            Type::Opaque { name, params: None } => match name.as_str() {
+                "pto.bf16x2" => 32,
+                "pto.hif8x2" => 16,
+                "pto.hif8" | "pto.f4E2M1x2" | "pto.f4E1M2x2" | "pto.f8E8M0" => 8,
+                _ => return None,
+            },
+            other => other.scalar_dtype()?.bits() as i64,
+        };
+        let bytes = lanes * bits / 8;
+        (bytes != 256).then(|| {
+            format!(
+                "'{}' is {bytes} bytes; a vector register holds exactly 256 bytes",
+                crate::printer::type_str(&self.file.types, t)
+            )
+        })
     }
 
     fn kind_ok(&self, kind: OperandKind, v: ValueId) -> bool {

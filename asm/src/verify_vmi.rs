@@ -593,6 +593,29 @@ pub(crate) fn check(file: &File, op: &Op, e: &mut Vec<String>) {
             }
             return;
         }
+        "pto.vmi.pack" | "pto.vmi.unpack" => {
+            // the physical side: !pto.vreg / !pto.mask values
+            let (vmi, parts) = if name.ends_with("unpack") {
+                (op.uses().next(), op.result_values().collect::<Vec<_>>())
+            } else {
+                (op.result_values().next(), op.uses().collect::<Vec<_>>())
+            };
+            let Some(t) = vmi.and_then(|v| file.values.get(v as usize)?.ty) else {
+                return;
+            };
+            let Some(v) = vmi_of(file.types.get(t)) else {
+                return;
+            };
+            if let Some(want) = physical_arity(&v) {
+                if want != parts.len() as i64 {
+                    e.push(format!(
+                        "requires {want} physical parts, got {}",
+                        parts.len()
+                    ));
+                }
+            }
+            return;
+        }
         "pto.vmi.reduce_addi" => {
             if let Some((_, se)) = o.vregs.first() {
                 if !se.int_of(&[32]) {
@@ -1279,4 +1302,47 @@ fn channels(name: &str, o: &Operands, e: &mut Vec<String>) {
             });
         }
     }
+}
+
+/// How many physical registers carry a VMI value, for the dense layouts
+/// (contiguous or deinterleaved without lane stride); `None` when the layout
+/// is absent or not one of those.
+fn physical_arity(v: &Vmi) -> Option<i64> {
+    let (n, per_part, l) = match v {
+        Vmi::Vreg {
+            lanes,
+            elem,
+            layout,
+        } => {
+            let bits = El::parse(elem)?.bits as i64;
+            (*lanes, 2048 / bits, layout.as_deref()?)
+        }
+        Vmi::Mask {
+            lanes,
+            gran,
+            layout,
+        } => {
+            let per = match gran.as_str() {
+                "b8" => 256,
+                "b16" => 128,
+                "b32" => 64,
+                _ => return None,
+            };
+            (*lanes, per, layout.as_deref()?)
+        }
+    };
+    let body = l.strip_prefix("#pto.vmi.layout<")?.strip_suffix('>')?;
+    let f: i64 = if body == "contiguous" {
+        1
+    } else {
+        body.strip_prefix("deinterleaved=")?.parse().ok()?
+    };
+    Some(
+        (0..f)
+            .map(|p| {
+                let in_part = (n - p + f - 1).max(0) / f;
+                (in_part + per_part - 1) / per_part
+            })
+            .sum(),
+    )
 }

@@ -225,3 +225,16 @@ fn compare_predicates_histograms_and_lane_selects() {
         "storage width",
     );
 }
+
+#[test]
+fn physical_parts_and_register_size() {
+    let body = "%a = \"pto.vmi.pack\"(%p) : (!pto.vreg<64xf32>) -> !pto.vmi.vreg<128xf32, #pto.vmi.layout<deinterleaved = 2>>";
+    rejects(
+        &func("%p: !pto.vreg<64xf32>", body),
+        2,
+        "requires 2 physical parts, got 1",
+    );
+    let body = "%a = \"pto.vmi.pack\"(%p, %p) : (!pto.vreg<64xf32>, !pto.vreg<64xf32>) -> !pto.vmi.vreg<128xf32, #pto.vmi.layout<deinterleaved = 2>>";
+    accepts(&func("%p: !pto.vreg<64xf32>", body));
+    rejects(&func("%p: !pto.vreg<128xf32>", ""), 1, "exactly 256 bytes");
+}
