@@ -277,6 +277,36 @@ impl<'a> Rules<'a> {
             }
             "pto.multi_tile_get" => self.multi_tile(op, e),
             "pto.inttoptr" => self.inttoptr(op, e),
+            "pto.subview" => self.subview(op, e),
+            "pto.tfillpad" => {
+                if op.attr("mode").is_some() {
+                    e.push("does not accept 'mode'; the TFILLPAD lowering follows from the physical shapes and planned addresses".into());
+                    return;
+                }
+                // on L1 only the homogeneous form exists: src and dst share one tile type
+                if let (Some(s), Some(d)) = (ins.first(), outs.first()) {
+                    if s.tb.loc == TileLoc::Mat && d.tb.loc == TileLoc::Mat && s.tb != d.tb {
+                        let f = |x: Option<i64>| x.map_or("?".to_string(), |v| v.to_string());
+                        let mut diffs = Vec::new();
+                        if s.tb.v_row != d.tb.v_row {
+                            diffs.push(format!("v_row ({} vs {})", f(s.tb.v_row), f(d.tb.v_row)));
+                        }
+                        if s.tb.v_col != d.tb.v_col {
+                            diffs.push(format!("v_col ({} vs {})", f(s.tb.v_col), f(d.tb.v_col)));
+                        }
+                        if s.tb.pad != d.tb.pad {
+                            diffs.push(format!("pad ({} vs {})", s.tb.pad, d.tb.pad));
+                        }
+                        if diffs.is_empty() {
+                            diffs.push("shape or layout".into());
+                        }
+                        e.push(format!(
+                            "expects src/dst tile types to be lowerable to TFILLPAD for loc=mat (the heterogeneous form exists only for loc=vec); mismatching fields: {}",
+                            diffs.join(", ")
+                        ));
+                    }
+                }
+            }
             "pto.cmo.cacheinvalid" | "pto.cmo.cacheclean" | "pto.cmo.cacheflush"
                 if op.body.iter().any(
                     |x| matches!(x, crate::ast::Elem::Ident(k) if k == "single_cache_line"),
@@ -509,6 +539,51 @@ impl<'a> Rules<'a> {
                 if r.tb.v_row.is_some() || r.tb.v_col.is_some() {
                     e.push("expects tile result to have dynamic validShape (?, ?) when valid_row/valid_col operands are provided".into());
                 }
+            }
+        }
+    }
+
+    /// `pto.subview`'s result valid shape: the explicit `valid [r, c]`
+    /// operands (clamped to the sizes) when given, else any static extent
+    /// within the sizes; a dynamic result extent needs an explicit operand.
+    fn subview(&self, op: &Op, e: &mut Vec<String>) {
+        use crate::ast::{Elem, Punct};
+        let Some(r) = op.result_values().next().and_then(|v| self.tile(v)) else {
+            return;
+        };
+        let b = &op.body;
+        let valid: Vec<ValueId> = b
+            .iter()
+            .position(|x| matches!(x, Elem::Ident(k) if k == "valid"))
+            .filter(|i| b.get(i + 1) == Some(&Elem::P(Punct::LBracket)))
+            .map(|i| {
+                b[i + 2..]
+                    .iter()
+                    .take_while(|x| !matches!(x, Elem::P(Punct::RBracket)))
+                    .filter_map(|x| match x {
+                        Elem::Use(v) => Some(*v),
+                        _ => None,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let dims = [
+            (r.tb.v_row, r.tb.rows, "0", "row"),
+            (r.tb.v_col, r.tb.cols, "1", "col"),
+        ];
+        for (i, (have, size, idx, what)) in dims.into_iter().enumerate() {
+            let ok = match valid.get(i) {
+                None => have.is_some_and(|h| (0..=size).contains(&h)),
+                Some(v) => match self.const_int(*v) {
+                    Some(c) => have == Some((c as i64).min(size)),
+                    None => have.is_none(),
+                },
+            };
+            if !ok {
+                e.push(format!(
+                    "expects result valid_shape[{idx}] to match inferred/explicit valid_{what}"
+                ));
+                return;
             }
         }
     }

@@ -617,3 +617,32 @@ fn pipe_init_sits_on_its_side_of_the_cluster() {
     let cube = format!("func.func @k() attributes {{pto.kernel_kind = #pto.kernel_kind<cube>}} {{\n  {body}\n  return\n}}\n");
     assert!(errors(&cube, a5).is_empty(), "{:?}", errors(&cube, a5));
 }
+
+#[test]
+fn subview_valid_shapes_and_l1_fillpad() {
+    let a5 = ProfileId::A5;
+    let src = tb("vec", "f32", 16, 128, 16, 128, "row_major", "none_box");
+    let sub = |vr: &str| {
+        format!("!pto.tile_buf<loc=vec, dtype=f32, rows=5, cols=128, v_row={vr}, v_col=128, blayout=row_major, slayout=none_box, fractal=512, pad=0>")
+    };
+    let prog = |valid: &str, vr: &str| {
+        format!(
+            "func.func @k() {{\n  %c0 = arith.constant 0 : index\n  %c5 = arith.constant 5 : index\n  %c128 = arith.constant 128 : index\n  %s = pto.alloc_tile : {src}\n  %t = pto.subview %s[%c0, %c0] sizes [5, 128]{valid} : {src} -> {}\n  return\n}}\n",
+            sub(vr)
+        )
+    };
+    let errs = errors(&prog("", "?"), a5);
+    assert!(
+        errs.iter()
+            .any(|(l, m)| *l == 6 && m.contains("valid_shape[0]")),
+        "{errs:?}"
+    );
+    let errs = errors(&prog(" valid [%c5, %c128]", "0"), a5);
+    assert!(
+        errs.iter()
+            .any(|(l, m)| *l == 6 && m.contains("valid_shape[0]")),
+        "{errs:?}"
+    );
+    assert!(errors(&prog(" valid [%c5, %c128]", "5"), a5).is_empty());
+    assert!(errors(&prog("", "3"), a5).is_empty());
+}
