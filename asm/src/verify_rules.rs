@@ -423,6 +423,22 @@ impl<'a> Rules<'a> {
             }
             "pto.fusion_region" => self.fusion_region(op, e),
             "pto.mgather" => {
+                let row = op
+                    .attr("coalesce")
+                    .and_then(Attr::enum_value)
+                    .is_some_and(|c| c.ends_with("row"));
+                if let (true, Some(idx), Some(d)) = (row, ins.first(), outs.first()) {
+                    // one index per destination row
+                    let unit = |x: Option<i64>| matches!(x, Some(0 | 1));
+                    let ok = (unit(idx.tb.v_row) && idx.tb.v_col == d.tb.v_row)
+                        || (idx.tb.v_row == d.tb.v_row && unit(idx.tb.v_col));
+                    let known =
+                        idx.tb.v_row.is_some() && idx.tb.v_col.is_some() && d.tb.v_row.is_some();
+                    if known && !ok {
+                        e.push("expects row-coalesce idx valid_shape to be [0|1, dst.valid_row] or [dst.valid_row, 0|1]".into());
+                        return;
+                    }
+                }
                 if op.attr("coalesce").is_none() {
                     e.push(
                         "requires attribute 'coalesce' (row or elem; it is never inferred)".into(),
@@ -1095,8 +1111,46 @@ impl<'a> Rules<'a> {
         self.file.types.elem_dtype(t)
     }
 
+    /// The constant innermost stride of the tensor view a partition view
+    /// (or view) was cut from, following `pto.partition_view` to its
+    /// `pto.make_tensor_view`.
+    fn innermost_stride(&self, v: ValueId) -> Option<i128> {
+        use crate::ast::{Elem, Punct};
+        let mut d = *self.defs.get(&v)?;
+        if d.opcode.name() == "pto.partition_view" {
+            d = self.defs.get(&d.uses().next()?)?;
+        }
+        if d.opcode.name() != "pto.make_tensor_view" {
+            return None;
+        }
+        let b = &d.body;
+        let i = b
+            .iter()
+            .position(|x| matches!(x, Elem::Ident(k) if k == "strides"))?;
+        let strides: Vec<ValueId> = b[i..]
+            .iter()
+            .skip_while(|x| !matches!(x, Elem::P(Punct::LBracket)))
+            .take_while(|x| !matches!(x, Elem::P(Punct::RBracket)))
+            .filter_map(|x| match x {
+                Elem::Use(v) => Some(*v),
+                _ => None,
+            })
+            .collect();
+        self.const_int(*strides.last()?)
+    }
+
     fn tload(&self, op: &Op, outs: &[T], e: &mut Vec<String>) {
         if !self.a5() {
+            // A2/A3 MTE2 moves contiguous bursts: the innermost GM stride is 1
+            let nd_tile = outs.first().is_some_and(|d| d.nd());
+            let src = Self::vals(op, "ins").first().copied();
+            if let (true, Some(st)) = (nd_tile, src.and_then(|v| self.innermost_stride(v))) {
+                if st != 1 {
+                    e.push(format!(
+                        "A2/A3 DMA lowering requires a unit innermost stride, got {st}"
+                    ));
+                }
+            }
             return;
         }
         let Some(d) = outs.first() else { return };

@@ -646,3 +646,25 @@ fn subview_valid_shapes_and_l1_fillpad() {
     assert!(errors(&prog(" valid [%c5, %c128]", "5"), a5).is_empty());
     assert!(errors(&prog("", "3"), a5).is_empty());
 }
+
+#[test]
+fn a2a3_tload_needs_unit_innermost_stride() {
+    let a3 = ProfileId::A2A3;
+    let t = tb("vec", "f32", 16, 32, 16, 32, "row_major", "none_box");
+    let prog = |inner: &str| {
+        format!(
+            "func.func @k(%p: !pto.ptr<f32, gm>) {{\n  %c0 = arith.constant 0 : index\n  %c1 = arith.constant 1 : index\n  %c2 = arith.constant 2 : index\n  %c16 = arith.constant 16 : index\n  %c32 = arith.constant 32 : index\n  %c64 = arith.constant 64 : index\n  %v = pto.make_tensor_view %p, shape = [%c16, %c32], strides = [%c64, {inner}] : !pto.tensor_view<?x?xf32>\n  %s = pto.partition_view %v, offsets = [%c0, %c0], sizes = [%c16, %c32] : !pto.tensor_view<?x?xf32> -> !pto.partition_tensor_view<16x32xf32>\n  %t = pto.alloc_tile : {t}\n  pto.tload ins(%s : !pto.partition_tensor_view<16x32xf32>) outs(%t : {t})\n  return\n}}\n"
+        )
+    };
+    let errs = errors(&prog("%c2"), a3);
+    assert!(
+        errs.iter()
+            .any(|(l, m)| *l == 12 && m.contains("unit innermost stride")),
+        "{errs:?}"
+    );
+    assert!(
+        errors(&prog("%c1"), a3).is_empty(),
+        "{:?}",
+        errors(&prog("%c1"), a3)
+    );
+}
