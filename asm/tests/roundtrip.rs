@@ -267,7 +267,8 @@ impl Gen {
         };
         let r = self.index_const(64);
         let c = self.index_const(64);
-        let one = self.scalar(&Ty::Index);
+        // a row-major GM view: unit innermost stride (A2/A3 DMA needs it)
+        let one = self.index_const(1);
         let n = self.fresh();
         self.line(&format!(
             "{n} = pto.make_tensor_view {p}, shape = [{r}, {c}], strides = [{c}, {one}] : !pto.tensor_view<?x?xf32>"

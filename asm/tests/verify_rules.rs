@@ -659,7 +659,7 @@ fn a2a3_tload_needs_unit_innermost_stride() {
     let errs = errors(&prog("%c2"), a3);
     assert!(
         errs.iter()
-            .any(|(l, m)| *l == 12 && m.contains("unit innermost stride")),
+            .any(|(l, m)| *l == 11 && m.contains("unit innermost stride")),
         "{errs:?}"
     );
     assert!(
