@@ -493,6 +493,13 @@ pub(crate) fn check(file: &File, op: &Op, e: &mut Vec<String>) {
                     );
                 } else if float && op.attr("reassoc").is_none() {
                     e.push("floating add-reduction requires reassoc attr (vcadd adds pairwise, not in order)".into());
+                } else if se.int_like() && !se.int_of(&[32]) && op.attr("group").is_none() {
+                    // the whole-vector integer add-reduction exists for 32-bit
+                    // lanes only (grouped reductions widen narrower lanes)
+                    e.push(format!(
+                        "integer add-reduction requires 32-bit integer source element type, got {}",
+                        vreg_elem(s)
+                    ));
                 } else {
                     mask_matches(o.masks.first(), s, se, e);
                 }
@@ -614,6 +621,20 @@ pub(crate) fn check(file: &File, op: &Op, e: &mut Vec<String>) {
                     ));
                 }
             }
+            return;
+        }
+        "pto.vmi.vmula" => {
+            // multiply-accumulate lowers to a fused multiply-add: floats only
+            if let Some((v, el)) = o.vregs.first() {
+                if !matches!(vreg_elem(v), "f16" | "bf16" | "f32") && el.int_like() {
+                    e.push(format!(
+                        "multiply-accumulate is a fused multiply-add and requires f16, bf16, or f32 VMI element type, got {}",
+                        vreg_elem(v)
+                    ));
+                    return;
+                }
+            }
+            same_vregs(&o.vregs, true, e);
             return;
         }
         "pto.vmi.reduce_addi" => {

@@ -238,3 +238,21 @@ fn physical_parts_and_register_size() {
     accepts(&func("%p: !pto.vreg<64xf32>", body));
     rejects(&func("%p: !pto.vreg<128xf32>", ""), 1, "exactly 256 bytes");
 }
+
+#[test]
+fn integer_reductions_and_multiply_accumulate() {
+    let v = "!pto.vmi.vreg<128xi16>";
+    let m = "!pto.vmi.mask<128xpred>";
+    let body = format!("%r = pto.vmi.vcadd %a, %m : {v}, {m} -> !pto.vmi.vreg<1xi16>");
+    rejects(
+        &func(&format!("%a: {v}, %m: {m}"), &body),
+        2,
+        "32-bit integer source",
+    );
+    let body =
+        format!("%r = pto.vmi.vcadd %a, %m {{group = 2}} : {v}, {m} -> !pto.vmi.vreg<2xi16>");
+    accepts(&func(&format!("%a: {v}, %m: {m}"), &body));
+    let w = "!pto.vmi.vreg<64xi32>";
+    let body = format!("%r = pto.vmi.vmula %a, %a, %a : {w}, {w}, {w} -> {w}");
+    rejects(&func(&format!("%a: {w}"), &body), 2, "fused multiply-add");
+}
