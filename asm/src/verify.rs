@@ -24,6 +24,20 @@ pub fn file_profile(file: &File, explicit: Option<ProfileId>) -> (ProfileId, Opt
                     .then(|| v.as_str().and_then(ProfileId::from_name))
                     .flatten()
             })
+            .or_else(|| {
+                // a device spec names the chip: Ascend950 is an A5 part,
+                // Ascend910B* an A2/A3 one
+                op.attrs().find_map(|(k, v)| {
+                    let spec = (k == "pto.device-spec").then(|| v.as_str()).flatten()?;
+                    if spec.starts_with("Ascend950") {
+                        Some(ProfileId::A5)
+                    } else if spec.starts_with("Ascend910") {
+                        Some(ProfileId::A2A3)
+                    } else {
+                        None
+                    }
+                })
+            })
             .map(|p| (p, op.loc))
     });
     match (explicit, declared) {

@@ -533,7 +533,35 @@ impl<'a> Rules<'a> {
     /// explicit subblock only makes sense for a split entry; a popped tile
     /// whose valid extent is given at run time has a dynamic valid shape.
     fn pipe_entry(&self, op: &Op, e: &mut Vec<String>) {
+        if Self::unpublished_attrs(op, e) {
+            return;
+        }
         let split = Self::int_attr(op, "split");
+        // a FIXPIPE pipe (one initialised with an acc_push_epilogue) moves
+        // whole accumulator tiles: no split
+        if let (Some(sp), Some(id)) = (split, Self::int_attr(op, "id")) {
+            let name = op.opcode.name();
+            let fixpipe_side = name.ends_with("_to_aiv") || name.ends_with("_from_aic");
+            if sp != 0 && fixpipe_side {
+                let fixpipe = self.file.walk().into_iter().any(|o| {
+                    matches!(
+                        o.opcode.name(),
+                        "pto.aic_initialize_pipe" | "pto.aiv_initialize_pipe"
+                    ) && Self::int_attr(o, "id") == Some(id)
+                        && o.attr("acc_push_epilogue").is_some()
+                });
+                if fixpipe {
+                    let what = name
+                        .trim_start_matches("pto.")
+                        .split('_')
+                        .next()
+                        .unwrap_or("")
+                        .to_uppercase();
+                    e.push(format!("expects fixpipe {what} to have split = 0"));
+                    return;
+                }
+            }
+        }
         if let Some(sp) = split {
             if !(0..=4).contains(&sp) {
                 e.push(format!("expects 'split' to be 0, 1, 2, 3, or 4, got {sp}"));
@@ -1570,7 +1598,58 @@ impl<'a> Rules<'a> {
         }
     }
 
+    /// FIXPIPE frontend attributes that are internal to PTOAS lowering and
+    /// may not be written by a kernel.
+    fn unpublished_attrs(op: &Op, e: &mut Vec<String>) -> bool {
+        const HIDDEN: [&str; 12] = [
+            "stPhase",
+            "st_phase",
+            "atomicType",
+            "atomic_type",
+            "subBlockId",
+            "subBlockid",
+            "sub_blockid",
+            "clipReluMode",
+            "clip_relu_mode",
+            "isChannelSplit",
+            "is_channel_split",
+            "channel_split",
+        ];
+        if let Some((k, _)) = op.attrs().find(|(k, _)| HIDDEN.contains(&k.as_str())) {
+            e.push(format!("does not allow unpublished fixpipe attr '{k}'"));
+            return true;
+        }
+        false
+    }
+
+    /// The `quant = ...` mode of an `acc_push_epilogue` attribute.
+    fn epilogue_quant(op: &Op) -> Option<String> {
+        let body = match op.attr("acc_push_epilogue")? {
+            Attr::Dialect { body: Some(b), .. } => b.clone(),
+            _ => return None,
+        };
+        let t: String = body.chars().filter(|c| !c.is_whitespace()).collect();
+        let i = t.find("quant=")? + "quant=".len();
+        Some(t[i..].split([',', '>']).next()?.to_string())
+    }
+
     fn init_pipe(&self, op: &Op, e: &mut Vec<String>) {
+        if Self::unpublished_attrs(op, e) {
+            return;
+        }
+        if let (Some(q), false) = (Self::epilogue_quant(op), self.a5()) {
+            if q.starts_with("qs322bf16_pre") {
+                e.push(
+                    "expects 'qs322bf16_pre_*' quantization modes to be used only on A5 target"
+                        .into(),
+                );
+                return;
+            }
+            if q == "qf322hif8_pre_scalar" || q == "qf322fp8_pre_scalar" {
+                e.push("expects 'qf322hif8_pre_scalar'/'qf322fp8_pre_scalar' to be used only on A5 target".into());
+                return;
+            }
+        }
         let Some(dir) = Self::int_attr(op, "dir_mask") else {
             return;
         };

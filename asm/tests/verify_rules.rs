@@ -668,3 +668,32 @@ fn a2a3_tload_needs_unit_innermost_stride() {
         errors(&prog("%c1"), a3)
     );
 }
+
+#[test]
+fn fixpipe_frontend_attrs_modes_and_splits() {
+    let init = |quant: &str, extra: &str| {
+        format!(
+            "func.func @k() attributes {{pto.kernel_kind = #pto.kernel_kind<cube>}} {{\n  pto.aic_initialize_pipe {{id = 0, dir_mask = 1, slot_size = 512, nosplit = true, acc_push_epilogue = #pto.acc_push_epilogue<layout = nz2nd, quant = {quant}, relu = no_relu>}}{extra}\n  return\n}}\n"
+        )
+    };
+    let errs = errors(&init("qs322bf16_pre_vec", ""), A2A3);
+    assert!(
+        errs.iter()
+            .any(|(l, m)| *l == 2 && m.contains("only on A5 target")),
+        "{errs:?}"
+    );
+    assert!(errors(&init("qs322bf16_pre_vec", ""), A5).is_empty());
+    let errs = errors(&init("no_convert", " {subBlockId = 1 : i64}"), A5);
+    assert!(
+        errs.iter()
+            .any(|(l, m)| *l == 2 && m.contains("unpublished fixpipe attr 'subBlockId'")),
+        "{errs:?}"
+    );
+    // the device spec names the chip
+    let spec = init("qs322bf16_pre_vec", "").replace(
+        "func.func @k()",
+        "module attributes {\"pto.device-spec\" = \"Ascend950\"} {\nfunc.func @k()",
+    ) + "}\n";
+    let checked = pto_asm::check_text("t.pto", &spec, None);
+    assert_eq!(checked.profile, ProfileId::A5);
+}
