@@ -125,6 +125,16 @@ pub(crate) fn check(file: &File, profile: ProfileId, op: &Op, e: &mut Vec<String
         ins: op.uses().collect(),
         outs: op.result_values().collect(),
     };
+    // the raw repeat-strided UB instructions address UB only
+    if name.starts_with("pto.ub.") {
+        let off_ub = o.ptrs(&o.ins).into_iter().find(|t| {
+            matches!(file.types.get(*t), Type::Ptr { space: Some(sp), .. } if sp != "ub" && sp != "vec")
+        });
+        if let Some(t) = off_ub {
+            e.push(format!("requires UB-backed operands, got {}", o.show(t)));
+        }
+        return;
+    }
     post_update(name, &o, e);
     if !e.is_empty() {
         return;

@@ -106,3 +106,18 @@ fn packed_store_distributions_need_their_mask() {
         "mask type must be !pto.mask<b32>",
     );
 }
+
+#[test]
+fn raw_ub_instructions_address_ub() {
+    let src = |sp: &str| {
+        format!(
+            "func.func @f(%d: !pto.ptr<f32, {sp}>, %a: !pto.ptr<f32, {sp}>, %b: !pto.ptr<f32, {sp}>) {{\n  %c1 = arith.constant 1 : i64\n  %c0 = arith.constant 0 : i64\n  pto.ub.vmax %d, %a, %b, %c1, %c1, %c1, %c1, %c0, %c0, %c0 : !pto.ptr<f32, {sp}>, !pto.ptr<f32, {sp}>, !pto.ptr<f32, {sp}>, i64, i64, i64, i64, i64, i64, i64\n  return\n}}\n"
+        )
+    };
+    let errs = errors(&src("gm"));
+    assert!(
+        errs.iter().any(|(l, m)| *l == 4 && m.contains("UB-backed")),
+        "{errs:?}"
+    );
+    assert!(errors(&src("ub")).is_empty(), "{:?}", errors(&src("ub")));
+}
