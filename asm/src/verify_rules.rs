@@ -277,6 +277,13 @@ impl<'a> Rules<'a> {
             }
             "pto.multi_tile_get" => self.multi_tile(op, e),
             "pto.inttoptr" => self.inttoptr(op, e),
+            n if n.starts_with("pto.trowexpand")
+                && n != "pto.trowexpand"
+                && ins.len() == 3
+                && !self.a5() =>
+            {
+                self.row_expand_tmp(&ins, &outs, e)
+            }
             "pto.subview" => self.subview(op, e),
             "pto.tfillpad" => {
                 if op.attr("mode").is_some() {
@@ -767,6 +774,41 @@ impl<'a> Rules<'a> {
             if s < 0 || s >= c as i128 {
                 e.push(format!(
                     "constant slot {s} is out of range for multi_tile_buf count={c}"
+                ));
+            }
+        }
+    }
+
+    /// A2/A3 binary row-expand ops with a scratch tile: the expanded operand
+    /// is a per-row scalar column (col-major, one column), and the scratch
+    /// holds 256 bytes per 8 destination rows (at most 30 blocks).
+    fn row_expand_tmp(&self, ins: &[T], outs: &[T], e: &mut Vec<String>) {
+        let (Some(d), [a, b, tmp]) = (outs.first(), ins) else {
+            return;
+        };
+        let same = |x: &T| x.tb.v_row == d.tb.v_row && x.tb.v_col == d.tb.v_col;
+        let expanded = if same(a) {
+            b
+        } else if same(b) {
+            a
+        } else {
+            return;
+        };
+        let mode1 =
+            expanded.tb.blayout == BLayout::ColMajor && expanded.tb.v_col.is_none_or(|c| c == 1);
+        if !mode1 {
+            e.push("expects A2/A3 tmp-form trowexpand to use mode 1 (a col-major per-row scalar expanded operand)".into());
+            return;
+        }
+        let need = match d.tb.v_row {
+            Some(r) if (0..256).contains(&r) => (r + 7) / 8 * 256,
+            Some(r) if r >= 256 => 30 * 256,
+            _ => 8192,
+        };
+        if let Some(have) = Self::tile_bytes(tmp) {
+            if have < need {
+                e.push(format!(
+                    "expects A2/A3 trowexpand tmp capacity to be at least {need} bytes, but got {have} bytes"
                 ));
             }
         }

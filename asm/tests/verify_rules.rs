@@ -697,3 +697,21 @@ fn fixpipe_frontend_attrs_modes_and_splits() {
     let checked = pto_asm::check_text("t.pto", &spec, None);
     assert_eq!(checked.profile, ProfileId::A5);
 }
+
+#[test]
+fn a2a3_row_expand_scratch() {
+    let a3 = ProfileId::A2A3;
+    let d = vec("f32", 16, 16);
+    let col = tb("vec", "f32", 16, 1, 16, 1, "col_major", "none_box");
+    let t = [d.clone(), col.clone(), vec("f32", 1, 64), d.clone()];
+    rejects(
+        &t,
+        &dps("trowexpandmax", &t),
+        a3,
+        "at least 512 bytes, but got 256 bytes",
+    );
+    let t = [d.clone(), col, vec("f32", 1, 128), d.clone()];
+    accepts(&t, &dps("trowexpandmax", &t), a3);
+    let t = [d.clone(), vec("f32", 16, 8), vec("f32", 1, 2048), d];
+    rejects(&t, &dps("trowexpandadd", &t), a3, "use mode 1");
+}
