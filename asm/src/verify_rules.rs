@@ -277,6 +277,7 @@ impl<'a> Rules<'a> {
             }
             "pto.multi_tile_get" => self.multi_tile(op, e),
             "pto.inttoptr" => self.inttoptr(op, e),
+            "pto.syncall" => self.syncall(op, e),
             n if n.starts_with("pto.trowexpand")
                 && n != "pto.trowexpand"
                 && ins.len() == 3
@@ -810,6 +811,70 @@ impl<'a> Rules<'a> {
                 e.push(format!(
                     "expects A2/A3 trowexpand tmp capacity to be at least {need} bytes, but got {have} bytes"
                 ));
+            }
+        }
+    }
+
+    /// `pto.syncall`: the soft (software) barrier counts arrivals in a GM
+    /// workspace of at least 16 i32 (one 64-byte block), optionally given
+    /// the number of cores as an i32; the hard barrier takes no operands.
+    fn syncall(&self, op: &Op, e: &mut Vec<String>) {
+        let mode = op.attr("mode").and_then(Attr::enum_value).unwrap_or("");
+        let uses: Vec<ValueId> = op.uses().collect();
+        if mode == "hard" {
+            if !uses.is_empty() {
+                e.push("expects hard syncall to have no gm_workspace or used_cores".into());
+            }
+            return;
+        }
+        if mode != "soft" {
+            return;
+        }
+        if uses.is_empty() || uses.len() > 2 {
+            e.push("expects soft syncall to have gm_workspace and optional used_cores".into());
+            return;
+        }
+        let ty = |v: ValueId| {
+            self.file
+                .values
+                .get(v as usize)
+                .and_then(|x| x.ty)
+                .map(|t| self.file.types.get(t))
+        };
+        let (elem, space, count) = match ty(uses[0]) {
+            Some(Type::Ptr { elem, space }) => (*elem, space.clone(), None),
+            Some(Type::TensorView { shape, elem } | Type::PartitionView { shape, elem }) => (
+                *elem,
+                Some("gm".to_string()),
+                // (an overflowing product is not a small capacity)
+                shape
+                    .iter()
+                    .try_fold(1i64, |a, d| d.and_then(|d| a.checked_mul(d))),
+            ),
+            Some(Type::Tile { .. } | Type::TileBuf(_)) => {
+                e.push("expects soft syncall to have gm_workspace and optional used_cores".into());
+                return;
+            }
+            Some(_) => {
+                e.push("operand #0 must be Ptr, TensorView, or PartitionTensorView".into());
+                return;
+            }
+            None => return,
+        };
+        if !matches!(
+            self.file.types.get(elem),
+            Type::Int(32) | Type::SInt(32) | Type::UInt(32)
+        ) {
+            e.push("expects gm_workspace element type to be i32".into());
+        } else if space.as_deref().is_some_and(|s| s != "gm") {
+            e.push("expects gm_workspace to be in GM address space".into());
+        } else if let Some(c) = count.filter(|c| *c < 16) {
+            e.push(format!(
+                "expects gm_workspace to contain at least 16 i32 elements (64 bytes), but static capacity is {c}"
+            ));
+        } else if let Some(u) = uses.get(1) {
+            if !matches!(ty(*u), Some(Type::Int(32))) {
+                e.push("operand #1 (used_cores) must be 32-bit signless integer".into());
             }
         }
     }

@@ -715,3 +715,30 @@ fn a2a3_row_expand_scratch() {
     let t = [d.clone(), vec("f32", 16, 8), vec("f32", 1, 2048), d];
     rejects(&t, &dps("trowexpandadd", &t), a3, "use mode 1");
 }
+
+#[test]
+fn syncall_workspace() {
+    let a3 = ProfileId::A2A3;
+    let prog = |ty: &str, mode: &str| {
+        format!("func.func @k(%g: {ty}) {{\n  pto.syncall(%g : {ty}) mode = #pto.sync_all_mode<{mode}>, core_type = #pto.sync_core_type<aiv_only>\n  return\n}}\n")
+    };
+    let errs = errors(&prog("!pto.tensor_view<15xi32>", "soft"), a3);
+    assert!(
+        errs.iter()
+            .any(|(l, m)| *l == 2 && m.contains("at least 16 i32")),
+        "{errs:?}"
+    );
+    let errs = errors(&prog("!pto.ptr<f32, gm>", "soft"), a3);
+    assert!(
+        errs.iter()
+            .any(|(l, m)| *l == 2 && m.contains("element type to be i32")),
+        "{errs:?}"
+    );
+    assert!(errors(&prog("!pto.ptr<i32, gm>", "soft"), a3).is_empty());
+    let errs = errors(&prog("!pto.ptr<i32, gm>", "hard"), a3);
+    assert!(
+        errs.iter()
+            .any(|(l, m)| *l == 2 && m.contains("no gm_workspace")),
+        "{errs:?}"
+    );
+}
