@@ -10,7 +10,14 @@ pub mod parser;
 pub mod printer;
 pub mod ty;
 pub mod verify;
+mod verify_acc;
+mod verify_comm;
+mod verify_cube;
 mod verify_rules;
+mod verify_simt;
+mod verify_struct;
+mod verify_vmi;
+mod verify_vpto;
 
 pub use ast::{Block, Elem, File, Op, Punct, Region, ValueId};
 pub use diag::{Diagnostic, Diagnostics, Loc, Severity};

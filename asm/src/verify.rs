@@ -24,6 +24,20 @@ pub fn file_profile(file: &File, explicit: Option<ProfileId>) -> (ProfileId, Opt
                     .then(|| v.as_str().and_then(ProfileId::from_name))
                     .flatten()
             })
+            .or_else(|| {
+                // a device spec names the chip: Ascend950 is an A5 part,
+                // Ascend910B* an A2/A3 one
+                op.attrs().find_map(|(k, v)| {
+                    let spec = (k == "pto.device-spec").then(|| v.as_str()).flatten()?;
+                    if spec.starts_with("Ascend950") {
+                        Some(ProfileId::A5)
+                    } else if spec.starts_with("Ascend910") {
+                        Some(ProfileId::A2A3)
+                    } else {
+                        None
+                    }
+                })
+            })
             .map(|p| (p, op.loc))
     });
     match (explicit, declared) {
@@ -49,6 +63,9 @@ pub fn verify(file: &File, profile: ProfileId) -> Vec<Diagnostic> {
         diags: Vec::new(),
         defined: HashSet::new(),
         vecscope_depth: 0,
+        simt_depth: 0,
+        simt_entry: false,
+        core_kind: None,
         rules: crate::verify_rules::Rules::new(file, profile),
     };
     for op in &file.items {
@@ -63,6 +80,13 @@ struct Verifier<'a> {
     diags: Vec<Diagnostic>,
     defined: HashSet<ValueId>,
     vecscope_depth: u32,
+    /// Nesting of `pto.section.simt` regions around the current op.
+    simt_depth: u32,
+    /// Whether the enclosing function is a `pto.simt_entry`.
+    simt_entry: bool,
+    /// The core kind the current op runs on: the innermost
+    /// `pto.section.{cube,vector}`, else the function's `pto.kernel_kind`.
+    core_kind: Option<&'static str>,
     rules: crate::verify_rules::Rules<'a>,
 }
 
@@ -117,10 +141,32 @@ impl<'a> Verifier<'a> {
                 ),
             );
         }
+        self.def_types(op);
         self.signature(op);
         self.dtypes(op);
         self.sync_operands(op);
         self.rules.check(op, &mut self.diags);
+        self.simt_scope(op);
+        self.core_context(op);
+        let is_simt = op.opcode.name() == "pto.section.simt";
+        let saved_entry = self.simt_entry;
+        let saved_kind = self.core_kind;
+        if op.opcode.name() == "func.func" {
+            self.simt_entry = op.attr("pto.simt_entry").is_some();
+            self.core_kind = match op.attr("pto.kernel_kind").and_then(Attr::enum_value) {
+                Some("cube") => Some("cube"),
+                Some("vector") => Some("vector"),
+                _ => None,
+            };
+        }
+        match op.opcode.name() {
+            "pto.section.cube" => self.core_kind = Some("cube"),
+            "pto.section.vector" => self.core_kind = Some("vector"),
+            _ => {}
+        }
+        if is_simt {
+            self.simt_depth += 1;
+        }
         let is_scope = matches!(op.opcode.name(), "pto.vecscope" | "pto.strict_vecscope");
         if is_scope {
             if self.vecscope_depth > 0 {
@@ -134,6 +180,11 @@ impl<'a> Verifier<'a> {
         if is_scope {
             self.vecscope_depth -= 1;
         }
+        if is_simt {
+            self.simt_depth -= 1;
+        }
+        self.simt_entry = saved_entry;
+        self.core_kind = saved_kind;
         for v in op.result_values() {
             self.defined.insert(v);
         }
@@ -163,6 +214,150 @@ impl<'a> Verifier<'a> {
                 self.op(o, structured);
             }
         }
+    }
+
+    /// Frontend tile-pipe initialisation names the side of the cluster it
+    /// runs on: the cube side's init must sit in a cube kernel or section,
+    /// the vector side's in a vector one.
+    fn core_context(&mut self, op: &Op) {
+        let want = match op.opcode.name() {
+            "pto.aic_initialize_pipe" => "cube",
+            "pto.aiv_initialize_pipe" => "vector",
+            _ => return,
+        };
+        if self.core_kind != Some(want) {
+            let n = op.opcode.name();
+            self.err(
+                op,
+                format!(
+                    "'{n}' must be inside a {want} kernel function or section (pto.kernel_kind = #pto.kernel_kind<{want}> or pto.section.{want})"
+                ),
+            );
+        }
+    }
+
+    /// SIMT execution scopes: a `pto.section.simt` runs a thread grid inside
+    /// an ordinary kernel (never nested, never inside a `pto.simt_entry`
+    /// function, at most 2048 threads); per-thread global loads/stores exist
+    /// only inside such a scope, device-scope ones only outside.
+    fn simt_scope(&mut self, op: &Op) {
+        let in_simt = self.simt_depth > 0 || self.simt_entry;
+        match op.opcode.name() {
+            "pto.section.simt" => {
+                if self.simt_depth > 0 {
+                    self.err(op, "nested pto.section.simt is not allowed");
+                    return;
+                }
+                if self.simt_entry {
+                    self.err(
+                        op,
+                        "pto.section.simt must not appear inside a function marked with 'pto.simt_entry' (the function already runs as SIMT threads)",
+                    );
+                    return;
+                }
+                let dims = launch_dims(op);
+                if dims.len() == 3 {
+                    if dims.iter().any(|d| *d < 0) {
+                        self.err(
+                            op,
+                            format!(
+                                "pto.section.simt requires non-negative i32 launch dimensions, got ({}, {}, {})",
+                                dims[0], dims[1], dims[2]
+                            ),
+                        );
+                    } else {
+                        let n: i128 = dims.iter().product();
+                        if !(1..=2048).contains(&n) {
+                            self.err(
+                                op,
+                                format!(
+                                    "SIMT launch dimensions must have a positive product no greater than 2048, got ({}, {}, {})",
+                                    dims[0], dims[1], dims[2]
+                                ),
+                            );
+                        }
+                    }
+                }
+            }
+            "pto.ldg" | "pto.stg" if !in_simt => {
+                let n = op.opcode.name();
+                self.err(
+                    op,
+                    format!("'{n}' must be inside a pto.simt_entry function or pto.section.simt"),
+                );
+            }
+            "pto.ld_dev" | "pto.st_dev" => {
+                let n = op.opcode.name();
+                let ptr = op.uses().find_map(|v| match self.ty(v) {
+                    Some(Type::Ptr { space, .. }) => Some(space.clone()),
+                    _ => None,
+                });
+                if in_simt {
+                    self.err(
+                        op,
+                        format!(
+                            "'{n}' must be outside pto.simt_entry functions and pto.section.simt"
+                        ),
+                    );
+                } else if let Some(space) = ptr {
+                    if space.as_deref().is_some_and(|s| s != "gm") {
+                        self.err(op, format!("'{n}' requires GM pointer"));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Types of the values this op defines (results, header arguments) must
+    /// be well formed; each malformed type is reported once per op.
+    fn def_types(&mut self, op: &Op) {
+        let mut defs: Vec<ValueId> = op.result_values().collect();
+        defs.extend(op.body.iter().filter_map(|e| match e {
+            Elem::Def(d) => Some(*d),
+            _ => None,
+        }));
+        let mut seen = HashSet::new();
+        for v in defs {
+            let Some(info) = self.file.values.get(v as usize) else {
+                continue;
+            };
+            let Some(t) = info.ty else { continue };
+            if !seen.insert(t) {
+                continue;
+            }
+            if let Some(msg) = crate::verify_vmi::type_error(self.file, t)
+                .or_else(|| crate::verify_struct::type_error(self.file, t))
+                .or_else(|| self.vreg_size_error(t))
+            {
+                // at the value that carries the type (a function argument's own line)
+                let len = info.name.len() as u32 + 1;
+                self.diags.push(Diagnostic::error(info.loc, len, msg));
+            }
+        }
+    }
+
+    /// A `!pto.vreg` is one 256-byte vector register.
+    fn vreg_size_error(&self, t: crate::ty::TypeId) -> Option<String> {
+        let Type::VReg { lanes, elem } = self.file.types.get(t) else {
+            return None;
+        };
+        let bits: i64 = match self.file.types.get(*elem) {
+            Type::Opaque { name, params: None } => match name.as_str() {
+                "pto.bf16x2" => 32,
+                "pto.hif8x2" => 16,
+                "pto.hif8" | "pto.f4E2M1x2" | "pto.f4E1M2x2" | "pto.f8E8M0" => 8,
+                _ => return None,
+            },
+            other => other.scalar_dtype()?.bits() as i64,
+        };
+        let bytes = lanes * bits / 8;
+        (bytes != 256).then(|| {
+            format!(
+                "'{}' is {bytes} bytes; a vector register holds exactly 256 bytes",
+                crate::printer::type_str(&self.file.types, t)
+            )
+        })
     }
 
     fn kind_ok(&self, kind: OperandKind, v: ValueId) -> bool {
@@ -566,4 +761,31 @@ fn same_type_op(op: Opcode) -> bool {
         || n.contains("subc")
         || n.contains("axpy")
         || n.starts_with("pto.tpart"))
+}
+
+/// The static `<<<x, y, z>>>` launch dimensions of a SIMT section, if written
+/// as integers.
+fn launch_dims(op: &Op) -> Vec<i128> {
+    let mut out = Vec::new();
+    let mut neg = false;
+    for e in &op.body {
+        match e {
+            Elem::P(crate::ast::Punct::Minus) => neg = true,
+            Elem::Attr(Attr::Int { value, .. }) => {
+                out.push(if neg { -*value } else { *value });
+                neg = false;
+            }
+            Elem::Attr(Attr::Dialect { ns, body: Some(b) }) if ns.is_empty() => {
+                let t: String = b
+                    .chars()
+                    .filter(|c| !c.is_whitespace() && *c != '<' && *c != '>')
+                    .collect();
+                out.extend(t.split(',').filter_map(|x| x.parse::<i128>().ok()));
+            }
+            Elem::Use(_) => return Vec::new(),
+            Elem::Region(_) => break,
+            _ => {}
+        }
+    }
+    out
 }

@@ -11,7 +11,7 @@ use pto_isa_spec::{DType, ProfileId};
 use crate::ast::{File, Op, ValueId};
 use crate::attr::Attr;
 use crate::diag::Diagnostic;
-use crate::ty::{BLayout, SLayout, TileBuf, TileLoc, Type};
+use crate::ty::{BLayout, SLayout, TileBuf, TileLoc, Type, TypeId};
 
 /// Per-file context of the op rules.
 pub(crate) struct Rules<'a> {
@@ -139,6 +139,13 @@ impl<'a> Rules<'a> {
     pub(crate) fn check(&self, op: &Op, out: &mut Vec<Diagnostic>) {
         let mut errs: Vec<String> = Vec::new();
         self.rules(op, &mut errs);
+        crate::verify_vmi::check(self.file, op, &mut errs);
+        crate::verify_vpto::check(self.file, self.profile, op, &mut errs);
+        crate::verify_acc::check(self.file, &self.defs, op, &mut errs);
+        crate::verify_cube::check(self.file, &self.defs, op, &mut errs);
+        crate::verify_simt::check(self.file, op, &mut errs);
+        crate::verify_comm::check(self.file, op, &mut errs);
+        crate::verify_struct::check(self.file, op, &mut errs);
         let len = op.opcode.name().len() as u32;
         for e in errs {
             out.push(Diagnostic::error(
@@ -157,13 +164,42 @@ impl<'a> Rules<'a> {
             "pto.trowsum" | "pto.trowmax" | "pto.trowmin" | "pto.trowprod" => {
                 self.row_reduction(&ins, &outs, true, e)
             }
-            "pto.trowargmax" | "pto.trowargmin" => self.row_reduction(&ins, &outs, false, e),
+            "pto.trowargmax" | "pto.trowargmin" => {
+                self.row_reduction(&ins, &outs, false, e);
+                if e.is_empty() {
+                    self.arg_reduction_tmp(&ins, e);
+                }
+            }
+            "pto.tprelu" | "pto.trem" | "pto.trems" | "pto.tsel" | "pto.tci" if !self.a5() => {
+                self.a2a3_tmp(name, &ins, &outs, e)
+            }
+            "pto.tcolsum" => {
+                let binary = op.attr("isBinary").and_then(Attr::as_int) == Some(1);
+                if let ([s, tmp, ..], true) = (ins.as_slice(), binary) {
+                    if let Some(v) = s.tb.v_col.filter(|v| tmp.tb.cols < *v) {
+                        e.push(format!(
+                            "expects tmp shape[1] to be at least src valid_shape[1] when isBinary is true; got {} vs {v}",
+                            tmp.tb.cols
+                        ));
+                    }
+                }
+            }
             "pto.tcolargmax" | "pto.tcolargmin" => {
+                if let Some(dt) = ins.first().and_then(|s| s.dt) {
+                    if !matches!(dt.bits(), 8 | 16 | 32) {
+                        e.push(format!(
+                            "expects src element type to be 1, 2, or 4 bytes wide, got {dt}"
+                        ));
+                        return;
+                    }
+                }
                 if let Some(d) = outs.first() {
                     if differ(d.tb.v_row, Some(1)) {
                         e.push("expects dst valid_shape[0] to be 1".into());
+                        return;
                     }
                 }
+                self.arg_reduction_tmp(&ins, e);
             }
             "pto.tgemv" | "pto.tgemv.acc" | "pto.tgemv.bias" => {
                 if let (Some(l), Some(d)) = (ins.first(), outs.first()) {
@@ -183,10 +219,128 @@ impl<'a> Rules<'a> {
                 }
             }
             "pto.tcvt" => self.tcvt(op, &ins, &outs, e),
+            "pto.tmatmul.mx"
+            | "pto.tmatmul.mx.acc"
+            | "pto.tmatmul.mx.bias"
+            | "pto.tgemv.mx"
+            | "pto.tgemv.mx.acc"
+            | "pto.tgemv.mx.bias"
+                if self.a5() =>
+            {
+                self.mx_matmul(name, &ins, &outs, e)
+            }
             "pto.tgather" => self.tgather(op, &ins, &outs, e),
             "pto.thistogram" => self.thistogram(op, &ins, e),
             "pto.tinsert" => self.tinsert(op, &ins, &outs, e),
             "pto.tload" => self.tload(op, &outs, e),
+            "pto.tprefetch" if !self.a5() => {
+                let src = Self::vals(op, "ins")
+                    .first()
+                    .and_then(|v| self.file.values.get(*v as usize)?.ty);
+                let src_el = src.and_then(|t| match self.file.types.get(t) {
+                    Type::TensorView { elem, .. }
+                    | Type::PartitionView { elem, .. }
+                    | Type::Shaped { elem, .. } => Some(*elem),
+                    _ => None,
+                });
+                let low = src_el.is_some_and(|t| self.low_precision(t))
+                    || outs.first().is_some_and(|d| self.low_precision(d.tb.elem));
+                if low {
+                    e.push(
+                        "expects A2/A3 tprefetch low-precision element types to be unsupported"
+                            .into(),
+                    );
+                }
+            }
+            "pto.alloc_tile" | "pto.alloc_multi_tile" | "pto.tassign" => {
+                if name == "pto.tassign" {
+                    // the rebased value is a tile buffer, not a memref
+                    let t = op
+                        .uses()
+                        .next()
+                        .and_then(|v| self.file.values.get(v as usize)?.ty)
+                        .map(|t| crate::printer::type_str(&self.file.types, t))
+                        .unwrap_or_default();
+                    if t.starts_with("memref") {
+                        e.push(format!(
+                            "operand #0 must be a tile buffer (!pto.tile_buf), but got '{t}'"
+                        ));
+                        return;
+                    }
+                }
+                self.tile_addr(op, e);
+                if name == "pto.alloc_tile" {
+                    self.alloc_tile(op, e);
+                } else if name == "pto.alloc_multi_tile" {
+                    self.multi_tile(op, e);
+                }
+            }
+            "pto.multi_tile_get" => self.multi_tile(op, e),
+            "pto.inttoptr" => self.inttoptr(op, e),
+            "pto.syncall" => self.syncall(op, e),
+            n if n.starts_with("pto.trowexpand")
+                && n != "pto.trowexpand"
+                && ins.len() == 3
+                && !self.a5() =>
+            {
+                self.row_expand_tmp(&ins, &outs, e)
+            }
+            "pto.subview" => self.subview(op, e),
+            "pto.tfillpad" => {
+                if op.attr("mode").is_some() {
+                    e.push("does not accept 'mode'; the TFILLPAD lowering follows from the physical shapes and planned addresses".into());
+                    return;
+                }
+                // on L1 only the homogeneous form exists: src and dst share one tile type
+                if let (Some(s), Some(d)) = (ins.first(), outs.first()) {
+                    if s.tb.loc == TileLoc::Mat && d.tb.loc == TileLoc::Mat && s.tb != d.tb {
+                        let f = |x: Option<i64>| x.map_or("?".to_string(), |v| v.to_string());
+                        let mut diffs = Vec::new();
+                        if s.tb.v_row != d.tb.v_row {
+                            diffs.push(format!("v_row ({} vs {})", f(s.tb.v_row), f(d.tb.v_row)));
+                        }
+                        if s.tb.v_col != d.tb.v_col {
+                            diffs.push(format!("v_col ({} vs {})", f(s.tb.v_col), f(d.tb.v_col)));
+                        }
+                        if s.tb.pad != d.tb.pad {
+                            diffs.push(format!("pad ({} vs {})", s.tb.pad, d.tb.pad));
+                        }
+                        if diffs.is_empty() {
+                            diffs.push("shape or layout".into());
+                        }
+                        e.push(format!(
+                            "expects src/dst tile types to be lowerable to TFILLPAD for loc=mat (the heterogeneous form exists only for loc=vec); mismatching fields: {}",
+                            diffs.join(", ")
+                        ));
+                    }
+                }
+            }
+            "pto.cmo.cacheinvalid" | "pto.cmo.cacheclean" | "pto.cmo.cacheflush"
+                if op.body.iter().any(
+                    |x| matches!(x, crate::ast::Elem::Ident(k) if k == "single_cache_line"),
+                ) =>
+            {
+                let gm = op
+                    .uses()
+                    .next()
+                    .and_then(|v| self.file.values.get(v as usize)?.ty)
+                    .map(|t| match self.file.types.get(t) {
+                        Type::Ptr { space, .. } => space.as_deref().is_none_or(|s| s == "gm"),
+                        _ => true,
+                    });
+                if gm == Some(false) {
+                    e.push(
+                        "single_cache_line address expects a GM pointer or GM tensor view".into(),
+                    );
+                }
+            }
+            n if n.starts_with("pto.tpush")
+                || n.starts_with("pto.tpop")
+                || n.starts_with("pto.talloc")
+                || n.starts_with("pto.tfree") =>
+            {
+                self.pipe_entry(op, e)
+            }
             "pto.tstore" => self.tstore(op, &ins, e),
             "pto.tscatter" => self.tscatter(op, e),
             "pto.tmrgsort" => {
@@ -244,7 +398,25 @@ impl<'a> Rules<'a> {
                 self.scalar_arith(name, &ins, &outs, e)
             }
             "pto.tquant" => self.tquant(op, &ins, &outs, e),
-            "pto.alloc_tile" => self.alloc_tile(op, e),
+            "pto.tquant.mx" => {
+                // one shared exponent per 32 elements along the group axis
+                let axis0 = op
+                    .attr("grpAxis")
+                    .and_then(Attr::enum_value)
+                    .is_some_and(|a| a.contains('0'));
+                if let Some(s) = ins.first() {
+                    let (n, i) = if axis0 {
+                        (s.tb.v_row, 0)
+                    } else {
+                        (s.tb.v_col, 1)
+                    };
+                    if let Some(n) = n.filter(|n| *n > 0 && n % 32 != 0) {
+                        e.push(format!(
+                            "expects src valid_shape[{i}] to be a multiple of 32 when grpAxis is axis{i}, got {n}"
+                        ));
+                    }
+                }
+            }
             "pto.aic_initialize_pipe" | "pto.aiv_initialize_pipe" => self.init_pipe(op, e),
             "pto.set_quant_vector" => {
                 if let Some(t) = op.uses().find_map(|v| self.tile(v)) {
@@ -259,6 +431,22 @@ impl<'a> Rules<'a> {
             }
             "pto.fusion_region" => self.fusion_region(op, e),
             "pto.mgather" => {
+                let row = op
+                    .attr("coalesce")
+                    .and_then(Attr::enum_value)
+                    .is_some_and(|c| c.ends_with("row"));
+                if let (true, Some(idx), Some(d)) = (row, ins.first(), outs.first()) {
+                    // one index per destination row
+                    let unit = |x: Option<i64>| matches!(x, Some(0 | 1));
+                    let ok = (unit(idx.tb.v_row) && idx.tb.v_col == d.tb.v_row)
+                        || (idx.tb.v_row == d.tb.v_row && unit(idx.tb.v_col));
+                    let known =
+                        idx.tb.v_row.is_some() && idx.tb.v_col.is_some() && d.tb.v_row.is_some();
+                    if known && !ok {
+                        e.push("expects row-coalesce idx valid_shape to be [0|1, dst.valid_row] or [dst.valid_row, 0|1]".into());
+                        return;
+                    }
+                }
                 if op.attr("coalesce").is_none() {
                     e.push(
                         "requires attribute 'coalesce' (row or elem; it is never inferred)".into(),
@@ -301,6 +489,495 @@ impl<'a> Rules<'a> {
         }
     }
 
+    /// MX (microscaled) matmul on A5: an fp8/fp8 or fp4/fp4 input pair into
+    /// f32 over matmul-compatible logical shapes.
+    fn mx_matmul(&self, name: &str, ins: &[T], outs: &[T], e: &mut Vec<String>) {
+        let off = usize::from(name.ends_with(".acc"));
+        // ins: [acc,] lhs, a_scale, rhs, b_scale [, bias]
+        let (Some(lhs), Some(rhs), Some(dst)) = (ins.get(off), ins.get(off + 2), outs.first())
+        else {
+            return;
+        };
+        let ty = |t: &T| self.file.types.get(t.tb.elem);
+        // (the newer contract accepts only the FN spelling of e4m3; the older
+        // corpus also uses f8E4M3, so any e4m3/e5m2 spelling is taken)
+        let fp8 = |t: &T| matches!(ty(t), Type::Float(x) if x.starts_with("f8E4M3") || x.starts_with("f8E5M2"));
+        let fp4 = |t: &T| matches!(t.dt, Some(F4E2M1 | F4E1M2));
+        if !((fp8(lhs) && fp8(rhs)) || (fp4(lhs) && fp4(rhs))) {
+            e.push(format!(
+                "expects A5 mx lhs/rhs element types to be a supported fp8/fp8 or fp4/fp4 pair (got {} and {})",
+                crate::printer::type_str(&self.file.types, lhs.tb.elem),
+                crate::printer::type_str(&self.file.types, rhs.tb.elem)
+            ));
+            return;
+        }
+        if dst.dt.is_some() && !dst.is(F32) {
+            e.push("expects A5 mx result dst to use f32 element type".into());
+            return;
+        }
+        if fp4(lhs) {
+            return; // packed operands: logical K differs from the physical shape
+        }
+        // logical shapes: the static valid extent where there is one
+        let lg = |t: &T| {
+            (
+                t.tb.v_row.unwrap_or(t.tb.rows),
+                t.tb.v_col.unwrap_or(t.tb.cols),
+            )
+        };
+        let ((lm, lk), (rk, rn), (dm, dn)) = (lg(lhs), lg(rhs), lg(dst));
+        if dm != lm || dn != rn || rk != lk {
+            e.push(format!(
+                "expects static matmul tile shapes lhs[M,K], rhs[K,N], and dst[M,N] (lhs {lm}x{lk}, rhs {rk}x{rn}, dst {dm}x{dn})"
+            ));
+        }
+        // (the newer contract also wants a physical K that is a multiple of 64
+        // and scales of [M, ceil(K/32)] / [ceil(K/32), N]; the older corpus
+        // uses K = 32 and full-size scales, so neither is enforced)
+    }
+
+    /// Tile-pipe push/pop/alloc/free: `split` picks how a tile is divided
+    /// between the two vector subblocks (0 none, 1..=4 the split modes); an
+    /// explicit subblock only makes sense for a split entry; a popped tile
+    /// whose valid extent is given at run time has a dynamic valid shape.
+    fn pipe_entry(&self, op: &Op, e: &mut Vec<String>) {
+        if Self::unpublished_attrs(op, e) {
+            return;
+        }
+        let split = Self::int_attr(op, "split");
+        // a FIXPIPE pipe (one initialised with an acc_push_epilogue) moves
+        // whole accumulator tiles: no split
+        if let (Some(sp), Some(id)) = (split, Self::int_attr(op, "id")) {
+            let name = op.opcode.name();
+            let fixpipe_side = name.ends_with("_to_aiv") || name.ends_with("_from_aic");
+            if sp != 0 && fixpipe_side {
+                let fixpipe = self.file.walk().into_iter().any(|o| {
+                    matches!(
+                        o.opcode.name(),
+                        "pto.aic_initialize_pipe" | "pto.aiv_initialize_pipe"
+                    ) && Self::int_attr(o, "id") == Some(id)
+                        && o.attr("acc_push_epilogue").is_some()
+                });
+                if fixpipe {
+                    let what = name
+                        .trim_start_matches("pto.")
+                        .split('_')
+                        .next()
+                        .unwrap_or("")
+                        .to_uppercase();
+                    e.push(format!("expects fixpipe {what} to have split = 0"));
+                    return;
+                }
+            }
+        }
+        if let Some(sp) = split {
+            if !(0..=4).contains(&sp) {
+                e.push(format!("expects 'split' to be 0, 1, 2, 3, or 4, got {sp}"));
+                return;
+            }
+        }
+        let has_subblock = op
+            .body
+            .iter()
+            .any(|x| matches!(x, crate::ast::Elem::Ident(k) if k == "aiv_subblockid"));
+        if has_subblock && split == Some(0) {
+            e.push("expects 'aiv_subblockid' only when 'split' is 1, 2, 3, or 4".into());
+            return;
+        }
+        if op.opcode.name().starts_with("pto.tpop") {
+            let scalars = op.uses().filter(|v| self.is_scalar(*v)).count();
+            let res = op.result_values().next().and_then(|v| self.tile(v));
+            if let (2, Some(r)) = (scalars, res) {
+                if r.tb.v_row.is_some() || r.tb.v_col.is_some() {
+                    e.push("expects tile result to have dynamic validShape (?, ?) when valid_row/valid_col operands are provided".into());
+                }
+            }
+        }
+    }
+
+    /// `pto.subview`'s result valid shape: the explicit `valid [r, c]`
+    /// operands (clamped to the sizes) when given, else any static extent
+    /// within the sizes; a dynamic result extent needs an explicit operand.
+    fn subview(&self, op: &Op, e: &mut Vec<String>) {
+        use crate::ast::{Elem, Punct};
+        let Some(r) = op.result_values().next().and_then(|v| self.tile(v)) else {
+            return;
+        };
+        let b = &op.body;
+        let valid: Vec<ValueId> = b
+            .iter()
+            .position(|x| matches!(x, Elem::Ident(k) if k == "valid"))
+            .filter(|i| b.get(i + 1) == Some(&Elem::P(Punct::LBracket)))
+            .map(|i| {
+                b[i + 2..]
+                    .iter()
+                    .take_while(|x| !matches!(x, Elem::P(Punct::RBracket)))
+                    .filter_map(|x| match x {
+                        Elem::Use(v) => Some(*v),
+                        _ => None,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let dims = [
+            (r.tb.v_row, r.tb.rows, "0", "row"),
+            (r.tb.v_col, r.tb.cols, "1", "col"),
+        ];
+        for (i, (have, size, idx, what)) in dims.into_iter().enumerate() {
+            let ok = match valid.get(i) {
+                None => have.is_some_and(|h| (0..=size).contains(&h)),
+                Some(v) => match self.const_int(*v) {
+                    Some(c) => have == Some((c as i64).min(size)),
+                    None => have.is_none(),
+                },
+            };
+            if !ok {
+                e.push(format!(
+                    "expects result valid_shape[{idx}] to match inferred/explicit valid_{what}"
+                ));
+                return;
+            }
+        }
+    }
+
+    /// `pto.inttoptr` makes a scalar pointer from a 64-bit address; the
+    /// pointer only feeds scalar loads and stores (nothing that would need
+    /// provenance: views, pointer arithmetic, DMA).
+    fn inttoptr(&self, op: &Op, e: &mut Vec<String>) {
+        if let Some(a) = op.uses().next() {
+            let ok = self
+                .file
+                .values
+                .get(a as usize)
+                .and_then(|x| x.ty)
+                .is_none_or(|t| {
+                    matches!(
+                        self.file.types.get(t),
+                        Type::Int(64) | Type::SInt(64) | Type::UInt(64)
+                    )
+                });
+            if !ok {
+                e.push("address operand must be i64".into());
+                return;
+            }
+        }
+        let Some(r) = op.result_values().next() else {
+            return;
+        };
+        if let Some(t) = self.file.values.get(r as usize).and_then(|x| x.ty) {
+            if let Type::Ptr { elem, .. } = self.file.types.get(t) {
+                if matches!(self.file.types.get(*elem), Type::Index) {
+                    e.push("result element type is not supported by EmitC: 'index'".into());
+                    return;
+                }
+            }
+        }
+        for user in self.file.walk() {
+            let uses: Vec<ValueId> = user.uses().collect();
+            let Some(pos) = uses.iter().position(|u| *u == r) else {
+                continue;
+            };
+            let ok = match user.opcode.name() {
+                "pto.load_scalar" => pos == 0,
+                "pto.store_scalar" => pos == 1,
+                _ => false,
+            };
+            if !ok {
+                e.push(format!(
+                    "result may only be used as the pointer operand of pto.load_scalar or pto.store_scalar, but line {} uses it in {}",
+                    user.loc.line,
+                    user.opcode.name()
+                ));
+                return;
+            }
+        }
+    }
+
+    /// The integer an `arith.constant` defines.
+    fn const_int(&self, v: ValueId) -> Option<i128> {
+        let d = self.defs.get(&v)?;
+        if d.opcode.name() != "arith.constant" {
+            return None;
+        }
+        d.body.iter().find_map(|x| match x {
+            crate::ast::Elem::Attr(Attr::Int { value, .. }) => Some(*value),
+            _ => None,
+        })
+    }
+
+    /// A local tile's base address is 32-byte aligned.
+    fn tile_addr(&self, op: &Op, e: &mut Vec<String>) {
+        let addr = if op.opcode.name() == "pto.tassign" {
+            op.uses().nth(1)
+        } else {
+            let b = &op.body;
+            b.windows(3).find_map(|w| match w {
+                [crate::ast::Elem::Ident(k), crate::ast::Elem::P(crate::ast::Punct::Equal), crate::ast::Elem::Use(v)]
+                    if k == "addr" =>
+                {
+                    Some(*v)
+                }
+                _ => None,
+            })
+        };
+        if let Some(a) = addr.and_then(|v| self.const_int(v)) {
+            if a % 32 != 0 {
+                e.push(format!(
+                    "addr must be aligned to 32 bytes for local tile memory space, got {a}"
+                ));
+            }
+        }
+    }
+
+    /// `!pto.multi_tile_buf<..., count=N>`: N >= 2 slots; a constant slot
+    /// index addresses one of them; slot addresses are the planner's.
+    fn multi_tile(&self, op: &Op, e: &mut Vec<String>) {
+        let count_of = |v: ValueId| -> Option<(i64, String)> {
+            let t = self.file.values.get(v as usize)?.ty?;
+            match self.file.types.get(t) {
+                Type::Opaque {
+                    name,
+                    params: Some(p),
+                } if name == "pto.multi_tile_buf" => {
+                    let c = p
+                        .rsplit("count")
+                        .next()?
+                        .trim_start_matches([' ', '='])
+                        .split(|c: char| !c.is_ascii_digit())
+                        .next()?
+                        .parse::<i64>()
+                        .ok()?;
+                    Some((c, p.clone()))
+                }
+                _ => None,
+            }
+        };
+        if op.opcode.name() == "pto.alloc_multi_tile" {
+            if op.attr("pto.multi_buffer_addrs").is_some() {
+                e.push("attribute 'pto.multi_buffer_addrs' is reserved for pto-plan-memory".into());
+                return;
+            }
+            let Some((c, p)) = op.result_values().next().and_then(count_of) else {
+                return;
+            };
+            if c < 2 {
+                e.push(format!("multi_tile_buf count must be >= 2, got {c}"));
+            } else if p.replace(' ', "").contains("compact=2") {
+                e.push("multi_tile_buf slots cannot use row_plus_one compaction, whose padded storage footprint exceeds product(shape) and would overlap adjacent multi-buffer slots".into());
+            }
+            return;
+        }
+        let mut uses = op.uses();
+        let (Some(mb), Some(slot)) = (uses.next(), uses.next()) else {
+            return;
+        };
+        if let (Some((c, _)), Some(s)) = (count_of(mb), self.const_int(slot)) {
+            if s < 0 || s >= c as i128 {
+                e.push(format!(
+                    "constant slot {s} is out of range for multi_tile_buf count={c}"
+                ));
+            }
+        }
+    }
+
+    /// A2/A3 binary row-expand ops with a scratch tile: the expanded operand
+    /// is a per-row scalar column (col-major, one column), and the scratch
+    /// holds 256 bytes per 8 destination rows (at most 30 blocks).
+    fn row_expand_tmp(&self, ins: &[T], outs: &[T], e: &mut Vec<String>) {
+        let (Some(d), [a, b, tmp]) = (outs.first(), ins) else {
+            return;
+        };
+        let same = |x: &T| x.tb.v_row == d.tb.v_row && x.tb.v_col == d.tb.v_col;
+        let expanded = if same(a) {
+            b
+        } else if same(b) {
+            a
+        } else {
+            return;
+        };
+        let mode1 =
+            expanded.tb.blayout == BLayout::ColMajor && expanded.tb.v_col.is_none_or(|c| c == 1);
+        if !mode1 {
+            e.push("expects A2/A3 tmp-form trowexpand to use mode 1 (a col-major per-row scalar expanded operand)".into());
+            return;
+        }
+        let need = match d.tb.v_row {
+            Some(r) if (0..256).contains(&r) => (r + 7) / 8 * 256,
+            Some(r) if r >= 256 => 30 * 256,
+            _ => 8192,
+        };
+        if let Some(have) = Self::tile_bytes(tmp) {
+            if have < need {
+                e.push(format!(
+                    "expects A2/A3 trowexpand tmp capacity to be at least {need} bytes, but got {have} bytes"
+                ));
+            }
+        }
+    }
+
+    /// `pto.syncall`: the soft (software) barrier counts arrivals in a GM
+    /// workspace of at least 16 i32 (one 64-byte block), optionally given
+    /// the number of cores as an i32; the hard barrier takes no operands.
+    fn syncall(&self, op: &Op, e: &mut Vec<String>) {
+        let mode = op.attr("mode").and_then(Attr::enum_value).unwrap_or("");
+        let uses: Vec<ValueId> = op.uses().collect();
+        if mode == "hard" {
+            if !uses.is_empty() {
+                e.push("expects hard syncall to have no gm_workspace or used_cores".into());
+            }
+            return;
+        }
+        if mode != "soft" {
+            return;
+        }
+        if uses.is_empty() || uses.len() > 2 {
+            e.push("expects soft syncall to have gm_workspace and optional used_cores".into());
+            return;
+        }
+        let ty = |v: ValueId| {
+            self.file
+                .values
+                .get(v as usize)
+                .and_then(|x| x.ty)
+                .map(|t| self.file.types.get(t))
+        };
+        let (elem, space, count) = match ty(uses[0]) {
+            Some(Type::Ptr { elem, space }) => (*elem, space.clone(), None),
+            Some(Type::TensorView { shape, elem } | Type::PartitionView { shape, elem }) => (
+                *elem,
+                Some("gm".to_string()),
+                // (an overflowing product is not a small capacity)
+                shape
+                    .iter()
+                    .try_fold(1i64, |a, d| d.and_then(|d| a.checked_mul(d))),
+            ),
+            Some(Type::Tile { .. } | Type::TileBuf(_)) => {
+                e.push("expects soft syncall to have gm_workspace and optional used_cores".into());
+                return;
+            }
+            Some(_) => {
+                e.push("operand #0 must be Ptr, TensorView, or PartitionTensorView".into());
+                return;
+            }
+            None => return,
+        };
+        if !matches!(
+            self.file.types.get(elem),
+            Type::Int(32) | Type::SInt(32) | Type::UInt(32)
+        ) {
+            e.push("expects gm_workspace element type to be i32".into());
+        } else if space.as_deref().is_some_and(|s| s != "gm") {
+            e.push("expects gm_workspace to be in GM address space".into());
+        } else if let Some(c) = count.filter(|c| *c < 16) {
+            e.push(format!(
+                "expects gm_workspace to contain at least 16 i32 elements (64 bytes), but static capacity is {c}"
+            ));
+        } else if let Some(u) = uses.get(1) {
+            if !matches!(ty(*u), Some(Type::Int(32))) {
+                e.push("operand #1 (used_cores) must be 32-bit signless integer".into());
+            }
+        }
+    }
+
+    /// Bytes a tile occupies (its physical shape).
+    fn tile_bytes(t: &T) -> Option<i64> {
+        t.dt.map(|d| t.tb.rows * t.tb.cols * d.bits() as i64 / 8)
+    }
+
+    /// A2/A3 argmax/argmin reductions keep, per row, the running values and
+    /// indices of every 256-byte repeat in `tmp`: it needs that many columns.
+    fn arg_reduction_tmp(&self, ins: &[T], e: &mut Vec<String>) {
+        if self.a5() {
+            return;
+        }
+        let ([s, tmp, ..], Some(cols)) = (ins, ins.first().and_then(|s| s.tb.v_col)) else {
+            return;
+        };
+        if s.tb.v_row == tmp.tb.v_row && s.tb.v_col == tmp.tb.v_col {
+            return;
+        }
+        let Some(bytes) = s.dt.map(|d| (d.bits() as i64 / 8).max(1)) else {
+            return;
+        };
+        let (repeat, block) = (256 / bytes, 32 / bytes);
+        let repeats = (cols + repeat - 1) / repeat;
+        let min = ((repeats * 2 + block - 1) / block + (repeats + block - 1) / block) * block;
+        if tmp.tb.v_col.is_some_and(|c| c < min) {
+            e.push(format!(
+                "expects A2/A3 tmp valid_shape[1] to be at least {min} for src valid_shape[1] = {cols}"
+            ));
+        }
+    }
+
+    /// The scratch tiles A2/A3 lowerings of tprelu, trem, trems, tsel and tci
+    /// need, when the kernel passes one.
+    fn a2a3_tmp(&self, name: &str, ins: &[T], outs: &[T], e: &mut Vec<String>) {
+        let Some(d) = outs.first() else { return };
+        let tmp = match name {
+            "pto.tprelu" | "pto.trem" => ins.get(2),
+            "pto.tsel" => ins.get(3),
+            _ => ins.get(1), // trems (src, scalar, tmp), tci (scalar, tmp)
+        };
+        let tmp = if name == "pto.tci" { ins.first() } else { tmp };
+        let Some(tmp) = tmp else { return };
+        match name {
+            "pto.tprelu" => {
+                if let Some(r) = d.tb.v_row.filter(|r| tmp.tb.rows < r + 1) {
+                    e.push(format!(
+                        "expects A2/A3 tmp shape[0] to be at least dst valid_shape[0] + 1 ({})",
+                        r + 1
+                    ));
+                } else if let (Some(dc), Some(tc)) = (d.tb.v_col, tmp.tb.v_col) {
+                    let need = (dc + 7) / 8;
+                    if tc < need {
+                        e.push(format!(
+                            "expects A2/A3 tmp valid_shape[1] to be at least ceil(dst valid_shape[1] / 8) ({need})"
+                        ));
+                    }
+                }
+            }
+            "pto.trem" | "pto.trems" => {
+                // (the newer contract asks trem for 2 tmp rows; the older
+                // corpus accepts one, so only an empty tmp is rejected here)
+                let min_rows = 1;
+                if tmp.dt.is_some() && tmp.dt != d.dt {
+                    e.push("expects tmp and dst to have the same element type".into());
+                } else if tmp.tb.v_row.is_some_and(|r| r < min_rows) {
+                    e.push(format!(
+                        "expects A2/A3 tmp valid_shape[0] to be at least {min_rows}"
+                    ));
+                } else if let (Some(dc), Some(tc)) = (d.tb.v_col, tmp.tb.v_col) {
+                    if tc < dc {
+                        e.push("expects A2/A3 tmp valid columns to cover dst valid columns".into());
+                    }
+                }
+            }
+            "pto.tsel" => {
+                let bits = d.dt.map(|x| x.bits());
+                if let (Some(b @ (16 | 32)), Some(have)) = (bits, Self::tile_bytes(tmp)) {
+                    let need = if b == 16 { 16 } else { 8 };
+                    if have < need {
+                        e.push(format!(
+                            "expects tmp capacity to be at least {need} bytes, but got {have} bytes"
+                        ));
+                    }
+                }
+            }
+            "pto.tci" => {
+                let bits = d.dt.map(|x| x.bits());
+                if let (Some(b @ (16 | 32)), Some(have)) = (bits, Self::tile_bytes(tmp)) {
+                    let need = if b == 32 { 768 } else { 1792 };
+                    if have < need {
+                        e.push(format!(
+                            "expects A2/A3 tmp capacity to be at least {need} bytes for {b}-bit dst element type (got {have})"
+                        ));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
     fn row_expand(&self, ins: &[T], outs: &[T], e: &mut Vec<String>) {
         let (Some(s), Some(d)) = (ins.first(), outs.first()) else {
             return;
@@ -332,10 +1009,50 @@ impl<'a> Rules<'a> {
         })
     }
 
+    /// A PTO low-precision element type (fp8, hif8, e8m0, packed fp4).
+    fn low_precision(&self, t: TypeId) -> bool {
+        match self.file.types.get(t) {
+            Type::Float(x) => x.starts_with("f8") || x.starts_with("f4") || x.starts_with("f6"),
+            Type::Opaque { name, params: None } => {
+                name.starts_with("pto.f4")
+                    || name.starts_with("pto.hif8")
+                    || name.starts_with("pto.f8")
+                    || name == "pto.bf16x2"
+            }
+            _ => false,
+        }
+    }
+
     fn tcvt(&self, _op: &Op, ins: &[T], outs: &[T], e: &mut Vec<String>) {
         let (Some(s), Some(d)) = (ins.first(), outs.first()) else {
             return;
         };
+        let (sl, dl) = (self.low_precision(s.tb.elem), self.low_precision(d.tb.elem));
+        if sl || dl {
+            if !self.a5() {
+                e.push("expects A2/A3 tcvt low-precision element types to be unsupported".into());
+                return;
+            }
+            // A5: f32 -> fp8/hif8, f16 -> hif8, bf16 <-> fp4 pairs, fp8/hif8 -> f32
+            let ty = |t: &T| self.file.types.get(t.tb.elem);
+            let f = |t: &T, n: &str| matches!(ty(t), Type::Float(x) if x == n);
+            let hif8 = |t: &T| matches!(ty(t), Type::Opaque { name, .. } if name == "pto.hif8");
+            let fp8 = |t: &T| matches!(ty(t), Type::Float(x) if x.starts_with("f8"));
+            let fp4 = |t: &T| matches!(t.dt, Some(F4E2M1 | F4E1M2));
+            let ok = (f(s, "f32") && (fp8(d) || hif8(d)))
+                || (f(s, "f16") && hif8(d))
+                || (f(s, "bf16") && fp4(d))
+                || (fp4(s) && f(d, "bf16"))
+                || ((fp8(s) || hif8(s)) && f(d, "f32"));
+            if !ok {
+                e.push(format!(
+                    "expects A5 tcvt low-precision type pairs to match PTO-ISA support (f32->fp8/hif8, f16->hif8, bf16<->fp4, fp8/hif8->f32), got {} -> {}",
+                    crate::printer::type_str(&self.file.types, s.tb.elem),
+                    crate::printer::type_str(&self.file.types, d.tb.elem)
+                ));
+                return;
+            }
+        }
         if !self.subview_tile(s.v) && !self.subview_tile(d.v) {
             let sh = |t: &T| {
                 [
@@ -529,8 +1246,46 @@ impl<'a> Rules<'a> {
         self.file.types.elem_dtype(t)
     }
 
+    /// The constant innermost stride of the tensor view a partition view
+    /// (or view) was cut from, following `pto.partition_view` to its
+    /// `pto.make_tensor_view`.
+    fn innermost_stride(&self, v: ValueId) -> Option<i128> {
+        use crate::ast::{Elem, Punct};
+        let mut d = *self.defs.get(&v)?;
+        if d.opcode.name() == "pto.partition_view" {
+            d = self.defs.get(&d.uses().next()?)?;
+        }
+        if d.opcode.name() != "pto.make_tensor_view" {
+            return None;
+        }
+        let b = &d.body;
+        let i = b
+            .iter()
+            .position(|x| matches!(x, Elem::Ident(k) if k == "strides"))?;
+        let strides: Vec<ValueId> = b[i..]
+            .iter()
+            .skip_while(|x| !matches!(x, Elem::P(Punct::LBracket)))
+            .take_while(|x| !matches!(x, Elem::P(Punct::RBracket)))
+            .filter_map(|x| match x {
+                Elem::Use(v) => Some(*v),
+                _ => None,
+            })
+            .collect();
+        self.const_int(*strides.last()?)
+    }
+
     fn tload(&self, op: &Op, outs: &[T], e: &mut Vec<String>) {
         if !self.a5() {
+            // A2/A3 MTE2 moves contiguous bursts: the innermost GM stride is 1
+            let nd_tile = outs.first().is_some_and(|d| d.nd());
+            let src = Self::vals(op, "ins").first().copied();
+            if let (true, Some(st)) = (nd_tile, src.and_then(|v| self.innermost_stride(v))) {
+                if st != 1 {
+                    e.push(format!(
+                        "A2/A3 DMA lowering requires a unit innermost stride, got {st}"
+                    ));
+                }
+            }
             return;
         }
         let Some(d) = outs.first() else { return };
@@ -552,6 +1307,31 @@ impl<'a> Rules<'a> {
     }
 
     fn tstore(&self, op: &Op, ins: &[T], e: &mut Vec<String>) {
+        // a static store writes exactly the tile's valid elements
+        if let (Some(s), 1) = (ins.first(), ins.len()) {
+            let dst = Self::vals(op, "outs")
+                .first()
+                .and_then(|v| self.file.values.get(*v as usize)?.ty);
+            let shape = dst.and_then(|t| match self.file.types.get(t) {
+                Type::PartitionView { shape, .. } => Some(shape.clone()),
+                _ => None,
+            });
+            let count = |dims: &[Option<i64>]| -> Option<i64> {
+                dims.iter()
+                    .try_fold(1i64, |a, d| d.filter(|d| *d > 0).map(|d| a * d))
+            };
+            if let (Some(dc), Some(sc)) = (
+                shape.as_deref().and_then(count),
+                count(&[s.tb.v_row, s.tb.v_col]),
+            ) {
+                if dc != sc {
+                    e.push(format!(
+                        "expects dst static element count ({dc}) to match src valid_shape static element count ({sc})"
+                    ));
+                    return;
+                }
+            }
+        }
         if !self.a5() {
             return;
         }
@@ -609,14 +1389,134 @@ impl<'a> Rules<'a> {
             return;
         }
         let raw = Self::vals(op, "ins");
-        // src, row, col[, preQuantScalar]
+        // src, row, col[, preQuantScalar]; the fp form adds a scaling tile
         let pre_quant = raw.len() > 3 && self.is_scalar(raw[3]);
-        if pre_quant && s.tb.loc != TileLoc::Acc {
-            e.push("expects preQuantScalar form to use loc=acc src".into());
+        let fp = ins.get(1);
+        let relu =
+            Self::enum_attr(op, "reluPreMode").is_some_and(|m| m != "NoRelu" && m != "no_relu");
+        let (sl, dl) = (s.tb.loc, d.tb.loc);
+        if sl != TileLoc::Acc && s.tb.elem != d.tb.elem {
+            e.push("expects src and dst to have the same element type".into());
             return;
         }
-        if s.tb.loc == TileLoc::Vec && d.tb.loc == TileLoc::Vec && !(s.nd() && d.nd()) {
-            e.push("expects A5 vec->vec textract src/dst to use ND layout (blayout=row_major, slayout=none_box)".into());
+        if let Some(fp) = fp {
+            if fp.tb.loc != TileLoc::Scaling {
+                e.push(format!(
+                    "expects fp to use loc=scaling, got loc={}",
+                    fp.tb.loc.name()
+                ));
+                return;
+            }
+        }
+        let dty = self.file.types.get(d.tb.elem);
+        let elem_ok = match dty {
+            Type::Int(8) | Type::SInt(8) | Type::UInt(8) => true,
+            Type::Float(x) => matches!(x.as_str(), "f16" | "bf16" | "f32") || x.starts_with("f8"),
+            Type::Opaque { .. } => d.dt.is_some(),
+            _ => false,
+        };
+        if !elem_ok {
+            e.push(
+                "expects A5 textract element type to be an fp8/f16/bf16/f32 or int8 family type"
+                    .into(),
+            );
+            return;
+        }
+        if fp.is_some() && pre_quant {
+            e.push("expects fp and preQuantScalar to be mutually exclusive".into());
+            return;
+        }
+        for (on, what) in [
+            (fp.is_some(), "fp"),
+            (pre_quant, "preQuantScalar"),
+            (relu, "reluPreMode"),
+        ] {
+            if on && sl != TileLoc::Acc {
+                e.push(format!("expects {what} form to use loc=acc src"));
+                return;
+            }
+        }
+        use TileLoc::*;
+        let ok_pair = matches!(
+            (sl, dl),
+            (Mat, Left | Right | Scaling) | (Vec, Mat | Vec) | (Acc, Mat | Vec)
+        );
+        if !ok_pair {
+            e.push(format!(
+                "expects A5 textract to use a supported src/dst loc pair (got {}->{})",
+                sl.name(),
+                dl.name()
+            ));
+            return;
+        }
+        let (rm, cm) = (BLayout::RowMajor, BLayout::ColMajor);
+        let lay = |t: &T| (t.tb.blayout, t.tb.slayout);
+        match (sl, dl) {
+            (Mat, _) => {
+                let src_ok = match (lay(s), dl) {
+                    ((b, SLayout::ColMajor), _) if b == rm => true,
+                    ((b, SLayout::RowMajor), _) if b == cm => true,
+                    ((b, _), Left) => b == rm,
+                    _ => false,
+                };
+                if !src_ok {
+                    e.push("expects A5 textract src to use a supported mat blayout/slayout combination".into());
+                } else if dl == Left && d.tb.slayout != SLayout::RowMajor {
+                    // (A5 reads every left tile as col_major: only the box layout is checked)
+                    e.push("expects A5 left dst to use row_major slayout".into());
+                } else if dl == Right && lay(d) != (rm, SLayout::ColMajor) {
+                    e.push(
+                        "expects A5 right dst to use row_major blayout and col_major slayout"
+                            .into(),
+                    );
+                }
+            }
+            (Vec, Vec) if !(s.nd() && d.nd()) => {
+                e.push("expects A5 vec->vec textract src/dst to use ND layout (blayout=row_major, slayout=none_box)".into());
+            }
+            (Acc, _) => {
+                if lay(s) != (cm, SLayout::RowMajor) {
+                    e.push("expects A5 acc-source textract src to use blayout=col_major and slayout=row_major".into());
+                    return;
+                }
+                if dl == Mat && lay(d) != (cm, SLayout::RowMajor) {
+                    e.push("expects A5 acc-source textract dst to use blayout=col_major and slayout=row_major".into());
+                    return;
+                }
+                if dl == Vec && !d.nd() {
+                    e.push("expects A5 acc->vec textract dst to use ND layout (blayout=row_major, slayout=none_box)".into());
+                    return;
+                }
+                let sty = self.file.types.get(s.tb.elem);
+                let f = |t: &Type, n: &str| matches!(t, Type::Float(x) if x == n);
+                let i = |t: &Type, w: u32| matches!(t, Type::Int(x) | Type::SInt(x) | Type::UInt(x) if *x == w);
+                if fp.is_some() || pre_quant {
+                    let ok = if f(sty, "f32") {
+                        i(dty, 8)
+                            || f(dty, "f16")
+                            || f(dty, "bf16")
+                            || f(dty, "f32")
+                            || matches!(dty, Type::Float(x) if x.starts_with("f8"))
+                    } else if i(sty, 32) {
+                        i(dty, 8) || f(dty, "f16") || f(dty, "bf16")
+                    } else {
+                        false
+                    };
+                    if !ok {
+                        e.push("expects A5 acc preQuantScalar textract element types to be (src=f32,dst=i8/fp8/f16/bf16/f32) or (src=i32,dst=i8/f16/bf16)".into());
+                    }
+                } else {
+                    let ok = if f(sty, "f32") {
+                        f(dty, "f16") || f(dty, "bf16") || f(dty, "f32")
+                    } else {
+                        i(sty, 32) && i(dty, 32)
+                    };
+                    if !ok {
+                        e.push("expects A5 acc textract element types to be (src=f32,dst=f16/bf16/f32) or (src=i32,dst=i32)".into());
+                    }
+                }
+            }
+            _ => {}
         }
     }
 
@@ -805,7 +1705,58 @@ impl<'a> Rules<'a> {
         }
     }
 
+    /// FIXPIPE frontend attributes that are internal to PTOAS lowering and
+    /// may not be written by a kernel.
+    fn unpublished_attrs(op: &Op, e: &mut Vec<String>) -> bool {
+        const HIDDEN: [&str; 12] = [
+            "stPhase",
+            "st_phase",
+            "atomicType",
+            "atomic_type",
+            "subBlockId",
+            "subBlockid",
+            "sub_blockid",
+            "clipReluMode",
+            "clip_relu_mode",
+            "isChannelSplit",
+            "is_channel_split",
+            "channel_split",
+        ];
+        if let Some((k, _)) = op.attrs().find(|(k, _)| HIDDEN.contains(&k.as_str())) {
+            e.push(format!("does not allow unpublished fixpipe attr '{k}'"));
+            return true;
+        }
+        false
+    }
+
+    /// The `quant = ...` mode of an `acc_push_epilogue` attribute.
+    fn epilogue_quant(op: &Op) -> Option<String> {
+        let body = match op.attr("acc_push_epilogue")? {
+            Attr::Dialect { body: Some(b), .. } => b.clone(),
+            _ => return None,
+        };
+        let t: String = body.chars().filter(|c| !c.is_whitespace()).collect();
+        let i = t.find("quant=")? + "quant=".len();
+        Some(t[i..].split([',', '>']).next()?.to_string())
+    }
+
     fn init_pipe(&self, op: &Op, e: &mut Vec<String>) {
+        if Self::unpublished_attrs(op, e) {
+            return;
+        }
+        if let (Some(q), false) = (Self::epilogue_quant(op), self.a5()) {
+            if q.starts_with("qs322bf16_pre") {
+                e.push(
+                    "expects 'qs322bf16_pre_*' quantization modes to be used only on A5 target"
+                        .into(),
+                );
+                return;
+            }
+            if q == "qf322hif8_pre_scalar" || q == "qf322fp8_pre_scalar" {
+                e.push("expects 'qf322hif8_pre_scalar'/'qf322fp8_pre_scalar' to be used only on A5 target".into());
+                return;
+            }
+        }
         let Some(dir) = Self::int_attr(op, "dir_mask") else {
             return;
         };

@@ -267,7 +267,8 @@ impl Gen {
         };
         let r = self.index_const(64);
         let c = self.index_const(64);
-        let one = self.scalar(&Ty::Index);
+        // a row-major GM view: unit innermost stride (A2/A3 DMA needs it)
+        let one = self.index_const(1);
         let n = self.fresh();
         self.line(&format!(
             "{n} = pto.make_tensor_view {p}, shape = [{r}, {c}], strides = [{c}, {one}] : !pto.tensor_view<?x?xf32>"
@@ -333,7 +334,10 @@ impl Gen {
                 ty.text()
             ));
         } else if self.c.pick(4) == 1 {
-            let a = self.scalar(&Ty::I64);
+            // a local tile address is 32-byte aligned (the verifier checks)
+            let a = self.fresh();
+            let k = self.c.pick(2048) * 32;
+            self.line(&format!("{a} = arith.constant {k} : i64"));
             self.line(&format!("{n} = pto.alloc_tile addr = {a} : {}", ty.text()));
         } else {
             self.line(&format!("{n} = pto.alloc_tile : {}", ty.text()));

@@ -395,11 +395,9 @@ fn init_pipe_slot_numbers() {
         A2A3,
         "to be less than or equal to slot_num (4) for dir_mask = 3",
     );
-    accepts(
-        &[],
-        "pto.aic_initialize_pipe {id = 0, dir_mask = 3, slot_size = 1024, local_slot_num = 4}",
-        A2A3,
-    );
+    // (a cube-side init sits in a cube kernel)
+    let src = "func.func @k() attributes {pto.kernel_kind = #pto.kernel_kind<cube>} {\n  pto.aic_initialize_pipe {id = 0, dir_mask = 3, slot_size = 1024, local_slot_num = 4}\n  return\n}\n";
+    assert!(errors(src, A2A3).is_empty(), "{:?}", errors(src, A2A3));
 }
 
 #[test]
@@ -413,4 +411,334 @@ fn fusion_region_yields_its_results() {
     );
     let ok = "func.func @k() {\n  %c0 = arith.constant 0 : index\n  %0 = pto.fusion_region {\n    pto.yield(%c0) : (index) -> ()\n  } : index\n  return\n}\n";
     assert!(errors(ok, A5).is_empty(), "{:?}", errors(ok, A5));
+}
+
+#[test]
+fn a5_textract_loc_pairs_layouts_and_types() {
+    let a5 = ProfileId::A5;
+    let acc = tb("acc", "f32", 16, 16, 16, 16, "col_major", "row_major");
+    let left = tb("left", "f32", 16, 16, 16, 16, "col_major", "row_major");
+    let body = |tiles: &[String]| {
+        format!(
+            "pto.textract ins(%t0, %c0, %c0 : {}, index, index) outs(%t1 : {})",
+            tiles[0], tiles[1]
+        )
+    };
+    let t = [acc.clone(), left];
+    rejects(&t, &body(&t), a5, "supported src/dst loc pair");
+    let mat = tb("mat", "f32", 16, 16, 16, 16, "col_major", "row_major");
+    let t = [acc.clone(), mat];
+    accepts(&t, &body(&t), a5);
+    let mat16 = tb("mat", "f16", 16, 16, 16, 16, "col_major", "row_major");
+    let t = [acc, mat16.clone()];
+    accepts(&t, &body(&t), a5);
+    let right_bad = tb("right", "f16", 16, 16, 16, 16, "col_major", "row_major");
+    let t = [mat16.clone(), right_bad];
+    rejects(
+        &t,
+        &body(&t),
+        a5,
+        "right dst to use row_major blayout and col_major slayout",
+    );
+    let vec_f32 = vec("f32", 16, 16);
+    let t = [vec("f16", 16, 16), vec_f32];
+    rejects(&t, &body(&t), a5, "same element type");
+}
+
+#[test]
+fn a2a3_scratch_tiles_are_large_enough() {
+    let a3 = ProfileId::A2A3;
+    let f32v = |r, c, vr, vc| tb("vec", "f32", r, c, vr, vc, "row_major", "none_box");
+    let u8v = |r, c, vr, vc| tb("vec", "ui8", r, c, vr, vc, "row_major", "none_box");
+    let d = f32v(16, 64, 16, 64);
+    // tprelu: tmp rows >= dst valid rows + 1, valid cols >= ceil(cols / 8)
+    let t = [d.clone(), d.clone(), u8v(16, 32, 16, 8), d.clone()];
+    rejects(
+        &t,
+        &dps("tprelu", &t),
+        a3,
+        "tmp shape[0] to be at least dst valid_shape[0] + 1 (17)",
+    );
+    let t = [d.clone(), d.clone(), u8v(17, 32, 17, 8), d.clone()];
+    accepts(&t, &dps("tprelu", &t), a3);
+    // trowargmax: tmp holds values and indices of every 256-byte repeat
+    let s = f32v(16, 128, 13, 127);
+    let dst = tb("vec", "ui32", 16, 1, 13, 1, "col_major", "none_box");
+    let t = [s.clone(), f32v(16, 8, 13, 8), dst.clone()];
+    rejects(
+        &t,
+        &dps("trowargmax", &t),
+        a3,
+        "at least 16 for src valid_shape[1] = 127",
+    );
+    let t = [s, f32v(16, 16, 13, 16), dst];
+    accepts(&t, &dps("trowargmax", &t), a3);
+}
+
+#[test]
+fn a5_mx_matmul_input_pairs_and_shapes() {
+    let a5 = ProfileId::A5;
+    let lhs = |dt: &str| tb("left", dt, 16, 64, 16, 64, "col_major", "row_major");
+    let rhs = |dt: &str, k| tb("right", dt, k, 16, k, 16, "row_major", "col_major");
+    let sa = tb("scaling", "f16", 16, 16, 16, 2, "row_major", "none_box");
+    let sb = tb("scaling", "f16", 16, 16, 2, 16, "col_major", "none_box");
+    let dst = tb("acc", "f32", 16, 16, 16, 16, "col_major", "row_major");
+    let t = [
+        lhs("f8E4M3FN"),
+        sa.clone(),
+        rhs("!pto.f4E1M2x2", 64),
+        sb.clone(),
+        dst.clone(),
+    ];
+    rejects(&t, &dps("tmatmul.mx", &t), a5, "fp8/fp8 or fp4/fp4 pair");
+    let t = [
+        lhs("f8E4M3FN"),
+        sa.clone(),
+        rhs("f8E5M2", 32),
+        sb.clone(),
+        dst.clone(),
+    ];
+    rejects(
+        &t,
+        &dps("tmatmul.mx", &t),
+        a5,
+        "lhs[M,K], rhs[K,N], and dst[M,N]",
+    );
+    let t = [lhs("f8E4M3FN"), sa, rhs("f8E5M2", 64), sb, dst];
+    accepts(&t, &dps("tmatmul.mx", &t), a5);
+}
+
+#[test]
+fn mx_quant_groups_32_elements_along_its_axis() {
+    let a5 = ProfileId::A5;
+    let src = tb("vec", "f32", 16, 64, 16, 48, "row_major", "none_box");
+    let dst = tb("vec", "i8", 16, 64, 16, 48, "row_major", "none_box");
+    let body = format!(
+        "pto.tquant.mx ins(%t0 : {src}) outs(%t1 : {dst}) {{quant_type = #pto<quant_type MXFP8>}}"
+    );
+    rejects(
+        &[src.clone(), dst.clone()],
+        &body,
+        a5,
+        "multiple of 32 when grpAxis is axis1",
+    );
+}
+
+#[test]
+fn tile_addresses_multi_buffers_and_static_stores() {
+    let a3 = ProfileId::A2A3;
+    let t = vec("f16", 32, 64);
+    let src = format!(
+        "func.func @k() {{\n  %a = arith.constant 70660 : i64\n  %t = pto.alloc_tile addr = %a : {t}\n  return\n}}\n"
+    );
+    let errs = errors(&src, a3);
+    assert!(
+        errs.iter()
+            .any(|(l, m)| *l == 3 && m.contains("aligned to 32 bytes")),
+        "{errs:?}"
+    );
+    assert!(errors(&src.replace("70660", "70656"), a3).is_empty());
+    let mb = "func.func @k() {\n  %m = pto.alloc_multi_tile : !pto.multi_tile_buf<vec, 16x16xf16, count=1>\n  return\n}\n";
+    let errs = errors(mb, a3);
+    assert!(
+        errs.iter()
+            .any(|(l, m)| *l == 2 && m.contains("count must be >= 2")),
+        "{errs:?}"
+    );
+    // a static tstore writes exactly the tile's valid elements
+    let tile = tb("vec", "f32", 64, 64, 32, 32, "row_major", "none_box");
+    let st = format!(
+        "func.func @k(%p: !pto.partition_tensor_view<64x64xf32>) {{\n  %t = pto.alloc_tile : {tile}\n  pto.tstore ins(%t : {tile}) outs(%p : !pto.partition_tensor_view<64x64xf32>)\n  return\n}}\n"
+    );
+    let errs = errors(&st, a3);
+    assert!(
+        errs.iter()
+            .any(|(l, m)| *l == 3 && m.contains("static element count")),
+        "{errs:?}"
+    );
+    assert!(errors(&st.replace("64x64xf32", "32x32xf32"), a3).is_empty());
+}
+
+#[test]
+fn tile_pipe_split_modes() {
+    let a5 = ProfileId::A5;
+    let t = vec("f32", 8, 16);
+    let push = |attrs: &str| {
+        format!(
+            "func.func @k() {{\n  %t = pto.alloc_tile : {t}\n  %s = pto.get_subblock_idx\n  pto.tpush_to_aic(%t : {t}) {{{attrs}}} aiv_subblockid(%s)\n  return\n}}\n"
+        )
+    };
+    let errs = errors(&push("id = 0, split = 0"), a5);
+    assert!(
+        errs.iter()
+            .any(|(l, m)| *l == 4 && m.contains("aiv_subblockid")),
+        "{errs:?}"
+    );
+    let errs = errors(&push("id = 0, split = 5"), a5);
+    assert!(
+        errs.iter()
+            .any(|(l, m)| *l == 4 && m.contains("0, 1, 2, 3, or 4")),
+        "{errs:?}"
+    );
+    let errs = errors(&push("id = 0, split = 1"), a5);
+    assert!(!errs.iter().any(|(_, m)| m.contains("split")), "{errs:?}");
+}
+
+#[test]
+fn inttoptr_feeds_only_scalar_accesses() {
+    let a3 = ProfileId::A2A3;
+    let src = "func.func @k(%a: i64, %i: index) {\n  %c0 = arith.constant 0 : index\n  %p = pto.inttoptr %a : i64 -> !pto.ptr<ui32>\n  %q = pto.addptr %p, %i : !pto.ptr<ui32> -> !pto.ptr<ui32>\n  return\n}\n";
+    let errs = errors(src, a3);
+    assert!(
+        errs.iter()
+            .any(|(l, m)| *l == 3 && m.contains("only be used as the pointer operand")),
+        "{errs:?}"
+    );
+    let ok = "func.func @k(%a: i64) {\n  %c0 = arith.constant 0 : index\n  %p = pto.inttoptr %a : i64 -> !pto.ptr<ui32>\n  %v = pto.load_scalar %p[%c0] : !pto.ptr<ui32> -> ui32\n  return\n}\n";
+    assert!(errors(ok, a3).is_empty(), "{:?}", errors(ok, a3));
+    let bad =
+        "func.func @k(%a: i32) {\n  %p = pto.inttoptr %a : i32 -> !pto.ptr<ui32>\n  return\n}\n";
+    assert!(errors(bad, a3)
+        .iter()
+        .any(|(l, m)| *l == 2 && m.contains("must be i64")));
+}
+
+#[test]
+fn pipe_init_sits_on_its_side_of_the_cluster() {
+    let a5 = ProfileId::A5;
+    let body = "pto.aic_initialize_pipe {id = 0, dir_mask = 1, slot_size = 1024}";
+    let plain = format!("func.func @k() {{\n  {body}\n  return\n}}\n");
+    let errs = errors(&plain, a5);
+    assert!(
+        errs.iter()
+            .any(|(l, m)| *l == 2 && m.contains("cube kernel function or section")),
+        "{errs:?}"
+    );
+    let cube = format!("func.func @k() attributes {{pto.kernel_kind = #pto.kernel_kind<cube>}} {{\n  {body}\n  return\n}}\n");
+    assert!(errors(&cube, a5).is_empty(), "{:?}", errors(&cube, a5));
+}
+
+#[test]
+fn subview_valid_shapes_and_l1_fillpad() {
+    let a5 = ProfileId::A5;
+    let src = tb("vec", "f32", 16, 128, 16, 128, "row_major", "none_box");
+    let sub = |vr: &str| {
+        format!("!pto.tile_buf<loc=vec, dtype=f32, rows=5, cols=128, v_row={vr}, v_col=128, blayout=row_major, slayout=none_box, fractal=512, pad=0>")
+    };
+    let prog = |valid: &str, vr: &str| {
+        format!(
+            "func.func @k() {{\n  %c0 = arith.constant 0 : index\n  %c5 = arith.constant 5 : index\n  %c128 = arith.constant 128 : index\n  %s = pto.alloc_tile : {src}\n  %t = pto.subview %s[%c0, %c0] sizes [5, 128]{valid} : {src} -> {}\n  return\n}}\n",
+            sub(vr)
+        )
+    };
+    let errs = errors(&prog("", "?"), a5);
+    assert!(
+        errs.iter()
+            .any(|(l, m)| *l == 6 && m.contains("valid_shape[0]")),
+        "{errs:?}"
+    );
+    let errs = errors(&prog(" valid [%c5, %c128]", "0"), a5);
+    assert!(
+        errs.iter()
+            .any(|(l, m)| *l == 6 && m.contains("valid_shape[0]")),
+        "{errs:?}"
+    );
+    assert!(errors(&prog(" valid [%c5, %c128]", "5"), a5).is_empty());
+    assert!(errors(&prog("", "3"), a5).is_empty());
+}
+
+#[test]
+fn a2a3_tload_needs_unit_innermost_stride() {
+    let a3 = ProfileId::A2A3;
+    let t = tb("vec", "f32", 16, 32, 16, 32, "row_major", "none_box");
+    let prog = |inner: &str| {
+        format!(
+            "func.func @k(%p: !pto.ptr<f32, gm>) {{\n  %c0 = arith.constant 0 : index\n  %c1 = arith.constant 1 : index\n  %c2 = arith.constant 2 : index\n  %c16 = arith.constant 16 : index\n  %c32 = arith.constant 32 : index\n  %c64 = arith.constant 64 : index\n  %v = pto.make_tensor_view %p, shape = [%c16, %c32], strides = [%c64, {inner}] : !pto.tensor_view<?x?xf32>\n  %s = pto.partition_view %v, offsets = [%c0, %c0], sizes = [%c16, %c32] : !pto.tensor_view<?x?xf32> -> !pto.partition_tensor_view<16x32xf32>\n  %t = pto.alloc_tile : {t}\n  pto.tload ins(%s : !pto.partition_tensor_view<16x32xf32>) outs(%t : {t})\n  return\n}}\n"
+        )
+    };
+    let errs = errors(&prog("%c2"), a3);
+    assert!(
+        errs.iter()
+            .any(|(l, m)| *l == 11 && m.contains("unit innermost stride")),
+        "{errs:?}"
+    );
+    assert!(
+        errors(&prog("%c1"), a3).is_empty(),
+        "{:?}",
+        errors(&prog("%c1"), a3)
+    );
+}
+
+#[test]
+fn fixpipe_frontend_attrs_modes_and_splits() {
+    let init = |quant: &str, extra: &str| {
+        format!(
+            "func.func @k() attributes {{pto.kernel_kind = #pto.kernel_kind<cube>}} {{\n  pto.aic_initialize_pipe {{id = 0, dir_mask = 1, slot_size = 512, nosplit = true, acc_push_epilogue = #pto.acc_push_epilogue<layout = nz2nd, quant = {quant}, relu = no_relu>}}{extra}\n  return\n}}\n"
+        )
+    };
+    let errs = errors(&init("qs322bf16_pre_vec", ""), A2A3);
+    assert!(
+        errs.iter()
+            .any(|(l, m)| *l == 2 && m.contains("only on A5 target")),
+        "{errs:?}"
+    );
+    assert!(errors(&init("qs322bf16_pre_vec", ""), A5).is_empty());
+    let errs = errors(&init("no_convert", " {subBlockId = 1 : i64}"), A5);
+    assert!(
+        errs.iter()
+            .any(|(l, m)| *l == 2 && m.contains("unpublished fixpipe attr 'subBlockId'")),
+        "{errs:?}"
+    );
+    // the device spec names the chip
+    let spec = init("qs322bf16_pre_vec", "").replace(
+        "func.func @k()",
+        "module attributes {\"pto.device-spec\" = \"Ascend950\"} {\nfunc.func @k()",
+    ) + "}\n";
+    let checked = pto_asm::check_text("t.pto", &spec, None);
+    assert_eq!(checked.profile, ProfileId::A5);
+}
+
+#[test]
+fn a2a3_row_expand_scratch() {
+    let a3 = ProfileId::A2A3;
+    let d = vec("f32", 16, 16);
+    let col = tb("vec", "f32", 16, 1, 16, 1, "col_major", "none_box");
+    let t = [d.clone(), col.clone(), vec("f32", 1, 64), d.clone()];
+    rejects(
+        &t,
+        &dps("trowexpandmax", &t),
+        a3,
+        "at least 512 bytes, but got 256 bytes",
+    );
+    let t = [d.clone(), col, vec("f32", 1, 128), d.clone()];
+    accepts(&t, &dps("trowexpandmax", &t), a3);
+    let t = [d.clone(), vec("f32", 16, 8), vec("f32", 1, 2048), d];
+    rejects(&t, &dps("trowexpandadd", &t), a3, "use mode 1");
+}
+
+#[test]
+fn syncall_workspace() {
+    let a3 = ProfileId::A2A3;
+    let prog = |ty: &str, mode: &str| {
+        format!("func.func @k(%g: {ty}) {{\n  pto.syncall(%g : {ty}) mode = #pto.sync_all_mode<{mode}>, core_type = #pto.sync_core_type<aiv_only>\n  return\n}}\n")
+    };
+    let errs = errors(&prog("!pto.tensor_view<15xi32>", "soft"), a3);
+    assert!(
+        errs.iter()
+            .any(|(l, m)| *l == 2 && m.contains("at least 16 i32")),
+        "{errs:?}"
+    );
+    let errs = errors(&prog("!pto.ptr<f32, gm>", "soft"), a3);
+    assert!(
+        errs.iter()
+            .any(|(l, m)| *l == 2 && m.contains("element type to be i32")),
+        "{errs:?}"
+    );
+    assert!(errors(&prog("!pto.ptr<i32, gm>", "soft"), a3).is_empty());
+    let errs = errors(&prog("!pto.ptr<i32, gm>", "hard"), a3);
+    assert!(
+        errs.iter()
+            .any(|(l, m)| *l == 2 && m.contains("no gm_workspace")),
+        "{errs:?}"
+    );
 }

@@ -1,0 +1,70 @@
+//! SIMT scope rules (asm/src/verify.rs): sections are not nested, not inside
+//! `pto.simt_entry` functions, launch at most 2048 threads; per-thread
+//! global accesses live inside a SIMT scope, device-scope ones outside.
+
+use pto_asm::{check_text, Severity};
+use pto_isa_spec::ProfileId;
+
+fn errors(src: &str) -> Vec<(u32, String)> {
+    check_text("t.pto", src, Some(ProfileId::A5))
+        .diagnostics
+        .0
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .map(|d| (d.loc.line, d.message.clone()))
+        .collect()
+}
+
+#[track_caller]
+fn rejects(src: &str, line: u32, msg: &str) {
+    let errs = errors(src);
+    assert!(
+        errs.iter().any(|(l, m)| *l == line && m.contains(msg)),
+        "expected `{msg}` at line {line}, got {errs:?}\n{src}"
+    );
+}
+
+#[track_caller]
+fn accepts(src: &str) {
+    let errs = errors(src);
+    assert!(errs.is_empty(), "expected no errors, got {errs:?}\n{src}");
+}
+
+#[test]
+fn sections_are_flat_and_bounded() {
+    let nested = "func.func @k() attributes {pto.kernel} {\n  pto.section.simt <<<32, 1, 1>>> {\n    pto.section.simt <<<32, 1, 1>>> {\n    }\n  }\n  return\n}\n";
+    rejects(nested, 3, "nested pto.section.simt");
+    let big = "func.func @k() attributes {pto.kernel} {\n  pto.section.simt <<<64, 64, 1>>> {\n  }\n  return\n}\n";
+    rejects(big, 2, "no greater than 2048");
+    let ok = "func.func @k() attributes {pto.kernel} {\n  pto.section.simt <<<32, 2, 1>>> {\n  }\n  return\n}\n";
+    accepts(ok);
+    let entry = "func.func @k() attributes {pto.simt_entry} {\n  pto.section.simt <<<32, 1, 1>>> {\n  }\n  return\n}\n";
+    rejects(entry, 2, "pto.simt_entry");
+}
+
+#[test]
+fn global_thread_accesses_need_a_simt_scope() {
+    let outside = "func.func @k(%gm: !pto.ptr<i32, gm>) attributes {pto.aicore} {\n  %c0 = arith.constant 0 : index\n  %v = pto.ldg %gm[%c0] : !pto.ptr<i32, gm> -> i32\n  return\n}\n";
+    rejects(
+        outside,
+        3,
+        "must be inside a pto.simt_entry function or pto.section.simt",
+    );
+    let inside = "func.func @k(%gm: !pto.ptr<i32, gm>) attributes {pto.simt_entry} {\n  %c0 = arith.constant 0 : index\n  %v = pto.ldg %gm[%c0] : !pto.ptr<i32, gm> -> i32\n  return\n}\n";
+    accepts(inside);
+    let dev = "func.func @k(%gm: !pto.ptr<i32, gm>) attributes {pto.simt_entry} {\n  %c0 = arith.constant 0 : index\n  %v = pto.ld_dev %gm[%c0] : !pto.ptr<i32, gm> -> i32\n  return\n}\n";
+    rejects(dev, 3, "must be outside pto.simt_entry functions");
+}
+
+#[test]
+fn simt_scalar_op_contracts() {
+    let conv = "func.func @k() attributes {pto.aicore} {\n  %f = arith.constant 1.0 : f32\n  %b = pto.convert %f round(z) nosat signed : f32 -> i32\n  return\n}\n";
+    rejects(conv, 3, "requires saturation enable");
+    let ok = conv.replace("nosat", "sat");
+    accepts(&ok);
+    let atomic = "func.func @k(%p: !pto.ptr<i64, ub>) attributes {pto.aicore} {\n  %v = arith.constant 1 : i64\n  %o = pto.atomic_add %p, %v signed : !pto.ptr<i64, ub>, i64 -> i64\n  return\n}\n";
+    rejects(atomic, 3, "i64 UB-space atomics");
+    let ldg = "func.func @k(%p: !pto.ptr<vector<4xf32>, gm>) attributes {pto.simt_entry} {\n  %c0 = arith.constant 0 : index\n  %v = pto.ldg %p[%c0] : !pto.ptr<vector<4xf32>, gm> -> vector<4xf32>\n  return\n}\n";
+    rejects(ldg, 3, "packed vector<2xT>");
+    accepts(&ldg.replace("4xf32", "2xf32"));
+}
