@@ -685,6 +685,11 @@ impl<'a> Cluster<'a> {
             self.steps += 1;
             if pick.1 == 0 {
                 self.step_su(pick.0)?;
+                // tile ops on PIPE_S (`tci`) run in the scalar unit, in order
+                while !self.cores[pick.0].queues[0].is_empty() {
+                    let t = self.cores[pick.0].su.time;
+                    self.step_pipe(pick.0, 0, t)?;
+                }
             } else if pick.1 >= AGENTS_PER_CORE {
                 // the second transfer overtakes the first
                 let s = pick.1 - AGENTS_PER_CORE;
@@ -2537,6 +2542,10 @@ fn scalar_step(
                 pad: tb.pad,
             };
             let _ = TileLoc::Vec;
+            set(regs, *dst, Val::Tile(Box::new(t)))?
+        }
+        K::Reshape { dst, src, tb, elem } => {
+            let t = exec::tile::reshape(get(regs, *src)?, tb, *elem)?;
             set(regs, *dst, Val::Tile(Box::new(t)))?
         }
         K::SetValidShape { tile, r, c } => {

@@ -764,6 +764,17 @@ pub enum K {
         /// Dynamic valid cols.
         vcol: Option<Reg>,
     },
+    /// `treshape`: a new tile value over the same bytes.
+    Reshape {
+        /// Destination.
+        dst: Reg,
+        /// Source tile.
+        src: Reg,
+        /// Result type.
+        tb: TileBuf,
+        /// Result element dtype.
+        elem: DType,
+    },
     /// `set_validshape`.
     SetValidShape {
         /// Tile.

@@ -90,6 +90,10 @@ pub fn io(k: &K) -> (Vec<Reg>, Vec<Reg>) {
             o.push(*dst)
         }
         K::SetValidShape { tile, r, c } => i.extend([*tile, *r, *c]),
+        K::Reshape { dst, src, .. } => {
+            i.push(*src);
+            o.push(*dst)
+        }
         K::Issue { op, .. } => match op {
             PipeOp::Tile { ins, outs, .. } => {
                 i.extend(ins);

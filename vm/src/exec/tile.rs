@@ -456,3 +456,57 @@ pub fn texpands(local: &mut Local, s: Num, dst: &Tile, acc: &mut Accesses) -> Re
     record(acc, dst, dst.v_row, dst.v_col, true);
     Ok(())
 }
+
+/// `treshape`: the tile of type `tb` over `src`'s bytes. The location and the
+/// total byte size must agree and a boxed layout cannot become an unboxed one
+/// (or back). The valid region is the result type's (its full shape when the
+/// type leaves it dynamic); no data moves.
+pub fn reshape(
+    src: &crate::value::Val,
+    tb: &pto_asm::ty::TileBuf,
+    elem: DType,
+) -> Result<Tile, Fault> {
+    use pto_asm::ty::SLayout;
+    let crate::value::Val::Tile(s) = src else {
+        return fault(format!(
+            "treshape: the source is {}, not a tile",
+            src.kind()
+        ));
+    };
+    if s.loc != tb.loc {
+        return fault(format!(
+            "treshape: the source is in {:?} but the result type in {:?}",
+            s.loc, tb.loc
+        ));
+    }
+    let bytes = (tb.rows.max(0) * tb.cols.max(0)) as u64 * elem.bytes() as u64;
+    if bytes != s.bytes() {
+        return fault(format!(
+            "treshape: the source holds {} bytes ({}x{} {}) but the result {} ({}x{} {})",
+            s.bytes(),
+            s.rows,
+            s.cols,
+            s.elem,
+            bytes,
+            tb.rows,
+            tb.cols,
+            elem
+        ));
+    }
+    if (s.slayout == SLayout::NoneBox) != (tb.slayout == SLayout::NoneBox) {
+        return fault("treshape: cannot reshape between a boxed and an unboxed layout");
+    }
+    Ok(Tile {
+        loc: tb.loc,
+        addr: s.addr,
+        elem,
+        rows: tb.rows,
+        cols: tb.cols,
+        v_row: tb.v_row.unwrap_or(tb.rows),
+        v_col: tb.v_col.unwrap_or(tb.cols),
+        blayout: tb.blayout,
+        slayout: tb.slayout,
+        fractal: tb.fractal,
+        pad: tb.pad,
+    })
+}

@@ -10,7 +10,10 @@
 
 use pto_isa_spec::{DType, Opcode};
 
-use crate::exec::{convert, expand, fault, irregular, layout_ops, matmul, reduce, Accesses, Fault};
+use crate::exec::{
+    convert, expand, fault, gather, gen, irregular, layout_ops, matmul, quant, reduce, sort,
+    Accesses, Fault,
+};
 use crate::mem::{Gm, Local};
 use crate::num::{read, write, Num};
 use crate::program::{attr, AttrVal, Attrs};
@@ -100,6 +103,10 @@ fn group(op: Opcode) -> Option<Group> {
         | O::TFillPadInplace
         | O::TFillPadExpand
         | O::TConcat => layout_ops::run,
+        O::TCi | O::TTri => gen::run,
+        O::TGather | O::TScatter | O::TGatherb => gather::run,
+        O::TQuant | O::TDequant => quant::run,
+        O::TSort32 | O::TMrgSort => sort::run,
         O::TMatmul | O::TMatmulAcc | O::TMatmulBias | O::TGemv | O::TGemvAcc | O::TGemvBias => {
             matmul::run
         }
