@@ -9,6 +9,7 @@ pub mod gen;
 pub mod irregular;
 pub mod layout_ops;
 pub mod matmul;
+pub mod mgather;
 pub mod quant;
 pub mod reduce;
 pub mod scalar;

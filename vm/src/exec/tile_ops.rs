@@ -11,8 +11,8 @@
 use pto_isa_spec::{DType, Opcode};
 
 use crate::exec::{
-    convert, expand, fault, gather, gen, irregular, layout_ops, matmul, quant, reduce, sort,
-    Accesses, Fault,
+    convert, expand, fault, gather, gen, irregular, layout_ops, matmul, mgather, quant, reduce,
+    sort, Accesses, Fault,
 };
 use crate::mem::{Gm, Local};
 use crate::num::{read, write, Num};
@@ -116,12 +116,14 @@ fn group(op: Opcode) -> Option<Group> {
 
 /// Whether the generic path implements `op` (lowering sends only these here).
 pub fn implemented(op: Opcode) -> bool {
-    group(op).is_some()
+    group(op).is_some() || matches!(op, Opcode::MGather | Opcode::MScatter)
 }
 
 /// Executes a tile instruction.
 pub fn run(call: &TileCall, gm: &Gm, local: &mut Local, acc: &mut Accesses) -> Result<(), Fault> {
-    let _ = gm;
+    if matches!(call.op, Opcode::MGather | Opcode::MScatter) {
+        return mgather::run(call, gm, local, acc);
+    }
     match group(call.op) {
         Some(g) => g(call, local, acc),
         None => fault(format!(
