@@ -6,6 +6,7 @@ pub mod dma;
 pub mod expand;
 pub mod gather;
 pub mod gen;
+pub mod hist;
 pub mod irregular;
 pub mod layout_ops;
 pub mod matmul;

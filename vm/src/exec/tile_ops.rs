@@ -11,8 +11,8 @@
 use pto_isa_spec::{DType, Opcode};
 
 use crate::exec::{
-    convert, expand, fault, gather, gen, irregular, layout_ops, matmul, mgather, quant, reduce,
-    sort, Accesses, Fault,
+    convert, expand, fault, gather, gen, hist, irregular, layout_ops, matmul, mgather, quant,
+    reduce, sort, Accesses, Fault,
 };
 use crate::mem::{Gm, Local};
 use crate::num::{read, write, Num};
@@ -107,6 +107,7 @@ fn group(op: Opcode) -> Option<Group> {
         O::TGather | O::TScatter | O::TGatherb => gather::run,
         O::TQuant | O::TDequant => quant::run,
         O::TSort32 | O::TMrgSort => sort::run,
+        O::THistogram => hist::run,
         O::TMatmul | O::TMatmulAcc | O::TMatmulBias | O::TGemv | O::TGemvAcc | O::TGemvBias => {
             matmul::run
         }
