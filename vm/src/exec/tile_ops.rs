@@ -94,7 +94,9 @@ fn group(op: Opcode) -> Option<Group> {
         | O::TPartAdd
         | O::TPartMax
         | O::TPartMin
-        | O::TPartMul => irregular::run,
+        | O::TPartMul
+        | O::TPartArgMax
+        | O::TPartArgMin => irregular::run,
         O::TMov
         | O::TExtract
         | O::TInsert
