@@ -2,7 +2,11 @@
 //! converting the element type when source and destination differ),
 //! `textract` (sub-tile at a row/column offset), `tinsert` (write a sub-tile at
 //! an offset), `ttrans`, `tfillpad` (and its in-place / expand forms),
-//! `tconcat`.
+//! `tconcat`, `tconcatidx` (per-row column counts: row `r` takes
+//! `idx0[r, 0] / size(idx)` columns of `src0` then `idx1[r, 0] / size(idx)` of
+//! `src1`, the index tiles holding byte counts; the rest of the row is left
+//! as it was. The manual has no page for it: this is what the CPU simulator
+//! and the A5 implementation agree on).
 //!
 //! Every element goes through the layout module on both sides, so a move
 //! between, say, a row-major L1 tile and an NZ left tile is a plain copy of
@@ -29,6 +33,7 @@ pub fn run(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(),
         O::TTrans => trans(call, local, acc),
         O::TFillPad | O::TFillPadInplace | O::TFillPadExpand => fillpad(call, local, acc),
         O::TConcat => concat(call, local, acc),
+        O::TConcatIdx => concat_idx(call, local, acc),
         _ => fault(format!("{} is not a layout op", call.op.name())),
     }
 }
@@ -239,4 +244,54 @@ fn concat(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(), 
     let vb = read_block(local, b, 0, 0, dst.v_row, b.v_col, acc)?;
     write_block(local, dst, (0, 0), (dst.v_row, a.v_col), &va, acc)?;
     write_block(local, dst, (0, a.v_col), (dst.v_row, b.v_col), &vb, acc)
+}
+
+fn concat_idx(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(), Fault> {
+    let a = in_tile(call, 0, "first source")?;
+    let b = in_tile(call, 1, "second source")?;
+    let ia = in_tile(call, 2, "first index tile")?;
+    let ib = in_tile(call, 3, "second index tile")?;
+    let dst = out_tile(call, 0, "destination")?;
+    for (t, w) in [
+        (a, "first source"),
+        (b, "second source"),
+        (ia, "first index tile"),
+        (ib, "second index tile"),
+        (dst, "destination"),
+    ] {
+        check_valid(call, t, w)?;
+    }
+    if a.elem != dst.elem || b.elem != dst.elem {
+        return fault(format!(
+            "tconcatidx: sources ({}, {}) and destination ({}) element types differ",
+            a.elem, b.elem, dst.elem
+        ));
+    }
+    if ia.elem != ib.elem || ia.elem.is_float() {
+        return fault(format!(
+            "tconcatidx: the index tiles must share one integer type, found {} and {}",
+            ia.elem, ib.elem
+        ));
+    }
+    let size = ia.elem.bytes() as i64;
+    let mut rows = Vec::new();
+    for r in 0..dst.v_row {
+        let n0 = get(local, ia, r, 0, acc)?.i() / size;
+        let n1 = get(local, ib, r, 0, acc)?.i() / size;
+        if n0 < 0 || n1 < 0 || n0 > a.cols || n1 > b.cols || n0 + n1 > dst.cols {
+            return fault(format!(
+                "tconcatidx: row {r} takes {n0} + {n1} columns, which the {}-column sources or the {}-column destination cannot provide",
+                a.cols.min(b.cols),
+                dst.cols
+            ));
+        }
+        let mut vals = read_block(local, a, r, 0, 1, n0, acc)?;
+        vals.extend(read_block(local, b, r, 0, 1, n1, acc)?);
+        rows.push((r, vals));
+    }
+    for (r, vals) in rows {
+        let n = vals.len() as i64;
+        write_block(local, dst, (r, 0), (1, n), &vals, acc)?;
+    }
+    Ok(())
 }

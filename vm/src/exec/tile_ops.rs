@@ -104,7 +104,8 @@ fn group(op: Opcode) -> Option<Group> {
         | O::TFillPad
         | O::TFillPadInplace
         | O::TFillPadExpand
-        | O::TConcat => layout_ops::run,
+        | O::TConcat
+        | O::TConcatIdx => layout_ops::run,
         O::TCi | O::TTri => gen::run,
         O::TGather | O::TScatter | O::TGatherb => gather::run,
         O::TQuant | O::TDequant => quant::run,
