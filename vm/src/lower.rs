@@ -1275,6 +1275,48 @@ impl<'a> Lowerer<'a> {
                 ),
                 _ => self.unsupported(op, c, "needs an array, an index and a value"),
             },
+            "subview" => {
+                let (Some(dst), [src, r, col, rest @ ..]) = (r0, u) else {
+                    return self.unsupported(
+                        op,
+                        c,
+                        "needs a source tile, two offsets and a result",
+                    );
+                };
+                let Some(Type::TileBuf(tb)) = self.ty(dst) else {
+                    return self.unsupported(op, c, "result is not a !pto.tile_buf");
+                };
+                let tb = *tb;
+                let elem = self
+                    .file
+                    .types
+                    .get(tb.elem)
+                    .scalar_dtype()
+                    .unwrap_or(DType::U8);
+                let valid = match rest {
+                    [vr, vc] => Some((*vr, *vc)),
+                    [] => None,
+                    _ => {
+                        return self.unsupported(
+                            op,
+                            c,
+                            "takes two offsets and an optional valid [rows, cols]",
+                        )
+                    }
+                };
+                self.push(
+                    op,
+                    c,
+                    K::SubView {
+                        dst,
+                        src: *src,
+                        at: (*r, *col),
+                        valid,
+                        tb,
+                        elem,
+                    },
+                );
+            }
             "treshape" => {
                 let (Some(dst), Some(&src)) = (r0, u.first()) else {
                     return self.unsupported(op, c, "needs a source tile and a result");

@@ -2544,6 +2544,22 @@ fn scalar_step(
             let _ = TileLoc::Vec;
             set(regs, *dst, Val::Tile(Box::new(t)))?
         }
+        K::SubView {
+            dst,
+            src,
+            at,
+            valid,
+            tb,
+            elem,
+        } => {
+            let at = (rd_int(regs, at.0)?, rd_int(regs, at.1)?);
+            let valid = match valid {
+                Some((a, b)) => Some((rd_int(regs, *a)?, rd_int(regs, *b)?)),
+                None => None,
+            };
+            let t = exec::tile::subview(get(regs, *src)?, at, tb, *elem, valid)?;
+            set(regs, *dst, Val::Tile(Box::new(t)))?
+        }
         K::Reshape { dst, src, tb, elem } => {
             let t = exec::tile::reshape(get(regs, *src)?, tb, *elem)?;
             set(regs, *dst, Val::Tile(Box::new(t)))?

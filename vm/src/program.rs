@@ -775,6 +775,21 @@ pub enum K {
         /// Result element dtype.
         elem: DType,
     },
+    /// `subview`: a window of a tile over the same bytes.
+    SubView {
+        /// Destination.
+        dst: Reg,
+        /// Source tile.
+        src: Reg,
+        /// Row and column offsets.
+        at: (Reg, Reg),
+        /// Dynamic valid rows and columns (`valid [...]`).
+        valid: Option<(Reg, Reg)>,
+        /// Result type.
+        tb: TileBuf,
+        /// Result element dtype.
+        elem: DType,
+    },
     /// `set_validshape`.
     SetValidShape {
         /// Tile.
