@@ -313,7 +313,7 @@ ops! {
     TImg2col: "pto.timg2col", Tile, MTE1, Layout, Dps, "t t? | t", ANY, BOTH, "image-to-column transform for convolution";
     TPack: "pto.tpack", Tile, V, Layout, Dps, "t | t", ANY, BOTH, "pack elements into a narrower representation";
     TInterleave: "pto.tinterleave", Tile, V, Layout, Dps, "t t | t t", ANY, BOTH, "interleave even/odd elements of two tiles";
-    TDeinterleave: "pto.tdeinterleave", Tile, V, Layout, Dps, "t t | t t", ANY, BOTH, "split even/odd elements into two tiles";
+    TDeinterleave: "pto.tdeinterleave", Tile, V, Layout, Dps, "t t? | t t", ANY, BOTH, "split even/odd elements into two tiles";
     TBitcast: "pto.bitcast", Tile, NONE, Layout, Generic, "t -> t", ANY, BOTH, "reinterpret tile elements as another dtype";
 
     // ── tile: irregular and complex ──

@@ -6,7 +6,12 @@
 //! `idx0[r, 0] / size(idx)` columns of `src0` then `idx1[r, 0] / size(idx)` of
 //! `src1`, the index tiles holding byte counts; the rest of the row is left
 //! as it was. The manual has no page for it: this is what the CPU simulator
-//! and the A5 implementation agree on).
+//! and the A5 implementation agree on), `tinterleave` (row `i` of `src0` and
+//! `src1` zipped into a stream of `2 * C` elements, whose first half goes to
+//! `dst0` and second half to `dst1`) and `tdeinterleave` (the inverse: the
+//! rows of `src0` then `src1` form the stream, even elements go to `dst0`, odd
+//! to `dst1`; a single source holds the whole stream), `C` being `dst0`'s valid
+//! columns.
 //!
 //! Every element goes through the layout module on both sides, so a move
 //! between, say, a row-major L1 tile and an NZ left tile is a plain copy of
@@ -34,6 +39,7 @@ pub fn run(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(),
         O::TFillPad | O::TFillPadInplace | O::TFillPadExpand => fillpad(call, local, acc),
         O::TConcat => concat(call, local, acc),
         O::TConcatIdx => concat_idx(call, local, acc),
+        O::TInterleave | O::TDeinterleave => interleave(call, local, acc),
         _ => fault(format!("{} is not a layout op", call.op.name())),
     }
 }
@@ -292,6 +298,81 @@ fn concat_idx(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<
     for (r, vals) in rows {
         let n = vals.len() as i64;
         write_block(local, dst, (r, 0), (1, n), &vals, acc)?;
+    }
+    Ok(())
+}
+
+fn interleave(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(), Fault> {
+    let inter = call.op == Opcode::TInterleave;
+    let name = short(call);
+    let d0 = out_tile(call, 0, "first destination")?;
+    let d1 = out_tile(call, 1, "second destination")?;
+    let srcs = crate::exec::tile_ops::in_tiles(call);
+    for t in srcs.iter().copied().chain([d0, d1]) {
+        check_valid(call, t, "operand")?;
+        if t.elem.bytes() != d0.elem.bytes() {
+            return fault(format!(
+                "{name}: operand element types differ ({} and {})",
+                t.elem, d0.elem
+            ));
+        }
+    }
+    let (rows, cols) = (d0.v_row, d0.v_col);
+    if d1.v_row < rows || d1.v_col < cols {
+        return fault(format!(
+            "{name}: the second destination's valid region {}x{} is smaller than the first's {rows}x{cols}",
+            d1.v_row, d1.v_col
+        ));
+    }
+    let mut out = Vec::new();
+    for r in 0..rows {
+        // the 2 * cols stream of row r
+        let stream: Vec<u64> = match (inter, srcs.as_slice()) {
+            (_, [a, b]) => {
+                check_covers(call, a, rows, cols, "first source")?;
+                check_covers(call, b, rows, cols, "second source")?;
+                let mut v = Vec::with_capacity(2 * cols as usize);
+                for k in 0..cols {
+                    if inter {
+                        v.push(crate::exec::tile_ops::get_bits(local, a, r, k, acc)?);
+                        v.push(crate::exec::tile_ops::get_bits(local, b, r, k, acc)?);
+                    } else {
+                        v.push(crate::exec::tile_ops::get_bits(local, a, r, k, acc)?);
+                    }
+                }
+                if !inter {
+                    for k in 0..cols {
+                        v.push(crate::exec::tile_ops::get_bits(local, b, r, k, acc)?);
+                    }
+                }
+                v
+            }
+            (false, [a]) => {
+                check_covers(call, a, rows, 2 * cols, "source")?;
+                (0..2 * cols)
+                    .map(|k| crate::exec::tile_ops::get_bits(local, a, r, k, acc))
+                    .collect::<Result<_, _>>()?
+            }
+            _ => {
+                return fault(format!(
+                    "{name}: expects {} source tiles, found {}",
+                    if inter { "2" } else { "1 or 2" },
+                    srcs.len()
+                ))
+            }
+        };
+        for k in 0..cols as usize {
+            let (x, y) = if inter {
+                (stream[k], stream[cols as usize + k])
+            } else {
+                (stream[2 * k], stream[2 * k + 1])
+            };
+            out.push((r, k as i64, x, y));
+        }
+    }
+    for (r, k, x, y) in out {
+        crate::exec::tile_ops::put_bits(local, d0, r, k, x, acc)?;
+        crate::exec::tile_ops::put_bits(local, d1, r, k, y, acc)?;
     }
     Ok(())
 }

@@ -51,7 +51,8 @@ fn group(op: Opcode) -> Option<Group> {
         | O::TRowArgMax
         | O::TRowArgMin
         | O::TColArgMax
-        | O::TColArgMin => reduce::run,
+        | O::TColArgMin
+        | O::TPairReduceSum => reduce::run,
         O::TRowExpand
         | O::TColExpand
         | O::TRowExpandAdd
@@ -105,7 +106,9 @@ fn group(op: Opcode) -> Option<Group> {
         | O::TFillPadInplace
         | O::TFillPadExpand
         | O::TConcat
-        | O::TConcatIdx => layout_ops::run,
+        | O::TConcatIdx
+        | O::TInterleave
+        | O::TDeinterleave => layout_ops::run,
         O::TCi | O::TTri => gen::run,
         O::TGather | O::TScatter | O::TGatherb => gather::run,
         O::TQuant | O::TDequant => quant::run,
