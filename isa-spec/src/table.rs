@@ -209,9 +209,9 @@ ops! {
     TMuladdDst: "pto.tmuladddst", Tile, V, Elementwise, Dps, "t t | t", FP, BOTH, "dst = a * b + dst";
     TFusedMuladd: "pto.tfusedmuladd", Tile, V, Elementwise, Dps, "t t | t", FP, BOTH, "dst = a * dst + b";
     TFusedMuladdRelu: "pto.tfusedmuladdrelu", Tile, V, Elementwise, Dps, "t t | t", FP, BOTH, "dst = relu(a * dst + b)";
-    TAddReluConv: "pto.taddreluconv", Tile, V, Elementwise, Dps, "t t | t", FP, BOTH, "convert(relu(a + b)) to a narrower type";
+    TAddReluConv: "pto.taddreluconv", Tile, V, Elementwise, Dps, "t t | t", ANY, BOTH, "convert(relu(a + b)) to a narrower type";
     TSubReluConv: "pto.tsubreluconv", Tile, V, Elementwise, Dps, "t t | t", FP, BOTH, "convert(relu(a - b)) to a narrower type";
-    TAddDeqRelu: "pto.tadddeqrelu", Tile, V, Elementwise, Dps, "t t s | t", ANY, BOTH, "relu((a + b) * dequant scale) as half";
+    TAddDeqRelu: "pto.tadddeqrelu", Tile, V, Elementwise, Dps, "t t s t? | t", ANY, BOTH, "relu((a + b) * dequant scale) as half";
     TPartAdd: "pto.tpartadd", Tile, V, Elementwise, Dps, "t t | t", ALL, BOTH, "add where both valid, else copy the valid input";
     TPartMax: "pto.tpartmax", Tile, V, Elementwise, Dps, "t t | t", ALL, BOTH, "max where both valid, else copy the valid input";
     TPartMin: "pto.tpartmin", Tile, V, Elementwise, Dps, "t t | t", ALL, BOTH, "min where both valid, else copy the valid input";

@@ -97,7 +97,9 @@ fn group(op: Opcode) -> Option<Group> {
         | O::TPartMin
         | O::TPartMul
         | O::TPartArgMax
-        | O::TPartArgMin => irregular::run,
+        | O::TPartArgMin
+        | O::TAddReluConv
+        | O::TAddDeqRelu => irregular::run,
         O::TMov
         | O::TExtract
         | O::TInsert
