@@ -209,9 +209,9 @@ ops! {
     TMuladdDst: "pto.tmuladddst", Tile, V, Elementwise, Dps, "t t | t", FP, BOTH, "dst = a * b + dst";
     TFusedMuladd: "pto.tfusedmuladd", Tile, V, Elementwise, Dps, "t t | t", FP, BOTH, "dst = a * dst + b";
     TFusedMuladdRelu: "pto.tfusedmuladdrelu", Tile, V, Elementwise, Dps, "t t | t", FP, BOTH, "dst = relu(a * dst + b)";
-    TAddReluConv: "pto.taddreluconv", Tile, V, Elementwise, Dps, "t t | t", FP, BOTH, "convert(relu(a + b)) to a narrower type";
+    TAddReluConv: "pto.taddreluconv", Tile, V, Elementwise, Dps, "t t | t", ANY, BOTH, "convert(relu(a + b)) to a narrower type";
     TSubReluConv: "pto.tsubreluconv", Tile, V, Elementwise, Dps, "t t | t", FP, BOTH, "convert(relu(a - b)) to a narrower type";
-    TAddDeqRelu: "pto.tadddeqrelu", Tile, V, Elementwise, Dps, "t t s | t", ANY, BOTH, "relu((a + b) * dequant scale) as half";
+    TAddDeqRelu: "pto.tadddeqrelu", Tile, V, Elementwise, Dps, "t t s t? | t", ANY, BOTH, "relu((a + b) * dequant scale) as half";
     TPartAdd: "pto.tpartadd", Tile, V, Elementwise, Dps, "t t | t", ALL, BOTH, "add where both valid, else copy the valid input";
     TPartMax: "pto.tpartmax", Tile, V, Elementwise, Dps, "t t | t", ALL, BOTH, "max where both valid, else copy the valid input";
     TPartMin: "pto.tpartmin", Tile, V, Elementwise, Dps, "t t | t", ALL, BOTH, "min where both valid, else copy the valid input";
@@ -313,7 +313,7 @@ ops! {
     TImg2col: "pto.timg2col", Tile, MTE1, Layout, Dps, "t t? | t", ANY, BOTH, "image-to-column transform for convolution";
     TPack: "pto.tpack", Tile, V, Layout, Dps, "t | t", ANY, BOTH, "pack elements into a narrower representation";
     TInterleave: "pto.tinterleave", Tile, V, Layout, Dps, "t t | t t", ANY, BOTH, "interleave even/odd elements of two tiles";
-    TDeinterleave: "pto.tdeinterleave", Tile, V, Layout, Dps, "t t | t t", ANY, BOTH, "split even/odd elements into two tiles";
+    TDeinterleave: "pto.tdeinterleave", Tile, V, Layout, Dps, "t t? | t t", ANY, BOTH, "split even/odd elements into two tiles";
     TBitcast: "pto.bitcast", Tile, NONE, Layout, Generic, "t -> t", ANY, BOTH, "reinterpret tile elements as another dtype";
 
     // ── tile: irregular and complex ──

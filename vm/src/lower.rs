@@ -542,6 +542,22 @@ impl<'a> Lowerer<'a> {
         Arc::new(out)
     }
 
+    /// [`Self::attrs_of`] plus the bare markers some tile ops carry inside
+    /// `ins(...)`: a `"row"`/`"col"` axis string (under `axis`) and `no_tmp`.
+    fn tile_attrs(op: &Op) -> Arc<Attrs> {
+        let mut out = (*Self::attrs_of(op)).clone();
+        for e in &op.body {
+            match e {
+                Elem::Attr(Attr::Str(s)) if s == "row" || s == "col" => {
+                    out.push(("axis".into(), AttrVal::Sym(s.clone())))
+                }
+                Elem::Ident(k) if k == "no_tmp" => out.push(("no_tmp".into(), AttrVal::Int(1))),
+                _ => {}
+            }
+        }
+        Arc::new(out)
+    }
+
     fn static_shape(t: Option<&Type>) -> Vec<Option<i64>> {
         match t {
             Some(Type::TensorView { shape, .. } | Type::PartitionView { shape, .. }) => {
@@ -1259,6 +1275,64 @@ impl<'a> Lowerer<'a> {
                 ),
                 _ => self.unsupported(op, c, "needs an array, an index and a value"),
             },
+            "subview" => {
+                let (Some(dst), [src, r, col, rest @ ..]) = (r0, u) else {
+                    return self.unsupported(
+                        op,
+                        c,
+                        "needs a source tile, two offsets and a result",
+                    );
+                };
+                let Some(Type::TileBuf(tb)) = self.ty(dst) else {
+                    return self.unsupported(op, c, "result is not a !pto.tile_buf");
+                };
+                let tb = *tb;
+                let elem = self
+                    .file
+                    .types
+                    .get(tb.elem)
+                    .scalar_dtype()
+                    .unwrap_or(DType::U8);
+                let valid = match rest {
+                    [vr, vc] => Some((*vr, *vc)),
+                    [] => None,
+                    _ => {
+                        return self.unsupported(
+                            op,
+                            c,
+                            "takes two offsets and an optional valid [rows, cols]",
+                        )
+                    }
+                };
+                self.push(
+                    op,
+                    c,
+                    K::SubView {
+                        dst,
+                        src: *src,
+                        at: (*r, *col),
+                        valid,
+                        tb,
+                        elem,
+                    },
+                );
+            }
+            "treshape" => {
+                let (Some(dst), Some(&src)) = (r0, u.first()) else {
+                    return self.unsupported(op, c, "needs a source tile and a result");
+                };
+                let Some(Type::TileBuf(tb)) = self.ty(dst) else {
+                    return self.unsupported(op, c, "result is not a !pto.tile_buf");
+                };
+                let tb = *tb;
+                let elem = self
+                    .file
+                    .types
+                    .get(tb.elem)
+                    .scalar_dtype()
+                    .unwrap_or(DType::U8);
+                self.push(op, c, K::Reshape { dst, src, tb, elem });
+            }
             "set_validshape" => match u {
                 [t, r, col, ..] => self.push(
                     op,
@@ -1428,7 +1502,7 @@ impl<'a> Lowerer<'a> {
                             op: op.opcode,
                             ins,
                             outs,
-                            attrs: Self::attrs_of(op),
+                            attrs: Self::tile_attrs(op),
                         },
                     },
                 );

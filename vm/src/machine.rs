@@ -701,6 +701,11 @@ impl<'a> Cluster<'a> {
             self.steps += 1;
             if pick.1 == 0 {
                 self.step_su(pick.0)?;
+                // tile ops on PIPE_S (`tci`) run in the scalar unit, in order
+                while !self.cores[pick.0].queues[0].is_empty() {
+                    let t = self.cores[pick.0].su.time;
+                    self.step_pipe(pick.0, 0, t)?;
+                }
             } else if pick.1 >= AGENTS_PER_CORE {
                 // the second transfer overtakes the first
                 let s = pick.1 - AGENTS_PER_CORE;
@@ -2606,6 +2611,26 @@ fn scalar_step(
                 pad: tb.pad,
             };
             let _ = TileLoc::Vec;
+            set(regs, *dst, Val::Tile(Box::new(t)))?
+        }
+        K::SubView {
+            dst,
+            src,
+            at,
+            valid,
+            tb,
+            elem,
+        } => {
+            let at = (rd_int(regs, at.0)?, rd_int(regs, at.1)?);
+            let valid = match valid {
+                Some((a, b)) => Some((rd_int(regs, *a)?, rd_int(regs, *b)?)),
+                None => None,
+            };
+            let t = exec::tile::subview(get(regs, *src)?, at, tb, *elem, valid)?;
+            set(regs, *dst, Val::Tile(Box::new(t)))?
+        }
+        K::Reshape { dst, src, tb, elem } => {
+            let t = exec::tile::reshape(get(regs, *src)?, tb, *elem)?;
             set(regs, *dst, Val::Tile(Box::new(t)))?
         }
         K::SetValidShape { tile, r, c } => {

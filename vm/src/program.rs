@@ -764,6 +764,32 @@ pub enum K {
         /// Dynamic valid cols.
         vcol: Option<Reg>,
     },
+    /// `treshape`: a new tile value over the same bytes.
+    Reshape {
+        /// Destination.
+        dst: Reg,
+        /// Source tile.
+        src: Reg,
+        /// Result type.
+        tb: TileBuf,
+        /// Result element dtype.
+        elem: DType,
+    },
+    /// `subview`: a window of a tile over the same bytes.
+    SubView {
+        /// Destination.
+        dst: Reg,
+        /// Source tile.
+        src: Reg,
+        /// Row and column offsets.
+        at: (Reg, Reg),
+        /// Dynamic valid rows and columns (`valid [...]`).
+        valid: Option<(Reg, Reg)>,
+        /// Result type.
+        tb: TileBuf,
+        /// Result element dtype.
+        elem: DType,
+    },
     /// `set_validshape`.
     SetValidShape {
         /// Tile.

@@ -90,6 +90,21 @@ pub fn io(k: &K) -> (Vec<Reg>, Vec<Reg>) {
             o.push(*dst)
         }
         K::SetValidShape { tile, r, c } => i.extend([*tile, *r, *c]),
+        K::SubView {
+            dst,
+            src,
+            at,
+            valid,
+            ..
+        } => {
+            i.extend([*src, at.0, at.1]);
+            i.extend(valid.iter().flat_map(|v| [v.0, v.1]));
+            o.push(*dst)
+        }
+        K::Reshape { dst, src, .. } => {
+            i.push(*src);
+            o.push(*dst)
+        }
         K::Issue { op, .. } => match op {
             PipeOp::Tile { ins, outs, .. } => {
                 i.extend(ins);

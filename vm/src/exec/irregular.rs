@@ -3,7 +3,13 @@
 //! `tlrelu`, remainders (`trem`/`trems` take the divisor's sign,
 //! `tfmod`/`tfmods` the dividend's), powers, three-operand sums (`taddc`,
 //! `tsubc`, `taddsc`, `tsubsc`), `taxpy`, fused forms, and the partial ops
-//! `tpart{add,max,min,mul}`.
+//! `tpart{add,max,min,mul}` and `tpartarg{max,min}` (values with their indices:
+//! the first source wins only when strictly greater (smaller), so ties and NaN
+//! take the second; where only one source is valid it is copied with its index),
+//! `taddreluconv` (`convert(max(0, a + b))`: the sum in the source type, f32 ->
+//! f16, f16 -> i8, i16 -> i8, round to nearest even and saturate; an i16 sum
+//! wraps) and `tadddeqrelu` (`half(max(0, f32(a + b) * deqScale))` from i32
+//! sources, the sum wrapping, saturating to the largest finite half).
 //!
 //! The iteration domain is the destination's valid region. Floats compute in
 //! f64 and round once to the destination type (fused multiply-adds into a half
@@ -23,7 +29,7 @@ use crate::exec::tile_ops::{
 };
 use crate::exec::{fault, Accesses, Fault};
 use crate::mem::Local;
-use crate::num::{round_float, Num};
+use crate::num::{round_float, wrap, Num};
 use crate::value::{Tile, Val};
 
 /// Executes one of this file's ops.
@@ -33,6 +39,8 @@ pub fn run(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(),
         O::TCmp | O::TCmps => cmp(call, local, acc),
         O::TSel | O::TSels => sel(call, local, acc),
         O::TPartAdd | O::TPartMax | O::TPartMin | O::TPartMul => part(call, local, acc),
+        O::TPartArgMax | O::TPartArgMin => partarg(call, local, acc),
+        O::TAddReluConv | O::TAddDeqRelu => add_relu_conv(call, local, acc),
         _ => lanes(call, local, acc),
     }
 }
@@ -270,6 +278,147 @@ fn part(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(), Fa
         if let Some(v) = v {
             put(local, dst, r, c, v, acc)?;
         }
+    }
+    Ok(())
+}
+
+/// `taddreluconv` and `tadddeqrelu`.
+fn add_relu_conv(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(), Fault> {
+    let name = short(call);
+    let a = in_tile(call, 0, "first source")?;
+    let b = in_tile(call, 1, "second source")?;
+    let dst = out_tile(call, 0, "destination")?;
+    check_valid(call, dst, "destination")?;
+    check_covers(call, a, dst.v_row, dst.v_col, "first source")?;
+    check_covers(call, b, dst.v_row, dst.v_col, "second source")?;
+    if a.elem != b.elem {
+        return fault(format!(
+            "{name}: the sources' element types differ ({} and {})",
+            a.elem, b.elem
+        ));
+    }
+    let deq = call.op == Opcode::TAddDeqRelu;
+    let scale = if deq {
+        if (a.elem, dst.elem) != (DType::I32, DType::F16) {
+            return fault(format!(
+                "tadddeqrelu: needs i32 sources and an f16 destination, found {} -> {}",
+                a.elem, dst.elem
+            ));
+        }
+        Some(round_float(in_scalar(call, 0, "deqScale")?.f(), DType::F32))
+    } else {
+        match (a.elem, dst.elem) {
+            (DType::F32, DType::F16) | (DType::F16, DType::I8) | (DType::I16, DType::I8) => None,
+            (s, d) => {
+                return fault(format!(
+                    "taddreluconv: {s} -> {d} is not a supported pair (f32 -> f16, f16 -> i8, i16 -> i8)"
+                ))
+            }
+        }
+    };
+    const HALF_MAX: f64 = 65504.0;
+    for r in 0..dst.v_row {
+        for c in 0..dst.v_col {
+            let (x, y) = (get(local, a, r, c, acc)?, get(local, b, r, c, acc)?);
+            let v = match (scale, a.elem) {
+                (Some(s), _) => {
+                    let sum = round_float(
+                        wrap(x.i().wrapping_add(y.i()), DType::I32) as f64,
+                        DType::F32,
+                    );
+                    let t = round_float(sum * s, DType::F32).max(0.0);
+                    Num::F(round_float(t, DType::F16).clamp(-HALF_MAX, HALF_MAX))
+                }
+                (None, DType::I16) => {
+                    let sum = wrap(x.i().wrapping_add(y.i()), DType::I16).max(0);
+                    Num::I(sum.min(127))
+                }
+                (None, src) => {
+                    let sum = round_float(x.f() + y.f(), src);
+                    let t = if sum.is_nan() { sum } else { sum.max(0.0) };
+                    if dst.elem == DType::F16 {
+                        Num::F(round_float(t, DType::F16).clamp(-HALF_MAX, HALF_MAX))
+                    } else if t.is_nan() {
+                        Num::I(0)
+                    } else {
+                        Num::I(t.round_ties_even().min(127.0) as i64)
+                    }
+                }
+            };
+            put(local, dst, r, c, v, acc)?;
+        }
+    }
+    Ok(())
+}
+
+/// `tpartarg{max,min} ins(%v0, %v1, %i0, %i1) outs(%v, %i)`.
+fn partarg(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(), Fault> {
+    let v0 = in_tile(call, 0, "first value source")?;
+    let v1 = in_tile(call, 1, "second value source")?;
+    let i0 = in_tile(call, 2, "first index source")?;
+    let i1 = in_tile(call, 3, "second index source")?;
+    let dv = out_tile(call, 0, "value destination")?;
+    let di = out_tile(call, 1, "index destination")?;
+    for (t, w) in [
+        (v0, "first value source"),
+        (v1, "second value source"),
+        (dv, "value destination"),
+        (di, "index destination"),
+    ] {
+        check_valid(call, t, w)?;
+    }
+    if v0.elem != dv.elem || v1.elem != dv.elem {
+        return fault(format!(
+            "{}: value sources ({}, {}) and destination ({}) element types differ",
+            short(call),
+            v0.elem,
+            v1.elem,
+            dv.elem
+        ));
+    }
+    if [i0, i1, di].iter().any(|t| t.elem.is_float()) {
+        return fault(format!("{}: index tiles must hold integers", short(call)));
+    }
+    if di.v_row < dv.v_row || di.v_col < dv.v_col {
+        return fault(format!(
+            "{}: the index destination's valid region {}x{} is smaller than the value destination's {}x{}",
+            short(call),
+            di.v_row,
+            di.v_col,
+            dv.v_row,
+            dv.v_col
+        ));
+    }
+    let float = dv.elem.is_float();
+    let max = call.op == Opcode::TPartArgMax;
+    let mut out = Vec::new();
+    for r in 0..dv.v_row {
+        for c in 0..dv.v_col {
+            let in0 = r < v0.v_row && c < v0.v_col;
+            let in1 = r < v1.v_row && c < v1.v_col;
+            let first = match (in0, in1) {
+                (true, true) => {
+                    let (x, y) = (get(local, v0, r, c, acc)?, get(local, v1, r, c, acc)?);
+                    match (float, max) {
+                        (true, true) => x.f() > y.f(),
+                        (true, false) => x.f() < y.f(),
+                        (false, true) => x.i() > y.i(),
+                        (false, false) => x.i() < y.i(),
+                    }
+                }
+                (true, false) => true,
+                (false, true) => false,
+                (false, false) => continue,
+            };
+            let (vt, it) = if first { (v0, i0) } else { (v1, i1) };
+            let v = get(local, vt, r, c, acc)?;
+            let i = get(local, it, r, c, acc)?;
+            out.push((r, c, v, i));
+        }
+    }
+    for (r, c, v, i) in out {
+        put(local, dv, r, c, v, acc)?;
+        put(local, di, r, c, i, acc)?;
     }
     Ok(())
 }

@@ -2,7 +2,16 @@
 //! converting the element type when source and destination differ),
 //! `textract` (sub-tile at a row/column offset), `tinsert` (write a sub-tile at
 //! an offset), `ttrans`, `tfillpad` (and its in-place / expand forms),
-//! `tconcat`.
+//! `tconcat`, `tconcatidx` (per-row column counts: row `r` takes
+//! `idx0[r, 0] / size(idx)` columns of `src0` then `idx1[r, 0] / size(idx)` of
+//! `src1`, the index tiles holding byte counts; the rest of the row is left
+//! as it was. The manual has no page for it: this is what the CPU simulator
+//! and the A5 implementation agree on), `tinterleave` (row `i` of `src0` and
+//! `src1` zipped into a stream of `2 * C` elements, whose first half goes to
+//! `dst0` and second half to `dst1`) and `tdeinterleave` (the inverse: the
+//! rows of `src0` then `src1` form the stream, even elements go to `dst0`, odd
+//! to `dst1`; a single source holds the whole stream), `C` being `dst0`'s valid
+//! columns.
 //!
 //! Every element goes through the layout module on both sides, so a move
 //! between, say, a row-major L1 tile and an NZ left tile is a plain copy of
@@ -29,6 +38,8 @@ pub fn run(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(),
         O::TTrans => trans(call, local, acc),
         O::TFillPad | O::TFillPadInplace | O::TFillPadExpand => fillpad(call, local, acc),
         O::TConcat => concat(call, local, acc),
+        O::TConcatIdx => concat_idx(call, local, acc),
+        O::TInterleave | O::TDeinterleave => interleave(call, local, acc),
         _ => fault(format!("{} is not a layout op", call.op.name())),
     }
 }
@@ -239,4 +250,129 @@ fn concat(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(), 
     let vb = read_block(local, b, 0, 0, dst.v_row, b.v_col, acc)?;
     write_block(local, dst, (0, 0), (dst.v_row, a.v_col), &va, acc)?;
     write_block(local, dst, (0, a.v_col), (dst.v_row, b.v_col), &vb, acc)
+}
+
+fn concat_idx(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(), Fault> {
+    let a = in_tile(call, 0, "first source")?;
+    let b = in_tile(call, 1, "second source")?;
+    let ia = in_tile(call, 2, "first index tile")?;
+    let ib = in_tile(call, 3, "second index tile")?;
+    let dst = out_tile(call, 0, "destination")?;
+    for (t, w) in [
+        (a, "first source"),
+        (b, "second source"),
+        (ia, "first index tile"),
+        (ib, "second index tile"),
+        (dst, "destination"),
+    ] {
+        check_valid(call, t, w)?;
+    }
+    if a.elem != dst.elem || b.elem != dst.elem {
+        return fault(format!(
+            "tconcatidx: sources ({}, {}) and destination ({}) element types differ",
+            a.elem, b.elem, dst.elem
+        ));
+    }
+    if ia.elem != ib.elem || ia.elem.is_float() {
+        return fault(format!(
+            "tconcatidx: the index tiles must share one integer type, found {} and {}",
+            ia.elem, ib.elem
+        ));
+    }
+    let size = ia.elem.bytes() as i64;
+    let mut rows = Vec::new();
+    for r in 0..dst.v_row {
+        let n0 = get(local, ia, r, 0, acc)?.i() / size;
+        let n1 = get(local, ib, r, 0, acc)?.i() / size;
+        if n0 < 0 || n1 < 0 || n0 > a.cols || n1 > b.cols || n0 + n1 > dst.cols {
+            return fault(format!(
+                "tconcatidx: row {r} takes {n0} + {n1} columns, which the {}-column sources or the {}-column destination cannot provide",
+                a.cols.min(b.cols),
+                dst.cols
+            ));
+        }
+        let mut vals = read_block(local, a, r, 0, 1, n0, acc)?;
+        vals.extend(read_block(local, b, r, 0, 1, n1, acc)?);
+        rows.push((r, vals));
+    }
+    for (r, vals) in rows {
+        let n = vals.len() as i64;
+        write_block(local, dst, (r, 0), (1, n), &vals, acc)?;
+    }
+    Ok(())
+}
+
+fn interleave(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(), Fault> {
+    let inter = call.op == Opcode::TInterleave;
+    let name = short(call);
+    let d0 = out_tile(call, 0, "first destination")?;
+    let d1 = out_tile(call, 1, "second destination")?;
+    let srcs = crate::exec::tile_ops::in_tiles(call);
+    for t in srcs.iter().copied().chain([d0, d1]) {
+        check_valid(call, t, "operand")?;
+        if t.elem.bytes() != d0.elem.bytes() {
+            return fault(format!(
+                "{name}: operand element types differ ({} and {})",
+                t.elem, d0.elem
+            ));
+        }
+    }
+    let (rows, cols) = (d0.v_row, d0.v_col);
+    if d1.v_row < rows || d1.v_col < cols {
+        return fault(format!(
+            "{name}: the second destination's valid region {}x{} is smaller than the first's {rows}x{cols}",
+            d1.v_row, d1.v_col
+        ));
+    }
+    let mut out = Vec::new();
+    for r in 0..rows {
+        // the 2 * cols stream of row r
+        let stream: Vec<u64> = match (inter, srcs.as_slice()) {
+            (_, [a, b]) => {
+                check_covers(call, a, rows, cols, "first source")?;
+                check_covers(call, b, rows, cols, "second source")?;
+                let mut v = Vec::with_capacity(2 * cols as usize);
+                for k in 0..cols {
+                    if inter {
+                        v.push(crate::exec::tile_ops::get_bits(local, a, r, k, acc)?);
+                        v.push(crate::exec::tile_ops::get_bits(local, b, r, k, acc)?);
+                    } else {
+                        v.push(crate::exec::tile_ops::get_bits(local, a, r, k, acc)?);
+                    }
+                }
+                if !inter {
+                    for k in 0..cols {
+                        v.push(crate::exec::tile_ops::get_bits(local, b, r, k, acc)?);
+                    }
+                }
+                v
+            }
+            (false, [a]) => {
+                check_covers(call, a, rows, 2 * cols, "source")?;
+                (0..2 * cols)
+                    .map(|k| crate::exec::tile_ops::get_bits(local, a, r, k, acc))
+                    .collect::<Result<_, _>>()?
+            }
+            _ => {
+                return fault(format!(
+                    "{name}: expects {} source tiles, found {}",
+                    if inter { "2" } else { "1 or 2" },
+                    srcs.len()
+                ))
+            }
+        };
+        for k in 0..cols as usize {
+            let (x, y) = if inter {
+                (stream[k], stream[cols as usize + k])
+            } else {
+                (stream[2 * k], stream[2 * k + 1])
+            };
+            out.push((r, k as i64, x, y));
+        }
+    }
+    for (r, k, x, y) in out {
+        crate::exec::tile_ops::put_bits(local, d0, r, k, x, acc)?;
+        crate::exec::tile_ops::put_bits(local, d1, r, k, y, acc)?;
+    }
+    Ok(())
 }

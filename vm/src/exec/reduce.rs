@@ -1,5 +1,9 @@
 //! Row and column reductions: `trow{sum,max,min,prod}`, `tcol{sum,max,min,prod}`
-//! and the arg-reductions `trowarg{max,min}`, `tcolarg{max,min}`.
+//! and the arg-reductions `trowarg{max,min}`, `tcolarg{max,min}`, and
+//! `tpairreducesum` (`dst[i, k] = src[i, 2k] + src[i, 2k + 1]` for
+//! `k < ceil(C / 2)`, a missing odd partner counting 0, and zeros in columns
+//! `ceil(C / 2)..C`, `C` being the destination's valid columns; each sum is
+//! rounded once).
 //!
 //! A reduction reads the source's valid region (an optional scratch `tmp`
 //! operand in `ins` is ignored). Row reductions write column 0 of each of the
@@ -30,6 +34,9 @@ enum Kind {
 /// Executes a reduction.
 pub fn run(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(), Fault> {
     use Opcode as O;
+    if call.op == O::TPairReduceSum {
+        return pair_sum(call, local, acc);
+    }
     let (kind, by_row) = match call.op {
         O::TRowSum => (Kind::Sum, true),
         O::TRowMax => (Kind::Max, true),
@@ -132,4 +139,48 @@ fn better(kind: Kind, x: Num, best: Num, float: bool) -> bool {
         (_, true) => x.f() < best.f(),
         (_, false) => x.i() < best.i(),
     }
+}
+
+fn pair_sum(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(), Fault> {
+    let src = in_tile(call, 0, "source")?;
+    let dst = out_tile(call, 0, "destination")?;
+    check_valid(call, src, "source")?;
+    check_valid(call, dst, "destination")?;
+    if src.elem != dst.elem || !dst.elem.is_float() {
+        return fault(format!(
+            "tpairreducesum: source ({}) and destination ({}) must be the same float type",
+            src.elem, dst.elem
+        ));
+    }
+    let (rows, cols) = (dst.v_row, dst.v_col);
+    if src.v_row < rows {
+        return fault(format!(
+            "tpairreducesum: the source has {} valid rows, the destination {rows}",
+            src.v_row
+        ));
+    }
+    let half = (cols + 1) / 2;
+    let mut out = Vec::new();
+    for r in 0..rows {
+        for k in 0..cols {
+            let v = if k < half {
+                // elements outside the source's valid region count as 0
+                let at = |c: i64, local: &Local, acc: &mut Accesses| -> Result<f64, Fault> {
+                    if c < cols && c < src.v_col {
+                        Ok(get(local, src, r, c, acc)?.f())
+                    } else {
+                        Ok(0.0)
+                    }
+                };
+                at(2 * k, local, acc)? + at(2 * k + 1, local, acc)?
+            } else {
+                0.0
+            };
+            out.push((r, k, v));
+        }
+    }
+    for (r, k, v) in out {
+        put(local, dst, r, k, Num::F(v), acc)?;
+    }
+    Ok(())
 }

@@ -516,3 +516,126 @@ pub fn texpands(local: &mut Local, s: Num, dst: &Tile, acc: &mut Accesses) -> Re
     record(acc, dst, dst.v_row, dst.v_col, true);
     Ok(())
 }
+
+/// `treshape`: the tile of type `tb` over `src`'s bytes. The location and the
+/// total byte size must agree and a boxed layout cannot become an unboxed one
+/// (or back). The valid region is the result type's (its full shape when the
+/// type leaves it dynamic); no data moves.
+pub fn reshape(
+    src: &crate::value::Val,
+    tb: &pto_asm::ty::TileBuf,
+    elem: DType,
+) -> Result<Tile, Fault> {
+    use pto_asm::ty::SLayout;
+    let crate::value::Val::Tile(s) = src else {
+        return fault(format!(
+            "treshape: the source is {}, not a tile",
+            src.kind()
+        ));
+    };
+    if s.loc != tb.loc {
+        return fault(format!(
+            "treshape: the source is in {:?} but the result type in {:?}",
+            s.loc, tb.loc
+        ));
+    }
+    let bytes = (tb.rows.max(0) * tb.cols.max(0)) as u64 * elem.bytes() as u64;
+    if bytes != s.bytes() {
+        return fault(format!(
+            "treshape: the source holds {} bytes ({}x{} {}) but the result {} ({}x{} {})",
+            s.bytes(),
+            s.rows,
+            s.cols,
+            s.elem,
+            bytes,
+            tb.rows,
+            tb.cols,
+            elem
+        ));
+    }
+    if (s.slayout == SLayout::NoneBox) != (tb.slayout == SLayout::NoneBox) {
+        return fault("treshape: cannot reshape between a boxed and an unboxed layout");
+    }
+    Ok(Tile {
+        loc: tb.loc,
+        addr: s.addr,
+        elem,
+        rows: tb.rows,
+        cols: tb.cols,
+        v_row: tb.v_row.unwrap_or(tb.rows),
+        v_col: tb.v_col.unwrap_or(tb.cols),
+        blayout: tb.blayout,
+        slayout: tb.slayout,
+        fractal: tb.fractal,
+        pad: tb.pad,
+    })
+}
+
+/// `subview %src[%r, %c] sizes [R, C] [valid [%vr, %vc]]`: the tile of type
+/// `tb` whose element (i, j) is `src`'s element (r + i, c + j), over the same
+/// bytes (no data moves). The window keeps its parent's pitch: a row-major
+/// result keeps the parent's column count (and a column-major one its row
+/// count) as its storage stride, so its physical shape is `R x src.cols` (or
+/// `src.rows x C`) while its valid region is at most `R x C`. Boxed layouts
+/// need box-aligned offsets. The window must lie inside the source's valid
+/// region (the manual's rule).
+pub fn subview(
+    src: &crate::value::Val,
+    (r0, c0): (i64, i64),
+    tb: &pto_asm::ty::TileBuf,
+    elem: DType,
+    valid: Option<(i64, i64)>,
+) -> Result<Tile, Fault> {
+    use pto_asm::ty::{BLayout, SLayout};
+    let crate::value::Val::Tile(s) = src else {
+        return fault(format!("subview: the source is {}, not a tile", src.kind()));
+    };
+    if s.loc != tb.loc || s.elem != elem || s.blayout != tb.blayout || s.slayout != tb.slayout {
+        return fault(format!(
+            "subview: the result type ({:?} {elem} {:?}/{:?}) differs from the source ({:?} {} {:?}/{:?}) in location, element type or layout",
+            tb.loc, tb.blayout, tb.slayout, s.loc, s.elem, s.blayout, s.slayout
+        ));
+    }
+    let (rows, cols) = (tb.rows, tb.cols);
+    let (vr, vc) = valid.unwrap_or((tb.v_row.unwrap_or(rows), tb.v_col.unwrap_or(cols)));
+    if r0 < 0 || c0 < 0 || vr < 0 || vc < 0 || vr > rows || vc > cols {
+        return fault(format!(
+            "subview: offsets ({r0}, {c0}) and valid region {vr}x{vc} do not describe a window of the {rows}x{cols} result"
+        ));
+    }
+    if r0 + vr > s.v_row || c0 + vc > s.v_col || r0 + rows > s.rows || c0 + cols > s.cols {
+        return fault(format!(
+            "subview: the {rows}x{cols} window (valid {vr}x{vc}) at ({r0}, {c0}) leaves the {}x{} source or its {}x{} valid region",
+            s.rows,
+            s.cols,
+            s.v_row, s.v_col
+        ));
+    }
+    if s.slayout != SLayout::NoneBox {
+        let (ir, ic) = crate::layout::box_shape(s);
+        if r0 % ir != 0 || c0 % ic != 0 {
+            return fault(format!(
+                "subview: offsets ({r0}, {c0}) are not aligned to the source's {ir}x{ic} boxes"
+            ));
+        }
+    }
+    let es = elem.bytes() as u64;
+    let addr = s.addr + s.elem_offset(r0, c0) as u64 * es;
+    let (prows, pcols) = match s.blayout {
+        BLayout::RowMajor => (rows, s.cols),
+        BLayout::ColMajor => (s.rows, cols),
+    };
+    Ok(Tile {
+        loc: tb.loc,
+        addr,
+        elem,
+        rows: prows,
+        cols: pcols,
+        v_row: vr,
+        v_col: vc,
+        blayout: tb.blayout,
+        slayout: tb.slayout,
+        fractal: tb.fractal,
+        pad: tb.pad,
+    })
+}

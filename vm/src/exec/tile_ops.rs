@@ -10,7 +10,10 @@
 
 use pto_isa_spec::{DType, Opcode};
 
-use crate::exec::{convert, expand, fault, irregular, layout_ops, matmul, reduce, Accesses, Fault};
+use crate::exec::{
+    convert, expand, fault, gather, gen, hist, irregular, layout_ops, matmul, mgather, quant,
+    reduce, sort, Accesses, Fault,
+};
 use crate::mem::{Gm, Local};
 use crate::num::{read, write, Num};
 use crate::program::{attr, AttrVal, Attrs};
@@ -48,7 +51,8 @@ fn group(op: Opcode) -> Option<Group> {
         | O::TRowArgMax
         | O::TRowArgMin
         | O::TColArgMax
-        | O::TColArgMin => reduce::run,
+        | O::TColArgMin
+        | O::TPairReduceSum => reduce::run,
         O::TRowExpand
         | O::TColExpand
         | O::TRowExpandAdd
@@ -91,7 +95,11 @@ fn group(op: Opcode) -> Option<Group> {
         | O::TPartAdd
         | O::TPartMax
         | O::TPartMin
-        | O::TPartMul => irregular::run,
+        | O::TPartMul
+        | O::TPartArgMax
+        | O::TPartArgMin
+        | O::TAddReluConv
+        | O::TAddDeqRelu => irregular::run,
         O::TMov
         | O::TExtract
         | O::TInsert
@@ -99,7 +107,15 @@ fn group(op: Opcode) -> Option<Group> {
         | O::TFillPad
         | O::TFillPadInplace
         | O::TFillPadExpand
-        | O::TConcat => layout_ops::run,
+        | O::TConcat
+        | O::TConcatIdx
+        | O::TInterleave
+        | O::TDeinterleave => layout_ops::run,
+        O::TCi | O::TTri => gen::run,
+        O::TGather | O::TScatter | O::TGatherb => gather::run,
+        O::TQuant | O::TDequant => quant::run,
+        O::TSort32 | O::TMrgSort => sort::run,
+        O::THistogram => hist::run,
         O::TMatmul | O::TMatmulAcc | O::TMatmulBias | O::TGemv | O::TGemvAcc | O::TGemvBias => {
             matmul::run
         }
@@ -109,12 +125,14 @@ fn group(op: Opcode) -> Option<Group> {
 
 /// Whether the generic path implements `op` (lowering sends only these here).
 pub fn implemented(op: Opcode) -> bool {
-    group(op).is_some()
+    group(op).is_some() || matches!(op, Opcode::MGather | Opcode::MScatter)
 }
 
 /// Executes a tile instruction.
 pub fn run(call: &TileCall, gm: &Gm, local: &mut Local, acc: &mut Accesses) -> Result<(), Fault> {
-    let _ = gm;
+    if matches!(call.op, Opcode::MGather | Opcode::MScatter) {
+        return mgather::run(call, gm, local, acc);
+    }
     match group(call.op) {
         Some(g) => g(call, local, acc),
         None => fault(format!(

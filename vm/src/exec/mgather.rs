@@ -1,0 +1,260 @@
+//! Indexed GM access: `mgather` (GM table -> tile) and `mscatter` (tile -> GM
+//! table), in the two `coalesce` modes of the manual.
+//!
+//! The table is the GM view: `rows` = the product of its leading dims, `cols`
+//! its last dim, addressed through its strides (ND views only).
+//!
+//! * Row mode (`coalesce = row`, the default): the index tile is `[1, R]`
+//!   (`idx[0, r]`) or `[R, 1]` (`idx[r, 0]`); `mgather` copies table row
+//!   `idx[r]` into `dst[r, :]`, `mscatter` copies `src[r, :]` to table row `idx[r]`,
+//!   over the tile's valid columns.
+//! * Elem mode (`coalesce = elem`): `idx[i, j]` is a linear element index into
+//!   the table (row-major over its shape): `dst[i, j] = table[idx]`, or
+//!   `table[idx] = src[i, j]`.
+//!
+//! Indices are read as `u32` (a negative index is a large one). Out of range:
+//! `gatherOob`/`scatterOob` `clamp` and `wrap` remap the index, `zero` (gather)
+//! writes zero, `skip` (scatter) drops the write; the default (`undefined`) is a
+//! fault in ptovm. `mscatter` walks the source in row-major order, so the last
+//! write to a slot wins; `scatterAtomicOp = add | max | min` combines with the
+//! value in GM instead (floats in f64, rounded once; integers wrap).
+
+use pto_isa_spec::Opcode;
+
+use crate::exec::tile_ops::{
+    attr_sym, check_valid, get, get_bits, in_tiles, out_tile, put, put_bits, TileCall,
+};
+use crate::exec::{fault, Accesses, Fault};
+use crate::mem::{Gm, Local};
+use crate::num::{read, write, Num};
+use crate::value::{Space, Val, View, ViewLayout};
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Oob {
+    Undefined,
+    Clamp,
+    Wrap,
+    Zero,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Atomic {
+    None,
+    Add,
+    Max,
+    Min,
+}
+
+/// Executes `mgather` or `mscatter`.
+pub fn run(call: &TileCall, gm: &Gm, local: &mut Local, acc: &mut Accesses) -> Result<(), Fault> {
+    let name = if call.op == Opcode::MGather {
+        "mgather"
+    } else {
+        "mscatter"
+    };
+    let mode = |keys: &[&str]| attr_sym(call, keys).map(|s| last_word(&s));
+    let elem = match mode(&["coalesce"]).as_deref() {
+        None | Some("ROW") => false,
+        Some("ELEM") => true,
+        Some(o) => return fault(format!("{name}: unknown coalesce mode {o}")),
+    };
+    let oob = match mode(&["gatherOob", "scatterOob"]).as_deref() {
+        None | Some("UNDEFINED") => Oob::Undefined,
+        Some("CLAMP") => Oob::Clamp,
+        Some("WRAP") => Oob::Wrap,
+        Some("ZERO") if call.op == Opcode::MGather => Oob::Zero,
+        Some("SKIP") if call.op == Opcode::MScatter => Oob::Zero,
+        Some(o) => return fault(format!("{name}: unknown out-of-range mode {o}")),
+    };
+    let atomic = match mode(&["scatterAtomicOp"]).as_deref() {
+        None | Some("NONE") => Atomic::None,
+        Some("ADD") => Atomic::Add,
+        Some("MAX") => Atomic::Max,
+        Some("MIN") => Atomic::Min,
+        Some(o) => return fault(format!("{name}: unknown atomic op {o}")),
+    };
+    let view = call
+        .ins
+        .iter()
+        .chain(call.outs.iter())
+        .find_map(|v| match v {
+            Val::View(v) => Some(&**v),
+            _ => None,
+        });
+    let Some(view) = view else {
+        return fault(format!("{name}: needs a GM view operand"));
+    };
+    if view.layout != ViewLayout::Nd {
+        return fault(format!("{name}: only ND GM tables are implemented"));
+    }
+    let ins = in_tiles(call);
+    // mgather ins(table, idx [, scratch]) outs(dst); mscatter ins(src, idx) outs(table)
+    let (data, idx) = match (call.op, ins.as_slice()) {
+        (Opcode::MGather, [idx, ..]) => (out_tile(call, 0, "destination")?, *idx),
+        (Opcode::MScatter, [src, idx, ..]) => (*src, *idx),
+        _ => return fault(format!("{name}: needs a data tile and an index tile")),
+    };
+    check_valid(call, data, "data tile")?;
+    check_valid(call, idx, "index tile")?;
+    if idx.elem.is_float() {
+        return fault(format!(
+            "{name}: the index tile must hold integers, found {}",
+            idx.elem
+        ));
+    }
+    if data.elem.bytes() != view.elem.bytes() {
+        return fault(format!(
+            "{name}: tile ({}) and GM table ({}) element sizes differ",
+            data.elem, view.elem
+        ));
+    }
+    let (rows, cols) = view.rows_cols();
+    let t = Table { gm, view, name };
+    let cap = if elem { rows * cols } else { rows };
+    let resolve = |k: i64| -> Result<Option<i64>, Fault> {
+        let k = k as u32 as i64;
+        if k < cap {
+            return Ok(Some(k));
+        }
+        match oob {
+            Oob::Clamp => Ok(Some(cap - 1)),
+            Oob::Wrap => Ok(Some(k % cap)),
+            Oob::Zero => Ok(None),
+            Oob::Undefined => fault(format!(
+                "{name}: index {k} is outside the GM table ({} {}; set an out-of-range mode to allow it)",
+                cap,
+                if elem { "elements" } else { "rows" }
+            )),
+        }
+    };
+    if cap == 0 {
+        return fault(format!("{name}: the GM table is empty"));
+    }
+    if !elem && data.v_col > cols {
+        return fault(format!(
+            "{name}: the tile's {} valid columns are wider than the table's {cols}",
+            data.v_col
+        ));
+    }
+    let gather = call.op == Opcode::MGather;
+    let zero = if data.elem.is_float() {
+        Num::F(0.0)
+    } else {
+        Num::I(0)
+    };
+    for i in 0..data.v_row {
+        let row_idx = if elem {
+            None
+        } else if idx.v_row == 1 && idx.v_col >= data.v_row {
+            Some(get(local, idx, 0, i, acc)?.i())
+        } else if idx.v_col == 1 && idx.v_row >= data.v_row {
+            Some(get(local, idx, i, 0, acc)?.i())
+        } else {
+            return fault(format!(
+                "{name}: in row mode the index tile must be [1, {0}] or [{0}, 1], found a {1}x{2} valid region",
+                data.v_row, idx.v_row, idx.v_col
+            ));
+        };
+        let row = match row_idx {
+            Some(k) => Some(resolve(k)?),
+            None => None,
+        };
+        for j in 0..data.v_col {
+            // the table slot (r, c), or None when out of range in zero/skip mode
+            let slot = match row {
+                Some(Some(r)) => Some((r, j)),
+                Some(None) => None,
+                None => {
+                    let k = get(local, idx, i, j, acc)?.i();
+                    resolve(k)?.map(|k| (k / cols, k % cols))
+                }
+            };
+            match (gather, slot) {
+                (true, Some((r, c))) => {
+                    let bits = t.read_bits(r, c, acc)?;
+                    put_bits(local, data, i, j, bits, acc)?;
+                }
+                (true, None) => put(local, data, i, j, zero, acc)?,
+                (false, Some((r, c))) => {
+                    if atomic == Atomic::None {
+                        let bits = get_bits(local, data, i, j, acc)?;
+                        t.write_bits(r, c, bits, acc)?;
+                    } else {
+                        let x = get(local, data, i, j, acc)?;
+                        let old = t.read(r, c, acc)?;
+                        let v = combine(atomic, old, x, data.elem.is_float());
+                        t.write(r, c, v, acc)?;
+                    }
+                }
+                (false, None) => {}
+            }
+        }
+    }
+    Ok(())
+}
+
+fn last_word(s: &str) -> String {
+    let s = s.trim_end_matches('>');
+    s.rsplit([' ', '<', '.', ':'])
+        .next()
+        .unwrap_or(s)
+        .to_string()
+}
+
+fn combine(a: Atomic, old: Num, x: Num, float: bool) -> Num {
+    match (a, float) {
+        (Atomic::Add, true) => Num::F(old.f() + x.f()),
+        (Atomic::Add, false) => Num::I(old.i().wrapping_add(x.i())),
+        (Atomic::Max, true) => Num::F(crate::exec::tile_ops::fmax(old.f(), x.f())),
+        (Atomic::Max, false) => Num::I(old.i().max(x.i())),
+        (Atomic::Min, true) => Num::F(crate::exec::tile_ops::fmin(old.f(), x.f())),
+        (Atomic::Min, false) => Num::I(old.i().min(x.i())),
+        (Atomic::None, _) => x,
+    }
+}
+
+struct Table<'a> {
+    gm: &'a Gm,
+    view: &'a View,
+    name: &'static str,
+}
+
+impl Table<'_> {
+    fn addr(&self, r: i64, c: i64) -> Result<(u64, u64), Fault> {
+        let es = self.view.elem.bytes() as i64;
+        let a = self.view.base as i64 + self.view.offset(r, c) * es;
+        if a < 0 {
+            return fault(format!(
+                "{}: table element ({r}, {c}) is below GM address 0",
+                self.name
+            ));
+        }
+        Ok((a as u64, es as u64))
+    }
+
+    fn read_bits(&self, r: i64, c: i64, acc: &mut Accesses) -> Result<u64, Fault> {
+        let (a, es) = self.addr(r, c)?;
+        let mut b = [0u8; 8];
+        self.gm.read(a, &mut b[..es as usize])?;
+        acc.add(Space::Gm, a, es, false);
+        Ok(u64::from_le_bytes(b))
+    }
+
+    fn write_bits(&self, r: i64, c: i64, bits: u64, acc: &mut Accesses) -> Result<(), Fault> {
+        let (a, es) = self.addr(r, c)?;
+        self.gm.write(a, &bits.to_le_bytes()[..es as usize])?;
+        acc.add(Space::Gm, a, es, true);
+        Ok(())
+    }
+
+    fn read(&self, r: i64, c: i64, acc: &mut Accesses) -> Result<Num, Fault> {
+        let bits = self.read_bits(r, c, acc)?;
+        Ok(read(&bits.to_le_bytes(), self.view.elem))
+    }
+
+    fn write(&self, r: i64, c: i64, v: Num, acc: &mut Accesses) -> Result<(), Fault> {
+        let mut b = [0u8; 8];
+        write(&mut b, self.view.elem, v);
+        self.write_bits(r, c, u64::from_le_bytes(b), acc)
+    }
+}
