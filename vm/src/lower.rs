@@ -1638,6 +1638,15 @@ impl<'a> Lowerer<'a> {
         if let Some(t) = src.and_then(|r| elem_name(*r)) {
             attrs.push(("$src_type".into(), AttrVal::Sym(t)));
         }
+        if crate::exec::vmi::implemented(op.opcode) {
+            // VMI ops read the full type of every operand and result
+            let full = |v: &Reg| -> String {
+                let t = self.file.values.get(*v as usize).and_then(|x| x.ty);
+                t.map(|t| type_name(self.file, t)).unwrap_or_default()
+            };
+            attrs.extend(u.iter().map(|v| ("$in".into(), AttrVal::Sym(full(v)))));
+            attrs.extend(res.iter().map(|v| ("$out".into(), AttrVal::Sym(full(v)))));
+        }
         self.push(
             op,
             c,

@@ -6,6 +6,7 @@ pub mod expand;
 pub mod irregular;
 pub mod layout_ops;
 pub mod matmul;
+pub mod minifloat;
 pub mod reduce;
 pub mod scalar;
 pub mod tile;
@@ -16,6 +17,7 @@ pub mod vec_ops;
 pub mod vec_pred;
 pub mod vec_rearrange;
 pub mod vector;
+pub mod vmi;
 
 use crate::mem::OutOfBounds;
 use crate::value::Space;

@@ -10,7 +10,7 @@
 
 use pto_isa_spec::{DType, Opcode};
 
-use crate::exec::{fault, vec_arith, vec_convert, vec_pred, vec_rearrange, Accesses, Fault};
+use crate::exec::{fault, vec_arith, vec_convert, vec_pred, vec_rearrange, vmi, Accesses, Fault};
 use crate::mem::Local;
 use crate::num::{read, wrap, write, Num};
 use crate::program::{attr, AttrVal, Attrs};
@@ -98,7 +98,7 @@ fn group(op: Opcode) -> Option<Group> {
 
 /// Whether the generic path implements `op` (lowering sends only these here).
 pub fn implemented(op: Opcode) -> bool {
-    group(op).is_some()
+    group(op).is_some() || vmi::implemented(op)
 }
 
 /// Executes a vector micro-op: `srcs` are the operand values in textual order,
@@ -111,6 +111,9 @@ pub fn run(
     local: &mut Local,
     acc: &mut Accesses,
 ) -> Result<Vec<Val>, Fault> {
+    if vmi::implemented(op) {
+        return vmi::run(op, srcs, attrs, local, acc);
+    }
     let a = Args::split(srcs);
     let cx = Cx { op, attrs };
     match group(op) {
