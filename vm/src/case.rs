@@ -694,6 +694,73 @@ pub fn parse_main_cpp(src: &str, entry: &str) -> MainCpp {
     m
 }
 
+/// `launch.cpp`'s wrapper `launch(params...)`: for each argument of the
+/// kernel call (`kernel<<<...>>>(args)`) in its body, the index of the
+/// wrapper parameter it forwards (`None` when it forwards none). A wrapper
+/// may pass one parameter to several kernel arguments.
+pub fn parse_launch_cpp(src: &str, launch: &str) -> Option<Vec<Option<usize>>> {
+    let t = lex(src);
+    // splits a parenthesised list starting at t[open] into its items
+    let items = |open: usize| -> Option<(Vec<Vec<Tok>>, usize)> {
+        let (mut out, mut cur, mut d) = (Vec::new(), Vec::new(), 0i32);
+        for (j, x) in t.iter().enumerate().skip(open) {
+            match x {
+                Tok::P('(') => {
+                    d += 1;
+                    if d == 1 {
+                        continue;
+                    }
+                }
+                Tok::P(')') => {
+                    d -= 1;
+                    if d == 0 {
+                        out.push(cur);
+                        return Some((out, j));
+                    }
+                }
+                Tok::P(',') if d == 1 => {
+                    out.push(std::mem::take(&mut cur));
+                    continue;
+                }
+                _ => {}
+            }
+            cur.push(x.clone());
+        }
+        None
+    };
+    for i in 0..t.len() {
+        if t[i] != Tok::Id(launch.to_string()) || t.get(i + 1) != Some(&Tok::P('(')) {
+            continue;
+        }
+        let (params, close) = items(i + 1)?;
+        if t.get(close + 1) != Some(&Tok::P('{')) {
+            continue; // a prototype
+        }
+        let names: Vec<Option<&str>> = params.iter().map(|p| last_id(p)).collect();
+        // the kernel call: `<<<` ... `>>>` then the argument list
+        let mut k = close + 2;
+        while k + 2 < t.len() && t[k..k + 3] != [Tok::P('>'), Tok::P('>'), Tok::P('>')] {
+            if t[k] == Tok::P('}') {
+                return None;
+            }
+            k += 1;
+        }
+        if t.get(k + 3) != Some(&Tok::P('(')) {
+            return None;
+        }
+        let (args, _) = items(k + 3)?;
+        return Some(
+            args.iter()
+                .map(|a| {
+                    let id = last_id(a)?;
+                    names.iter().position(|n| *n == Some(id))
+                })
+                .collect(),
+        );
+    }
+    None
+}
+
 // ---------------------------------------------------------------- case.toml
 
 #[derive(Clone, Debug)]
@@ -838,6 +905,21 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
         notes.extend(m.launch_note.clone());
         if let Some((lname, la)) = &m.launch {
             let mut la = la.clone();
+            // launch.cpp's wrapper says which launch argument feeds each kernel argument
+            let wrapper = std::fs::read_to_string(dir.join("launch.cpp"))
+                .ok()
+                .and_then(|src| parse_launch_cpp(&src, lname))
+                .filter(|map| map.len() == nargs);
+            let aliasing = wrapper.is_some();
+            if let Some(map) = wrapper {
+                la = map
+                    .iter()
+                    .map(|p| match p.and_then(|p| la.get(p)) {
+                        Some(a) => a.clone(),
+                        None => LaunchArg::Unknown("a value launch.cpp computes".into()),
+                    })
+                    .collect();
+            }
             if la.len() == nargs + 1 {
                 la.pop(); // the stream
             }
@@ -852,7 +934,9 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
                 let mut ok = true;
                 for (i, (a, t)) in la.iter().zip(&func.arg_types).enumerate() {
                     match (a, t) {
-                        (LaunchArg::File(k), ArgType::GmPtr(_)) if !order.contains(k) => {
+                        (LaunchArg::File(k), ArgType::GmPtr(_))
+                            if aliasing || !order.contains(k) =>
+                        {
                             order.push(*k)
                         }
                         (LaunchArg::Scalar(v), ArgType::Int(_) | ArgType::Float(_)) => {
@@ -889,16 +973,35 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
     }
     let toml = parse_case_toml(&dir.join("case.toml"))?;
 
-    let mut bindings = Vec::new();
+    let mut bindings: Vec<Binding> = Vec::new();
     let mut args = Vec::new();
     let mut any_golden = false;
     let mut goldens: Vec<Option<Vec<u8>>> = Vec::new();
+    let mut first_arg: HashMap<usize, usize> = HashMap::new();
     for (i, t) in func.arg_types.iter().enumerate() {
         let k = ks[i];
         let sk = stem(k);
         let name = names[i].clone();
         match t {
+            ArgType::GmPtr(dt) if first_arg.contains_key(&k) => {
+                // the launch passes this file's buffer again
+                let j = first_arg[&k];
+                bindings.push(Binding {
+                    arg: i,
+                    name,
+                    k,
+                    file: sk.clone(),
+                    dtype: Some(*dt),
+                    bytes: bindings[j].bytes,
+                    scalar: None,
+                    output: false,
+                    source: format!("{sk}.bin (same buffer as %{})", names[j]),
+                });
+                args.push(Arg::Alias(j));
+                goldens.push(None);
+            }
             ArgType::GmPtr(dt) => {
+                first_arg.insert(k, i);
                 let es = dt.bytes() as u64;
                 let vp = dir.join(format!("{sk}.bin"));
                 let gp = dir.join(format!("golden_{sk}.bin"));
@@ -911,11 +1014,13 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
                 if mc.as_ref().is_some_and(|m| m.reads.contains(&k)) && input.is_none() {
                     return bad(format!("{}: missing (main.cpp reads it)", vp.display()));
                 }
+                // the file's byte size (in main.cpp's host type) over its
+                // element count (in the kernel argument's type)
                 let main_bytes = mc.as_ref().and_then(|m| {
-                    m.elems
+                    m.bytes
                         .get(&k)
-                        .map(|n| n * es)
-                        .or_else(|| m.bytes.get(&k).copied())
+                        .copied()
+                        .or_else(|| m.elems.get(&k).map(|n| n * es))
                 });
                 let toml_bytes = match toml.get(&k) {
                     Some(TomlArg::Buf(tdt, n)) => {
@@ -1212,5 +1317,19 @@ int main() {
         assert_eq!(m.bytes.get(&1), Some(&1024));
         // neither the capacity (0) nor the in/out variable (declared 0) says
         assert_eq!(m.bytes.get(&2), None);
+    }
+
+    #[test]
+    fn launch_wrapper_forwards_one_pointer_to_several_arguments() {
+        let src = r#"
+void LaunchK(float *p0, float *p1, void *stream);
+void LaunchK(float * p0, float * p1, void *stream) {
+  k_kernel<<<1, nullptr, stream>>>((__gm__ half *)p0, (__gm__ float *)p0, (__gm__ float *)p1, 4);
+}"#;
+        assert_eq!(
+            parse_launch_cpp(src, "LaunchK"),
+            Some(vec![Some(0), Some(0), Some(1), None])
+        );
+        assert_eq!(parse_launch_cpp(src, "LaunchOther"), None);
     }
 }

@@ -202,6 +202,9 @@ pub enum Arg {
     Int(i64),
     /// A float scalar.
     Float(f64),
+    /// The same GM buffer as an earlier argument (by index): a launch that
+    /// passes one device pointer several times.
+    Alias(usize),
 }
 
 /// Where a run left the GM buffers of its arguments.
@@ -232,11 +235,13 @@ pub fn run_kernel(
     let mut addr = GM_BASE;
     let mut places = Vec::new();
     for a in args {
-        if let Arg::Buffer(b) = a {
-            places.push(Some((addr, b.len() as u64)));
-            addr = (addr + b.len() as u64).div_ceil(512) * 512 + 512;
-        } else {
-            places.push(None);
+        match a {
+            Arg::Buffer(b) => {
+                places.push(Some((addr, b.len() as u64)));
+                addr = (addr + b.len() as u64).div_ceil(512) * 512 + 512;
+            }
+            Arg::Alias(j) => places.push(places.get(*j).copied().flatten()),
+            _ => places.push(None),
         }
     }
     let gm = mem::Gm::new(addr);
@@ -247,6 +252,22 @@ pub fn run_kernel(
             Arg::Buffer(b) => {
                 let (at, _) = places[i].unwrap_or((0, 0));
                 gm.write(at, b).map_err(|e| e.to_string())?;
+                let elem = match func.arg_types.get(i) {
+                    Some(program::ArgType::GmPtr(d)) => *d,
+                    _ => pto_isa_spec::DType::U8,
+                };
+                Val::Ptr(Ptr {
+                    space: Space::Gm,
+                    addr: at,
+                    elem,
+                })
+            }
+            Arg::Alias(j) => {
+                let Some((at, _)) = places[i] else {
+                    return Err(format!(
+                        "argument {i} aliases argument {j}, which is no buffer"
+                    ));
+                };
                 let elem = match func.arg_types.get(i) {
                     Some(program::ArgType::GmPtr(d)) => *d,
                     _ => pto_isa_spec::DType::U8,

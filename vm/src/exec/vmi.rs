@@ -1319,32 +1319,41 @@ fn load(o: &Ops, local: &mut Local, acc: &mut Accesses) -> Result<Vec<Val>, Faul
     }
     let pat = pattern(o, 1);
     let mut d = lanes(n, e);
-    let es = e.bytes;
-    let _ = pe;
+    // a pointer of another width loads its elements and converts them
+    let (es, ps) = (e.bytes, pe.bytes);
     for i in 0..n {
-        let a = addr(o, &p, e, off + lane_index(&pat, n, e, i))?;
-        d[i * es..(i + 1) * es].copy_from_slice(local.slice(Space::Ub, a, es as u64)?);
-        acc.add(Space::Ub, a, es as u64, false);
+        let a = addr(o, &p, pe, off + lane_index(&pat, n, pe, i))?;
+        let src = local.slice(Space::Ub, a, ps as u64)?;
+        if ps == es {
+            d[i * es..(i + 1) * es].copy_from_slice(src);
+        } else {
+            put(&mut d, i, e, get(src, 0, pe));
+        }
+        acc.add(Space::Ub, a, ps as u64, false);
     }
     Ok(vec![Val::Lanes(d)])
 }
 
 fn store(o: &Ops, local: &mut Local, acc: &mut Accesses) -> Result<(), Fault> {
     let v = o.vec(0)?;
-    let (p, _) = o.ptr()?;
+    let (p, pe) = o.ptr()?;
     let off = o.int(0)?;
     let m = o.masks().first().copied();
     let pat = pattern(o, 1);
-    let es = v.e.bytes;
+    // a pointer of another width stores each lane converted (integers truncate)
+    let (es, ps) = (v.e.bytes, pe.bytes);
     for i in 0..v.n {
         if !on(m, i) {
             continue;
         }
-        let a = addr(o, &p, v.e, off + lane_index(&pat, v.n, v.e, i))?;
-        local
-            .slice_mut(Space::Ub, a, es as u64)?
-            .copy_from_slice(&v.d[i * es..(i + 1) * es]);
-        acc.add(Space::Ub, a, es as u64, true);
+        let a = addr(o, &p, pe, off + lane_index(&pat, v.n, pe, i))?;
+        let dst = local.slice_mut(Space::Ub, a, ps as u64)?;
+        if ps == es {
+            dst.copy_from_slice(&v.d[i * es..(i + 1) * es]);
+        } else {
+            put(dst, 0, pe, v.at(i));
+        }
+        acc.add(Space::Ub, a, ps as u64, true);
     }
     Ok(())
 }
