@@ -1482,15 +1482,11 @@ impl<'a> Lowerer<'a> {
                     return self.unsupported(op, c, "needs a pointer and a result");
                 };
                 let dist = match op.attr("dist").and_then(|a| a.enum_value()) {
-                    Some(d) if d.starts_with("BRC") => Dist::Brc,
+                    _ if res.len() > 1 => return self.generic_vec(op, u, res, c),
+                    Some(d) if d.starts_with("BRC") && d != "BRC_BLK" => Dist::Brc,
                     None | Some("NORM") => Dist::Norm,
-                    Some(other) => {
-                        return self.unsupported(
-                            op,
-                            c,
-                            &format!("distribution mode {other} is not implemented yet"),
-                        )
-                    }
+                    // other distributions and post-update: exec::vec_mem
+                    Some(_) => return self.generic_vec(op, u, res, c),
                 };
                 let elem = self.vdtype(dst);
                 self.push(
@@ -1508,12 +1504,11 @@ impl<'a> Lowerer<'a> {
             "vsts" => {
                 if let Some(d) = op.attr("dist").and_then(|a| a.enum_value()) {
                     if !d.starts_with("NORM") {
-                        return self.unsupported(
-                            op,
-                            c,
-                            &format!("distribution mode {d} is not implemented yet"),
-                        );
+                        return self.generic_vec(op, u, res, c);
                     }
+                }
+                if !res.is_empty() {
+                    return self.generic_vec(op, u, res, c);
                 }
                 // %v, %ptr[%off], %mask  or  %v, %ptr, %mask
                 let sub = op
@@ -1638,6 +1633,7 @@ impl<'a> Lowerer<'a> {
         if let Some(t) = src.and_then(|r| elem_name(*r)) {
             attrs.push(("$src_type".into(), AttrVal::Sym(t)));
         }
+        attrs.push(("$nres".into(), AttrVal::Int(res.len() as i64)));
         if crate::exec::vmi::implemented(op.opcode) {
             // VMI ops read the full type of every operand and result
             let full = |v: &Reg| -> String {

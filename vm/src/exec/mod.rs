@@ -13,6 +13,7 @@ pub mod tile;
 pub mod tile_ops;
 pub mod vec_arith;
 pub mod vec_convert;
+pub mod vec_mem;
 pub mod vec_ops;
 pub mod vec_pred;
 pub mod vec_rearrange;
