@@ -125,6 +125,10 @@ pub fn compare(dt: DType, want: &[u8], got: &[u8], rtol: Option<f64>, atol: Opti
         let b = crate::num::read(&got[i * es..], dt).f();
         let ok = if a.is_nan() || b.is_nan() {
             a.is_nan() && b.is_nan()
+        } else if a == b {
+            true // also equal infinities, whose difference is NaN
+        } else if a.is_infinite() || b.is_infinite() {
+            false // an infinite tolerance must not accept any value
         } else {
             let d = (a - b).abs();
             c.max_abs = c.max_abs.max(d);
@@ -1331,5 +1335,20 @@ void LaunchK(float * p0, float * p1, void *stream) {
             Some(vec![Some(0), Some(0), Some(1), None])
         );
         assert_eq!(parse_launch_cpp(src, "LaunchOther"), None);
+    }
+
+    #[test]
+    fn equal_infinities_match() {
+        let inf = f32::INFINITY.to_le_bytes();
+        let c = compare(DType::F32, &inf, &inf, None, None);
+        assert_eq!(c.mismatches, 0);
+        let c = compare(
+            DType::F32,
+            &inf,
+            &(-f32::INFINITY).to_le_bytes(),
+            None,
+            None,
+        );
+        assert_eq!(c.mismatches, 1);
     }
 }
