@@ -28,6 +28,7 @@ pub fn handles(op: Opcode) -> bool {
             | Opcode::VStsx2
             | Opcode::VSldb
             | Opcode::VSstb
+            | Opcode::VGather2
     )
 }
 
@@ -149,6 +150,30 @@ pub fn run(cx: &Cx, a: &Args, local: &mut Local, acc: &mut Accesses) -> Result<V
             Ok(next.into_iter().collect())
         }
         Opcode::VSldb | Opcode::VSstb => blocks(cx, a, local, acc),
+        Opcode::VGather2 => {
+            // lane i (active) loads source element offsets[i]; 8-bit sources
+            // zero-extend into 16-bit lanes
+            let (Some(p), Some(idx)) = (a.p.first(), a.v.first()) else {
+                return cx.err("needs a UB pointer and an offset vector");
+            };
+            if p.space != Space::Ub {
+                return cx.err(format!("needs a UB pointer, got {}", p.space.name()));
+            }
+            let lw = cx.dst()?.bytes();
+            let sw = p.elem.bytes().min(lw);
+            let m = a.m.first().copied();
+            let mut v = zreg();
+            for i in 0..256 / lw {
+                if m.is_some_and(|m| !bit(m, i * lw)) {
+                    continue;
+                }
+                let mut k = [0u8; 8];
+                k[..lw].copy_from_slice(&idx[i * lw..(i + 1) * lw]);
+                let at = p.addr + u64::from_le_bytes(k) * sw as u64;
+                v[i * lw..i * lw + sw].copy_from_slice(&read(local, acc, at, sw as u64)?);
+            }
+            Ok(vec![Val::VReg(v)])
+        }
         _ => cx.err("is not a load or store"),
     }
 }

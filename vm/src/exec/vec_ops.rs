@@ -73,7 +73,7 @@ fn group(op: Opcode) -> Option<Group> {
         | O::VSqz
         | O::VUsqz
         | O::VPerm => Group::Rearrange,
-        O::VLdsx2 | O::VStsx2 | O::VSldb | O::VSstb => Group::Mem,
+        O::VLdsx2 | O::VStsx2 | O::VSldb | O::VSstb | O::VGather2 => Group::Mem,
         O::Pand
         | O::Por
         | O::Pxor
