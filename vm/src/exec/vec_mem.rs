@@ -29,6 +29,14 @@ pub fn handles(op: Opcode) -> bool {
             | Opcode::VSldb
             | Opcode::VSstb
             | Opcode::VGather2
+            | Opcode::InitAlign
+            | Opcode::VLdas
+            | Opcode::VLdus
+            | Opcode::VStus
+            | Opcode::VStas
+            | Opcode::Sprclr
+            | Opcode::Sprsti
+            | Opcode::Sprsts
     )
 }
 
@@ -150,6 +158,34 @@ pub fn run(cx: &Cx, a: &Args, local: &mut Local, acc: &mut Accesses) -> Result<V
             Ok(next.into_iter().collect())
         }
         Opcode::VSldb | Opcode::VSstb => blocks(cx, a, local, acc),
+        Opcode::InitAlign | Opcode::VLdas | Opcode::VLdus | Opcode::VStus | Opcode::VStas => {
+            unaligned(cx, a, local, acc)
+        }
+        // SPR AR: only the unaligned register-offset stores (vstur) move it,
+        // and ptovm does not execute those, so AR is 0 whenever it is read
+        Opcode::Sprclr => Ok(Vec::new()),
+        Opcode::Sprsti | Opcode::Sprsts => {
+            let Some(p) = a.p.first().copied() else {
+                return cx.err("needs a UB pointer");
+            };
+            let off = a.s.first().and_then(|s| s.as_i64()).unwrap_or(0);
+            let unit = if cx.op == Opcode::Sprsti { 4 } else { 1 };
+            let moved = p.addr as i64 + off * unit;
+            if moved < 0 {
+                return cx.err("addresses a negative UB offset");
+            }
+            let post = results(cx) > 0;
+            let at = if post { p.addr } else { moved as u64 };
+            write(local, acc, at, &0u32.to_le_bytes())?;
+            Ok(if post {
+                vec![Val::Ptr(Ptr {
+                    addr: moved as u64,
+                    ..p
+                })]
+            } else {
+                Vec::new()
+            })
+        }
         Opcode::VGather2 => {
             // lane i (active) loads source element offsets[i]; 8-bit sources
             // zero-extend into 16-bit lanes
@@ -224,6 +260,68 @@ fn blocks(cx: &Cx, a: &Args, local: &mut Local, acc: &mut Accesses) -> Result<Ve
         out.push(next);
     }
     Ok(out)
+}
+
+/// Unaligned streams, write-through: an unaligned load reads its 256 bytes
+/// at any address, and a store step writes its elements at once, so the
+/// alignment state (`!pto.align`, a unit value here) carries nothing and a
+/// flush writes nothing. The memory a well-formed stream leaves is the same.
+fn unaligned(cx: &Cx, a: &Args, local: &mut Local, acc: &mut Accesses) -> Result<Vec<Val>, Fault> {
+    let ptr = || -> Result<Ptr, Fault> {
+        match a.p.first() {
+            Some(p) if p.space == Space::Ub => Ok(*p),
+            Some(p) => cx.err(format!("needs a UB pointer, got {}", p.space.name())),
+            None => cx.err("needs a UB pointer"),
+        }
+    };
+    let advance = |p: Ptr, n: i64| -> Result<Val, Fault> {
+        let at = p.addr as i64 + n * p.elem.bytes() as i64;
+        if at < 0 {
+            return cx.err("addresses a negative UB offset");
+        }
+        Ok(Val::Ptr(Ptr {
+            addr: at as u64,
+            ..p
+        }))
+    };
+    let count = || a.s.first().and_then(|s| s.as_i64()).unwrap_or(0);
+    match cx.op {
+        Opcode::InitAlign | Opcode::VLdas => Ok(vec![Val::Unit]),
+        Opcode::VLdus => {
+            let p = ptr()?;
+            let mut v = zreg();
+            v.copy_from_slice(&read(local, acc, p.addr, 256)?);
+            let mut out = vec![Val::VReg(v), Val::Unit];
+            if results(cx) > 2 {
+                out.push(advance(p, count())?);
+            }
+            Ok(out)
+        }
+        Opcode::VStus => {
+            // the stream advances by `count` elements: those are written
+            let p = ptr()?;
+            let Some(v) = a.v.first() else {
+                return cx.err("needs a vector operand");
+            };
+            let n = count();
+            let bytes = (n.max(0) as usize * p.elem.bytes()).min(256);
+            write(local, acc, p.addr, &v[..bytes])?;
+            let mut out = vec![Val::Unit];
+            if results(cx) > 1 {
+                out.push(advance(p, n)?);
+            }
+            Ok(out)
+        }
+        _ => {
+            // vstas: the flush; the post-update form returns the advanced base
+            let p = ptr()?;
+            Ok(if results(cx) > 0 {
+                vec![advance(p, count())?]
+            } else {
+                Vec::new()
+            })
+        }
+    }
 }
 
 fn load(
@@ -315,6 +413,63 @@ fn store(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use crate::exec::vec_ops;
+    use crate::program::Attrs;
+
+    fn attrs(kv: &[(&str, AttrVal)]) -> Attrs {
+        kv.iter().map(|(k, v)| (k.to_string(), v.clone())).collect()
+    }
+
+    #[test]
+    fn unpack_load_and_pack_store() {
+        let mut local = Local::new(pto_isa_spec::ProfileId::A5.profile(), None);
+        let mut acc = Accesses::default();
+        let halves: Vec<u8> = (0..128u8).collect();
+        local
+            .slice_mut(Space::Ub, 0, 128)
+            .unwrap()
+            .copy_from_slice(&halves);
+        let ub = |addr| {
+            Val::Ptr(Ptr {
+                space: Space::Ub,
+                addr,
+                elem: pto_isa_spec::DType::U16,
+            })
+        };
+        let a = attrs(&[
+            ("dist", AttrVal::Sym("UNPK_B16".into())),
+            ("$dst_type", AttrVal::Sym("ui32".into())),
+            ("$nres", AttrVal::Int(1)),
+        ]);
+        let r = vec_ops::run(
+            Opcode::VLds,
+            &[ub(0), Val::Int(0)],
+            &a,
+            &mut local,
+            &mut acc,
+        )
+        .unwrap();
+        let Val::VReg(v) = &r[0] else { panic!() };
+        // half i lands in the low half of 32-bit lane i
+        assert_eq!(&v[4..8], &[2, 3, 0, 0]);
+        // PK_B32 stores the low half of each 32-bit lane: the halves again
+        let a = attrs(&[
+            ("dist", AttrVal::Sym("PK_B32".into())),
+            ("$src_type", AttrVal::Sym("ui32".into())),
+            ("$nres", AttrVal::Int(0)),
+        ]);
+        let out = vec_ops::run(
+            Opcode::VSts,
+            &[r[0].clone(), ub(512), Val::Int(0)],
+            &a,
+            &mut local,
+            &mut acc,
+        )
+        .unwrap();
+        assert!(out.is_empty());
+        assert_eq!(local.slice(Space::Ub, 512, 128).unwrap(), &halves[..]);
+    }
 
     #[test]
     fn mode_widths() {

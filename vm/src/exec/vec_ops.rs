@@ -73,7 +73,19 @@ fn group(op: Opcode) -> Option<Group> {
         | O::VSqz
         | O::VUsqz
         | O::VPerm => Group::Rearrange,
-        O::VLdsx2 | O::VStsx2 | O::VSldb | O::VSstb | O::VGather2 => Group::Mem,
+        O::VLdsx2
+        | O::VStsx2
+        | O::VSldb
+        | O::VSstb
+        | O::VGather2
+        | O::InitAlign
+        | O::VLdas
+        | O::VLdus
+        | O::VStus
+        | O::VStas
+        | O::Sprclr
+        | O::Sprsti
+        | O::Sprsts => Group::Mem,
         O::Pand
         | O::Por
         | O::Pxor
