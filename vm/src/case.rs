@@ -444,6 +444,9 @@ pub struct MainCpp {
     pub elems: HashMap<usize, u64>,
     /// Files `ReadFile` reads.
     pub reads: Vec<usize>,
+    /// Some `ReadFile` names its file in a way the parser does not follow
+    /// (a formatted path), so any file may be an input.
+    pub opaque_reads: bool,
     /// Files `WriteFile` writes.
     pub writes: Vec<usize>,
     /// The chosen kernel launch: its name and, per launch argument (the
@@ -587,11 +590,63 @@ pub fn parse_main_cpp(src: &str, entry: &str) -> MainCpp {
     // host/device buffer -> file
     let mut buf_file: HashMap<String, usize> = HashMap::new();
     let mut h2d: Vec<(String, String)> = Vec::new(); // (device, host)
+                                                     // arrays of file names (`const char *paths[N] = {"./a.bin", ...}`), used
+                                                     // by hosts that loop over their buffers: `device[i]` is file `paths[i]`
+    let mut file_arrays: Vec<Vec<usize>> = Vec::new();
+    for i in 0..t.len() {
+        if t[i] != Tok::P('=') || t.get(i + 1) != Some(&Tok::P('{')) || i < 1 {
+            continue;
+        }
+        if t[i - 1] != Tok::P(']') {
+            continue;
+        }
+        let mut names = Vec::new();
+        let mut j = i + 2;
+        while let Some(x) = t.get(j) {
+            match x {
+                Tok::Str(f) if f.ends_with(".bin") => names.push(f.clone()),
+                Tok::P(',') => {}
+                _ => break,
+            }
+            j += 1;
+        }
+        if t.get(j) == Some(&Tok::P('}')) && !names.is_empty() {
+            let keys: Vec<usize> = names
+                .iter()
+                .filter_map(|f| file_key(f, &mut m.stems))
+                .collect();
+            if keys.len() == names.len() {
+                file_arrays.push(keys);
+            }
+        }
+    }
+    // `NAME[...]` with NAME not a plain buffer: the element index, if a literal
+    let indexed = |a: &[Tok]| -> Option<Option<usize>> {
+        let close = a.iter().rposition(|x| *x == Tok::P(']'))?;
+        let open = a[..close].iter().rposition(|x| *x == Tok::P('['))?;
+        match &a[open + 1..close] {
+            [Tok::Num(n)] => Some(n.parse().ok()),
+            _ => Some(None),
+        }
+    };
     for (name, args, _) in &calls {
         let file = args.first().and_then(|a| match a.as_slice() {
             [Tok::Str(s)] => file_key(s, &mut m.stems),
             _ => None,
         });
+        // ReadFile(paths[i], ...) / WriteFile(paths[i], ...) in a loop over a file array
+        if file.is_none() && file_arrays.len() != 1 && name == "ReadFile" {
+            m.opaque_reads = true;
+        }
+        if file.is_none() && file_arrays.len() == 1 {
+            let over_array = args.first().is_some_and(|a| indexed(a).is_some());
+            match name.as_str() {
+                "ReadFile" if over_array => m.reads.extend(file_arrays[0].iter().copied()),
+                "ReadFile" => m.opaque_reads = true,
+                "WriteFile" if over_array => m.writes.extend(file_arrays[0].iter().copied()),
+                _ => {}
+            }
+        }
         match (name.as_str(), file) {
             ("ReadFile", Some(k)) => {
                 m.reads.push(k);
@@ -685,6 +740,11 @@ pub fn parse_main_cpp(src: &str, entry: &str) -> MainCpp {
                         .filter(|k| *k >= 1 && (m.reads.contains(k) || m.writes.contains(k)))
                     {
                         return LaunchArg::File(k);
+                    }
+                }
+                if let (Some(Some(i)), [keys]) = (indexed(a), file_arrays.as_slice()) {
+                    if let Some(k) = keys.get(i) {
+                        return LaunchArg::File(*k);
                     }
                 }
                 match ev.eval(a) {
@@ -1013,7 +1073,7 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
                 // with a main.cpp, a pure output (never read) starts zeroed
                 let pure_out = mc
                     .as_ref()
-                    .is_some_and(|m| !m.reads.contains(&k) && golden.is_some());
+                    .is_some_and(|m| !m.opaque_reads && !m.reads.contains(&k) && golden.is_some());
                 let input = if pure_out { None } else { read_bin(&vp)? };
                 if mc.as_ref().is_some_and(|m| m.reads.contains(&k)) && input.is_none() {
                     return bad(format!("{}: missing (main.cpp reads it)", vp.display()));
@@ -1350,5 +1410,30 @@ void LaunchK(float * p0, float * p1, void *stream) {
             None,
         );
         assert_eq!(c.mismatches, 1);
+    }
+
+    #[test]
+    fn host_loops_over_a_file_array() {
+        let src = r#"
+void LaunchK(int *a, int *b, void *stream);
+int main() {
+  const char *paths[2] = {"./lhs.bin", "./out.bin"};
+  void *device[2] = {};
+  for (size_t i = 0; i < 2; ++i) { ReadFile(paths[i], sz, host[i], sizes[i]); }
+  LaunchK(static_cast<int *>(device[0]), static_cast<int *>(device[1]), stream);
+  for (size_t i = 1; i < 2; ++i) { WriteFile(paths[i], host[i], sizes[i]); }
+}"#;
+        let m = parse_main_cpp(src, "k");
+        let (_, la) = m.launch.expect("a launch");
+        let lhs = *m.stems.iter().find(|(_, v)| *v == "lhs").expect("lhs").0;
+        let out = *m.stems.iter().find(|(_, v)| *v == "out").expect("out").0;
+        assert_eq!(la[..2], [LaunchArg::File(lhs), LaunchArg::File(out)]);
+        assert!(m.reads.contains(&out) && m.writes.contains(&out));
+        // a formatted path hides which files are read
+        let m = parse_main_cpp(
+            "int main() { snprintf(path, 32, \"./v%zu.bin\", i + 1); ReadFile(path, s, h, s); }",
+            "k",
+        );
+        assert!(m.opaque_reads);
     }
 }

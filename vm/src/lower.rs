@@ -1641,6 +1641,19 @@ impl<'a> Lowerer<'a> {
                 t.map(|t| type_name(self.file, t)).unwrap_or_default()
             };
             attrs.extend(u.iter().map(|v| ("$in".into(), AttrVal::Sym(full(v)))));
+            // dense constants (`constant_mask`'s value) as their element text
+            for (k, a) in op.attrs() {
+                // `dense<...> : tensor<...>` parses as [dense, type]
+                let a = match a {
+                    Attr::Array(v) => v.first().unwrap_or(a),
+                    a => a,
+                };
+                if let Attr::Keyword { kw, body } = a {
+                    if kw == "dense" {
+                        attrs.push((k.clone(), AttrVal::Sym(body.clone())));
+                    }
+                }
+            }
             attrs.extend(res.iter().map(|v| ("$out".into(), AttrVal::Sym(full(v)))));
         }
         self.push(

@@ -9,7 +9,8 @@
 //! operand (`$in`, in order) and result (`$out`). Integer signedness follows
 //! the element type: `siN` is signed, `uiN` and signless `iN` are unsigned
 //! (PTOAS normalises signless to unsigned), except that an int-to-float
-//! conversion reads a signless source as signed (it lowers to `sitofp`).
+//! conversion reads a signless source as signed (it lowers to `sitofp`) and
+//! `vmull` multiplies signless `i32` as signed (only `ui32` is unsigned).
 //! Masked-off lanes of a computed vector are zero (`pmode = "merge"` keeps
 //! the first vector operand's lane); masked-off lanes of a store are not
 //! written.
@@ -437,6 +438,7 @@ const KNOWN: &[&str] = &[
     "create_mask",
     "create_group_mask",
     "pset",
+    "constant_mask",
     "vcvt",
     "extf",
     "truncf",
@@ -529,6 +531,25 @@ pub fn run(
         "vbrc" | "broadcast" | "group_broadcast" => broadcast(&o),
         "vci" | "iota" | "group_iota" => iota(&o),
         "create_mask" | "create_group_mask" | "pset" => make_mask(&o),
+        "constant_mask" => {
+            let n = o.out_mask_lanes()?;
+            let Some(text) = o.sym("value") else {
+                return o.err("needs a dense value");
+            };
+            // `[true, false, ...]` (or one splat value), optionally `: type`
+            let body = text.split(':').next().unwrap_or("");
+            let flags: Vec<bool> = body
+                .split(|c: char| c == ',' || c == '[' || c == ']' || c.is_whitespace())
+                .filter(|w| !w.is_empty())
+                .map(|w| w == "true" || w == "1")
+                .collect();
+            let r = match flags.as_slice() {
+                [one] => vec![*one; n],
+                f if f.len() == n => f.to_vec(),
+                f => return o.err(format!("has {} values for {n} lanes", f.len())),
+            };
+            Ok(vec![Val::LMask(r)])
+        }
         "vcvt" | "extf" | "truncf" | "fptosi" | "fptoui" | "sitofp" | "extsi" | "extui"
         | "trunci" => cvt(&o),
         "vinterpret_cast" | "bitcast" => {
@@ -552,7 +573,23 @@ pub fn run(
                 if !on(m, i) {
                     continue;
                 }
-                let p = (a.at(i).i() as i128) * (b.at(i).i() as i128);
+                // signless i32 multiplies as signed (only ui32 is unsigned)
+                let val = |v: &V, i: usize| -> i128 {
+                    if v.e.sign == Sign::Unsigned {
+                        v.at(i).i() as i128
+                    } else {
+                        get(
+                            &v.at(i).i().to_le_bytes(),
+                            0,
+                            Ety {
+                                sign: Sign::Signed,
+                                ..v.e
+                            },
+                        )
+                        .i() as i128
+                    }
+                };
+                let p = val(&a, i) * val(&b, i);
                 put(&mut lo, i, e, Num::I(p as i64));
                 put(&mut hi, i, e, Num::I((p >> 32) as i64));
             }
