@@ -333,7 +333,12 @@ fn load(
     at: u64,
 ) -> Result<Box<VReg>, Fault> {
     let mut v = zreg();
-    let w = width(mode).unwrap_or(es);
+    // BRC_BLK replicates one 32-byte block
+    let w = if mode == "BRC_BLK" {
+        32
+    } else {
+        width(mode).unwrap_or(es)
+    };
     let kind = mode.split("_B").next().unwrap_or(mode);
     match kind {
         "NORM" => v.copy_from_slice(&read(local, acc, at, 256)?),

@@ -197,12 +197,12 @@ pub fn run(cx: &Cx, a: &Args, local: &mut Local, acc: &mut Accesses) -> Result<V
                     acc.add(Space::Ub, at, 16, false);
                 }
                 "DS" => {
-                    // every other stored bit, into the low half
-                    let s = local.slice(Space::Ub, at, 32)?;
-                    for i in 0..128 {
+                    // every other bit of a 64-byte image
+                    let s = local.slice(Space::Ub, at, 64)?;
+                    for i in 0..256 {
                         set_bit(&mut r, i, s[i / 4] & (1 << ((2 * i) % 8)) != 0);
                     }
-                    acc.add(Space::Ub, at, 32, false);
+                    acc.add(Space::Ub, at, 64, false);
                 }
                 other => return cx.err(format!("distribution {other} is not implemented")),
             }
