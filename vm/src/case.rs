@@ -47,7 +47,8 @@ fn bad<T>(msg: impl Into<String>) -> Result<T, CaseError> {
 /// How to run a case.
 #[derive(Clone, Debug, Default)]
 pub struct CaseOptions {
-    /// Run `python3 golden.py` in the case directory first.
+    /// Run `python3 golden.py` in the case directory first, and let its
+    /// `compare.py` judge outputs the golden comparison rejects.
     pub golden_script: bool,
     /// Run configuration (its `profile` is replaced by the kernel's).
     pub config: Config,
@@ -125,6 +126,10 @@ pub fn compare(dt: DType, want: &[u8], got: &[u8], rtol: Option<f64>, atol: Opti
         let b = crate::num::read(&got[i * es..], dt).f();
         let ok = if a.is_nan() || b.is_nan() {
             a.is_nan() && b.is_nan()
+        } else if a == b {
+            true // also equal infinities, whose difference is NaN
+        } else if a.is_infinite() || b.is_infinite() {
+            false // an infinite tolerance must not accept any value
         } else {
             let d = (a - b).abs();
             c.max_abs = c.max_abs.max(d);
@@ -440,6 +445,9 @@ pub struct MainCpp {
     pub elems: HashMap<usize, u64>,
     /// Files `ReadFile` reads.
     pub reads: Vec<usize>,
+    /// Some `ReadFile` names its file in a way the parser does not follow
+    /// (a formatted path), so any file may be an input.
+    pub opaque_reads: bool,
     /// Files `WriteFile` writes.
     pub writes: Vec<usize>,
     /// The chosen kernel launch: its name and, per launch argument (the
@@ -583,11 +591,63 @@ pub fn parse_main_cpp(src: &str, entry: &str) -> MainCpp {
     // host/device buffer -> file
     let mut buf_file: HashMap<String, usize> = HashMap::new();
     let mut h2d: Vec<(String, String)> = Vec::new(); // (device, host)
+                                                     // arrays of file names (`const char *paths[N] = {"./a.bin", ...}`), used
+                                                     // by hosts that loop over their buffers: `device[i]` is file `paths[i]`
+    let mut file_arrays: Vec<Vec<usize>> = Vec::new();
+    for i in 0..t.len() {
+        if t[i] != Tok::P('=') || t.get(i + 1) != Some(&Tok::P('{')) || i < 1 {
+            continue;
+        }
+        if t[i - 1] != Tok::P(']') {
+            continue;
+        }
+        let mut names = Vec::new();
+        let mut j = i + 2;
+        while let Some(x) = t.get(j) {
+            match x {
+                Tok::Str(f) if f.ends_with(".bin") => names.push(f.clone()),
+                Tok::P(',') => {}
+                _ => break,
+            }
+            j += 1;
+        }
+        if t.get(j) == Some(&Tok::P('}')) && !names.is_empty() {
+            let keys: Vec<usize> = names
+                .iter()
+                .filter_map(|f| file_key(f, &mut m.stems))
+                .collect();
+            if keys.len() == names.len() {
+                file_arrays.push(keys);
+            }
+        }
+    }
+    // `NAME[...]` with NAME not a plain buffer: the element index, if a literal
+    let indexed = |a: &[Tok]| -> Option<Option<usize>> {
+        let close = a.iter().rposition(|x| *x == Tok::P(']'))?;
+        let open = a[..close].iter().rposition(|x| *x == Tok::P('['))?;
+        match &a[open + 1..close] {
+            [Tok::Num(n)] => Some(n.parse().ok()),
+            _ => Some(None),
+        }
+    };
     for (name, args, _) in &calls {
         let file = args.first().and_then(|a| match a.as_slice() {
             [Tok::Str(s)] => file_key(s, &mut m.stems),
             _ => None,
         });
+        // ReadFile(paths[i], ...) / WriteFile(paths[i], ...) in a loop over a file array
+        if file.is_none() && file_arrays.len() != 1 && name == "ReadFile" {
+            m.opaque_reads = true;
+        }
+        if file.is_none() && file_arrays.len() == 1 {
+            let over_array = args.first().is_some_and(|a| indexed(a).is_some());
+            match name.as_str() {
+                "ReadFile" if over_array => m.reads.extend(file_arrays[0].iter().copied()),
+                "ReadFile" => m.opaque_reads = true,
+                "WriteFile" if over_array => m.writes.extend(file_arrays[0].iter().copied()),
+                _ => {}
+            }
+        }
         match (name.as_str(), file) {
             ("ReadFile", Some(k)) => {
                 m.reads.push(k);
@@ -683,6 +743,11 @@ pub fn parse_main_cpp(src: &str, entry: &str) -> MainCpp {
                         return LaunchArg::File(k);
                     }
                 }
+                if let (Some(Some(i)), [keys]) = (indexed(a), file_arrays.as_slice()) {
+                    if let Some(k) = keys.get(i) {
+                        return LaunchArg::File(*k);
+                    }
+                }
                 match ev.eval(a) {
                     Some(v) => LaunchArg::Scalar(v),
                     None => LaunchArg::Unknown(text),
@@ -692,6 +757,73 @@ pub fn parse_main_cpp(src: &str, entry: &str) -> MainCpp {
         m.launch = Some((name.clone(), la));
     }
     m
+}
+
+/// `launch.cpp`'s wrapper `launch(params...)`: for each argument of the
+/// kernel call (`kernel<<<...>>>(args)`) in its body, the index of the
+/// wrapper parameter it forwards (`None` when it forwards none). A wrapper
+/// may pass one parameter to several kernel arguments.
+pub fn parse_launch_cpp(src: &str, launch: &str) -> Option<Vec<Option<usize>>> {
+    let t = lex(src);
+    // splits a parenthesised list starting at t[open] into its items
+    let items = |open: usize| -> Option<(Vec<Vec<Tok>>, usize)> {
+        let (mut out, mut cur, mut d) = (Vec::new(), Vec::new(), 0i32);
+        for (j, x) in t.iter().enumerate().skip(open) {
+            match x {
+                Tok::P('(') => {
+                    d += 1;
+                    if d == 1 {
+                        continue;
+                    }
+                }
+                Tok::P(')') => {
+                    d -= 1;
+                    if d == 0 {
+                        out.push(cur);
+                        return Some((out, j));
+                    }
+                }
+                Tok::P(',') if d == 1 => {
+                    out.push(std::mem::take(&mut cur));
+                    continue;
+                }
+                _ => {}
+            }
+            cur.push(x.clone());
+        }
+        None
+    };
+    for i in 0..t.len() {
+        if t[i] != Tok::Id(launch.to_string()) || t.get(i + 1) != Some(&Tok::P('(')) {
+            continue;
+        }
+        let (params, close) = items(i + 1)?;
+        if t.get(close + 1) != Some(&Tok::P('{')) {
+            continue; // a prototype
+        }
+        let names: Vec<Option<&str>> = params.iter().map(|p| last_id(p)).collect();
+        // the kernel call: `<<<` ... `>>>` then the argument list
+        let mut k = close + 2;
+        while k + 2 < t.len() && t[k..k + 3] != [Tok::P('>'), Tok::P('>'), Tok::P('>')] {
+            if t[k] == Tok::P('}') {
+                return None;
+            }
+            k += 1;
+        }
+        if t.get(k + 3) != Some(&Tok::P('(')) {
+            return None;
+        }
+        let (args, _) = items(k + 3)?;
+        return Some(
+            args.iter()
+                .map(|a| {
+                    let id = last_id(a)?;
+                    names.iter().position(|n| *n == Some(id))
+                })
+                .collect(),
+        );
+    }
+    None
 }
 
 // ---------------------------------------------------------------- case.toml
@@ -838,6 +970,21 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
         notes.extend(m.launch_note.clone());
         if let Some((lname, la)) = &m.launch {
             let mut la = la.clone();
+            // launch.cpp's wrapper says which launch argument feeds each kernel argument
+            let wrapper = std::fs::read_to_string(dir.join("launch.cpp"))
+                .ok()
+                .and_then(|src| parse_launch_cpp(&src, lname))
+                .filter(|map| map.len() == nargs);
+            let aliasing = wrapper.is_some();
+            if let Some(map) = wrapper {
+                la = map
+                    .iter()
+                    .map(|p| match p.and_then(|p| la.get(p)) {
+                        Some(a) => a.clone(),
+                        None => LaunchArg::Unknown("a value launch.cpp computes".into()),
+                    })
+                    .collect();
+            }
             if la.len() == nargs + 1 {
                 la.pop(); // the stream
             }
@@ -852,7 +999,9 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
                 let mut ok = true;
                 for (i, (a, t)) in la.iter().zip(&func.arg_types).enumerate() {
                     match (a, t) {
-                        (LaunchArg::File(k), ArgType::GmPtr(_)) if !order.contains(k) => {
+                        (LaunchArg::File(k), ArgType::GmPtr(_))
+                            if aliasing || !order.contains(k) =>
+                        {
                             order.push(*k)
                         }
                         (LaunchArg::Scalar(v), ArgType::Int(_) | ArgType::Float(_)) => {
@@ -889,16 +1038,35 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
     }
     let toml = parse_case_toml(&dir.join("case.toml"))?;
 
-    let mut bindings = Vec::new();
+    let mut bindings: Vec<Binding> = Vec::new();
     let mut args = Vec::new();
     let mut any_golden = false;
     let mut goldens: Vec<Option<Vec<u8>>> = Vec::new();
+    let mut first_arg: HashMap<usize, usize> = HashMap::new();
     for (i, t) in func.arg_types.iter().enumerate() {
         let k = ks[i];
         let sk = stem(k);
         let name = names[i].clone();
         match t {
+            ArgType::GmPtr(dt) if first_arg.contains_key(&k) => {
+                // the launch passes this file's buffer again
+                let j = first_arg[&k];
+                bindings.push(Binding {
+                    arg: i,
+                    name,
+                    k,
+                    file: sk.clone(),
+                    dtype: Some(*dt),
+                    bytes: bindings[j].bytes,
+                    scalar: None,
+                    output: false,
+                    source: format!("{sk}.bin (same buffer as %{})", names[j]),
+                });
+                args.push(Arg::Alias(j));
+                goldens.push(None);
+            }
             ArgType::GmPtr(dt) => {
+                first_arg.insert(k, i);
                 let es = dt.bytes() as u64;
                 let vp = dir.join(format!("{sk}.bin"));
                 let gp = dir.join(format!("golden_{sk}.bin"));
@@ -906,16 +1074,18 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
                 // with a main.cpp, a pure output (never read) starts zeroed
                 let pure_out = mc
                     .as_ref()
-                    .is_some_and(|m| !m.reads.contains(&k) && golden.is_some());
+                    .is_some_and(|m| !m.opaque_reads && !m.reads.contains(&k) && golden.is_some());
                 let input = if pure_out { None } else { read_bin(&vp)? };
                 if mc.as_ref().is_some_and(|m| m.reads.contains(&k)) && input.is_none() {
                     return bad(format!("{}: missing (main.cpp reads it)", vp.display()));
                 }
+                // the file's byte size (in main.cpp's host type) over its
+                // element count (in the kernel argument's type)
                 let main_bytes = mc.as_ref().and_then(|m| {
-                    m.elems
+                    m.bytes
                         .get(&k)
-                        .map(|n| n * es)
-                        .or_else(|| m.bytes.get(&k).copied())
+                        .copied()
+                        .or_else(|| m.elems.get(&k).map(|n| n * es))
                 });
                 let toml_bytes = match toml.get(&k) {
                     Some(TomlArg::Buf(tdt, n)) => {
@@ -1104,6 +1274,7 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
     if code == 0 && cfg.check == CheckMode::Error && !diagnostics.is_empty() {
         code = 1;
     }
+    let code_before_compare = code;
     // write every output (also after a fault: a stale vK.bin must not survive)
     let mut outputs = Vec::new();
     for b in &bindings {
@@ -1127,6 +1298,30 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
             written: p,
             cmp,
         });
+    }
+    // with --golden-script the case's own scripts are trusted: its compare.py
+    // (what the PTOAS harness runs) may check fewer elements or looser
+    // tolerances than the byte-for-byte golden comparison
+    if opts.golden_script
+        && code_before_compare == 0
+        && code == 1
+        && dir.join("compare.py").is_file()
+    {
+        match std::process::Command::new("python3")
+            .arg("compare.py")
+            .current_dir(dir)
+            .output()
+        {
+            Ok(o) if o.status.success() => {
+                notes.push(
+                    "the case's compare.py accepts the outputs the golden_vK.bin comparison rejects"
+                        .into(),
+                );
+                code = 0;
+            }
+            Ok(_) => notes.push("the case's compare.py rejects the outputs too".into()),
+            Err(e) => notes.push(format!("cannot run python3 compare.py: {e}")),
+        }
     }
     Ok(CaseReport {
         func: func.name.clone(),
@@ -1212,5 +1407,59 @@ int main() {
         assert_eq!(m.bytes.get(&1), Some(&1024));
         // neither the capacity (0) nor the in/out variable (declared 0) says
         assert_eq!(m.bytes.get(&2), None);
+    }
+
+    #[test]
+    fn launch_wrapper_forwards_one_pointer_to_several_arguments() {
+        let src = r#"
+void LaunchK(float *p0, float *p1, void *stream);
+void LaunchK(float * p0, float * p1, void *stream) {
+  k_kernel<<<1, nullptr, stream>>>((__gm__ half *)p0, (__gm__ float *)p0, (__gm__ float *)p1, 4);
+}"#;
+        assert_eq!(
+            parse_launch_cpp(src, "LaunchK"),
+            Some(vec![Some(0), Some(0), Some(1), None])
+        );
+        assert_eq!(parse_launch_cpp(src, "LaunchOther"), None);
+    }
+
+    #[test]
+    fn equal_infinities_match() {
+        let inf = f32::INFINITY.to_le_bytes();
+        let c = compare(DType::F32, &inf, &inf, None, None);
+        assert_eq!(c.mismatches, 0);
+        let c = compare(
+            DType::F32,
+            &inf,
+            &(-f32::INFINITY).to_le_bytes(),
+            None,
+            None,
+        );
+        assert_eq!(c.mismatches, 1);
+    }
+
+    #[test]
+    fn host_loops_over_a_file_array() {
+        let src = r#"
+void LaunchK(int *a, int *b, void *stream);
+int main() {
+  const char *paths[2] = {"./lhs.bin", "./out.bin"};
+  void *device[2] = {};
+  for (size_t i = 0; i < 2; ++i) { ReadFile(paths[i], sz, host[i], sizes[i]); }
+  LaunchK(static_cast<int *>(device[0]), static_cast<int *>(device[1]), stream);
+  for (size_t i = 1; i < 2; ++i) { WriteFile(paths[i], host[i], sizes[i]); }
+}"#;
+        let m = parse_main_cpp(src, "k");
+        let (_, la) = m.launch.expect("a launch");
+        let lhs = *m.stems.iter().find(|(_, v)| *v == "lhs").expect("lhs").0;
+        let out = *m.stems.iter().find(|(_, v)| *v == "out").expect("out").0;
+        assert_eq!(la[..2], [LaunchArg::File(lhs), LaunchArg::File(out)]);
+        assert!(m.reads.contains(&out) && m.writes.contains(&out));
+        // a formatted path hides which files are read
+        let m = parse_main_cpp(
+            "int main() { snprintf(path, 32, \"./v%zu.bin\", i + 1); ReadFile(path, s, h, s); }",
+            "k",
+        );
+        assert!(m.opaque_reads);
     }
 }

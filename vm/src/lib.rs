@@ -210,6 +210,9 @@ pub enum Arg {
         /// Rank.
         rank: u32,
     },
+    /// The same GM buffer as an earlier argument (by index): a launch that
+    /// passes one device pointer several times.
+    Alias(usize),
 }
 
 /// Where a run left the GM buffers of its arguments.
@@ -272,17 +275,19 @@ pub fn run_kernel_ranks(
         let mut addr = GM_BASE;
         let mut p = Vec::new();
         for a in rargs {
-            if let Arg::Buffer(b) = a {
-                if b.len() as u64 >= 1 << (mem::RANK_SHIFT - 1) {
-                    return Err(format!(
-                        "a {} byte buffer does not fit a rank's GM",
-                        b.len()
-                    ));
+            match a {
+                Arg::Buffer(b) => {
+                    if b.len() as u64 >= 1 << (mem::RANK_SHIFT - 1) {
+                        return Err(format!(
+                            "a {} byte buffer does not fit a rank's GM",
+                            b.len()
+                        ));
+                    }
+                    p.push(Some((base + addr, b.len() as u64)));
+                    addr = (addr + b.len() as u64).div_ceil(512) * 512 + 512;
                 }
-                p.push(Some((base + addr, b.len() as u64)));
-                addr = (addr + b.len() as u64).div_ceil(512) * 512 + 512;
-            } else {
-                p.push(None);
+                Arg::Alias(j) => p.push(p.get(*j).copied().flatten()),
+                _ => p.push(None),
             }
         }
         places.push(p);
@@ -320,6 +325,20 @@ pub fn run_kernel_ranks(
                     Val::Ptr(Ptr {
                         space: Space::Gm,
                         addr: at.0,
+                        elem,
+                    })
+                }
+                Arg::Alias(j) => {
+                    let Some((at, _)) = places[r][i] else {
+                        return Err(format!(
+                            "argument {} aliases argument {}, which is no buffer",
+                            i + 1,
+                            j + 1
+                        ));
+                    };
+                    Val::Ptr(Ptr {
+                        space: Space::Gm,
+                        addr: at,
                         elem,
                     })
                 }

@@ -1577,15 +1577,11 @@ impl<'a> Lowerer<'a> {
                     return self.unsupported(op, c, "needs a pointer and a result");
                 };
                 let dist = match op.attr("dist").and_then(|a| a.enum_value()) {
-                    Some(d) if d.starts_with("BRC") => Dist::Brc,
+                    _ if res.len() > 1 => return self.generic_vec(op, u, res, c),
+                    Some(d) if d.starts_with("BRC") && d != "BRC_BLK" => Dist::Brc,
                     None | Some("NORM") => Dist::Norm,
-                    Some(other) => {
-                        return self.unsupported(
-                            op,
-                            c,
-                            &format!("distribution mode {other} is not implemented yet"),
-                        )
-                    }
+                    // other distributions and post-update: exec::vec_mem
+                    Some(_) => return self.generic_vec(op, u, res, c),
                 };
                 let elem = self.vdtype(dst);
                 self.push(
@@ -1603,12 +1599,11 @@ impl<'a> Lowerer<'a> {
             "vsts" => {
                 if let Some(d) = op.attr("dist").and_then(|a| a.enum_value()) {
                     if !d.starts_with("NORM") {
-                        return self.unsupported(
-                            op,
-                            c,
-                            &format!("distribution mode {d} is not implemented yet"),
-                        );
+                        return self.generic_vec(op, u, res, c);
                     }
+                }
+                if !res.is_empty() {
+                    return self.generic_vec(op, u, res, c);
                 }
                 // %v, %ptr[%off], %mask  or  %v, %ptr, %mask
                 let sub = op
@@ -1753,6 +1748,29 @@ impl<'a> Lowerer<'a> {
             .find(|v| matches!(self.ty(**v), Some(Type::VReg { .. } | Type::Mask(_))));
         if let Some(t) = src.and_then(|r| elem_name(*r)) {
             attrs.push(("$src_type".into(), AttrVal::Sym(t)));
+        }
+        attrs.push(("$nres".into(), AttrVal::Int(res.len() as i64)));
+        if crate::exec::vmi::implemented(op.opcode) {
+            // VMI ops read the full type of every operand and result
+            let full = |v: &Reg| -> String {
+                let t = self.file.values.get(*v as usize).and_then(|x| x.ty);
+                t.map(|t| type_name(self.file, t)).unwrap_or_default()
+            };
+            attrs.extend(u.iter().map(|v| ("$in".into(), AttrVal::Sym(full(v)))));
+            // dense constants (`constant_mask`'s value) as their element text
+            for (k, a) in op.attrs() {
+                // `dense<...> : tensor<...>` parses as [dense, type]
+                let a = match a {
+                    Attr::Array(v) => v.first().unwrap_or(a),
+                    a => a,
+                };
+                if let Attr::Keyword { kw, body } = a {
+                    if kw == "dense" {
+                        attrs.push((k.clone(), AttrVal::Sym(body.clone())));
+                    }
+                }
+            }
+            attrs.extend(res.iter().map(|v| ("$out".into(), AttrVal::Sym(full(v)))));
         }
         self.push(
             op,

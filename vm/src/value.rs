@@ -200,6 +200,11 @@ pub enum Val {
     Mask(Box<[u8; 32]>),
     /// An event-id array (`!pto.eventid_array<N>`).
     Ids(Vec<i64>),
+    /// A VMI logical vector (`!pto.vmi.vreg<LxT>`): the bytes of its lanes,
+    /// little-endian; the element type travels with each op (`exec::vmi`).
+    Lanes(Vec<u8>),
+    /// A VMI logical mask (`!pto.vmi.mask<L>`): one flag per lane.
+    LMask(Vec<bool>),
 }
 
 impl Val {
@@ -233,6 +238,8 @@ impl Val {
             Val::VReg(_) => "a vector register",
             Val::Mask(_) => "a mask",
             Val::Ids(_) => "an event-id array",
+            Val::Lanes(_) => "a VMI vector",
+            Val::LMask(_) => "a VMI mask",
         }
     }
 }

@@ -295,6 +295,33 @@ fn golden_script_generates_the_bins() {
 }
 
 #[test]
+fn compare_py_judges_what_the_golden_comparison_rejects() {
+    let d = Dir::new("comparepy");
+    d.write("kernel.pto", vadd());
+    // the golden's last element is wrong; the case's compare.py checks the
+    // first 1000 elements only
+    d.write(
+        "golden.py",
+        format!(
+            "{GOLDEN_PY}\ng = [a + b for a, b in zip(x, y)]\ng[-1] = -1.0\nopen('golden_v3.bin', 'wb').write(struct.pack('<%df' % n, *g))\n"
+        ),
+    );
+    d.write(
+        "compare.py",
+        "import struct, sys\n\
+         g = struct.unpack('<1024f', open('golden_v3.bin', 'rb').read())\n\
+         o = struct.unpack('<1024f', open('v3.bin', 'rb').read())\n\
+         sys.exit(0 if g[:1000] == o[:1000] else 1)\n",
+    );
+    let (c, e) = case(&d, &["--golden-script"]);
+    assert_eq!(c, 0, "{e}");
+    assert!(e.contains("compare.py accepts"), "{e}");
+    // without --golden-script no script runs and the mismatch stands
+    let (c, e) = case(&d, &[]);
+    assert_eq!(c, 1, "{e}");
+}
+
+#[test]
 fn case_toml_sizes_a_buffer_nothing_else_sizes() {
     let d = vadd_case("toml", 0.0);
     d.write("case.toml", "[args]\nv1 = \"f32:16x16\"\n");

@@ -10,7 +10,9 @@
 
 use pto_isa_spec::{DType, Opcode};
 
-use crate::exec::{fault, vec_arith, vec_convert, vec_pred, vec_rearrange, Accesses, Fault};
+use crate::exec::{
+    fault, vec_arith, vec_convert, vec_mem, vec_pred, vec_rearrange, vmi, Accesses, Fault,
+};
 use crate::mem::Local;
 use crate::num::{read, wrap, write, Num};
 use crate::program::{attr, AttrVal, Attrs};
@@ -24,6 +26,7 @@ enum Group {
     Convert,
     Rearrange,
     Pred,
+    Mem,
 }
 
 /// Which group executes `op`; `None` when the interpreter lacks it. The one
@@ -70,6 +73,19 @@ fn group(op: Opcode) -> Option<Group> {
         | O::VSqz
         | O::VUsqz
         | O::VPerm => Group::Rearrange,
+        O::VLdsx2
+        | O::VStsx2
+        | O::VSldb
+        | O::VSstb
+        | O::VGather2
+        | O::InitAlign
+        | O::VLdas
+        | O::VLdus
+        | O::VStus
+        | O::VStas
+        | O::Sprclr
+        | O::Sprsti
+        | O::Sprsts => Group::Mem,
         O::Pand
         | O::Por
         | O::Pxor
@@ -98,7 +114,7 @@ fn group(op: Opcode) -> Option<Group> {
 
 /// Whether the generic path implements `op` (lowering sends only these here).
 pub fn implemented(op: Opcode) -> bool {
-    group(op).is_some()
+    group(op).is_some() || vmi::implemented(op)
 }
 
 /// Executes a vector micro-op: `srcs` are the operand values in textual order,
@@ -111,6 +127,9 @@ pub fn run(
     local: &mut Local,
     acc: &mut Accesses,
 ) -> Result<Vec<Val>, Fault> {
+    if vmi::implemented(op) {
+        return vmi::run(op, srcs, attrs, local, acc);
+    }
     let a = Args::split(srcs);
     let cx = Cx { op, attrs };
     match group(op) {
@@ -119,6 +138,9 @@ pub fn run(
         Some(Group::Convert) => vec_convert::run(&cx, &a),
         Some(Group::Rearrange) => vec_rearrange::run(&cx, &a),
         Some(Group::Pred) => vec_pred::run(&cx, &a, local, acc),
+        // vlds/vsts reach the generic path only for modes the built-in lacks
+        Some(Group::Mem) => vec_mem::run(&cx, &a, local, acc),
+        None if vec_mem::handles(op) => vec_mem::run(&cx, &a, local, acc),
         None => fault(format!(
             "'{}' is not implemented in ptovm's interpreter yet",
             op.name()

@@ -44,21 +44,52 @@ fn dist(cx: &Cx) -> String {
 }
 
 fn addr(cx: &Cx, a: &Args) -> Result<u64, Fault> {
+    Ok(place(cx, a)?.0)
+}
+
+/// Bytes one offset unit advances: `plds`/`psts` count bytes, the
+/// immediate forms `pldi`/`psti` count alignment units of their
+/// distribution (32 bytes, 16 for `US`/`PK`), the others elements.
+fn unit(cx: &Cx, p: &Ptr) -> i64 {
+    use Opcode as O;
+    match cx.op {
+        O::Plds | O::Psts => 1,
+        O::Pldi | O::Psti => match dist(cx).as_str() {
+            "US" | "PK" => 16,
+            _ => 32,
+        },
+        _ => p.elem.bytes() as i64,
+    }
+}
+
+/// The accessed UB byte address and, for the post-update forms (an extra
+/// pointer result), the advanced base: those access the base itself.
+fn place(cx: &Cx, a: &Args) -> Result<(u64, Option<Val>), Fault> {
     let Some(p) = a.p.first() else {
         return cx.err("needs a UB pointer");
     };
-    ub_addr(cx, p, a.s.first().and_then(|s| s.as_i64()).unwrap_or(0))
-}
-
-fn ub_addr(cx: &Cx, p: &Ptr, off: i64) -> Result<u64, Fault> {
     if p.space != Space::Ub {
         return cx.err(format!("needs a UB pointer, got {}", p.space.name()));
     }
-    let a = p.addr as i64 + off * p.elem.bytes() as i64;
-    if a < 0 {
+    let off = a.s.first().and_then(|s| s.as_i64()).unwrap_or(0);
+    let moved = p.addr as i64 + off * unit(cx, p);
+    if moved < 0 {
         return cx.err("addresses a negative UB offset");
     }
-    Ok(a as u64)
+    let loads = matches!(cx.op, Opcode::Plds | Opcode::Pld | Opcode::Pldi);
+    let nres = match crate::program::attr(cx.attrs, "$nres") {
+        Some(crate::program::AttrVal::Int(n)) => *n as usize,
+        _ => 0,
+    };
+    if nres > usize::from(loads) {
+        let next = Ptr {
+            addr: moved as u64,
+            ..*p
+        };
+        Ok((p.addr, Some(Val::Ptr(next))))
+    } else {
+        Ok((moved as u64, None))
+    }
 }
 
 /// Predicate-group ops.
@@ -166,12 +197,12 @@ pub fn run(cx: &Cx, a: &Args, local: &mut Local, acc: &mut Accesses) -> Result<V
                     acc.add(Space::Ub, at, 16, false);
                 }
                 "DS" => {
-                    // every other stored bit, into the low half
-                    let s = local.slice(Space::Ub, at, 32)?;
-                    for i in 0..128 {
+                    // every other bit of a 64-byte image
+                    let s = local.slice(Space::Ub, at, 64)?;
+                    for i in 0..256 {
                         set_bit(&mut r, i, s[i / 4] & (1 << ((2 * i) % 8)) != 0);
                     }
-                    acc.add(Space::Ub, at, 32, false);
+                    acc.add(Space::Ub, at, 64, false);
                 }
                 other => return cx.err(format!("distribution {other} is not implemented")),
             }
@@ -205,9 +236,13 @@ pub fn run(cx: &Cx, a: &Args, local: &mut Local, acc: &mut Accesses) -> Result<V
                 }
                 other => return cx.err(format!("distribution {other} is not implemented")),
             }
-            return Ok(Vec::new());
+            return Ok(place(cx, a)?.1.into_iter().collect());
         }
         _ => return fault(format!("'{}' is not a predicate op", cx.op.name())),
     };
-    Ok(vec![Val::Mask(out)])
+    let mut res = vec![Val::Mask(out)];
+    if matches!(cx.op, O::Plds | O::Pld | O::Pldi) {
+        res.extend(place(cx, a)?.1);
+    }
+    Ok(res)
 }

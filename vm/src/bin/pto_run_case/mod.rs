@@ -42,7 +42,9 @@ use super::MachineFlags;
 struct CaseCli {
     /// The case directory.
     dir: PathBuf,
-    /// First run `python3 golden.py` in DIR (to write the inputs and goldens).
+    /// First run `python3 golden.py` in DIR (to write the inputs and goldens);
+    /// outputs the golden comparison rejects are then judged by DIR/compare.py
+    /// when there is one.
     #[arg(long)]
     golden_script: bool,
     /// Entry function (default: the one marked pto.entry / pto.kernel).
