@@ -17,6 +17,8 @@ fn kernel(op: &str, dt: &str, rows: usize, cols: usize, vr: usize, vc: usize) ->
     let tb = format!("!pto.tile_buf<loc=vec, dtype={dt}, rows={rows}, cols={cols}, v_row={vr}, v_col={vc}, blayout=row_major, slayout=none_box, fractal=512, pad=0>");
     let view = format!("!pto.tensor_view<{rows}x{cols}x{dt}>");
     let part = format!("!pto.partition_tensor_view<{rows}x{cols}x{dt}>");
+    // a store writes exactly the valid region (the verifier checks the count)
+    let vpart = format!("!pto.partition_tensor_view<{vr}x{vc}x{dt}>");
     let unary = matches!(op, "tabs" | "tneg" | "tsqrt" | "trecip" | "trelu");
     let scalar = op.ends_with('s') && !unary;
     let sval = if dt == "f32" {
@@ -44,7 +46,9 @@ fn kernel(op: &str, dt: &str, rows: usize, cols: usize, vr: usize, vc: usize) ->
     %zv = pto.make_tensor_view %z, shape = [%cr, %cc], strides = [%cc, %c1] : {view}
     %xp = pto.partition_view %xv, offsets = [%c0, %c0], sizes = [%cr, %cc] : {view} -> {part}
     %yp = pto.partition_view %yv, offsets = [%c0, %c0], sizes = [%cr, %cc] : {view} -> {part}
-    %zp = pto.partition_view %zv, offsets = [%c0, %c0], sizes = [%cr, %cc] : {view} -> {part}
+    %vr = arith.constant {vr} : index
+    %vc = arith.constant {vc} : index
+    %zp = pto.partition_view %zv, offsets = [%c0, %c0], sizes = [%vr, %vc] : {view} -> {vpart}
     %a = pto.alloc_tile : {tb}
     %b = pto.alloc_tile : {tb}
     %d = pto.alloc_tile : {tb}
@@ -55,7 +59,7 @@ fn kernel(op: &str, dt: &str, rows: usize, cols: usize, vr: usize, vc: usize) ->
     pto.{op} {ins} outs(%d : {tb})
     pto.set_flag["PIPE_V", "PIPE_MTE3", "EVENT_ID0"]
     pto.wait_flag["PIPE_V", "PIPE_MTE3", "EVENT_ID0"]
-    pto.tstore ins(%d : {tb}) outs(%zp : {part})
+    pto.tstore ins(%d : {tb}) outs(%zp : {vpart})
     return
   }}
 }}"#
