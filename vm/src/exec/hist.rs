@@ -15,6 +15,11 @@
 //!   elements whose byte 3 equals `idx[0, 0]`; `byte = 1` also needs byte 2 ==
 //!   `idx[1, 0]`; `byte = 0` also byte 1 == `idx[2, 0]` (one filter row per
 //!   processed byte, shared by every source row).
+//!
+//! The A5 code steps through the ui16 filters one byte per row, which is
+//! `idx[row, 0]` for the column tiles (`Nx1`, col-major) kernels use; for other
+//! index tile shapes ptovm reads `idx[row, 0]` through the layout, as the CPU
+//! simulator does.
 
 use pto_isa_spec::DType;
 

@@ -613,7 +613,7 @@ pub fn subview(
     }
     if s.slayout != SLayout::NoneBox {
         let (ir, ic) = crate::layout::box_shape(s);
-        if r0 % ir != 0 || c0 % ic != 0 {
+        if ir <= 0 || ic <= 0 || r0 % ir != 0 || c0 % ic != 0 {
             return fault(format!(
                 "subview: offsets ({r0}, {c0}) are not aligned to the source's {ir}x{ic} boxes"
             ));
