@@ -577,3 +577,139 @@ mod tests {
         );
     }
 }
+
+/// The dtype classes of the tile coverage report.
+pub const CLASSES: [&str; 3] = ["float", "int", "low-precision float"];
+
+/// The class of an element type: f16/bf16/f32/f64 are `float`, the integers
+/// `int`, fp8/hif8/fp4/e8m0 `low-precision float`; i1 and packed i4 have none.
+pub fn dtype_class(d: pto_isa_spec::DType) -> Option<&'static str> {
+    use pto_isa_spec::DType as D;
+    match d {
+        D::F16 | D::BF16 | D::F32 | D::F64 => Some("float"),
+        D::I8 | D::U8 | D::I16 | D::U16 | D::I32 | D::U32 | D::I64 | D::U64 => Some("int"),
+        D::F8E4M3 | D::F8E5M2 | D::HiF8 | D::F4E2M1 | D::F4E1M2 | D::E8M0 => {
+            Some("low-precision float")
+        }
+        D::I1 | D::I4 => None,
+    }
+}
+
+/// Which dtype classes each tile instruction is exercised with by passing
+/// cases: an op counts for a class when a case that passed executed it and the
+/// op's own text has a tile (or vector register) of that class among its
+/// operands or results.
+#[derive(Clone, Debug, Default)]
+pub struct ClassCoverage {
+    hit: std::collections::BTreeMap<usize, std::collections::BTreeSet<&'static str>>,
+}
+
+impl ClassCoverage {
+    /// Adds a passing run of `case` with its per-opcode execution counts.
+    pub fn add(&mut self, case: &Case, counts: &[u64]) {
+        let Ok(src) = std::fs::read_to_string(case.dir.join("kernel.pto")) else {
+            return;
+        };
+        let (file, _) = pto_asm::parse("kernel.pto", &src);
+        for op in file.walk() {
+            let o = op.opcode as usize;
+            if counts.get(o).copied().unwrap_or(0) == 0 {
+                continue;
+            }
+            for v in op.uses().chain(op.result_values()) {
+                let ty = file.values.get(v as usize).and_then(|i| i.ty);
+                let shaped = ty.is_some_and(|t| {
+                    matches!(
+                        file.types.get(t),
+                        pto_asm::ty::Type::TileBuf(_)
+                            | pto_asm::ty::Type::Tile { .. }
+                            | pto_asm::ty::Type::VReg { .. }
+                    )
+                });
+                if let (true, Some(c)) = (
+                    shaped,
+                    ty.and_then(|t| file.types.elem_dtype(t))
+                        .and_then(dtype_class),
+                ) {
+                    self.hit.entry(o).or_default().insert(c);
+                }
+            }
+        }
+    }
+
+    /// The classes an op's dtype rule allows on any profile (empty: no rule).
+    fn supported(info: &pto_isa_spec::OpInfo) -> Vec<&'static str> {
+        let r = info.dtypes;
+        if r.a2a3 == pto_isa_spec::DtypeSet::ANY {
+            return Vec::new();
+        }
+        CLASSES
+            .into_iter()
+            .filter(|c| {
+                pto_isa_spec::DType::ALL.iter().any(|d| {
+                    dtype_class(*d) == Some(c) && (r.a2a3.contains(*d) || r.a5.contains(*d))
+                })
+            })
+            .collect()
+    }
+
+    /// A Markdown report over every tile instruction of the ISA table, and
+    /// the number of (instruction, class) pairs covered out of those allowed.
+    pub fn report(&self) -> (String, usize, usize) {
+        let mut rows = String::new();
+        let (mut covered, mut total) = (0, 0);
+        for info in pto_isa_spec::OPS {
+            if info.set != pto_isa_spec::ISet::Tile {
+                continue;
+            }
+            let sup = Self::supported(info);
+            let hit = self.hit.get(&(info.opcode as usize));
+            let has = |c: &str| hit.is_some_and(|h| h.contains(c));
+            let (done, gaps): (Vec<&str>, Vec<&str>) = sup.iter().copied().partition(|c| has(c));
+            total += sup.len();
+            covered += done.len();
+            let extra: Vec<&str> = hit
+                .map(|h| h.iter().copied().filter(|c| !sup.contains(c)).collect())
+                .unwrap_or_default();
+            let allowed = if sup.is_empty() {
+                "any (no dtype rule)".to_string()
+            } else {
+                sup.join(", ")
+            };
+            let mut cov: Vec<String> = done.iter().map(|c| c.to_string()).collect();
+            cov.extend(extra.iter().map(|c| c.to_string()));
+            rows.push_str(&format!(
+                "| `{}` | {} | {} | {} |\n",
+                info.name,
+                allowed,
+                if cov.is_empty() {
+                    "—".into()
+                } else {
+                    cov.join(", ")
+                },
+                if gaps.is_empty() {
+                    if sup.is_empty() && cov.is_empty() {
+                        "no case".to_string()
+                    } else {
+                        String::new()
+                    }
+                } else {
+                    gaps.iter()
+                        .map(|c| c.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                }
+            ));
+        }
+        let head = format!(
+            "# Tile instruction coverage by dtype class\n\n\
+             Generated by `pto-conformance --tile-coverage FILE` from the ISA table and the \
+             repository's passing cases: an instruction counts for a dtype class when a passing \
+             case executed it with a tile of that class among its operands. \
+             {covered} of {total} (instruction, allowed class) pairs are covered.\n\n\
+             | instruction | classes the ISA table allows | covered by a passing case | gaps |\n\
+             |---|---|---|---|\n"
+        );
+        (head + &rows, covered, total)
+    }
+}

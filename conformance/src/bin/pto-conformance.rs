@@ -34,6 +34,9 @@ struct Cli {
     /// Write the per-instruction coverage report here (TSV).
     #[arg(long)]
     coverage: Option<PathBuf>,
+    /// Write the tile instructions' coverage by dtype class here (Markdown).
+    #[arg(long, value_name = "FILE")]
+    tile_coverage: Option<PathBuf>,
     /// Parallel jobs (default: the number of cores).
     #[arg(long, short = 'j')]
     jobs: Option<usize>,
@@ -111,6 +114,7 @@ fn main() -> ExitCode {
     }
     let results: Mutex<Vec<(usize, Tier, Outcome, f64)>> = Mutex::new(Vec::new());
     let coverage = Mutex::new(Coverage::default());
+    let classes = Mutex::new(pto_conformance::ClassCoverage::default());
     let next = AtomicUsize::new(0);
     let n = cli
         .jobs
@@ -130,6 +134,11 @@ fn main() -> ExitCode {
                 let secs = start.elapsed().as_secs_f64();
                 if let Ok(mut c) = coverage.lock() {
                     c.add(t, &counts);
+                }
+                if o == Outcome::Pass && t == Tier::Interp {
+                    if let Ok(mut c) = classes.lock() {
+                        c.add(&cases[i], &counts);
+                    }
                 }
                 if let Ok(mut r) = results.lock() {
                     r.push((i, t, o, secs));
@@ -230,6 +239,16 @@ fn main() -> ExitCode {
             eprintln!("pto-conformance: cannot write {}: {e}", p.display());
             return ExitCode::from(2);
         }
+    }
+    if let Some(p) = &cli.tile_coverage {
+        let (rep, covered, total) = classes.into_inner().map(|c| c.report()).unwrap_or_default();
+        if let Err(e) = std::fs::write(p, rep) {
+            eprintln!("pto-conformance: cannot write {}: {e}", p.display());
+            return ExitCode::from(2);
+        }
+        eprintln!(
+            "pto-conformance: tile coverage: {covered} of {total} (instruction, dtype class) pairs"
+        );
     }
     ExitCode::from(if failed > 0 { 1 } else { 0 })
 }
