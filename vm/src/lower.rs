@@ -1127,6 +1127,27 @@ impl<'a> Lowerer<'a> {
                     self.push(op, c, K::Query { dst, what });
                 }
             }
+            "load_scalar" | "store_scalar" => {
+                let load = short == "load_scalar";
+                let k = match (load, u, r0) {
+                    (true, [ptr, off, ..], Some(val)) => K::ScalarMem {
+                        load,
+                        val,
+                        ptr: *ptr,
+                        off: *off,
+                        dt: self.vdtype(val),
+                    },
+                    (false, [val, ptr, off, ..], _) => K::ScalarMem {
+                        load,
+                        val: *val,
+                        ptr: *ptr,
+                        off: *off,
+                        dt: self.vdtype(*val),
+                    },
+                    _ => return self.unsupported(op, c, "needs a pointer, an offset and a value"),
+                };
+                self.push(op, c, k);
+            }
             "castptr" => {
                 let (Some(dst), Some(&src)) = (r0, u.first()) else {
                     return self.unsupported(op, c, "needs a source and a result");

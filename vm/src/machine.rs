@@ -940,6 +940,27 @@ impl<'a> Cluster<'a> {
                 Ok(Flow::Issued)
             }
             K::Sync(sop) => self.su_sync(ci, inst.id, sop),
+            K::ScalarMem {
+                load,
+                val,
+                ptr,
+                off,
+                dt,
+            } => {
+                let gm = self.gm;
+                let c = &mut self.cores[ci];
+                scalar_mem(
+                    gm,
+                    &mut c.arch.local,
+                    &mut c.arch.regs,
+                    *load,
+                    *val,
+                    *ptr,
+                    *off,
+                    *dt,
+                )?;
+                Ok(Flow::Next)
+            }
             K::Comm {
                 op,
                 args,
@@ -2037,6 +2058,25 @@ impl<'a> Cluster<'a> {
                     return fault("pipe instructions, synchronization and calls are not allowed inside a pto.vecscope");
                 }
                 K::Ret { .. } => break,
+                K::ScalarMem {
+                    load,
+                    val,
+                    ptr,
+                    off,
+                    dt,
+                } => {
+                    scalar_mem(
+                        self.gm,
+                        &mut c.arch.local,
+                        &mut c.arch.vregs,
+                        *load,
+                        *val,
+                        *ptr,
+                        *off,
+                        *dt,
+                    )?;
+                    Flow::Next
+                }
                 K::Unsupported { what } => return fault(format!("{what} (inside a vector scope)")),
                 k => scalar_step(
                     k,
@@ -2306,6 +2346,65 @@ fn set(regs: &mut [Val], r: Reg, v: Val) -> Result<(), Fault> {
 fn get(regs: &[Val], r: Reg) -> Result<&Val, Fault> {
     regs.get(r as usize)
         .ok_or_else(|| Fault::Msg("bad register".into()))
+}
+
+/// `load_scalar` / `store_scalar` of one `dt` element at `ptr[off]`.
+#[allow(clippy::too_many_arguments)]
+fn scalar_mem(
+    gm: &Gm,
+    local: &mut Local,
+    regs: &mut [Val],
+    load: bool,
+    val: Reg,
+    ptr: Reg,
+    off: Reg,
+    dt: pto_isa_spec::DType,
+) -> Result<(), Fault> {
+    let p = match regs.get(ptr as usize) {
+        Some(Val::Ptr(p)) => *p,
+        Some(other) => return fault(format!("expected a pointer, got {}", other.kind())),
+        None => return fault("missing pointer operand"),
+    };
+    let k = rd_int(regs, off)?;
+    let es = dt.bytes().max(1);
+    let addr = (p.addr as i64)
+        .checked_add(k.checked_mul(es as i64).unwrap_or(i64::MIN))
+        .filter(|a| *a >= 0)
+        .ok_or_else(|| Fault::Msg(format!("element offset {k} leaves the address space")))?
+        as u64;
+    let mut b = [0u8; 8];
+    if load {
+        if p.space == Space::Gm {
+            gm.read(addr, &mut b[..es])?;
+        } else {
+            b[..es].copy_from_slice(local.slice(p.space, addr, es as u64)?);
+        }
+        let v = match crate::num::read(&b[..es], dt) {
+            Num::F(f) => Val::Float(f),
+            Num::I(i) => Val::Int(i),
+        };
+        match regs.get_mut(val as usize) {
+            Some(r) => *r = v,
+            None => return fault("missing result register"),
+        }
+    } else {
+        let n = match regs.get(val as usize) {
+            Some(Val::Float(f)) => Num::F(*f),
+            Some(v) => Num::I(v.as_i64().ok_or_else(|| {
+                Fault::Msg(format!("store_scalar of {}, not a number", v.kind()))
+            })?),
+            None => return fault("missing value operand"),
+        };
+        crate::num::write(&mut b[..es], dt, n);
+        if p.space == Space::Gm {
+            gm.write(addr, &b[..es])?;
+        } else {
+            local
+                .slice_mut(p.space, addr, es as u64)?
+                .copy_from_slice(&b[..es]);
+        }
+    }
+    Ok(())
 }
 
 fn op_short(op: CommOp) -> &'static str {

@@ -697,6 +697,20 @@ pub enum K {
         /// Attributes (`atomicType`, `notifyOp`, `cmp`, `reduceOp`, `root`).
         attrs: Arc<Attrs>,
     },
+    /// `load_scalar` / `store_scalar`: one element at `ptr[off]` (GM or an
+    /// on-chip buffer), by the scalar unit.
+    ScalarMem {
+        /// Load (else store).
+        load: bool,
+        /// The loaded value's register, or the stored value.
+        val: Reg,
+        /// Pointer.
+        ptr: Reg,
+        /// Offset in elements.
+        off: Reg,
+        /// Element type.
+        dt: DType,
+    },
     /// `castptr`.
     CastPtr {
         /// Destination.

@@ -45,6 +45,20 @@ pub fn io(k: &K) -> (Vec<Reg>, Vec<Reg>) {
             o.extend(dsts)
         }
         K::Ret { vals } => i.extend(vals),
+        K::ScalarMem {
+            load,
+            val,
+            ptr,
+            off,
+            ..
+        } => {
+            i.extend([*ptr, *off]);
+            if *load {
+                o.push(*val)
+            } else {
+                i.push(*val)
+            }
+        }
         K::Comm {
             args,
             staging,
