@@ -109,7 +109,11 @@ fn run(
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, .. ProptestConfig::default() })]
+    // 48 cases in CI; PROPTEST_CASES=N for long runs
+    #![proptest_config(ProptestConfig {
+        cases: std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(48),
+        .. ProptestConfig::default()
+    })]
     #[test]
     fn jit_matches_the_interpreter(
         f32_lane in any::<bool>(),
