@@ -278,6 +278,7 @@ impl<'a> Rules<'a> {
             "pto.multi_tile_get" => self.multi_tile(op, e),
             "pto.inttoptr" => self.inttoptr(op, e),
             "pto.syncall" => self.syncall(op, e),
+            "func.func" => self.entry_function(op, e),
             n if n.starts_with("pto.trowexpand")
                 && n != "pto.trowexpand"
                 && ins.len() == 3
@@ -812,6 +813,72 @@ impl<'a> Rules<'a> {
                     "expects A2/A3 trowexpand tmp capacity to be at least {need} bytes, but got {have} bytes"
                 ));
             }
+        }
+    }
+
+    /// A function's symbol name (`@name` in its header).
+    fn func_name(op: &Op) -> Option<&str> {
+        op.body.iter().find_map(|x| match x {
+            crate::ast::Elem::Attr(Attr::Symbol(s)) => Some(s.as_str()),
+            _ => None,
+        })
+    }
+
+    /// Callees named by `func.call` ops inside `op`.
+    fn callees(op: &Op) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut stack: Vec<&Op> = vec![op];
+        while let Some(o) = stack.pop() {
+            for r in &o.regions {
+                for b in &r.blocks {
+                    for inner in &b.ops {
+                        if inner.opcode.name() == "func.call" {
+                            if let Some(n) = Self::func_name(inner) {
+                                out.push(n.to_string());
+                            }
+                        }
+                        stack.push(inner);
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Kernel entry functions return nothing, and kernels cannot recurse
+    /// (there is no call stack to grow on the AI core).
+    fn entry_function(&self, op: &Op, e: &mut Vec<String>) {
+        if op.attr("pto.entry").is_some() && !op.arrow_types().is_empty() {
+            e.push("PTO entry functions must return void".into());
+            return;
+        }
+        let Some(me) = Self::func_name(op) else {
+            return;
+        };
+        // depth-first over the call graph from this function
+        let funcs: HashMap<&str, &Op> = self
+            .file
+            .walk()
+            .into_iter()
+            .filter(|o| o.opcode.name() == "func.func")
+            .filter_map(|o| Self::func_name(o).map(|n| (n, o)))
+            .collect();
+        let mut seen: Vec<String> = Vec::new();
+        let mut todo = Self::callees(op);
+        while let Some(c) = todo.pop() {
+            if c == me {
+                e.push(format!(
+                    "recursive function calls are not supported (@{me} reaches itself through func.call)"
+                ));
+                return;
+            }
+            if seen.contains(&c) {
+                continue;
+            }
+            if let Some(f) = funcs.get(c.as_str()) {
+                todo.extend(Self::callees(f));
+            }
+            seen.push(c);
         }
     }
 

@@ -742,3 +742,23 @@ fn syncall_workspace() {
         "{errs:?}"
     );
 }
+
+#[test]
+fn entries_return_void_and_calls_do_not_recurse() {
+    let a3 = ProfileId::A2A3;
+    let nonvoid = "func.func @k(%a: i32) -> i32 attributes {pto.entry} {\n  return %a : i32\n}\n";
+    let errs = errors(nonvoid, a3);
+    assert!(
+        errs.iter()
+            .any(|(l, m)| *l == 1 && m.contains("must return void")),
+        "{errs:?}"
+    );
+    let rec = "func.func @k(%a: i32) attributes {pto.entry} {\n  func.call @h(%a) : (i32) -> ()\n  return\n}\nfunc.func private @h(%a: i32) {\n  func.call @k(%a) : (i32) -> ()\n  return\n}\n";
+    let errs = errors(rec, a3);
+    assert!(
+        errs.iter().any(|(l, m)| *l == 1 && m.contains("recursive")),
+        "{errs:?}"
+    );
+    let ok = "func.func @k(%a: i32) attributes {pto.entry} {\n  func.call @h(%a) : (i32) -> ()\n  return\n}\nfunc.func private @h(%a: i32) {\n  return\n}\n";
+    assert!(errors(ok, a3).is_empty(), "{:?}", errors(ok, a3));
+}
