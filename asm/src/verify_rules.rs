@@ -419,7 +419,13 @@ impl<'a> Rules<'a> {
                 }
             }
             "pto.aic_initialize_pipe" | "pto.aiv_initialize_pipe" => self.init_pipe(op, e),
+            "pto.set_quant_scalar" => {
+                Self::unpublished_attrs(op, e);
+            }
             "pto.set_quant_vector" => {
+                if Self::unpublished_attrs(op, e) {
+                    return;
+                }
                 if let Some(t) = op.uses().find_map(|v| self.tile(v)) {
                     if t.tb.loc != TileLoc::Scaling {
                         e.push("expects 'scaling_tile' to use loc=scaling".into());
