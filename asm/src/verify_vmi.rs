@@ -929,13 +929,39 @@ fn bitcast(o: &Operands, e: &mut Vec<String>) {
 }
 
 fn convert(op: &Op, o: &Operands, e: &mut Vec<String>) {
-    if let [(s, _), (r, _)] = o.vregs.as_slice() {
+    if let [(s, se), (r, re)] = o.vregs.as_slice() {
         if s.lanes() != r.lanes() {
             e.push(format!(
                 "requires source and result logical lane counts to match ({} vs {})",
                 s.lanes(),
                 r.lanes()
             ));
+            return;
+        }
+        // the integer extensions: signedness names the extension
+        let signed = |x: &El| x.kind == Kind::Int(Sign::Signed);
+        let unsigned = |x: &El| matches!(x.kind, Kind::Int(Sign::Unsigned | Sign::Signless));
+        let msg = match op.opcode.name() {
+            "pto.vmi.extsi" if !(signed(se) && signed(re)) => {
+                Some("requires signed integer source and result element types")
+            }
+            "pto.vmi.extui" if !(unsigned(se) && unsigned(re)) => {
+                Some("requires unsigned or signless integer source and result element types")
+            }
+            "pto.vmi.extsi" | "pto.vmi.extui" if se.bits >= re.bits => {
+                Some("requires result element type to be wider than source element type")
+            }
+            "pto.vmi.trunci" if !(se.int_like() && re.int_like()) => {
+                Some("requires integer source and result element types")
+            }
+            "pto.vmi.trunci" if se.bits <= re.bits => {
+                Some("requires result element type to be narrower than source element type")
+            }
+            "pto.vmi.sitofp" if !signed(se) => Some("requires signed integer source element type"),
+            _ => None,
+        };
+        if let Some(m) = msg {
+            e.push(m.into());
             return;
         }
     }
