@@ -354,7 +354,7 @@ impl<'a> Verifier<'a> {
             },
             other => other.scalar_dtype()?.bits() as i64,
         };
-        let bytes = lanes * bits / 8;
+        let bytes = lanes.saturating_mul(bits) / 8;
         (bytes != 256).then(|| {
             format!(
                 "'{}' is {bytes} bytes; a vector register holds exactly 256 bytes",

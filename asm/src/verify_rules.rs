@@ -954,7 +954,12 @@ impl<'a> Rules<'a> {
 
     /// Bytes a tile occupies (its physical shape).
     fn tile_bytes(t: &T) -> Option<i64> {
-        t.dt.map(|d| t.tb.rows * t.tb.cols * d.bits() as i64 / 8)
+        t.dt.map(|d| {
+            t.tb.rows
+                .saturating_mul(t.tb.cols)
+                .saturating_mul(d.bits() as i64)
+                / 8
+        })
     }
 
     /// A2/A3 argmax/argmin reductions keep, per row, the running values and
@@ -973,8 +978,10 @@ impl<'a> Rules<'a> {
             return;
         };
         let (repeat, block) = (256 / bytes, 32 / bytes);
-        let repeats = (cols + repeat - 1) / repeat;
-        let min = ((repeats * 2 + block - 1) / block + (repeats + block - 1) / block) * block;
+        let repeats = cols.saturating_add(repeat - 1) / repeat;
+        let min = (repeats.saturating_mul(2).saturating_add(block - 1) / block)
+            .saturating_add(repeats.saturating_add(block - 1) / block)
+            .saturating_mul(block);
         if tmp.tb.v_col.is_some_and(|c| c < min) {
             e.push(format!(
                 "expects A2/A3 tmp valid_shape[1] to be at least {min} for src valid_shape[1] = {cols}"
@@ -995,13 +1002,13 @@ impl<'a> Rules<'a> {
         let Some(tmp) = tmp else { return };
         match name {
             "pto.tprelu" => {
-                if let Some(r) = d.tb.v_row.filter(|r| tmp.tb.rows < r + 1) {
+                if let Some(r) = d.tb.v_row.filter(|r| tmp.tb.rows < r.saturating_add(1)) {
                     e.push(format!(
                         "expects A2/A3 tmp shape[0] to be at least dst valid_shape[0] + 1 ({})",
                         r + 1
                     ));
                 } else if let (Some(dc), Some(tc)) = (d.tb.v_col, tmp.tb.v_col) {
-                    let need = (dc + 7) / 8;
+                    let need = dc.saturating_add(7) / 8;
                     if tc < need {
                         e.push(format!(
                             "expects A2/A3 tmp valid_shape[1] to be at least ceil(dst valid_shape[1] / 8) ({need})"
@@ -1390,8 +1397,9 @@ impl<'a> Rules<'a> {
                 _ => None,
             });
             let count = |dims: &[Option<i64>]| -> Option<i64> {
-                dims.iter()
-                    .try_fold(1i64, |a, d| d.filter(|d| *d > 0).map(|d| a * d))
+                dims.iter().try_fold(1i64, |a, d| {
+                    d.filter(|d| *d > 0).and_then(|d| a.checked_mul(d))
+                })
             };
             if let (Some(dc), Some(sc)) = (
                 shape.as_deref().and_then(count),

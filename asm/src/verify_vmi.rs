@@ -694,7 +694,7 @@ pub(crate) fn check(file: &File, op: &Op, e: &mut Vec<String>) {
             let n = op.attr("num_groups").and_then(Attr::as_int);
             let g = op.attr("group_size").and_then(Attr::as_int);
             if let (Some(n), Some(g), Some(m)) = (n, g, o.masks.last()) {
-                if n > 0 && g > 0 && m.lanes() as i128 != n * g {
+                if n > 0 && g > 0 && m.lanes() as i128 != n.saturating_mul(g) {
                     e.push(format!(
                         "requires result lane count ({}) to equal num_groups * group_size ({n} * {g})",
                         m.lanes()
@@ -893,7 +893,9 @@ fn constant(file: &File, op: &Op, o: &Operands, e: &mut Vec<String>) {
     let Type::Shaped { shape, elem, .. } = file.types.get(t) else {
         return;
     };
-    let count: Option<i64> = shape.iter().try_fold(1i64, |a, d| d.map(|d| a * d));
+    let count: Option<i64> = shape
+        .iter()
+        .try_fold(1i64, |a, d| d.and_then(|d| a.checked_mul(d)));
     let elem_s = crate::printer::type_str(&file.types, *elem);
     let (lanes, want) = if is_mask {
         let Some(m) = o.masks.last() else { return };
@@ -918,8 +920,8 @@ fn constant(file: &File, op: &Op, o: &Operands, e: &mut Vec<String>) {
 
 fn bitcast(o: &Operands, e: &mut Vec<String>) {
     if let [(s, se), (r, re)] = o.vregs.as_slice() {
-        let a = s.lanes() * se.bits as i64;
-        let b = r.lanes() * re.bits as i64;
+        let a = s.lanes().saturating_mul(se.bits as i64);
+        let b = r.lanes().saturating_mul(re.bits as i64);
         if a != b {
             e.push(format!(
                 "requires source and result to carry the same total number of bits ({a} vs {b})"
@@ -1304,7 +1306,7 @@ fn channels(name: &str, o: &Operands, e: &mut Vec<String>) {
         e.push("requires all channel inputs to have the same lane count and element type".into());
         return;
     }
-    let total = first.lanes() * parts.len() as i64;
+    let total = first.lanes().saturating_mul(parts.len() as i64);
     if split && wide.0.lanes() != total {
         e.push(format!(
             "requires source lane count ({}) to equal result count times per-channel lane count ({} x {})",
@@ -1362,6 +1364,9 @@ fn physical_arity(v: &Vmi) -> Option<i64> {
             layout,
         } => {
             let bits = El::parse(elem)?.bits as i64;
+            if bits == 0 || 2048 % bits != 0 {
+                return None;
+            }
             (*lanes, 2048 / bits, layout.as_deref()?)
         }
         Vmi::Mask {
@@ -1384,6 +1389,9 @@ fn physical_arity(v: &Vmi) -> Option<i64> {
     } else {
         body.strip_prefix("deinterleaved=")?.parse().ok()?
     };
+    if !(1..=64).contains(&f) {
+        return None;
+    }
     Some(
         (0..f)
             .map(|p| {
