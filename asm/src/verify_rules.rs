@@ -1821,9 +1821,56 @@ impl<'a> Rules<'a> {
         Some(t[i..].split([',', '>']).next()?.to_string())
     }
 
+    /// The `key = value` fields of an `acc_push_epilogue` attribute.
+    fn epilogue_fields(op: &Op) -> Vec<(String, String)> {
+        let Some(Attr::Dialect { body: Some(b), .. }) = op.attr("acc_push_epilogue") else {
+            return Vec::new();
+        };
+        let t: String = b.chars().filter(|c| !c.is_whitespace()).collect();
+        t.split(',')
+            .filter_map(|f| f.split_once('='))
+            .map(|(k, v)| (k.to_string(), v.trim_end_matches('>').to_string()))
+            .collect()
+    }
+
     fn init_pipe(&self, op: &Op, e: &mut Vec<String>) {
         if Self::unpublished_attrs(op, e) {
             return;
+        }
+        // the FIXPIPE epilogue's published modes
+        const LAYOUTS: [&str; 3] = ["nz2nd", "nz2dn", "nz2nz"];
+        const QUANTS: [&str; 15] = [
+            "no_convert",
+            "f32_f16",
+            "f32_bf16",
+            "req8_scalar",
+            "req8_vec",
+            "deqf16_scalar",
+            "deqf16_vec",
+            "qf322b8_pre_scalar",
+            "qf322b8_pre_vec",
+            "qf322f16_pre_scalar",
+            "qf322bf16_pre_scalar",
+            "qs322bf16_pre_scalar",
+            "qs322bf16_pre_vec",
+            "qf322hif8_pre_scalar",
+            "qf322fp8_pre_scalar",
+        ];
+        const RELUS: [&str; 2] = ["no_relu", "normal_relu"];
+        for (k, v) in Self::epilogue_fields(op) {
+            let allowed: &[&str] = match k.as_str() {
+                "layout" => &LAYOUTS,
+                "quant" => &QUANTS,
+                "relu" => &RELUS,
+                _ => continue,
+            };
+            if !allowed.contains(&v.as_str()) {
+                e.push(format!(
+                    "acc_push_epilogue {k} = {v} is not a FIXPIPE frontend mode (expected one of: {})",
+                    allowed.join(", ")
+                ));
+                return;
+            }
         }
         if let (Some(q), false) = (Self::epilogue_quant(op), self.a5()) {
             if q.starts_with("qs322bf16_pre") {

@@ -762,3 +762,19 @@ fn entries_return_void_and_calls_do_not_recurse() {
     let ok = "func.func @k(%a: i32) attributes {pto.entry} {\n  func.call @h(%a) : (i32) -> ()\n  return\n}\nfunc.func private @h(%a: i32) {\n  return\n}\n";
     assert!(errors(ok, a3).is_empty(), "{:?}", errors(ok, a3));
 }
+
+#[test]
+fn fixpipe_epilogue_modes_are_published_ones() {
+    let init = |relu: &str| {
+        format!(
+            "func.func @k() attributes {{pto.kernel_kind = #pto.kernel_kind<cube>}} {{\n  pto.aic_initialize_pipe {{id = 0, dir_mask = 1, slot_size = 512, nosplit = true, acc_push_epilogue = #pto.acc_push_epilogue<layout = nz2nd, quant = deqf16_scalar, relu = {relu}>}}\n  return\n}}\n"
+        )
+    };
+    let errs = errors(&init("scalar_relu"), A5);
+    assert!(
+        errs.iter()
+            .any(|(l, m)| *l == 2 && m.contains("relu = scalar_relu")),
+        "{errs:?}"
+    );
+    assert!(errors(&init("normal_relu"), A5).is_empty());
+}
