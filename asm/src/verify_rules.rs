@@ -591,6 +591,12 @@ impl<'a> Rules<'a> {
             e.push("expects 'aiv_subblockid' only when 'split' is 1, 2, 3, or 4".into());
             return;
         }
+        if op.opcode.name() == "pto.tpush_to_aiv" {
+            self.quant_state(op, e);
+            if !e.is_empty() {
+                return;
+            }
+        }
         if op.opcode.name().starts_with("pto.tpop") {
             let scalars = op.uses().filter(|v| self.is_scalar(*v)).count();
             let res = op.result_values().next().and_then(|v| self.tile(v));
@@ -1819,6 +1825,56 @@ impl<'a> Rules<'a> {
         let t: String = body.chars().filter(|c| !c.is_whitespace()).collect();
         let i = t.find("quant=")? + "quant=".len();
         Some(t[i..].split([',', '>']).next()?.to_string())
+    }
+
+    /// The ops of the block that holds `op`, if any.
+    fn block_of(&self, op: &Op) -> Option<&'a [Op]> {
+        self.file.walk().into_iter().find_map(|o| {
+            o.regions
+                .iter()
+                .flat_map(|r| r.blocks.iter())
+                .find_map(|b| {
+                    b.ops
+                        .iter()
+                        .any(|x| std::ptr::eq(x, op))
+                        .then_some(b.ops.as_slice())
+                })
+        })
+    }
+
+    /// A FIXPIPE push whose pipe quantizes with a scalar (vector) scale
+    /// needs that scale set by a preceding `pto.set_quant_scalar`
+    /// (`set_quant_vector`) with the pipe's id in the same block.
+    fn quant_state(&self, op: &Op, e: &mut Vec<String>) {
+        let Some(id) = Self::int_attr(op, "id") else {
+            return;
+        };
+        let Some(block) = self.block_of(op) else {
+            return;
+        };
+        let pos = block.iter().position(|x| std::ptr::eq(x, op)).unwrap_or(0);
+        let before = &block[..pos];
+        let init = before.iter().rev().find(|o| {
+            o.opcode.name() == "pto.aic_initialize_pipe" && Self::int_attr(o, "id") == Some(id)
+        });
+        let Some(q) = init.and_then(Self::epilogue_quant) else {
+            return;
+        };
+        let need = if q.ends_with("_scalar") && q != "no_convert" {
+            "pto.set_quant_scalar"
+        } else if q.ends_with("_vec") {
+            "pto.set_quant_vector"
+        } else {
+            return;
+        };
+        let set = before
+            .iter()
+            .any(|o| o.opcode.name() == need && Self::int_attr(o, "id") == Some(id));
+        if !set {
+            e.push(format!(
+                "expects a preceding {need} with id = {id} in the same block (the pipe's epilogue quantizes with {q})"
+            ));
+        }
     }
 
     /// The `key = value` fields of an `acc_push_epilogue` attribute.

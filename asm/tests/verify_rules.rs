@@ -778,3 +778,25 @@ fn fixpipe_epilogue_modes_are_published_ones() {
     );
     assert!(errors(&init("normal_relu"), A5).is_empty());
 }
+
+#[test]
+fn fixpipe_push_needs_its_quant_scale_set() {
+    let acc = tb("acc", "i32", 16, 16, 16, 16, "col_major", "row_major");
+    let prog = |set: &str| {
+        format!(
+            "func.func @k() attributes {{pto.kernel_kind = #pto.kernel_kind<cube>}} {{\n  pto.aic_initialize_pipe {{id = 0, dir_mask = 1, slot_size = 512, nosplit = true, acc_push_epilogue = #pto.acc_push_epilogue<layout = nz2nd, quant = deqf16_scalar, relu = no_relu>}}\n  %s = arith.constant 1.0 : f32\n{set}  %t = pto.alloc_tile : {acc}\n  pto.tpush_to_aiv(%t : {acc}) {{id = 0, split = 0}}\n  return\n}}\n"
+        )
+    };
+    let errs = errors(&prog(""), A5);
+    assert!(
+        errs.iter()
+            .any(|(l, m)| *l == 5 && m.contains("preceding pto.set_quant_scalar")),
+        "{errs:?}"
+    );
+    let ok = prog("  pto.set_quant_scalar(%s : f32) {id = 0}\n");
+    let errs = errors(&ok, A5);
+    assert!(
+        !errs.iter().any(|(_, m)| m.contains("preceding")),
+        "{errs:?}"
+    );
+}
