@@ -1860,6 +1860,25 @@ impl<'a> Rules<'a> {
         let Some(q) = init.and_then(Self::epilogue_quant) else {
             return;
         };
+        // the accumulator element type the epilogue converts from
+        let src = op.uses().find_map(|v| self.tile(v)).and_then(|t| t.dt);
+        if let Some(dt) = src {
+            let want: &[DType] = if q == "no_convert" {
+                &[F32, I32]
+            } else if q.starts_with("f32_") || q.starts_with("qf32") {
+                &[F32]
+            } else if q.starts_with("req") || q.starts_with("deq") || q.starts_with("qs32") {
+                &[I32]
+            } else {
+                &[]
+            };
+            if !want.is_empty() && !want.contains(&dt) {
+                e.push(format!(
+                    "expects fixpipe TPUSH source element type to match acc_push_epilogue.quant {q} (source {dt})"
+                ));
+                return;
+            }
+        }
         let need = if q.ends_with("_scalar") && q != "no_convert" {
             "pto.set_quant_scalar"
         } else if q.ends_with("_vec") {

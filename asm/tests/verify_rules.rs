@@ -800,3 +800,19 @@ fn fixpipe_push_needs_its_quant_scale_set() {
         "{errs:?}"
     );
 }
+
+#[test]
+fn fixpipe_push_source_matches_quant_mode() {
+    let acc = tb("acc", "i32", 16, 16, 16, 16, "col_major", "row_major");
+    let src = format!(
+        "func.func @k() attributes {{pto.kernel_kind = #pto.kernel_kind<cube>}} {{\n  pto.aic_initialize_pipe {{id = 0, dir_mask = 1, slot_size = 512, nosplit = true, acc_push_epilogue = #pto.acc_push_epilogue<layout = nz2nd, quant = f32_f16, relu = no_relu>}}\n  %t = pto.alloc_tile : {acc}\n  pto.tpush_to_aiv(%t : {acc}) {{id = 0, split = 0}}\n  return\n}}\n"
+    );
+    let errs = errors(&src, A5);
+    assert!(
+        errs.iter()
+            .any(|(l, m)| *l == 4 && m.contains("source element type")),
+        "{errs:?}"
+    );
+    let f = src.replace("dtype=i32", "dtype=f32");
+    assert!(errors(&f, A5).is_empty(), "{:?}", errors(&f, A5));
+}
