@@ -1912,6 +1912,19 @@ impl<'a> Rules<'a> {
         if Self::unpublished_attrs(op, e) {
             return;
         }
+        // one pipe per id in a function
+        if let (Some(id), Some(block)) = (Self::int_attr(op, "id"), self.block_of(op)) {
+            let dup = block
+                .iter()
+                .take_while(|o| !std::ptr::eq(*o, op))
+                .any(|o| o.opcode == op.opcode && Self::int_attr(o, "id") == Some(id));
+            if dup {
+                e.push(format!(
+                    "requires 'id' to be unique across frontend initialize_pipe ops in the function (id = {id} is initialised twice)"
+                ));
+                return;
+            }
+        }
         // the FIXPIPE epilogue's published modes
         const LAYOUTS: [&str; 3] = ["nz2nd", "nz2dn", "nz2nz"];
         const QUANTS: [&str; 15] = [

@@ -816,3 +816,16 @@ fn fixpipe_push_source_matches_quant_mode() {
     let f = src.replace("dtype=i32", "dtype=f32");
     assert!(errors(&f, A5).is_empty(), "{:?}", errors(&f, A5));
 }
+
+#[test]
+fn one_pipe_init_per_id() {
+    let init = "pto.aic_initialize_pipe {id = 0, dir_mask = 1, slot_size = 512}";
+    let src = format!(
+        "func.func @k() attributes {{pto.kernel_kind = #pto.kernel_kind<cube>}} {{\n  {init}\n  {init}\n  return\n}}\n"
+    );
+    let errs = errors(&src, A5);
+    assert!(
+        errs.iter().any(|(l, m)| *l == 3 && m.contains("unique")),
+        "{errs:?}"
+    );
+}
