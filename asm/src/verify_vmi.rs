@@ -625,8 +625,8 @@ pub(crate) fn check(file: &File, op: &Op, e: &mut Vec<String>) {
         }
         "pto.vmi.vmula" => {
             // multiply-accumulate lowers to a fused multiply-add: floats only
-            if let Some((v, el)) = o.vregs.first() {
-                if !matches!(vreg_elem(v), "f16" | "bf16" | "f32") && el.int_like() {
+            if let Some((v, _)) = o.vregs.first() {
+                if !matches!(vreg_elem(v), "f16" | "bf16" | "f32") {
                     e.push(format!(
                         "multiply-accumulate is a fused multiply-add and requires f16, bf16, or f32 VMI element type, got {}",
                         vreg_elem(v)
