@@ -245,13 +245,16 @@ impl<'a> Verifier<'a> {
         match op.opcode.name() {
             "pto.section.simt" => {
                 if self.simt_depth > 0 {
-                    self.err(op, "nested pto.section.simt is not allowed");
+                    self.err(
+                        op,
+                        "'pto.section.simt' nested pto.section.simt is not allowed",
+                    );
                     return;
                 }
                 if self.simt_entry {
                     self.err(
                         op,
-                        "pto.section.simt must not appear inside a function marked with 'pto.simt_entry' (the function already runs as SIMT threads)",
+                        "'pto.section.simt' must not appear inside a function marked with 'pto.simt_entry' (the function already runs as SIMT threads)",
                     );
                     return;
                 }
@@ -261,7 +264,7 @@ impl<'a> Verifier<'a> {
                         self.err(
                             op,
                             format!(
-                                "pto.section.simt requires non-negative i32 launch dimensions, got ({}, {}, {})",
+                                "'pto.section.simt' requires non-negative i32 launch dimensions, got ({}, {}, {})",
                                 dims[0], dims[1], dims[2]
                             ),
                         );
@@ -271,7 +274,7 @@ impl<'a> Verifier<'a> {
                             self.err(
                                 op,
                                 format!(
-                                    "SIMT launch dimensions must have a positive product no greater than 2048, got ({}, {}, {})",
+                                    "'pto.section.simt' SIMT launch dimensions must have a positive product no greater than 2048, got ({}, {}, {})",
                                     dims[0], dims[1], dims[2]
                                 ),
                             );
@@ -351,7 +354,7 @@ impl<'a> Verifier<'a> {
             },
             other => other.scalar_dtype()?.bits() as i64,
         };
-        let bytes = lanes * bits / 8;
+        let bytes = lanes.saturating_mul(bits) / 8;
         (bytes != 256).then(|| {
             format!(
                 "'{}' is {bytes} bytes; a vector register holds exactly 256 bytes",

@@ -98,7 +98,7 @@ pub(crate) fn check(file: &File, defs: &HashMap<ValueId, &Op>, op: &Op, e: &mut 
         return;
     };
     if short.starts_with("load_cbuf_to_c") || short.starts_with("mte_l1_l0") {
-        load_l1_l0(&c, short, &uses, e);
+        load_l1_l0(&c, short, op, &uses, e);
     } else if short == "raw_fill_l1" || short == "create_cbuf_matrix" {
         raw_fill(&c, short, op, &uses, e);
     } else if short == "mad" {
@@ -106,7 +106,7 @@ pub(crate) fn check(file: &File, defs: &HashMap<ValueId, &Op>, op: &Op, e: &mut 
     }
 }
 
-fn load_l1_l0(c: &Ctx, short: &str, uses: &[ValueId], e: &mut Vec<String>) {
+fn load_l1_l0(c: &Ctx, short: &str, op: &Op, uses: &[ValueId], e: &mut Vec<String>) {
     let (Some(src), Some(dst)) = (
         uses.first().and_then(|v| c.ty(*v)),
         uses.get(1).and_then(|v| c.ty(*v)),
@@ -174,11 +174,113 @@ fn load_l1_l0(c: &Ctx, short: &str, uses: &[ValueId], e: &mut Vec<String>) {
                 return;
             }
         }
-    } else if short == "mte_l1_l0a" || short == "mte_l1_l0b" {
-        // src, dst, rows, cols, start_row, start_col
-        c.field(uses.get(4), "start_row", 0, i128::MAX, e);
-        if e.is_empty() {
-            c.field(uses.get(5), "start_col", 0, i128::MAX, e);
+    } else if short.starts_with("mte_l1_l0") {
+        mte_l1_l0_form(c, short, op, uses, e);
+    }
+}
+
+/// The operand forms of `pto.mte_l1_l0{a,b}[_mx]`: four shape-derived
+/// operands (m/k or k/n, start_row, start_col) or six full hardware control
+/// operands, positionally or as named clauses, never mixed or partial.
+fn mte_l1_l0_form(c: &Ctx, short: &str, op: &Op, uses: &[ValueId], e: &mut Vec<String>) {
+    use crate::ast::Punct;
+    let mx = short.ends_with("_mx");
+    let b_side = short.starts_with("mte_l1_l0b");
+    let body = &op.body;
+    let mut named: Vec<(&str, ValueId)> = Vec::new();
+    for w in body.windows(4) {
+        if let [Elem::Ident(k), Elem::P(Punct::LParen), Elem::Use(v), Elem::P(Punct::RParen)] = w {
+            named.push((k.as_str(), *v));
+        }
+    }
+    let shape: [&str; 4] = if b_side {
+        ["k", "n", "start_row", "start_col"]
+    } else {
+        ["m", "k", "start_row", "start_col"]
+    };
+    let full: [&str; 6] = if mx {
+        [
+            "x_start",
+            "y_start",
+            "x_step",
+            "y_step",
+            "src_stride",
+            "dst_stride",
+        ]
+    } else {
+        [
+            "m_start",
+            "k_start",
+            "m_step",
+            "k_step",
+            "src_stride",
+            "dst_stride",
+        ]
+    };
+    let tag = if mx { " MX" } else { "" };
+    let fields: Vec<(&str, ValueId)> = if named.is_empty() {
+        let pos = &uses[2.min(uses.len())..];
+        match pos.len() {
+            4 => shape.iter().copied().zip(pos.iter().copied()).collect(),
+            6 => full.iter().copied().zip(pos.iter().copied()).collect(),
+            _ => {
+                e.push(format!(
+                    "expects either four shape-derived or six full positional{tag} operands, got {}",
+                    pos.len()
+                ));
+                return;
+            }
+        }
+    } else {
+        let has_shape = named.iter().any(|(k, _)| shape.contains(k));
+        let has_full = named.iter().any(|(k, _)| full.contains(k));
+        if has_shape && has_full {
+            e.push(if mx {
+                "cannot mix shape-derived MX operands with full MX operands".into()
+            } else {
+                "cannot mix shape-derived operands with full control operands".into()
+            });
+            return;
+        }
+        let (need, form): (&[&str], &str) = if has_shape {
+            (&shape, "shape-derived")
+        } else {
+            (&full, if mx { "full MX" } else { "full control" })
+        };
+        let form = if has_shape && mx {
+            "shape-derived MX"
+        } else {
+            form
+        };
+        if let Some(missing) = need.iter().find(|k| !named.iter().any(|(n, _)| n == *k)) {
+            e.push(format!("{form} form requires {missing}"));
+            return;
+        }
+        named.clone()
+    };
+    for (k, v) in &fields {
+        if matches!(*k, "start_row" | "start_col") || full.contains(k) {
+            c.field(Some(v), k, 0, i128::MAX, e);
+            if !e.is_empty() {
+                return;
+            }
+        }
+    }
+    if mx {
+        // LOAD.MX addresses: source 32-byte, destination 16-byte aligned
+        for (i, (what, align)) in [("source", 32), ("destination", 16)].iter().enumerate() {
+            let addr = uses
+                .get(i)
+                .and_then(|v| c.defs.get(v))
+                .filter(|d| d.opcode.name() == "pto.castptr")
+                .and_then(|d| d.uses().next())
+                .and_then(|a| c.const_int(a));
+            if let Some(a) = addr.filter(|a| a % align != 0) {
+                e.push(format!(
+                    "statically known LOAD.MX {what} address must be aligned to {align} bytes, got {a}"
+                ));
+                return;
+            }
         }
     }
 }

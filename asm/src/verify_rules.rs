@@ -278,6 +278,7 @@ impl<'a> Rules<'a> {
             "pto.multi_tile_get" => self.multi_tile(op, e),
             "pto.inttoptr" => self.inttoptr(op, e),
             "pto.syncall" => self.syncall(op, e),
+            "func.func" => self.entry_function(op, e),
             n if n.starts_with("pto.trowexpand")
                 && n != "pto.trowexpand"
                 && ins.len() == 3
@@ -418,7 +419,13 @@ impl<'a> Rules<'a> {
                 }
             }
             "pto.aic_initialize_pipe" | "pto.aiv_initialize_pipe" => self.init_pipe(op, e),
+            "pto.set_quant_scalar" => {
+                Self::unpublished_attrs(op, e);
+            }
             "pto.set_quant_vector" => {
+                if Self::unpublished_attrs(op, e) {
+                    return;
+                }
                 if let Some(t) = op.uses().find_map(|v| self.tile(v)) {
                     if t.tb.loc != TileLoc::Scaling {
                         e.push("expects 'scaling_tile' to use loc=scaling".into());
@@ -583,6 +590,12 @@ impl<'a> Rules<'a> {
         if has_subblock && split == Some(0) {
             e.push("expects 'aiv_subblockid' only when 'split' is 1, 2, 3, or 4".into());
             return;
+        }
+        if op.opcode.name() == "pto.tpush_to_aiv" {
+            self.quant_state(op, e);
+            if !e.is_empty() {
+                return;
+            }
         }
         if op.opcode.name().starts_with("pto.tpop") {
             let scalars = op.uses().filter(|v| self.is_scalar(*v)).count();
@@ -815,6 +828,72 @@ impl<'a> Rules<'a> {
         }
     }
 
+    /// A function's symbol name (`@name` in its header).
+    fn func_name(op: &Op) -> Option<&str> {
+        op.body.iter().find_map(|x| match x {
+            crate::ast::Elem::Attr(Attr::Symbol(s)) => Some(s.as_str()),
+            _ => None,
+        })
+    }
+
+    /// Callees named by `func.call` ops inside `op`.
+    fn callees(op: &Op) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut stack: Vec<&Op> = vec![op];
+        while let Some(o) = stack.pop() {
+            for r in &o.regions {
+                for b in &r.blocks {
+                    for inner in &b.ops {
+                        if inner.opcode.name() == "func.call" {
+                            if let Some(n) = Self::func_name(inner) {
+                                out.push(n.to_string());
+                            }
+                        }
+                        stack.push(inner);
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Kernel entry functions return nothing, and kernels cannot recurse
+    /// (there is no call stack to grow on the AI core).
+    fn entry_function(&self, op: &Op, e: &mut Vec<String>) {
+        if op.attr("pto.entry").is_some() && !op.arrow_types().is_empty() {
+            e.push("PTO entry functions must return void".into());
+            return;
+        }
+        let Some(me) = Self::func_name(op) else {
+            return;
+        };
+        // depth-first over the call graph from this function
+        let funcs: HashMap<&str, &Op> = self
+            .file
+            .walk()
+            .into_iter()
+            .filter(|o| o.opcode.name() == "func.func")
+            .filter_map(|o| Self::func_name(o).map(|n| (n, o)))
+            .collect();
+        let mut seen: Vec<String> = Vec::new();
+        let mut todo = Self::callees(op);
+        while let Some(c) = todo.pop() {
+            if c == me {
+                e.push(format!(
+                    "recursive function calls are not supported (@{me} reaches itself through func.call)"
+                ));
+                return;
+            }
+            if seen.contains(&c) {
+                continue;
+            }
+            if let Some(f) = funcs.get(c.as_str()) {
+                todo.extend(Self::callees(f));
+            }
+            seen.push(c);
+        }
+    }
+
     /// `pto.syncall`: the soft (software) barrier counts arrivals in a GM
     /// workspace of at least 16 i32 (one 64-byte block), optionally given
     /// the number of cores as an i32; the hard barrier takes no operands.
@@ -881,7 +960,12 @@ impl<'a> Rules<'a> {
 
     /// Bytes a tile occupies (its physical shape).
     fn tile_bytes(t: &T) -> Option<i64> {
-        t.dt.map(|d| t.tb.rows * t.tb.cols * d.bits() as i64 / 8)
+        t.dt.map(|d| {
+            t.tb.rows
+                .saturating_mul(t.tb.cols)
+                .saturating_mul(d.bits() as i64)
+                / 8
+        })
     }
 
     /// A2/A3 argmax/argmin reductions keep, per row, the running values and
@@ -900,8 +984,10 @@ impl<'a> Rules<'a> {
             return;
         };
         let (repeat, block) = (256 / bytes, 32 / bytes);
-        let repeats = (cols + repeat - 1) / repeat;
-        let min = ((repeats * 2 + block - 1) / block + (repeats + block - 1) / block) * block;
+        let repeats = cols.saturating_add(repeat - 1) / repeat;
+        let min = (repeats.saturating_mul(2).saturating_add(block - 1) / block)
+            .saturating_add(repeats.saturating_add(block - 1) / block)
+            .saturating_mul(block);
         if tmp.tb.v_col.is_some_and(|c| c < min) {
             e.push(format!(
                 "expects A2/A3 tmp valid_shape[1] to be at least {min} for src valid_shape[1] = {cols}"
@@ -922,13 +1008,13 @@ impl<'a> Rules<'a> {
         let Some(tmp) = tmp else { return };
         match name {
             "pto.tprelu" => {
-                if let Some(r) = d.tb.v_row.filter(|r| tmp.tb.rows < r + 1) {
+                if let Some(r) = d.tb.v_row.filter(|r| tmp.tb.rows < r.saturating_add(1)) {
                     e.push(format!(
                         "expects A2/A3 tmp shape[0] to be at least dst valid_shape[0] + 1 ({})",
                         r + 1
                     ));
                 } else if let (Some(dc), Some(tc)) = (d.tb.v_col, tmp.tb.v_col) {
-                    let need = (dc + 7) / 8;
+                    let need = dc.saturating_add(7) / 8;
                     if tc < need {
                         e.push(format!(
                             "expects A2/A3 tmp valid_shape[1] to be at least ceil(dst valid_shape[1] / 8) ({need})"
@@ -1317,8 +1403,9 @@ impl<'a> Rules<'a> {
                 _ => None,
             });
             let count = |dims: &[Option<i64>]| -> Option<i64> {
-                dims.iter()
-                    .try_fold(1i64, |a, d| d.filter(|d| *d > 0).map(|d| a * d))
+                dims.iter().try_fold(1i64, |a, d| {
+                    d.filter(|d| *d > 0).and_then(|d| a.checked_mul(d))
+                })
             };
             if let (Some(dc), Some(sc)) = (
                 shape.as_deref().and_then(count),
@@ -1740,9 +1827,138 @@ impl<'a> Rules<'a> {
         Some(t[i..].split([',', '>']).next()?.to_string())
     }
 
+    /// The ops of the block that holds `op`, if any.
+    fn block_of(&self, op: &Op) -> Option<&'a [Op]> {
+        self.file.walk().into_iter().find_map(|o| {
+            o.regions
+                .iter()
+                .flat_map(|r| r.blocks.iter())
+                .find_map(|b| {
+                    b.ops
+                        .iter()
+                        .any(|x| std::ptr::eq(x, op))
+                        .then_some(b.ops.as_slice())
+                })
+        })
+    }
+
+    /// A FIXPIPE push whose pipe quantizes with a scalar (vector) scale
+    /// needs that scale set by a preceding `pto.set_quant_scalar`
+    /// (`set_quant_vector`) with the pipe's id in the same block.
+    fn quant_state(&self, op: &Op, e: &mut Vec<String>) {
+        let Some(id) = Self::int_attr(op, "id") else {
+            return;
+        };
+        let Some(block) = self.block_of(op) else {
+            return;
+        };
+        let pos = block.iter().position(|x| std::ptr::eq(x, op)).unwrap_or(0);
+        let before = &block[..pos];
+        let init = before.iter().rev().find(|o| {
+            o.opcode.name() == "pto.aic_initialize_pipe" && Self::int_attr(o, "id") == Some(id)
+        });
+        let Some(q) = init.and_then(Self::epilogue_quant) else {
+            return;
+        };
+        // the accumulator element type the epilogue converts from
+        let src = op.uses().find_map(|v| self.tile(v)).and_then(|t| t.dt);
+        if let Some(dt) = src {
+            let want: &[DType] = if q == "no_convert" {
+                &[F32, I32]
+            } else if q.starts_with("f32_") || q.starts_with("qf32") {
+                &[F32]
+            } else if q.starts_with("req") || q.starts_with("deq") || q.starts_with("qs32") {
+                &[I32]
+            } else {
+                &[]
+            };
+            if !want.is_empty() && !want.contains(&dt) {
+                e.push(format!(
+                    "expects fixpipe TPUSH source element type to match acc_push_epilogue.quant {q} (source {dt})"
+                ));
+                return;
+            }
+        }
+        let need = if q.ends_with("_scalar") && q != "no_convert" {
+            "pto.set_quant_scalar"
+        } else if q.ends_with("_vec") {
+            "pto.set_quant_vector"
+        } else {
+            return;
+        };
+        let set = before
+            .iter()
+            .any(|o| o.opcode.name() == need && Self::int_attr(o, "id") == Some(id));
+        if !set {
+            e.push(format!(
+                "expects a preceding {need} with id = {id} in the same block (the pipe's epilogue quantizes with {q})"
+            ));
+        }
+    }
+
+    /// The `key = value` fields of an `acc_push_epilogue` attribute.
+    fn epilogue_fields(op: &Op) -> Vec<(String, String)> {
+        let Some(Attr::Dialect { body: Some(b), .. }) = op.attr("acc_push_epilogue") else {
+            return Vec::new();
+        };
+        let t: String = b.chars().filter(|c| !c.is_whitespace()).collect();
+        t.split(',')
+            .filter_map(|f| f.split_once('='))
+            .map(|(k, v)| (k.to_string(), v.trim_end_matches('>').to_string()))
+            .collect()
+    }
+
     fn init_pipe(&self, op: &Op, e: &mut Vec<String>) {
         if Self::unpublished_attrs(op, e) {
             return;
+        }
+        // one pipe per id in a function
+        if let (Some(id), Some(block)) = (Self::int_attr(op, "id"), self.block_of(op)) {
+            let dup = block
+                .iter()
+                .take_while(|o| !std::ptr::eq(*o, op))
+                .any(|o| o.opcode == op.opcode && Self::int_attr(o, "id") == Some(id));
+            if dup {
+                e.push(format!(
+                    "requires 'id' to be unique across frontend initialize_pipe ops in the function (id = {id} is initialised twice)"
+                ));
+                return;
+            }
+        }
+        // the FIXPIPE epilogue's published modes
+        const LAYOUTS: [&str; 3] = ["nz2nd", "nz2dn", "nz2nz"];
+        const QUANTS: [&str; 15] = [
+            "no_convert",
+            "f32_f16",
+            "f32_bf16",
+            "req8_scalar",
+            "req8_vec",
+            "deqf16_scalar",
+            "deqf16_vec",
+            "qf322b8_pre_scalar",
+            "qf322b8_pre_vec",
+            "qf322f16_pre_scalar",
+            "qf322bf16_pre_scalar",
+            "qs322bf16_pre_scalar",
+            "qs322bf16_pre_vec",
+            "qf322hif8_pre_scalar",
+            "qf322fp8_pre_scalar",
+        ];
+        const RELUS: [&str; 2] = ["no_relu", "normal_relu"];
+        for (k, v) in Self::epilogue_fields(op) {
+            let allowed: &[&str] = match k.as_str() {
+                "layout" => &LAYOUTS,
+                "quant" => &QUANTS,
+                "relu" => &RELUS,
+                _ => continue,
+            };
+            if !allowed.contains(&v.as_str()) {
+                e.push(format!(
+                    "acc_push_epilogue {k} = {v} is not a FIXPIPE frontend mode (expected one of: {})",
+                    allowed.join(", ")
+                ));
+                return;
+            }
         }
         if let (Some(q), false) = (Self::epilogue_quant(op), self.a5()) {
             if q.starts_with("qs322bf16_pre") {

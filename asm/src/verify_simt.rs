@@ -98,6 +98,15 @@ pub(crate) fn check(file: &File, op: &Op, e: &mut Vec<String>) {
                 )
             {
                 e.push("does not support i64 UB-space atomics".into());
+                return;
+            }
+            // packed (vector<2xT>) atomics do not return the old value
+            let packed = matches!(file.types.get(elem), Type::Vector { .. });
+            if let (true, Some(r)) = (packed, results.first()) {
+                let used = file.walk().into_iter().any(|o| o.uses().any(|u| u == *r));
+                if used {
+                    e.push("does not support using the old value result for packed atomics; leave the result unused".into());
+                }
             }
         }
         "pto.convert" => {

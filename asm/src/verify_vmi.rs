@@ -625,8 +625,8 @@ pub(crate) fn check(file: &File, op: &Op, e: &mut Vec<String>) {
         }
         "pto.vmi.vmula" => {
             // multiply-accumulate lowers to a fused multiply-add: floats only
-            if let Some((v, el)) = o.vregs.first() {
-                if !matches!(vreg_elem(v), "f16" | "bf16" | "f32") && el.int_like() {
+            if let Some((v, _)) = o.vregs.first() {
+                if !matches!(vreg_elem(v), "f16" | "bf16" | "f32") {
                     e.push(format!(
                         "multiply-accumulate is a fused multiply-add and requires f16, bf16, or f32 VMI element type, got {}",
                         vreg_elem(v)
@@ -694,7 +694,7 @@ pub(crate) fn check(file: &File, op: &Op, e: &mut Vec<String>) {
             let n = op.attr("num_groups").and_then(Attr::as_int);
             let g = op.attr("group_size").and_then(Attr::as_int);
             if let (Some(n), Some(g), Some(m)) = (n, g, o.masks.last()) {
-                if n > 0 && g > 0 && m.lanes() as i128 != n * g {
+                if n > 0 && g > 0 && m.lanes() as i128 != n.saturating_mul(g) {
                     e.push(format!(
                         "requires result lane count ({}) to equal num_groups * group_size ({n} * {g})",
                         m.lanes()
@@ -893,7 +893,9 @@ fn constant(file: &File, op: &Op, o: &Operands, e: &mut Vec<String>) {
     let Type::Shaped { shape, elem, .. } = file.types.get(t) else {
         return;
     };
-    let count: Option<i64> = shape.iter().try_fold(1i64, |a, d| d.map(|d| a * d));
+    let count: Option<i64> = shape
+        .iter()
+        .try_fold(1i64, |a, d| d.and_then(|d| a.checked_mul(d)));
     let elem_s = crate::printer::type_str(&file.types, *elem);
     let (lanes, want) = if is_mask {
         let Some(m) = o.masks.last() else { return };
@@ -918,8 +920,8 @@ fn constant(file: &File, op: &Op, o: &Operands, e: &mut Vec<String>) {
 
 fn bitcast(o: &Operands, e: &mut Vec<String>) {
     if let [(s, se), (r, re)] = o.vregs.as_slice() {
-        let a = s.lanes() * se.bits as i64;
-        let b = r.lanes() * re.bits as i64;
+        let a = s.lanes().saturating_mul(se.bits as i64);
+        let b = r.lanes().saturating_mul(re.bits as i64);
         if a != b {
             e.push(format!(
                 "requires source and result to carry the same total number of bits ({a} vs {b})"
@@ -929,13 +931,39 @@ fn bitcast(o: &Operands, e: &mut Vec<String>) {
 }
 
 fn convert(op: &Op, o: &Operands, e: &mut Vec<String>) {
-    if let [(s, _), (r, _)] = o.vregs.as_slice() {
+    if let [(s, se), (r, re)] = o.vregs.as_slice() {
         if s.lanes() != r.lanes() {
             e.push(format!(
                 "requires source and result logical lane counts to match ({} vs {})",
                 s.lanes(),
                 r.lanes()
             ));
+            return;
+        }
+        // the integer extensions: signedness names the extension
+        let signed = |x: &El| x.kind == Kind::Int(Sign::Signed);
+        let unsigned = |x: &El| matches!(x.kind, Kind::Int(Sign::Unsigned | Sign::Signless));
+        let msg = match op.opcode.name() {
+            "pto.vmi.extsi" if !(signed(se) && signed(re)) => {
+                Some("requires signed integer source and result element types")
+            }
+            "pto.vmi.extui" if !(unsigned(se) && unsigned(re)) => {
+                Some("requires unsigned or signless integer source and result element types")
+            }
+            "pto.vmi.extsi" | "pto.vmi.extui" if se.bits >= re.bits => {
+                Some("requires result element type to be wider than source element type")
+            }
+            "pto.vmi.trunci" if !(se.int_like() && re.int_like()) => {
+                Some("requires integer source and result element types")
+            }
+            "pto.vmi.trunci" if se.bits <= re.bits => {
+                Some("requires result element type to be narrower than source element type")
+            }
+            "pto.vmi.sitofp" if !signed(se) => Some("requires signed integer source element type"),
+            _ => None,
+        };
+        if let Some(m) = msg {
+            e.push(m.into());
             return;
         }
     }
@@ -1278,7 +1306,7 @@ fn channels(name: &str, o: &Operands, e: &mut Vec<String>) {
         e.push("requires all channel inputs to have the same lane count and element type".into());
         return;
     }
-    let total = first.lanes() * parts.len() as i64;
+    let total = first.lanes().saturating_mul(parts.len() as i64);
     if split && wide.0.lanes() != total {
         e.push(format!(
             "requires source lane count ({}) to equal result count times per-channel lane count ({} x {})",
@@ -1336,6 +1364,9 @@ fn physical_arity(v: &Vmi) -> Option<i64> {
             layout,
         } => {
             let bits = El::parse(elem)?.bits as i64;
+            if bits == 0 || 2048 % bits != 0 {
+                return None;
+            }
             (*lanes, 2048 / bits, layout.as_deref()?)
         }
         Vmi::Mask {
@@ -1358,6 +1389,9 @@ fn physical_arity(v: &Vmi) -> Option<i64> {
     } else {
         body.strip_prefix("deinterleaved=")?.parse().ok()?
     };
+    if !(1..=64).contains(&f) {
+        return None;
+    }
     Some(
         (0..f)
             .map(|p| {

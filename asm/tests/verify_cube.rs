@@ -85,3 +85,28 @@ fn mad_modes_fit_the_element_types() {
     rejects(&func(args, &op(" sat")), "sat/nosat only for floating");
     accepts(&func(args, &op("")));
 }
+
+#[test]
+fn l1_to_l0_operand_forms() {
+    let ty = "!pto.ptr<f16, l1>, !pto.ptr<f16, l0a>";
+    let args = "%src: !pto.ptr<f16, l1>, %dst: !pto.ptr<f16, l0a>";
+    rejects(
+        &func(args, &format!("pto.mte_l1_l0a %src, %dst, %c0, %c0, %c0, %c0, %c0 : {ty}, i64, i64, i64, i64, i64")),
+        "four shape-derived or six full positional",
+    );
+    rejects(
+        &func(
+            args,
+            &format!("pto.mte_l1_l0a %src, %dst, m_start(%c0) : {ty}, i64"),
+        ),
+        "full control form requires k_start",
+    );
+    rejects(
+        &func(args, &format!("pto.mte_l1_l0a %src, %dst, m(%c1), k(%c1), start_row(%c0), start_col(%c0), m_start(%c0) : {ty}, i64, i64, i64, i64, i64")),
+        "cannot mix",
+    );
+    accepts(&func(
+        args,
+        &format!("pto.mte_l1_l0a %src, %dst, %c1, %c1, %c0, %c0 : {ty}, i64, i64, i64, i64"),
+    ));
+}

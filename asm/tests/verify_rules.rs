@@ -742,3 +742,90 @@ fn syncall_workspace() {
         "{errs:?}"
     );
 }
+
+#[test]
+fn entries_return_void_and_calls_do_not_recurse() {
+    let a3 = ProfileId::A2A3;
+    let nonvoid = "func.func @k(%a: i32) -> i32 attributes {pto.entry} {\n  return %a : i32\n}\n";
+    let errs = errors(nonvoid, a3);
+    assert!(
+        errs.iter()
+            .any(|(l, m)| *l == 1 && m.contains("must return void")),
+        "{errs:?}"
+    );
+    let rec = "func.func @k(%a: i32) attributes {pto.entry} {\n  func.call @h(%a) : (i32) -> ()\n  return\n}\nfunc.func private @h(%a: i32) {\n  func.call @k(%a) : (i32) -> ()\n  return\n}\n";
+    let errs = errors(rec, a3);
+    assert!(
+        errs.iter().any(|(l, m)| *l == 1 && m.contains("recursive")),
+        "{errs:?}"
+    );
+    let ok = "func.func @k(%a: i32) attributes {pto.entry} {\n  func.call @h(%a) : (i32) -> ()\n  return\n}\nfunc.func private @h(%a: i32) {\n  return\n}\n";
+    assert!(errors(ok, a3).is_empty(), "{:?}", errors(ok, a3));
+}
+
+#[test]
+fn fixpipe_epilogue_modes_are_published_ones() {
+    let init = |relu: &str| {
+        format!(
+            "func.func @k() attributes {{pto.kernel_kind = #pto.kernel_kind<cube>}} {{\n  pto.aic_initialize_pipe {{id = 0, dir_mask = 1, slot_size = 512, nosplit = true, acc_push_epilogue = #pto.acc_push_epilogue<layout = nz2nd, quant = deqf16_scalar, relu = {relu}>}}\n  return\n}}\n"
+        )
+    };
+    let errs = errors(&init("scalar_relu"), A5);
+    assert!(
+        errs.iter()
+            .any(|(l, m)| *l == 2 && m.contains("relu = scalar_relu")),
+        "{errs:?}"
+    );
+    assert!(errors(&init("normal_relu"), A5).is_empty());
+}
+
+#[test]
+fn fixpipe_push_needs_its_quant_scale_set() {
+    let acc = tb("acc", "i32", 16, 16, 16, 16, "col_major", "row_major");
+    let prog = |set: &str| {
+        format!(
+            "func.func @k() attributes {{pto.kernel_kind = #pto.kernel_kind<cube>}} {{\n  pto.aic_initialize_pipe {{id = 0, dir_mask = 1, slot_size = 512, nosplit = true, acc_push_epilogue = #pto.acc_push_epilogue<layout = nz2nd, quant = deqf16_scalar, relu = no_relu>}}\n  %s = arith.constant 1.0 : f32\n{set}  %t = pto.alloc_tile : {acc}\n  pto.tpush_to_aiv(%t : {acc}) {{id = 0, split = 0}}\n  return\n}}\n"
+        )
+    };
+    let errs = errors(&prog(""), A5);
+    assert!(
+        errs.iter()
+            .any(|(l, m)| *l == 5 && m.contains("preceding pto.set_quant_scalar")),
+        "{errs:?}"
+    );
+    let ok = prog("  pto.set_quant_scalar(%s : f32) {id = 0}\n");
+    let errs = errors(&ok, A5);
+    assert!(
+        !errs.iter().any(|(_, m)| m.contains("preceding")),
+        "{errs:?}"
+    );
+}
+
+#[test]
+fn fixpipe_push_source_matches_quant_mode() {
+    let acc = tb("acc", "i32", 16, 16, 16, 16, "col_major", "row_major");
+    let src = format!(
+        "func.func @k() attributes {{pto.kernel_kind = #pto.kernel_kind<cube>}} {{\n  pto.aic_initialize_pipe {{id = 0, dir_mask = 1, slot_size = 512, nosplit = true, acc_push_epilogue = #pto.acc_push_epilogue<layout = nz2nd, quant = f32_f16, relu = no_relu>}}\n  %t = pto.alloc_tile : {acc}\n  pto.tpush_to_aiv(%t : {acc}) {{id = 0, split = 0}}\n  return\n}}\n"
+    );
+    let errs = errors(&src, A5);
+    assert!(
+        errs.iter()
+            .any(|(l, m)| *l == 4 && m.contains("source element type")),
+        "{errs:?}"
+    );
+    let f = src.replace("dtype=i32", "dtype=f32");
+    assert!(errors(&f, A5).is_empty(), "{:?}", errors(&f, A5));
+}
+
+#[test]
+fn one_pipe_init_per_id() {
+    let init = "pto.aic_initialize_pipe {id = 0, dir_mask = 1, slot_size = 512}";
+    let src = format!(
+        "func.func @k() attributes {{pto.kernel_kind = #pto.kernel_kind<cube>}} {{\n  {init}\n  {init}\n  return\n}}\n"
+    );
+    let errs = errors(&src, A5);
+    assert!(
+        errs.iter().any(|(l, m)| *l == 3 && m.contains("unique")),
+        "{errs:?}"
+    );
+}

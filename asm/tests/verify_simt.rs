@@ -68,3 +68,18 @@ fn simt_scalar_op_contracts() {
     rejects(ldg, 3, "packed vector<2xT>");
     accepts(&ldg.replace("4xf32", "2xf32"));
 }
+
+#[test]
+fn packed_atomics_return_no_old_value() {
+    let src = |use_it: &str| {
+        format!(
+            "func.func @k(%p: !pto.ptr<vector<2xbf16>, gm>, %v: vector<2xbf16>) attributes {{pto.simt_entry}} {{\n  %o = pto.atomic_add %p, %v : !pto.ptr<vector<2xbf16>, gm>, vector<2xbf16> -> vector<2xbf16>\n{use_it}  return\n}}\n"
+        )
+    };
+    rejects(
+        &src("  func.call @use(%o) : (vector<2xbf16>) -> ()\n"),
+        2,
+        "old value result for packed atomics",
+    );
+    accepts(&src(""));
+}

@@ -256,3 +256,15 @@ fn integer_reductions_and_multiply_accumulate() {
     let body = format!("%r = pto.vmi.vmula %a, %a, %a : {w}, {w}, {w} -> {w}");
     rejects(&func(&format!("%a: {w}"), &body), 2, "fused multiply-add");
 }
+
+#[test]
+fn integer_extensions_follow_signedness() {
+    let body = "%r = pto.vmi.extui %a : !pto.vmi.vreg<64xsi8> -> !pto.vmi.vreg<64xsi16>";
+    rejects(
+        &func("%a: !pto.vmi.vreg<64xsi8>", body),
+        2,
+        "unsigned or signless",
+    );
+    let body = "%r = pto.vmi.extsi %a : !pto.vmi.vreg<64xsi8> -> !pto.vmi.vreg<64xsi16>";
+    accepts(&func("%a: !pto.vmi.vreg<64xsi8>", body));
+}
