@@ -4,8 +4,9 @@
 Usage: scripts/corpus-rate.py [--pto-as PATH] [--list-failures] DIR...
 
 Every `*.pto` under each DIR is classified from its lit RUN lines:
-  * negative by design: every RUN line runs the tool under `not` (or the file's
-    CHECK lines expect an `error:` from a run that merges stderr) -- these are
+  * negative by design: every RUN line runs the tool under `not`, or the file's
+    CHECK lines expect an `error:` from a run that merges stderr, or it runs
+    with -verify-diagnostics and annotates an `expected-error` -- these are
     expected to be rejected;
   * positive: everything else. The profile is taken from `--pto-arch=a3|a5` of
     the first positive RUN line (else the module's pto.target_arch).
@@ -47,7 +48,9 @@ def classify(path, text):
     merged = any('2>&1' in r for r in pos)
     # FileCheck lines (any prefix) that expect a diagnostic from a run merging stderr
     error_checks = any(re.search(r'//\s*[A-Z][A-Z0-9_-]*:.*\berror:', l) for l in text.splitlines())
-    negative = (runs and not pos) or (error_checks and merged)
+    # -verify-diagnostics files annotate the errors they expect in place
+    verify_diags = any('-verify-diagnostics' in r for r in pos) and 'expected-error' in text
+    negative = (runs and not pos) or (error_checks and merged) or verify_diags
     prof = None
     for r in pos or runs:
         m = re.search(r'--pto-arch[= ](a[0-9a-z]+)', r)
