@@ -579,7 +579,8 @@ fn lane(op: Opcode, x: &[Num; 4], dt: DType) -> Num {
         })
     } else {
         let (a, b, c) = (x[0].i(), x[1].i(), x[2].i());
-        let relu = |v: i64| v.max(0);
+        // the sum wraps in the element type first: relu of a wrapped result is never negative
+        let relu = |v: i64| wrap(v, dt).max(0);
         Num::I(match op {
             O::TPrelu | O::TLrelu => {
                 if a > 0 {
@@ -663,5 +664,18 @@ mod tests {
         assert_eq!(lane(Opcode::TFmod, &x, DType::I32), Num::I(-1));
         assert_eq!(int_pow(3, 4), 81);
         assert_eq!(int_pow(2, -1), 0);
+    }
+
+    #[test]
+    fn integer_relu_sees_the_wrapped_sum() {
+        let x = [Num::I(i32::MAX as i64), Num::I(1), Num::I(0), Num::I(0)];
+        assert_eq!(lane(Opcode::TAddRelu, &x, DType::I32), Num::I(0));
+        let y = [Num::I(i32::MIN as i64), Num::I(1), Num::I(0), Num::I(0)];
+        assert_eq!(
+            lane(Opcode::TSubRelu, &y, DType::I32),
+            Num::I(i32::MAX as i64)
+        );
+        let z = [Num::I(100), Num::I(50), Num::I(0), Num::I(0)];
+        assert_eq!(lane(Opcode::TAddRelu, &z, DType::I8), Num::I(0));
     }
 }
