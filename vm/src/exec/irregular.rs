@@ -8,7 +8,7 @@
 //! take the second; where only one source is valid it is copied with its index),
 //! `taddreluconv` (`convert(max(0, a + b))`: the sum in the source type, f32 ->
 //! f16, f16 -> i8, i16 -> i8, round to nearest even and saturate; an i16 sum
-//! wraps) and `tadddeqrelu` (`half(max(0, f32(a + b) * deqScale))` from i32
+//! wraps), `tsubreluconv` (the same with `a - b`) and `tadddeqrelu` (`half(max(0, f32(a + b) * deqScale))` from i32
 //! sources, the sum wrapping, saturating to the largest finite half).
 //!
 //! The iteration domain is the destination's valid region. Floats compute in
@@ -40,7 +40,7 @@ pub fn run(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(),
         O::TSel | O::TSels => sel(call, local, acc),
         O::TPartAdd | O::TPartMax | O::TPartMin | O::TPartMul => part(call, local, acc),
         O::TPartArgMax | O::TPartArgMin => partarg(call, local, acc),
-        O::TAddReluConv | O::TAddDeqRelu => add_relu_conv(call, local, acc),
+        O::TAddReluConv | O::TSubReluConv | O::TAddDeqRelu => add_relu_conv(call, local, acc),
         _ => lanes(call, local, acc),
     }
 }
@@ -282,7 +282,7 @@ fn part(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(), Fa
     Ok(())
 }
 
-/// `taddreluconv` and `tadddeqrelu`.
+/// `taddreluconv`, `tsubreluconv` and `tadddeqrelu`.
 fn add_relu_conv(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(), Fault> {
     let name = short(call);
     let a = in_tile(call, 0, "first source")?;
@@ -298,6 +298,7 @@ fn add_relu_conv(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Resu
         ));
     }
     let deq = call.op == Opcode::TAddDeqRelu;
+    let sub = call.op == Opcode::TSubReluConv;
     let scale = if deq {
         if (a.elem, dst.elem) != (DType::I32, DType::F16) {
             return fault(format!(
@@ -311,7 +312,7 @@ fn add_relu_conv(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Resu
             (DType::F32, DType::F16) | (DType::F16, DType::I8) | (DType::I16, DType::I8) => None,
             (s, d) => {
                 return fault(format!(
-                    "taddreluconv: {s} -> {d} is not a supported pair (f32 -> f16, f16 -> i8, i16 -> i8)"
+                    "{name}: {s} -> {d} is not a supported pair (f32 -> f16, f16 -> i8, i16 -> i8)"
                 ))
             }
         }
@@ -330,11 +331,17 @@ fn add_relu_conv(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Resu
                     Num::F(round_float(t, DType::F16).clamp(-HALF_MAX, HALF_MAX))
                 }
                 (None, DType::I16) => {
-                    let sum = wrap(x.i().wrapping_add(y.i()), DType::I16).max(0);
+                    let s = if sub {
+                        x.i().wrapping_sub(y.i())
+                    } else {
+                        x.i().wrapping_add(y.i())
+                    };
+                    let sum = wrap(s, DType::I16).max(0);
                     Num::I(sum.min(127))
                 }
                 (None, src) => {
-                    let sum = round_float(x.f() + y.f(), src);
+                    let s = if sub { x.f() - y.f() } else { x.f() + y.f() };
+                    let sum = round_float(s, src);
                     let t = if sum.is_nan() { sum } else { sum.max(0.0) };
                     if dst.elem == DType::F16 {
                         Num::F(round_float(t, DType::F16).clamp(-HALF_MAX, HALF_MAX))

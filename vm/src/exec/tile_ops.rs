@@ -99,6 +99,7 @@ fn group(op: Opcode) -> Option<Group> {
         | O::TPartArgMax
         | O::TPartArgMin
         | O::TAddReluConv
+        | O::TSubReluConv
         | O::TAddDeqRelu => irregular::run,
         O::TMov
         | O::TExtract
