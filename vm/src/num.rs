@@ -101,6 +101,16 @@ fn int_of(v: Num) -> i64 {
     }
 }
 
+/// An integer element as an ordering key: u64 elements are held as their bits in
+/// an i64, so they compare unsigned; every other integer compares as held.
+pub fn int_key(v: Num, dt: DType) -> i128 {
+    if dt == DType::U64 {
+        v.i() as u64 as i128
+    } else {
+        v.i() as i128
+    }
+}
+
 /// Wraps an integer to the width of `dt` (sign- or zero-extended back to i64).
 pub fn wrap(v: i64, dt: DType) -> i64 {
     match dt {
@@ -139,6 +149,13 @@ mod tests {
         write(&mut b, DType::F8E5M2, Num::F(-3.0));
         assert_eq!(read(&b, DType::F8E5M2), Num::F(-3.0));
         assert_eq!(round_float(1.2, DType::F8E4M3), 1.25);
+    }
+
+    #[test]
+    fn u64_keys_order_unsigned() {
+        let big = Num::I(u64::MAX as i64);
+        assert!(int_key(big, DType::U64) > int_key(Num::I(1), DType::U64));
+        assert!(int_key(Num::I(-1), DType::I64) < int_key(Num::I(1), DType::I64));
     }
 
     #[test]

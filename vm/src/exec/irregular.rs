@@ -29,7 +29,7 @@ use crate::exec::tile_ops::{
 };
 use crate::exec::{fault, Accesses, Fault};
 use crate::mem::Local;
-use crate::num::{round_float, wrap, Num};
+use crate::num::{int_key, round_float, wrap, Num};
 use crate::value::{Tile, Val};
 
 /// Executes one of this file's ops.
@@ -77,8 +77,8 @@ fn cmp_mode(call: &TileCall) -> Result<Cmp, Fault> {
     })
 }
 
-fn compare(mode: Cmp, x: Num, y: Num, float: bool) -> bool {
-    if float {
+fn compare(mode: Cmp, x: Num, y: Num, dt: DType) -> bool {
+    if dt.is_float() {
         let (a, b) = (x.f(), y.f());
         match mode {
             Cmp::Eq => a == b,
@@ -89,7 +89,7 @@ fn compare(mode: Cmp, x: Num, y: Num, float: bool) -> bool {
             Cmp::Ge => a >= b,
         }
     } else {
-        let (a, b) = (x.i(), y.i());
+        let (a, b) = (int_key(x, dt), int_key(y, dt));
         match mode {
             Cmp::Eq => a == b,
             Cmp::Ne => a != b,
@@ -156,7 +156,6 @@ fn cmp(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(), Fau
         (None, None) => return fault(format!("{}: missing second source tile", short(call))),
         _ => None,
     };
-    let float = a.elem.is_float();
     let mut bits = vec![0u64; (rows * words).max(0) as usize];
     for r in 0..rows {
         for c in 0..cols {
@@ -166,7 +165,7 @@ fn cmp(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(), Fau
                 (None, Some(b)) => get(local, b, r, c, acc)?,
                 _ => Num::I(0),
             };
-            if compare(mode, x, y, float) {
+            if compare(mode, x, y, a.elem) {
                 bits[(r * words + c / w) as usize] |= 1u64 << (c % w);
             }
         }
@@ -256,7 +255,6 @@ fn part(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(), Fa
     check_valid(call, a, "first source")?;
     check_valid(call, b, "second source")?;
     check_valid(call, dst, "destination")?;
-    let float = dst.elem.is_float();
     let mut vals = Vec::new();
     for r in 0..dst.v_row {
         for c in 0..dst.v_col {
@@ -265,7 +263,7 @@ fn part(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(), Fa
             let v = match (ina, inb) {
                 (true, true) => {
                     let (x, y) = (get(local, a, r, c, acc)?, get(local, b, r, c, acc)?);
-                    Some(binop(call.op, x, y, float))
+                    Some(binop(call.op, x, y, dst.elem))
                 }
                 (true, false) => Some(get(local, a, r, c, acc)?),
                 (false, true) => Some(get(local, b, r, c, acc)?),
@@ -409,8 +407,8 @@ fn partarg(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(),
                     match (float, max) {
                         (true, true) => x.f() > y.f(),
                         (true, false) => x.f() < y.f(),
-                        (false, true) => x.i() > y.i(),
-                        (false, false) => x.i() < y.i(),
+                        (false, true) => int_key(x, dv.elem) > int_key(y, dv.elem),
+                        (false, false) => int_key(x, dv.elem) < int_key(y, dv.elem),
                     }
                 }
                 (true, false) => true,
@@ -430,9 +428,9 @@ fn partarg(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(),
     Ok(())
 }
 
-fn binop(op: Opcode, x: Num, y: Num, float: bool) -> Num {
+fn binop(op: Opcode, x: Num, y: Num, dt: DType) -> Num {
     use Opcode as O;
-    if float {
+    if dt.is_float() {
         let (a, b) = (x.f(), y.f());
         Num::F(match op {
             O::TPartAdd => a + b,
@@ -445,8 +443,10 @@ fn binop(op: Opcode, x: Num, y: Num, float: bool) -> Num {
         Num::I(match op {
             O::TPartAdd => a.wrapping_add(b),
             O::TPartMul => a.wrapping_mul(b),
-            O::TPartMax => a.max(b),
-            _ => a.min(b),
+            O::TPartMax if int_key(x, dt) > int_key(y, dt) => a,
+            O::TPartMax => b,
+            _ if int_key(x, dt) < int_key(y, dt) => a,
+            _ => b,
         })
     }
 }
