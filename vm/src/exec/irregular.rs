@@ -596,6 +596,14 @@ fn lane(op: Opcode, x: &[Num; 4], dt: DType) -> Num {
                     a.wrapping_mul(b)
                 }
             }
+            O::TRem | O::TRems | O::TFmod | O::TFmods if dt == DType::U64 => {
+                // u64 elements are held as their bits: the unsigned remainder (no signs)
+                if b == 0 {
+                    0
+                } else {
+                    ((a as u64) % (b as u64)) as i64
+                }
+            }
             O::TRem | O::TRems => {
                 if b == 0 {
                     0
@@ -682,6 +690,9 @@ mod tests {
             lane(Opcode::TSubRelu, &y, DType::I32),
             Num::I(i32::MAX as i64)
         );
+        let u = [Num::I(u64::MAX as i64), Num::I(10), Num::I(0), Num::I(0)];
+        assert_eq!(lane(Opcode::TRem, &u, DType::U64), Num::I(5));
+        assert_eq!(lane(Opcode::TFmods, &u, DType::U64), Num::I(5));
         let z = [Num::I(100), Num::I(50), Num::I(0), Num::I(0)];
         assert_eq!(lane(Opcode::TAddRelu, &z, DType::I8), Num::I(0));
     }

@@ -47,12 +47,15 @@ rdiv = [[v // R[i] for v in row] for i, row in enumerate(rows)]
 for k, o in [(16, pmax), (17, rmax), (18, rdiv)]:
     np.zeros((7, 13), np.uint64).tofile(d / f"v{k}.bin")
     np.array(o, dtype=np.uint64).tofile(d / f"golden_v{k}.bin")
-np.zeros((7, 1), np.int32).tofile(d / "v19.bin")
-np.array([row.index(max(row)) for row in rows], np.int32).reshape(7, 1).tofile(d / "golden_v19.bin")
+for k, o in [(19, [x % y for x, y in zip(A, B)]), (20, [x % dv for x in A])]:
+    np.zeros((7, 13), np.uint64).tofile(d / f"v{k}.bin")
+    np.array(o, dtype=np.uint64).reshape(7, 13).tofile(d / f"golden_v{k}.bin")
+np.zeros((7, 1), np.int32).tofile(d / "v21.bin")
+np.array([row.index(max(row)) for row in rows], np.int32).reshape(7, 1).tofile(d / "golden_v21.bin")
 gt = np.zeros((8, 32), np.uint8)
 for i in range(7):
     bits = np.packbits(np.array([x > y for x, y in zip(rows[i], B[i * 13:(i + 1) * 13])], np.uint8),
                        bitorder="little")
     gt[i, : len(bits)] = bits
-np.full((8, 32), 0xAA, np.uint8).tofile(d / "v20.bin")  # tcmp rewrites the whole mask tile
-gt.tofile(d / "golden_v20.bin")
+np.full((8, 32), 0xAA, np.uint8).tofile(d / "v22.bin")  # tcmp rewrites the whole mask tile
+gt.tofile(d / "golden_v22.bin")
