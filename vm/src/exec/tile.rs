@@ -244,6 +244,8 @@ fn int_max(dt: DType) -> i64 {
         DType::U16 => u16::MAX as i64,
         DType::I32 => i32::MAX as i64,
         DType::U32 => u32::MAX as i64,
+        // u64 elements are held as their bits
+        DType::U64 => u64::MAX as i64,
         _ => i64::MAX,
     }
 }
@@ -660,5 +662,11 @@ mod tests {
         assert_eq!(ew(EwOp::Max, a, b, DType::U64), a);
         assert_eq!(ew(EwOp::Min, a, b, DType::U64), b);
         assert_eq!(ew(EwOp::Max, Num::I(-1), b, DType::I64), b);
+    }
+
+    #[test]
+    fn u64_max_pad_is_all_ones() {
+        assert_eq!(int_max(DType::U64), -1);
+        assert_eq!(int_min(DType::U64), 0);
     }
 }
