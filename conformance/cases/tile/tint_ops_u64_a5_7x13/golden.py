@@ -12,6 +12,7 @@ s = rng.integers(0, 64, (7, 13)).astype(np.uint64)
 a[0, :4] = [2**64 - 1, 2**63, 5, 0]
 b[0, :4] = [1, 2**63 - 1, 2**64 - 1, 3]
 a[1, :3] = [3, 2**63 + 1, 1]  # a row whose max is just above 2^63 and min is small
+a[2, :3] = [2**63 + 4, 2**63 + 5, 2**63 + 6]  # tcmps gt 2^63 + 5: false, false, true
 for k, v in enumerate([a, b, s], start=1):
     v.tofile(d / f"v{k}.bin")
 A, B, S = ([int(x) for x in v.reshape(-1)] for v in (a, b, s))
@@ -59,3 +60,10 @@ for i in range(7):
     gt[i, : len(bits)] = bits
 np.full((8, 32), 0xAA, np.uint8).tofile(d / "v22.bin")  # tcmp rewrites the whole mask tile
 gt.tofile(d / "golden_v22.bin")
+big = 2**63 + 5
+gts = np.zeros((8, 32), np.uint8)
+for i in range(7):
+    bits = np.packbits(np.array([x > big for x in rows[i]], np.uint8), bitorder="little")
+    gts[i, : len(bits)] = bits
+np.full((8, 32), 0xAA, np.uint8).tofile(d / "v23.bin")
+gts.tofile(d / "golden_v23.bin")
