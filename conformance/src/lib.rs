@@ -303,9 +303,14 @@ fn compare(
     let mut first = usize::MAX;
     let mut max_abs: f64 = 0.0;
     for i in 0..n {
-        let a = pto_vm::num::read(&want[i * es..], dt).f();
-        let b = pto_vm::num::read(&got[i * es..], dt).f();
-        let ok = if a.is_nan() || b.is_nan() {
+        let wa = pto_vm::num::read(&want[i * es..], dt);
+        let wb = pto_vm::num::read(&got[i * es..], dt);
+        let (a, b) = (wa.f(), wb.f());
+        let ok = if dt.is_int() && atol == 0.0 && rtol == 0.0 {
+            // integers compare exactly: 64-bit values do not all fit an f64
+            max_abs = max_abs.max((a - b).abs());
+            wa.i() == wb.i()
+        } else if a.is_nan() || b.is_nan() {
             a.is_nan() && b.is_nan()
         } else if a.is_infinite() || b.is_infinite() {
             a == b
@@ -560,6 +565,14 @@ pub fn default_root() -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn wide_integers_compare_exactly() {
+        let want = ((1i64 << 62) + 1).to_le_bytes();
+        let got = (1i64 << 62).to_le_bytes();
+        assert!(compare(DType::I64, &want, &got, 0.0, 0.0).is_some());
+        assert!(compare(DType::U64, &want, &want, 0.0, 0.0).is_none());
+    }
 
     #[test]
     fn header_parses_and_rejects_unknown_keys() {

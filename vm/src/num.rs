@@ -5,6 +5,9 @@
 use half::{bf16, f16};
 use pto_isa_spec::DType;
 
+use crate::exec::minifloat;
+use crate::exec::vec_convert::Rnd;
+
 /// A scalar element value: floats as f64, integers as i64 (unsigned as their bits).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Num {
@@ -51,7 +54,9 @@ pub fn read(b: &[u8], dt: DType) -> Num {
         DType::I32 => Num::I(g(4) as u32 as i32 as i64),
         DType::U32 => Num::I(g(4) as u32 as i64),
         DType::I64 | DType::U64 => Num::I(g(8) as i64),
-        // 8-bit float formats and packed types: raw bits until the A5 numerics land
+        // the A5 8-bit floats decode to their value, like the wider floats
+        DType::F8E4M3 | DType::F8E5M2 | DType::HiF8 => Num::F(minifloat::decode(g(1), dt)),
+        // e8m0 scales and packed types: raw bits
         _ => Num::I(g(dt.bytes()) as i64),
     }
 }
@@ -62,6 +67,9 @@ pub fn round_float(v: f64, dt: DType) -> f64 {
         DType::F32 => v as f32 as f64,
         DType::F16 => f16::from_f64(v).to_f64(),
         DType::BF16 => bf16::from_f64(v).to_f64(),
+        DType::F8E4M3 | DType::F8E5M2 | DType::HiF8 => {
+            minifloat::decode(minifloat::encode(v, dt, Rnd::R, false), dt)
+        }
         _ => v,
     }
 }
@@ -74,6 +82,9 @@ pub fn write(b: &mut [u8], dt: DType, v: Num) {
         DType::F64 => put(v.f().to_bits(), 8),
         DType::F16 => put(f16::from_f64(v.f()).to_bits() as u64, 2),
         DType::BF16 => put(bf16::from_f64(v.f()).to_bits() as u64, 2),
+        DType::F8E4M3 | DType::F8E5M2 | DType::HiF8 => {
+            put(minifloat::encode(v.f(), dt, Rnd::R, false), 1)
+        }
         DType::I8 | DType::U8 | DType::I1 => put(int_of(v) as u64, 1),
         DType::I16 | DType::U16 => put(int_of(v) as u64, 2),
         DType::I32 | DType::U32 => put(int_of(v) as u64, 4),
@@ -87,6 +98,16 @@ fn int_of(v: Num) -> i64 {
         Num::I(i) => i,
         // float -> int conversion truncates toward zero (tcvt handles rounding modes)
         Num::F(f) => f as i64,
+    }
+}
+
+/// An integer element as an ordering key: u64 elements are held as their bits in
+/// an i64, so they compare unsigned; every other integer compares as held.
+pub fn int_key(v: Num, dt: DType) -> i128 {
+    if dt == DType::U64 {
+        v.i() as u64 as i128
+    } else {
+        v.i() as i128
     }
 }
 
@@ -116,6 +137,25 @@ mod tests {
         assert_eq!(read(&b, DType::BF16), Num::F(1.0));
         write(&mut b, DType::BF16, Num::F(1.0 + 3.0 / 256.0));
         assert_eq!(read(&b, DType::BF16), Num::F(1.0 + 4.0 / 256.0));
+    }
+
+    #[test]
+    fn fp8_elements_hold_values() {
+        let mut b = [0u8; 1];
+        // e4m3fn: 1.0 is 0x38; 1 + 1/16 is halfway between 1 and 1.125: ties to even
+        write(&mut b, DType::F8E4M3, Num::F(1.0 + 1.0 / 16.0));
+        assert_eq!(b[0], 0x38);
+        assert_eq!(read(&b, DType::F8E4M3), Num::F(1.0));
+        write(&mut b, DType::F8E5M2, Num::F(-3.0));
+        assert_eq!(read(&b, DType::F8E5M2), Num::F(-3.0));
+        assert_eq!(round_float(1.2, DType::F8E4M3), 1.25);
+    }
+
+    #[test]
+    fn u64_keys_order_unsigned() {
+        let big = Num::I(u64::MAX as i64);
+        assert!(int_key(big, DType::U64) > int_key(Num::I(1), DType::U64));
+        assert!(int_key(Num::I(-1), DType::I64) < int_key(Num::I(1), DType::I64));
     }
 
     #[test]

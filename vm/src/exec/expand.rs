@@ -10,14 +10,14 @@
 //! mode 2). Column forms broadcast along rows the same way (`v_row == 1`).
 //! `expdif` is `exp(src0 - src1)`. Floats compute in f64 and round once.
 
-use pto_isa_spec::Opcode;
+use pto_isa_spec::{DType, Opcode};
 
 use crate::exec::tile_ops::{
     check_valid, fmax, fmin, get, in_tile, out_tile, put, short, TileCall,
 };
 use crate::exec::{fault, Accesses, Fault};
 use crate::mem::Local;
-use crate::num::Num;
+use crate::num::{int_key, Num};
 use crate::value::Tile;
 
 #[derive(Clone, Copy)]
@@ -59,7 +59,6 @@ pub fn run(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(),
     check_valid(call, dst, "destination")?;
     let ma = index_map(call, a, dst, by_row, "first source")?;
     let mb = index_map(call, b, dst, by_row, "second source")?;
-    let float = dst.elem.is_float();
     // snapshot both operands first: the destination may alias either
     let mut vals = Vec::with_capacity((dst.v_row * dst.v_col).max(0) as usize);
     for i in 0..dst.v_row {
@@ -68,7 +67,7 @@ pub fn run(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(),
             let (rb, cb) = mb.at(i, j);
             let x = get(local, a, ra, ca, acc)?;
             let y = get(local, b, rb, cb, acc)?;
-            vals.push(apply(bin, x, y, float));
+            vals.push(apply(bin, x, y, dst.elem));
         }
     }
     let mut it = vals.into_iter();
@@ -82,8 +81,8 @@ pub fn run(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(),
     Ok(())
 }
 
-fn apply(bin: Bin, x: Num, y: Num, float: bool) -> Num {
-    if float {
+fn apply(bin: Bin, x: Num, y: Num, dt: DType) -> Num {
+    if dt.is_float() {
         let (x, y) = (x.f(), y.f());
         Num::F(match bin {
             Bin::Add => x + y,
@@ -95,14 +94,17 @@ fn apply(bin: Bin, x: Num, y: Num, float: bool) -> Num {
             Bin::Expdif => (x - y).exp(),
         })
     } else {
+        let (kx, ky) = (int_key(x, dt), int_key(y, dt));
         let (x, y) = (x.i(), y.i());
         match bin {
             Bin::Add => Num::I(x.wrapping_add(y)),
             Bin::Sub => Num::I(x.wrapping_sub(y)),
             Bin::Mul => Num::I(x.wrapping_mul(y)),
-            Bin::Div => Num::I(if y == 0 { 0 } else { x.wrapping_div(y) }),
-            Bin::Max => Num::I(x.max(y)),
-            Bin::Min => Num::I(x.min(y)),
+            Bin::Div if y == 0 => Num::I(0),
+            Bin::Div if dt == DType::U64 => Num::I(((x as u64) / (y as u64)) as i64),
+            Bin::Div => Num::I(x.wrapping_div(y)),
+            Bin::Max => Num::I(if kx >= ky { x } else { y }),
+            Bin::Min => Num::I(if kx <= ky { x } else { y }),
             Bin::Expdif => Num::F(((x as f64) - (y as f64)).exp()),
         }
     }

@@ -8,7 +8,7 @@
 //! take the second; where only one source is valid it is copied with its index),
 //! `taddreluconv` (`convert(max(0, a + b))`: the sum in the source type, f32 ->
 //! f16, f16 -> i8, i16 -> i8, round to nearest even and saturate; an i16 sum
-//! wraps) and `tadddeqrelu` (`half(max(0, f32(a + b) * deqScale))` from i32
+//! wraps), `tsubreluconv` (the same with `a - b`) and `tadddeqrelu` (`half(max(0, f32(a + b) * deqScale))` from i32
 //! sources, the sum wrapping, saturating to the largest finite half).
 //!
 //! The iteration domain is the destination's valid region. Floats compute in
@@ -29,7 +29,7 @@ use crate::exec::tile_ops::{
 };
 use crate::exec::{fault, Accesses, Fault};
 use crate::mem::Local;
-use crate::num::{round_float, wrap, Num};
+use crate::num::{int_key, round_float, wrap, Num};
 use crate::value::{Tile, Val};
 
 /// Executes one of this file's ops.
@@ -40,7 +40,7 @@ pub fn run(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(),
         O::TSel | O::TSels => sel(call, local, acc),
         O::TPartAdd | O::TPartMax | O::TPartMin | O::TPartMul => part(call, local, acc),
         O::TPartArgMax | O::TPartArgMin => partarg(call, local, acc),
-        O::TAddReluConv | O::TAddDeqRelu => add_relu_conv(call, local, acc),
+        O::TAddReluConv | O::TSubReluConv | O::TAddDeqRelu => add_relu_conv(call, local, acc),
         _ => lanes(call, local, acc),
     }
 }
@@ -77,8 +77,8 @@ fn cmp_mode(call: &TileCall) -> Result<Cmp, Fault> {
     })
 }
 
-fn compare(mode: Cmp, x: Num, y: Num, float: bool) -> bool {
-    if float {
+fn compare(mode: Cmp, x: Num, y: Num, dt: DType) -> bool {
+    if dt.is_float() {
         let (a, b) = (x.f(), y.f());
         match mode {
             Cmp::Eq => a == b,
@@ -89,7 +89,7 @@ fn compare(mode: Cmp, x: Num, y: Num, float: bool) -> bool {
             Cmp::Ge => a >= b,
         }
     } else {
-        let (a, b) = (x.i(), y.i());
+        let (a, b) = (int_key(x, dt), int_key(y, dt));
         match mode {
             Cmp::Eq => a == b,
             Cmp::Ne => a != b,
@@ -156,7 +156,6 @@ fn cmp(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(), Fau
         (None, None) => return fault(format!("{}: missing second source tile", short(call))),
         _ => None,
     };
-    let float = a.elem.is_float();
     let mut bits = vec![0u64; (rows * words).max(0) as usize];
     for r in 0..rows {
         for c in 0..cols {
@@ -166,7 +165,7 @@ fn cmp(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(), Fau
                 (None, Some(b)) => get(local, b, r, c, acc)?,
                 _ => Num::I(0),
             };
-            if compare(mode, x, y, float) {
+            if compare(mode, x, y, a.elem) {
                 bits[(r * words + c / w) as usize] |= 1u64 << (c % w);
             }
         }
@@ -256,7 +255,6 @@ fn part(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(), Fa
     check_valid(call, a, "first source")?;
     check_valid(call, b, "second source")?;
     check_valid(call, dst, "destination")?;
-    let float = dst.elem.is_float();
     let mut vals = Vec::new();
     for r in 0..dst.v_row {
         for c in 0..dst.v_col {
@@ -265,7 +263,7 @@ fn part(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(), Fa
             let v = match (ina, inb) {
                 (true, true) => {
                     let (x, y) = (get(local, a, r, c, acc)?, get(local, b, r, c, acc)?);
-                    Some(binop(call.op, x, y, float))
+                    Some(binop(call.op, x, y, dst.elem))
                 }
                 (true, false) => Some(get(local, a, r, c, acc)?),
                 (false, true) => Some(get(local, b, r, c, acc)?),
@@ -282,7 +280,7 @@ fn part(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(), Fa
     Ok(())
 }
 
-/// `taddreluconv` and `tadddeqrelu`.
+/// `taddreluconv`, `tsubreluconv` and `tadddeqrelu`.
 fn add_relu_conv(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(), Fault> {
     let name = short(call);
     let a = in_tile(call, 0, "first source")?;
@@ -298,6 +296,7 @@ fn add_relu_conv(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Resu
         ));
     }
     let deq = call.op == Opcode::TAddDeqRelu;
+    let sub = call.op == Opcode::TSubReluConv;
     let scale = if deq {
         if (a.elem, dst.elem) != (DType::I32, DType::F16) {
             return fault(format!(
@@ -311,7 +310,7 @@ fn add_relu_conv(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Resu
             (DType::F32, DType::F16) | (DType::F16, DType::I8) | (DType::I16, DType::I8) => None,
             (s, d) => {
                 return fault(format!(
-                    "taddreluconv: {s} -> {d} is not a supported pair (f32 -> f16, f16 -> i8, i16 -> i8)"
+                    "{name}: {s} -> {d} is not a supported pair (f32 -> f16, f16 -> i8, i16 -> i8)"
                 ))
             }
         }
@@ -330,11 +329,17 @@ fn add_relu_conv(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Resu
                     Num::F(round_float(t, DType::F16).clamp(-HALF_MAX, HALF_MAX))
                 }
                 (None, DType::I16) => {
-                    let sum = wrap(x.i().wrapping_add(y.i()), DType::I16).max(0);
+                    let s = if sub {
+                        x.i().wrapping_sub(y.i())
+                    } else {
+                        x.i().wrapping_add(y.i())
+                    };
+                    let sum = wrap(s, DType::I16).max(0);
                     Num::I(sum.min(127))
                 }
                 (None, src) => {
-                    let sum = round_float(x.f() + y.f(), src);
+                    let s = if sub { x.f() - y.f() } else { x.f() + y.f() };
+                    let sum = round_float(s, src);
                     let t = if sum.is_nan() { sum } else { sum.max(0.0) };
                     if dst.elem == DType::F16 {
                         Num::F(round_float(t, DType::F16).clamp(-HALF_MAX, HALF_MAX))
@@ -402,8 +407,8 @@ fn partarg(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(),
                     match (float, max) {
                         (true, true) => x.f() > y.f(),
                         (true, false) => x.f() < y.f(),
-                        (false, true) => x.i() > y.i(),
-                        (false, false) => x.i() < y.i(),
+                        (false, true) => int_key(x, dv.elem) > int_key(y, dv.elem),
+                        (false, false) => int_key(x, dv.elem) < int_key(y, dv.elem),
                     }
                 }
                 (true, false) => true,
@@ -423,9 +428,9 @@ fn partarg(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(),
     Ok(())
 }
 
-fn binop(op: Opcode, x: Num, y: Num, float: bool) -> Num {
+fn binop(op: Opcode, x: Num, y: Num, dt: DType) -> Num {
     use Opcode as O;
-    if float {
+    if dt.is_float() {
         let (a, b) = (x.f(), y.f());
         Num::F(match op {
             O::TPartAdd => a + b,
@@ -438,8 +443,10 @@ fn binop(op: Opcode, x: Num, y: Num, float: bool) -> Num {
         Num::I(match op {
             O::TPartAdd => a.wrapping_add(b),
             O::TPartMul => a.wrapping_mul(b),
-            O::TPartMax => a.max(b),
-            _ => a.min(b),
+            O::TPartMax if int_key(x, dt) > int_key(y, dt) => a,
+            O::TPartMax => b,
+            _ if int_key(x, dt) < int_key(y, dt) => a,
+            _ => b,
         })
     }
 }
@@ -579,13 +586,22 @@ fn lane(op: Opcode, x: &[Num; 4], dt: DType) -> Num {
         })
     } else {
         let (a, b, c) = (x[0].i(), x[1].i(), x[2].i());
-        let relu = |v: i64| v.max(0);
+        // the sum wraps in the element type first: relu of a wrapped result is never negative
+        let relu = |v: i64| wrap(v, dt).max(0);
         Num::I(match op {
             O::TPrelu | O::TLrelu => {
                 if a > 0 {
                     a
                 } else {
                     a.wrapping_mul(b)
+                }
+            }
+            O::TRem | O::TRems | O::TFmod | O::TFmods if dt == DType::U64 => {
+                // u64 elements are held as their bits: the unsigned remainder (no signs)
+                if b == 0 {
+                    0
+                } else {
+                    ((a as u64) % (b as u64)) as i64
                 }
             }
             O::TRem | O::TRems => {
@@ -663,5 +679,21 @@ mod tests {
         assert_eq!(lane(Opcode::TFmod, &x, DType::I32), Num::I(-1));
         assert_eq!(int_pow(3, 4), 81);
         assert_eq!(int_pow(2, -1), 0);
+    }
+
+    #[test]
+    fn integer_relu_sees_the_wrapped_sum() {
+        let x = [Num::I(i32::MAX as i64), Num::I(1), Num::I(0), Num::I(0)];
+        assert_eq!(lane(Opcode::TAddRelu, &x, DType::I32), Num::I(0));
+        let y = [Num::I(i32::MIN as i64), Num::I(1), Num::I(0), Num::I(0)];
+        assert_eq!(
+            lane(Opcode::TSubRelu, &y, DType::I32),
+            Num::I(i32::MAX as i64)
+        );
+        let u = [Num::I(u64::MAX as i64), Num::I(10), Num::I(0), Num::I(0)];
+        assert_eq!(lane(Opcode::TRem, &u, DType::U64), Num::I(5));
+        assert_eq!(lane(Opcode::TFmods, &u, DType::U64), Num::I(5));
+        let z = [Num::I(100), Num::I(50), Num::I(0), Num::I(0)];
+        assert_eq!(lane(Opcode::TAddRelu, &z, DType::I8), Num::I(0));
     }
 }

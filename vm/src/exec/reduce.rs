@@ -12,7 +12,7 @@
 //! round once; integers wrap; max/min propagate NaN. Arg-reductions return the
 //! first index of the extreme value (a NaN never replaces an earlier value).
 
-use pto_isa_spec::Opcode;
+use pto_isa_spec::{DType, Opcode};
 
 use crate::exec::tile_ops::{
     check_valid, fmax, fmin, get, in_tile, out_tile, put, short, TileCall,
@@ -97,6 +97,14 @@ pub fn run(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(),
         ));
     }
     let float = src.elem.is_float();
+    // integers compare as i128 keys so that u64 elements (held as i64 bits) order unsigned
+    let key = |v: Num| -> i128 {
+        if src.elem == DType::U64 {
+            v.i() as u64 as i128
+        } else {
+            v.i() as i128
+        }
+    };
     for l in 0..lines {
         let at = |k: i64| if by_row { (l, k) } else { (k, l) };
         let (r0, c0) = at(0);
@@ -112,11 +120,23 @@ pub fn run(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(),
                 Kind::Prod if float => Num::F(best.f() * x.f()),
                 Kind::Prod => Num::I(best.i().wrapping_mul(x.i())),
                 Kind::Max if float => Num::F(fmax(best.f(), x.f())),
-                Kind::Max => Num::I(best.i().max(x.i())),
+                Kind::Max => {
+                    if key(x) > key(best) {
+                        x
+                    } else {
+                        best
+                    }
+                }
                 Kind::Min if float => Num::F(fmin(best.f(), x.f())),
-                Kind::Min => Num::I(best.i().min(x.i())),
+                Kind::Min => {
+                    if key(x) < key(best) {
+                        x
+                    } else {
+                        best
+                    }
+                }
                 Kind::ArgMax | Kind::ArgMin => {
-                    if better(kind, x, best, float) {
+                    if better(kind, x, best, float, key) {
                         best_k = k;
                         x
                     } else {
@@ -132,12 +152,12 @@ pub fn run(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(),
     Ok(())
 }
 
-fn better(kind: Kind, x: Num, best: Num, float: bool) -> bool {
+fn better(kind: Kind, x: Num, best: Num, float: bool, key: impl Fn(Num) -> i128) -> bool {
     match (kind, float) {
         (Kind::ArgMax, true) => x.f() > best.f(),
-        (Kind::ArgMax, false) => x.i() > best.i(),
+        (Kind::ArgMax, false) => key(x) > key(best),
         (_, true) => x.f() < best.f(),
-        (_, false) => x.i() < best.i(),
+        (_, false) => key(x) < key(best),
     }
 }
 

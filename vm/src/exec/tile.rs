@@ -46,6 +46,8 @@ pub fn ew(op: EwOp, a: Num, b: Num, dt: DType) -> Num {
     } else {
         let (x, y) = (a.i(), b.i());
         let bits = dt.bits();
+        // u64 elements are held as their bits in an i64: divide and compare them unsigned
+        let u64_elems = dt == DType::U64;
         Num::I(match op {
             EwOp::Add => x.wrapping_add(y),
             EwOp::Sub => x.wrapping_sub(y),
@@ -53,10 +55,14 @@ pub fn ew(op: EwOp, a: Num, b: Num, dt: DType) -> Num {
             EwOp::Div => {
                 if y == 0 {
                     0
+                } else if u64_elems {
+                    ((x as u64) / (y as u64)) as i64
                 } else {
                     x.wrapping_div(y)
                 }
             }
+            EwOp::Max if u64_elems => (x as u64).max(y as u64) as i64,
+            EwOp::Min if u64_elems => (x as u64).min(y as u64) as i64,
             EwOp::Max => x.max(y),
             EwOp::Min => x.min(y),
             EwOp::Abs => x.wrapping_abs(),
@@ -238,6 +244,8 @@ fn int_max(dt: DType) -> i64 {
         DType::U16 => u16::MAX as i64,
         DType::I32 => i32::MAX as i64,
         DType::U32 => u32::MAX as i64,
+        // u64 elements are held as their bits
+        DType::U64 => u64::MAX as i64,
         _ => i64::MAX,
     }
 }
@@ -638,4 +646,27 @@ pub fn subview(
         fractal: tb.fractal,
         pad: tb.pad,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn u64_lanes_divide_and_compare_unsigned() {
+        let (a, b) = (Num::I(u64::MAX as i64), Num::I(2));
+        assert_eq!(
+            ew(EwOp::Div, a, b, DType::U64),
+            Num::I((u64::MAX / 2) as i64)
+        );
+        assert_eq!(ew(EwOp::Max, a, b, DType::U64), a);
+        assert_eq!(ew(EwOp::Min, a, b, DType::U64), b);
+        assert_eq!(ew(EwOp::Max, Num::I(-1), b, DType::I64), b);
+    }
+
+    #[test]
+    fn u64_max_pad_is_all_ones() {
+        assert_eq!(int_max(DType::U64), -1);
+        assert_eq!(int_min(DType::U64), 0);
+    }
 }

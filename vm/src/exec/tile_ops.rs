@@ -99,6 +99,7 @@ fn group(op: Opcode) -> Option<Group> {
         | O::TPartArgMax
         | O::TPartArgMin
         | O::TAddReluConv
+        | O::TSubReluConv
         | O::TAddDeqRelu => irregular::run,
         O::TMov
         | O::TExtract
@@ -339,6 +340,8 @@ pub(crate) fn pad_value(t: &Tile) -> Num {
     match t.pad {
         2 if f => Num::F(f64::INFINITY),
         3 if f => Num::F(f64::NEG_INFINITY),
+        // u64 elements are held as their bits: its maximum is all ones
+        2 if t.elem == DType::U64 => Num::I(u64::MAX as i64),
         2 => Num::I(int_range(t.elem).1),
         3 => Num::I(int_range(t.elem).0),
         _ if f => Num::F(0.0),
