@@ -1564,6 +1564,13 @@ impl<'a> Lowerer<'a> {
                     }),
                 );
             }
+            "vdup"
+                if u.first()
+                    .is_some_and(|v| matches!(self.ty(*v), Some(Type::VReg { .. }))) =>
+            {
+                // lane broadcast from a register: exec::vec_rearrange
+                self.generic_vec(op, u, res, c)
+            }
             "vbr" | "vdup" => match (r0, u.first()) {
                 (Some(dst), Some(&s)) => {
                     let elem = self.vdtype(dst);

@@ -141,6 +141,7 @@ pub fn run(
         // vlds/vsts reach the generic path only for modes the built-in lacks
         Some(Group::Mem) => vec_mem::run(&cx, &a, local, acc),
         None if vec_mem::handles(op) => vec_mem::run(&cx, &a, local, acc),
+        None if op == Opcode::VDup => vec_rearrange::dup(&cx, &a),
         None => fault(format!(
             "'{}' is not implemented in ptovm's interpreter yet",
             op.name()
