@@ -219,8 +219,10 @@ impl Fmt {
 
     fn encode(&self, x: f64, rnd: Rnd, sat: bool) -> u32 {
         let sign_bit = 1u32 << (self.e + self.m);
+        // saturating conversions turn NaN into 0 (as vcvt with SAT does for
+        // f16/f32 targets)
         if x.is_nan() {
-            return self.nan_code().unwrap_or(0);
+            return if sat { 0 } else { self.nan_code().unwrap_or(0) };
         }
         let neg = x.is_sign_negative();
         let s = if neg { sign_bit } else { 0 };
@@ -329,6 +331,7 @@ mod tests {
         // saturation clamps, no saturation gives NaN
         assert_eq!(encode(1000.0, d, Rnd::R, true), 0x7e);
         assert_eq!(encode(1000.0, d, Rnd::R, false), 0x7f);
+        assert_eq!(encode(f64::NAN, d, Rnd::R, true), 0);
         // smallest subnormal 2^-9
         assert_eq!(decode(0x01, d), 2f64.powi(-9));
     }

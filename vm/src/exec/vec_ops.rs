@@ -264,6 +264,8 @@ pub fn parse_type(s: &str) -> Option<DType> {
         "b16" => Some(DType::U16),
         "b32" => Some(DType::U32),
         "b64" => Some(DType::U64),
+        // packed fp4 pairs (`!pto.f4E1M2x2`): the fp4 type, one pair per byte
+        _ if s.starts_with("f4") && s.ends_with("x2") => DType::from_mlir(&s[..s.len() - 2]),
         _ => DType::from_mlir(s),
     }
 }
@@ -365,6 +367,7 @@ mod tests {
         assert_eq!(parse_type("si8"), Some(DType::I8));
         assert_eq!(parse_type("b16"), Some(DType::U16));
         assert_eq!(parse_type("\"b32\""), Some(DType::U32));
+        assert_eq!(parse_type("!pto.f4E1M2x2"), Some(DType::F4E1M2));
         assert!(implemented(Opcode::VCmp) && !implemented(Opcode::VAdd));
     }
 
