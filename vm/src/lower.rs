@@ -497,6 +497,10 @@ impl<'a> Lowerer<'a> {
                     .to_string();
                 return self.push(op, c, K::Vec(VecOp::MemBar { kind }));
             }
+            // ptovm has no data cache or write buffer between the scalar unit
+            // and memory: its stores are visible at once, so cache
+            // clean/invalidate and the data barrier change nothing
+            "pto.dcci" | "pto.dsb" => return self.push(op, c, K::Nop),
             _ => {
                 return self.unsupported(op, c, "is a synchronization op ptovm does not model yet")
             }

@@ -37,6 +37,8 @@ pub fn handles(op: Opcode) -> bool {
             | Opcode::Sprclr
             | Opcode::Sprsti
             | Opcode::Sprsts
+            | Opcode::LoadScalar
+            | Opcode::StoreScalar
     )
 }
 
@@ -160,6 +162,49 @@ pub fn run(cx: &Cx, a: &Args, local: &mut Local, acc: &mut Accesses) -> Result<V
         Opcode::VSldb | Opcode::VSstb => blocks(cx, a, local, acc),
         Opcode::InitAlign | Opcode::VLdas | Opcode::VLdus | Opcode::VStus | Opcode::VStas => {
             unaligned(cx, a, local, acc)
+        }
+        // one UB element to or from a scalar (inside a vector scope)
+        Opcode::LoadScalar | Opcode::StoreScalar => {
+            let Some(p) = a.p.first().copied() else {
+                return cx.err("needs a pointer");
+            };
+            if p.space != Space::Ub {
+                return cx.err(format!(
+                    "inside a vector scope needs a UB pointer, got {}",
+                    p.space.name()
+                ));
+            }
+            let load = cx.op == Opcode::LoadScalar;
+            let off =
+                a.s.get(usize::from(!load))
+                    .and_then(|s| s.as_i64())
+                    .unwrap_or(0);
+            let es = p.elem.bytes();
+            let at = p.addr as i64 + off * es as i64;
+            if at < 0 {
+                return cx.err("addresses a negative UB offset");
+            }
+            let at = at as u64;
+            if load {
+                let b = read(local, acc, at, es as u64)?;
+                Ok(vec![match crate::num::read(&b, p.elem) {
+                    crate::num::Num::F(f) => Val::Float(f),
+                    crate::num::Num::I(i) => Val::Int(i),
+                }])
+            } else {
+                let Some(v) = a.s.first() else {
+                    return cx.err("needs a value");
+                };
+                let x = if p.elem.is_float() {
+                    crate::num::Num::F(v.as_f64().unwrap_or(0.0))
+                } else {
+                    crate::num::Num::I(v.as_i64().unwrap_or(0))
+                };
+                let mut b = vec![0u8; es];
+                crate::num::write(&mut b, p.elem, x);
+                write(local, acc, at, &b)?;
+                Ok(Vec::new())
+            }
         }
         // SPR AR: only the unaligned register-offset stores (vstur) move it,
         // and ptovm does not execute those, so AR is 0 whenever it is read
@@ -474,6 +519,27 @@ mod tests {
         .unwrap();
         assert!(out.is_empty());
         assert_eq!(local.slice(Space::Ub, 512, 128).unwrap(), &halves[..]);
+    }
+
+    #[test]
+    fn scalar_store_then_load_in_ub() {
+        let mut local = Local::new(pto_isa_spec::ProfileId::A5.profile(), None);
+        let mut acc = Accesses::default();
+        let p = Val::Ptr(Ptr {
+            space: Space::Ub,
+            addr: 64,
+            elem: pto_isa_spec::DType::I16,
+        });
+        let none = attrs(&[]);
+        let st = [Val::Int(-3), p.clone(), Val::Int(2)];
+        vec_ops::run(Opcode::StoreScalar, &st, &none, &mut local, &mut acc).unwrap();
+        assert_eq!(
+            local.slice(Space::Ub, 68, 2).unwrap(),
+            &(-3i16).to_le_bytes()
+        );
+        let ld = [p, Val::Int(2)];
+        let r = vec_ops::run(Opcode::LoadScalar, &ld, &none, &mut local, &mut acc).unwrap();
+        assert_eq!(r, vec![Val::Int(-3)]);
     }
 
     #[test]

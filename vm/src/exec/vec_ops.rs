@@ -85,7 +85,9 @@ fn group(op: Opcode) -> Option<Group> {
         | O::VStas
         | O::Sprclr
         | O::Sprsti
-        | O::Sprsts => Group::Mem,
+        | O::Sprsts
+        | O::LoadScalar
+        | O::StoreScalar => Group::Mem,
         O::Pand
         | O::Por
         | O::Pxor
