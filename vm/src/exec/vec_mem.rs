@@ -259,10 +259,9 @@ pub fn run(cx: &Cx, a: &Args, local: &mut Local, acc: &mut Accesses) -> Result<V
     }
 }
 
-/// `vsldb`/`vsstb`: eight 32-byte blocks, block `b` at `base + b *
-/// block_stride` blocks; a masked-off block loads zeros or is not written
-/// (a block is on when its first byte's predicate bit is). The post-update
-/// result is the base advanced by `repeat_stride` blocks.
+/// `vsldb`/`vsstb`: eight 32-byte blocks, block `b` at `base +
+/// repeat_stride + b * block_stride` blocks; a masked-off block loads zeros
+/// or is not written (a block is on when its first byte's predicate bit is).
 fn blocks(cx: &Cx, a: &Args, local: &mut Local, acc: &mut Accesses) -> Result<Vec<Val>, Fault> {
     let Some(p) = a.p.first().copied() else {
         return cx.err("needs a UB pointer");
@@ -274,12 +273,17 @@ fn blocks(cx: &Cx, a: &Args, local: &mut Local, acc: &mut Accesses) -> Result<Ve
     let (bs, rs) = (stride(0), stride(1));
     let m = a.m.first().copied();
     let load = cx.op == Opcode::VSldb;
+    // like the other post-update forms: without the pointer result the
+    // access starts `repeat_stride` blocks in; with it, at the base, and the
+    // result is the base advanced by `repeat_stride` blocks
+    let post = results(cx) > usize::from(load);
+    let first = if post { 0 } else { rs };
     let mut v = zreg();
     for b in 0..8usize {
         if m.is_some_and(|m| !bit(m, b * 32)) {
             continue;
         }
-        let at = p.addr as i64 + b as i64 * bs * 32;
+        let at = p.addr as i64 + (first + b as i64 * bs) * 32;
         if at < 0 {
             return cx.err("addresses a negative UB offset");
         }
