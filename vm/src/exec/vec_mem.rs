@@ -39,6 +39,7 @@ pub fn handles(op: Opcode) -> bool {
             | Opcode::Sprsts
             | Opcode::LoadScalar
             | Opcode::StoreScalar
+            | Opcode::Pstu
     )
 }
 
@@ -162,6 +163,30 @@ pub fn run(cx: &Cx, a: &Args, local: &mut Local, acc: &mut Accesses) -> Result<V
         Opcode::VSldb | Opcode::VSstb => blocks(cx, a, local, acc),
         Opcode::InitAlign | Opcode::VLdas | Opcode::VLdus | Opcode::VStus | Opcode::VStas => {
             unaligned(cx, a, local, acc)
+        }
+        // predicate unaligned store, write-through: one bit per lane of the
+        // mask's granularity, packed; the base advances past them
+        Opcode::Pstu => {
+            let (Some(p), Some(m)) = (a.p.first().copied(), a.m.first()) else {
+                return cx.err("needs a mask and a UB pointer");
+            };
+            if p.space != Space::Ub {
+                return cx.err(format!("needs a UB pointer, got {}", p.space.name()));
+            }
+            let g = cx.src()?.bytes();
+            let lanes = 256 / g;
+            let mut packed = vec![0u8; lanes / 8];
+            for i in 0..lanes {
+                if bit(m, i * g) {
+                    packed[i / 8] |= 1 << (i % 8);
+                }
+            }
+            write(local, acc, p.addr, &packed)?;
+            let next = Ptr {
+                addr: p.addr + packed.len() as u64,
+                ..p
+            };
+            Ok(vec![Val::Unit, Val::Ptr(next)])
         }
         // one UB element to or from a scalar (inside a vector scope)
         Opcode::LoadScalar | Opcode::StoreScalar => {
@@ -544,6 +569,27 @@ mod tests {
         let ld = [p, Val::Int(2)];
         let r = vec_ops::run(Opcode::LoadScalar, &ld, &none, &mut local, &mut acc).unwrap();
         assert_eq!(r, vec![Val::Int(-3)]);
+    }
+
+    #[test]
+    fn pstu_packs_one_bit_per_lane_and_advances() {
+        let mut local = Local::new(pto_isa_spec::ProfileId::A5.profile(), None);
+        let mut acc = Accesses::default();
+        let p = Ptr {
+            space: Space::Ub,
+            addr: 0,
+            elem: pto_isa_spec::DType::U32,
+        };
+        // b32 mask with the first 13 lanes on: bits at 4-byte granularity
+        let m = crate::exec::vec_ops::mask_from(4, |i| i < 13);
+        let a = attrs(&[("$src_type", AttrVal::Sym("b32".into()))]);
+        let srcs = [Val::Unit, Val::Mask(m), Val::Ptr(p)];
+        let r = vec_ops::run(Opcode::Pstu, &srcs, &a, &mut local, &mut acc).unwrap();
+        assert_eq!(
+            local.slice(Space::Ub, 0, 8).unwrap(),
+            &[0xff, 0x1f, 0, 0, 0, 0, 0, 0]
+        );
+        assert_eq!(r[1], Val::Ptr(Ptr { addr: 8, ..p }));
     }
 
     #[test]

@@ -87,7 +87,8 @@ fn group(op: Opcode) -> Option<Group> {
         | O::Sprsti
         | O::Sprsts
         | O::LoadScalar
-        | O::StoreScalar => Group::Mem,
+        | O::StoreScalar
+        | O::Pstu => Group::Mem,
         O::Pand
         | O::Por
         | O::Pxor
