@@ -1345,7 +1345,16 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
             }
         }
     }
-    if !any_golden {
+    // no goldens, but the case's compare.py judges the files main.cpp writes
+    let script_outputs: Vec<usize> = match &mc {
+        Some(m) if !any_golden && opts.golden_script && dir.join("compare.py").is_file() => m
+            .writes
+            .iter()
+            .filter_map(|k| bindings.iter().position(|b| b.k == *k && b.dtype.is_some()))
+            .collect(),
+        _ => Vec::new(),
+    };
+    if !any_golden && script_outputs.is_empty() {
         return bad(format!(
             "no golden_vK.bin for any pointer argument in {}: nothing to compare (generate them, e.g. with --golden-script)",
             dir.display()
@@ -1404,6 +1413,22 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
         code = 1;
     }
     let code_before_compare = code;
+    for &i in &script_outputs {
+        let b = &bindings[i];
+        let p = dir.join(format!("{}.bin", b.file));
+        std::fs::write(&p, &fin.buffers[b.arg]).map_err(|e| CaseError {
+            code: 2,
+            msg: format!("cannot write {}: {e}", p.display()),
+        })?;
+    }
+    if !script_outputs.is_empty() && code == 0 {
+        // nothing to compare byte-wise: the script is the only judge
+        code = 1;
+        notes.push(format!(
+            "no goldens; {} output(s) main.cpp writes are left to compare.py",
+            script_outputs.len()
+        ));
+    }
     // write every output (also after a fault: a stale vK.bin must not survive)
     let mut outputs = Vec::new();
     for b in &bindings {
