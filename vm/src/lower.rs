@@ -499,6 +499,10 @@ impl<'a> Lowerer<'a> {
                     .to_string();
                 return self.push(op, c, K::Vec(VecOp::MemBar { kind }));
             }
+            // ptovm has no data cache or write buffer between the scalar unit
+            // and memory: its stores are visible at once, so cache
+            // clean/invalidate and the data barrier change nothing
+            "pto.dcci" | "pto.dsb" => return self.push(op, c, K::Nop),
             _ => {
                 return self.unsupported(op, c, "is a synchronization op ptovm does not model yet")
             }
@@ -1679,6 +1683,13 @@ impl<'a> Lowerer<'a> {
                         gran,
                     }),
                 );
+            }
+            "vdup"
+                if u.first()
+                    .is_some_and(|v| matches!(self.ty(*v), Some(Type::VReg { .. }))) =>
+            {
+                // lane broadcast from a register: exec::vec_rearrange
+                self.generic_vec(op, u, res, c)
             }
             "vbr" | "vdup" => match (r0, u.first()) {
                 (Some(dst), Some(&s)) => {

@@ -322,6 +322,37 @@ fn compare_py_judges_what_the_golden_comparison_rejects() {
 }
 
 #[test]
+fn compare_py_alone_judges_a_case_without_goldens() {
+    let d = Dir::new("comparepy_only");
+    d.write("kernel.pto", vadd());
+    let gen = GOLDEN_PY.replace(
+        "open(\"golden_v3.bin\", \"wb\").write(struct.pack(\"<%df\" % n, *[a + b for a, b in zip(x, y)]))",
+        "open(\"v3.bin\", \"wb\").write(bytes(4 * n))",
+    );
+    assert!(!gen.contains("golden_v3"), "{gen}");
+    d.write("golden.py", &gen);
+    d.write(
+        "main.cpp",
+        "void LaunchVadd(float *a, float *b, float *c, void *stream);\n\
+         int main() { size_t n = 4096; ReadFile(\"./v1.bin\", n, a, n); ReadFile(\"./v2.bin\", n, b, n);\n\
+         LaunchVadd(a, b, c, stream); WriteFile(\"./v3.bin\", c, n); }\n",
+    );
+    d.write(
+        "compare.py",
+        "import struct, sys\n\
+         r = lambda f: struct.unpack('<1024f', open(f, 'rb').read())\n\
+         x, y, z = r('v1.bin'), r('v2.bin'), r('v3.bin')\n\
+         sys.exit(0 if all(a + b == c for a, b, c in zip(x, y, z)) else 1)\n",
+    );
+    let (c, e) = case(&d, &["--golden-script"]);
+    assert_eq!(c, 0, "{e}");
+    assert!(
+        e.contains("left to compare.py") && e.contains("compare.py accepts"),
+        "{e}"
+    );
+}
+
+#[test]
 fn case_toml_sizes_a_buffer_nothing_else_sizes() {
     let d = vadd_case("toml", 0.0);
     d.write("case.toml", "[args]\nv1 = \"f32:16x16\"\n");

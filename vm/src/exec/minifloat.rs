@@ -58,7 +58,106 @@ fn fmt(dt: DType) -> Option<Fmt> {
 
 /// Whether `dt` is a format this module encodes and decodes.
 pub fn supported(dt: DType) -> bool {
-    fmt(dt).is_some() || dt == DType::E8M0
+    fmt(dt).is_some() || matches!(dt, DType::E8M0 | DType::HiF8)
+}
+
+/// HiFloat8: sign, a prefix-coded "dot" field giving the exponent width D
+/// (`11` 4, `10` 3, `01` 2, `001` 1, `0001` 0, `0000` denormal), the
+/// exponent in sign-magnitude with an implicit leading 1, then the
+/// mantissa. Denormals are 2^(M-23); 0x80 is NaN; exponent +15 with
+/// mantissa 1 is infinity.
+fn hif8_decode(code: u8) -> f64 {
+    if code == 0x80 {
+        return f64::NAN;
+    }
+    let neg = code & 0x80 != 0;
+    let r = (code & 0x7f) as u32;
+    let bit = |i: u32| (r >> i) & 1;
+    let (d, dl) = match (bit(6), bit(5), bit(4), bit(3)) {
+        (1, 1, _, _) => (Some(4), 2),
+        (1, 0, _, _) => (Some(3), 2),
+        (0, 1, _, _) => (Some(2), 2),
+        (0, 0, 1, _) => (Some(1), 3),
+        (0, 0, 0, 1) => (Some(0), 4),
+        _ => (None, 4),
+    };
+    let v = match d {
+        None => {
+            let m = r & 7;
+            if m == 0 {
+                0.0
+            } else {
+                2f64.powi(m as i32 - 23)
+            }
+        }
+        Some(d) => {
+            let mb = 7 - dl - d;
+            let man = r & ((1 << mb) - 1);
+            let ef = (r >> mb) & ((1 << d) - 1);
+            let e = if d == 0 {
+                0
+            } else {
+                let mag = (1 << (d - 1)) | (ef & ((1 << (d - 1)) - 1));
+                if ef >> (d - 1) == 1 {
+                    -(mag as i32)
+                } else {
+                    mag as i32
+                }
+            };
+            if d == 4 && e == 15 && man == 1 {
+                f64::INFINITY
+            } else {
+                2f64.powi(e) * (1.0 + man as f64 / (1u32 << mb) as f64)
+            }
+        }
+    };
+    if neg {
+        -v
+    } else {
+        v
+    }
+}
+
+fn hif8_encode(x: f64, rnd: Rnd, sat: bool) -> u8 {
+    if x.is_nan() {
+        return 0x80;
+    }
+    let neg = x.is_sign_negative();
+    let s = if neg { 0x80u8 } else { 0 };
+    let a = x.abs();
+    // finite non-negative values by magnitude (codes are not monotonic)
+    let mut vals: Vec<(u8, f64)> = (0u8..0x80)
+        .map(|c| (c, hif8_decode(c)))
+        .filter(|(_, v)| v.is_finite())
+        .collect();
+    vals.sort_by(|p, q| p.1.total_cmp(&q.1));
+    let &(max_c, max_v) = vals.last().expect("finite values");
+    let inf = 0x6f;
+    if a.is_infinite() {
+        return s | if sat { max_c } else { inf };
+    }
+    let pos = vals.partition_point(|&(_, v)| v <= a);
+    let (lo_c, lo_v) = vals[pos - 1];
+    if lo_v == a {
+        return s | lo_c;
+    }
+    let (hi_c, hi_v) = match vals.get(pos) {
+        Some(&(c, v)) => (Some(c), v),
+        None => (None, max_v * 2.0),
+    };
+    let up = match rnd {
+        // HiF8 rounds half away from zero
+        Rnd::R | Rnd::A => a - lo_v >= hi_v - a,
+        Rnd::Z => false,
+        Rnd::F => neg,
+        Rnd::C => !neg,
+        Rnd::O => lo_c & 1 == 0,
+    };
+    match (up, hi_c) {
+        (false, _) => s | lo_c,
+        (true, Some(c)) => s | c,
+        (true, None) => s | if sat { max_c } else { inf },
+    }
 }
 
 impl Fmt {
@@ -120,8 +219,10 @@ impl Fmt {
 
     fn encode(&self, x: f64, rnd: Rnd, sat: bool) -> u32 {
         let sign_bit = 1u32 << (self.e + self.m);
+        // saturating conversions turn NaN into 0 (as vcvt with SAT does for
+        // f16/f32 targets)
         if x.is_nan() {
-            return self.nan_code().unwrap_or(0);
+            return if sat { 0 } else { self.nan_code().unwrap_or(0) };
         }
         let neg = x.is_sign_negative();
         let s = if neg { sign_bit } else { 0 };
@@ -174,6 +275,9 @@ impl Fmt {
 
 /// Decodes a code of `dt` (low bits of `code`) to f64.
 pub fn decode(code: u64, dt: DType) -> f64 {
+    if dt == DType::HiF8 {
+        return hif8_decode(code as u8);
+    }
     if dt == DType::E8M0 {
         let c = code as u8;
         return if c == 0xff {
@@ -191,6 +295,9 @@ pub fn decode(code: u64, dt: DType) -> f64 {
 /// Encodes `x` as a code of `dt` with rounding `rnd`; `sat` clamps overflow to
 /// the largest finite value (formats without inf/NaN always clamp).
 pub fn encode(x: f64, dt: DType, rnd: Rnd, sat: bool) -> u64 {
+    if dt == DType::HiF8 {
+        return hif8_encode(x, rnd, sat) as u64;
+    }
     if dt == DType::E8M0 {
         if x.is_nan() || x <= 0.0 {
             return if x == 0.0 { 0 } else { 0xff };
@@ -224,8 +331,28 @@ mod tests {
         // saturation clamps, no saturation gives NaN
         assert_eq!(encode(1000.0, d, Rnd::R, true), 0x7e);
         assert_eq!(encode(1000.0, d, Rnd::R, false), 0x7f);
+        assert_eq!(encode(f64::NAN, d, Rnd::R, true), 0);
         // smallest subnormal 2^-9
         assert_eq!(decode(0x01, d), 2f64.powi(-9));
+    }
+
+    #[test]
+    fn hif8_values() {
+        let d = DType::HiF8;
+        for (x, c) in [
+            (0.0, 0x00),
+            (1.0, 0x08),
+            (-1.0, 0x88),
+            (0.5, 0x18),
+            (2.0, 0x10),
+            (4.0, 0x20),
+        ] {
+            assert_eq!(encode(x, d, Rnd::R, true), c, "{x}");
+            assert_eq!(decode(c, d), x);
+        }
+        assert!(decode(0x80, d).is_nan());
+        assert!(decode(0x6f, d).is_infinite());
+        assert_eq!(decode(0x01, d), 2f64.powi(-22));
     }
 
     #[test]

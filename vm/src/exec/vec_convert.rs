@@ -10,7 +10,7 @@ use half::{bf16, f16};
 use pto_isa_spec::{DType, Opcode};
 
 use crate::exec::vec_ops::{get, lanes, on, put, raw, scalar, set_raw, zreg, Args, Cx};
-use crate::exec::Fault;
+use crate::exec::{minifloat, Fault};
 use crate::num::{round_float, wrap, Num};
 use crate::value::Val;
 
@@ -228,11 +228,62 @@ fn numeric(dt: DType) -> bool {
         || matches!(dt, DType::F16 | DType::BF16 | DType::F32 | DType::F64)
 }
 
+fn is_f4(dt: DType) -> bool {
+    matches!(dt, DType::F4E2M1 | DType::F4E1M2)
+}
+
+/// Converts one lane of `w_in` bytes into `w_out` bytes. 8-bit floats go
+/// through the minifloat codec; a packed fp4 pair (one byte) converts to or
+/// from a pair of 16-bit floats (four bytes), low half first.
+#[allow(clippy::too_many_arguments)]
+fn lane(src: &[u8], dst: &mut [u8], st: DType, dt: DType, rnd: Rnd, sat: Option<bool>) {
+    let raw = |b: &[u8]| {
+        let mut r = [0u8; 8];
+        r[..b.len()].copy_from_slice(b);
+        u64::from_le_bytes(r)
+    };
+    let one = |bits: u64, st: DType, dt: DType| -> u64 {
+        let x = if minifloat::supported(st) {
+            Num::F(minifloat::decode(bits, st))
+        } else {
+            crate::num::read(&bits.to_le_bytes(), st)
+        };
+        if minifloat::supported(dt) {
+            minifloat::encode(x.f(), dt, rnd, sat.unwrap_or(false))
+        } else {
+            let y = if minifloat::supported(st) && !dt.is_float() {
+                convert(x, DType::F32, dt, rnd, sat)
+            } else {
+                convert(x, st, dt, rnd, sat)
+            };
+            let mut b = [0u8; 8];
+            crate::num::write(&mut b, dt, y);
+            u64::from_le_bytes(b)
+        }
+    };
+    let r = raw(src);
+    let out = if is_f4(st) || is_f4(dt) {
+        // two values per lane
+        let (hi, ho) = (src.len() * 4, dst.len() * 4);
+        let mut o = 0u64;
+        for h in 0..2 {
+            let x = (r >> (h * hi)) & ((1u64 << hi) - 1);
+            o |= (one(x, st, dt) & ((1u64 << ho) - 1)) << (h * ho);
+        }
+        o
+    } else {
+        one(r, st, dt)
+    };
+    let n = dst.len();
+    dst.copy_from_slice(&out.to_le_bytes()[..n]);
+}
+
 fn vcvt(cx: &Cx, a: &Args) -> Result<Box<[u8; 256]>, Fault> {
     let (st, dt) = (cx.src()?, cx.dst()?);
-    if !numeric(st) || !numeric(dt) {
+    let ok = |t: DType| numeric(t) || minifloat::supported(t);
+    if !ok(st) || !ok(dt) {
         return cx.err(format!(
-            "from {} to {} is not implemented yet (8-bit and 4-bit float formats)",
+            "from {} to {} is not implemented yet",
             st.mlir_name(),
             dt.mlir_name()
         ));
@@ -251,23 +302,42 @@ fn vcvt(cx: &Cx, a: &Args) -> Result<Box<[u8; 256]>, Fault> {
         .sym("sat")
         .map(|s| matches!(s, "SAT" | "RS_ENABLE" | "SATURATE"));
     let part = part_of(cx.sym("part"));
-    let (ss, ds) = (st.bytes(), dt.bytes());
+    // lane widths: a packed fp4 byte pairs with two 16-bit values
+    let (ss, ds) = match (is_f4(st), is_f4(dt)) {
+        (true, _) => (1, 2 * dt.bytes()),
+        (_, true) => (2 * st.bytes(), 1),
+        _ => (st.bytes(), dt.bytes()),
+    };
     let m0 = a.m.first().copied();
     let mut out = zreg();
     if ss >= ds {
         let k = ss / ds;
-        for i in 0..lanes(st) {
+        for i in 0..256 / ss {
             if on(m0, i, ss) {
                 let j = i * k + part.min(k - 1);
-                put(&mut out, j, dt, convert(get(v, i, st), st, dt, rnd, sat));
+                lane(
+                    &v[i * ss..(i + 1) * ss],
+                    &mut out[j * ds..(j + 1) * ds],
+                    st,
+                    dt,
+                    rnd,
+                    sat,
+                );
             }
         }
     } else {
         let k = ds / ss;
-        for i in 0..lanes(dt) {
+        for i in 0..256 / ds {
             let j = i * k + part.min(k - 1);
             if on(m0, j, ss) {
-                put(&mut out, i, dt, convert(get(v, j, st), st, dt, rnd, sat));
+                lane(
+                    &v[j * ss..(j + 1) * ss],
+                    &mut out[i * ds..(i + 1) * ds],
+                    st,
+                    dt,
+                    rnd,
+                    sat,
+                );
             }
         }
     }

@@ -37,6 +37,9 @@ pub fn handles(op: Opcode) -> bool {
             | Opcode::Sprclr
             | Opcode::Sprsti
             | Opcode::Sprsts
+            | Opcode::LoadScalar
+            | Opcode::StoreScalar
+            | Opcode::Pstu
     )
 }
 
@@ -161,6 +164,73 @@ pub fn run(cx: &Cx, a: &Args, local: &mut Local, acc: &mut Accesses) -> Result<V
         Opcode::InitAlign | Opcode::VLdas | Opcode::VLdus | Opcode::VStus | Opcode::VStas => {
             unaligned(cx, a, local, acc)
         }
+        // predicate unaligned store, write-through: one bit per lane of the
+        // mask's granularity, packed; the base advances past them
+        Opcode::Pstu => {
+            let (Some(p), Some(m)) = (a.p.first().copied(), a.m.first()) else {
+                return cx.err("needs a mask and a UB pointer");
+            };
+            if p.space != Space::Ub {
+                return cx.err(format!("needs a UB pointer, got {}", p.space.name()));
+            }
+            let g = cx.src()?.bytes();
+            let lanes = 256 / g;
+            let mut packed = vec![0u8; lanes / 8];
+            for i in 0..lanes {
+                if bit(m, i * g) {
+                    packed[i / 8] |= 1 << (i % 8);
+                }
+            }
+            write(local, acc, p.addr, &packed)?;
+            let next = Ptr {
+                addr: p.addr + packed.len() as u64,
+                ..p
+            };
+            Ok(vec![Val::Unit, Val::Ptr(next)])
+        }
+        // one UB element to or from a scalar (inside a vector scope)
+        Opcode::LoadScalar | Opcode::StoreScalar => {
+            let Some(p) = a.p.first().copied() else {
+                return cx.err("needs a pointer");
+            };
+            if p.space != Space::Ub {
+                return cx.err(format!(
+                    "inside a vector scope needs a UB pointer, got {}",
+                    p.space.name()
+                ));
+            }
+            let load = cx.op == Opcode::LoadScalar;
+            let off =
+                a.s.get(usize::from(!load))
+                    .and_then(|s| s.as_i64())
+                    .unwrap_or(0);
+            let es = p.elem.bytes();
+            let at = p.addr as i64 + off * es as i64;
+            if at < 0 {
+                return cx.err("addresses a negative UB offset");
+            }
+            let at = at as u64;
+            if load {
+                let b = read(local, acc, at, es as u64)?;
+                Ok(vec![match crate::num::read(&b, p.elem) {
+                    crate::num::Num::F(f) => Val::Float(f),
+                    crate::num::Num::I(i) => Val::Int(i),
+                }])
+            } else {
+                let Some(v) = a.s.first() else {
+                    return cx.err("needs a value");
+                };
+                let x = if p.elem.is_float() {
+                    crate::num::Num::F(v.as_f64().unwrap_or(0.0))
+                } else {
+                    crate::num::Num::I(v.as_i64().unwrap_or(0))
+                };
+                let mut b = vec![0u8; es];
+                crate::num::write(&mut b, p.elem, x);
+                write(local, acc, at, &b)?;
+                Ok(Vec::new())
+            }
+        }
         // SPR AR: only the unaligned register-offset stores (vstur) move it,
         // and ptovm does not execute those, so AR is 0 whenever it is read
         Opcode::Sprclr => Ok(Vec::new()),
@@ -214,10 +284,9 @@ pub fn run(cx: &Cx, a: &Args, local: &mut Local, acc: &mut Accesses) -> Result<V
     }
 }
 
-/// `vsldb`/`vsstb`: eight 32-byte blocks, block `b` at `base + b *
-/// block_stride` blocks; a masked-off block loads zeros or is not written
-/// (a block is on when its first byte's predicate bit is). The post-update
-/// result is the base advanced by `repeat_stride` blocks.
+/// `vsldb`/`vsstb`: eight 32-byte blocks, block `b` at `base +
+/// repeat_stride + b * block_stride` blocks; a masked-off block loads zeros
+/// or is not written (a block is on when its first byte's predicate bit is).
 fn blocks(cx: &Cx, a: &Args, local: &mut Local, acc: &mut Accesses) -> Result<Vec<Val>, Fault> {
     let Some(p) = a.p.first().copied() else {
         return cx.err("needs a UB pointer");
@@ -229,12 +298,17 @@ fn blocks(cx: &Cx, a: &Args, local: &mut Local, acc: &mut Accesses) -> Result<Ve
     let (bs, rs) = (stride(0), stride(1));
     let m = a.m.first().copied();
     let load = cx.op == Opcode::VSldb;
+    // like the other post-update forms: without the pointer result the
+    // access starts `repeat_stride` blocks in; with it, at the base, and the
+    // result is the base advanced by `repeat_stride` blocks
+    let post = results(cx) > usize::from(load);
+    let first = if post { 0 } else { rs };
     let mut v = zreg();
     for b in 0..8usize {
         if m.is_some_and(|m| !bit(m, b * 32)) {
             continue;
         }
-        let at = p.addr as i64 + b as i64 * bs * 32;
+        let at = p.addr as i64 + (first + b as i64 * bs) * 32;
         if at < 0 {
             return cx.err("addresses a negative UB offset");
         }
@@ -474,6 +548,48 @@ mod tests {
         .unwrap();
         assert!(out.is_empty());
         assert_eq!(local.slice(Space::Ub, 512, 128).unwrap(), &halves[..]);
+    }
+
+    #[test]
+    fn scalar_store_then_load_in_ub() {
+        let mut local = Local::new(pto_isa_spec::ProfileId::A5.profile(), None);
+        let mut acc = Accesses::default();
+        let p = Val::Ptr(Ptr {
+            space: Space::Ub,
+            addr: 64,
+            elem: pto_isa_spec::DType::I16,
+        });
+        let none = attrs(&[]);
+        let st = [Val::Int(-3), p.clone(), Val::Int(2)];
+        vec_ops::run(Opcode::StoreScalar, &st, &none, &mut local, &mut acc).unwrap();
+        assert_eq!(
+            local.slice(Space::Ub, 68, 2).unwrap(),
+            &(-3i16).to_le_bytes()
+        );
+        let ld = [p, Val::Int(2)];
+        let r = vec_ops::run(Opcode::LoadScalar, &ld, &none, &mut local, &mut acc).unwrap();
+        assert_eq!(r, vec![Val::Int(-3)]);
+    }
+
+    #[test]
+    fn pstu_packs_one_bit_per_lane_and_advances() {
+        let mut local = Local::new(pto_isa_spec::ProfileId::A5.profile(), None);
+        let mut acc = Accesses::default();
+        let p = Ptr {
+            space: Space::Ub,
+            addr: 0,
+            elem: pto_isa_spec::DType::U32,
+        };
+        // b32 mask with the first 13 lanes on: bits at 4-byte granularity
+        let m = crate::exec::vec_ops::mask_from(4, |i| i < 13);
+        let a = attrs(&[("$src_type", AttrVal::Sym("b32".into()))]);
+        let srcs = [Val::Unit, Val::Mask(m), Val::Ptr(p)];
+        let r = vec_ops::run(Opcode::Pstu, &srcs, &a, &mut local, &mut acc).unwrap();
+        assert_eq!(
+            local.slice(Space::Ub, 0, 8).unwrap(),
+            &[0xff, 0x1f, 0, 0, 0, 0, 0, 0]
+        );
+        assert_eq!(r[1], Val::Ptr(Ptr { addr: 8, ..p }));
     }
 
     #[test]

@@ -85,7 +85,10 @@ fn group(op: Opcode) -> Option<Group> {
         | O::VStas
         | O::Sprclr
         | O::Sprsti
-        | O::Sprsts => Group::Mem,
+        | O::Sprsts
+        | O::LoadScalar
+        | O::StoreScalar
+        | O::Pstu => Group::Mem,
         O::Pand
         | O::Por
         | O::Pxor
@@ -141,6 +144,7 @@ pub fn run(
         // vlds/vsts reach the generic path only for modes the built-in lacks
         Some(Group::Mem) => vec_mem::run(&cx, &a, local, acc),
         None if vec_mem::handles(op) => vec_mem::run(&cx, &a, local, acc),
+        None if op == Opcode::VDup => vec_rearrange::dup(&cx, &a),
         None => fault(format!(
             "'{}' is not implemented in ptovm's interpreter yet",
             op.name()
@@ -263,6 +267,8 @@ pub fn parse_type(s: &str) -> Option<DType> {
         "b16" => Some(DType::U16),
         "b32" => Some(DType::U32),
         "b64" => Some(DType::U64),
+        // packed fp4 pairs (`!pto.f4E1M2x2`): the fp4 type, one pair per byte
+        _ if s.starts_with("f4") && s.ends_with("x2") => DType::from_mlir(&s[..s.len() - 2]),
         _ => DType::from_mlir(s),
     }
 }
@@ -364,6 +370,7 @@ mod tests {
         assert_eq!(parse_type("si8"), Some(DType::I8));
         assert_eq!(parse_type("b16"), Some(DType::U16));
         assert_eq!(parse_type("\"b32\""), Some(DType::U32));
+        assert_eq!(parse_type("!pto.f4E1M2x2"), Some(DType::F4E1M2));
         assert!(implemented(Opcode::VCmp) && !implemented(Opcode::VAdd));
     }
 

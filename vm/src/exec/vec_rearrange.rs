@@ -156,3 +156,52 @@ pub fn run(cx: &Cx, a: &Args) -> Result<Vec<Val>, Fault> {
     };
     Ok(vec![Val::VReg(out)])
 }
+
+/// `vdup` of a register: its lowest or highest lane in every (active) lane.
+pub fn dup(cx: &Cx, a: &Args) -> Result<Vec<Val>, Fault> {
+    let Some(v) = a.v.first() else {
+        return cx.err("needs a vector operand");
+    };
+    let dt = cx.dst()?;
+    let es = dt.bytes();
+    let n = 256 / es;
+    let k = match cx.sym_or_pos(&["position"]) {
+        Some(p) if p.eq_ignore_ascii_case("HIGHEST") => n - 1,
+        _ => 0,
+    };
+    let m = a.m.first().copied();
+    let mut out = Box::new([0u8; 256]);
+    for i in 0..n {
+        if m.is_none_or(|m| crate::exec::vec_ops::bit(m, i * es)) {
+            let (src, dst) = (&v[k * es..(k + 1) * es], i * es);
+            out[dst..dst + es].copy_from_slice(src);
+        }
+    }
+    Ok(vec![Val::VReg(out)])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::program::{AttrVal, Attrs};
+
+    #[test]
+    fn dup_broadcasts_the_lowest_or_highest_lane() {
+        let mut v = [0u8; 256];
+        for (i, ch) in v.chunks_mut(4).enumerate() {
+            ch.copy_from_slice(&(i as u32).to_le_bytes());
+        }
+        let attrs: Attrs = vec![
+            ("$dst_type".into(), AttrVal::Sym("ui32".into())),
+            ("position".into(), AttrVal::Sym("HIGHEST".into())),
+        ];
+        let cx = Cx {
+            op: Opcode::VDup,
+            attrs: &attrs,
+        };
+        let srcs = [Val::VReg(Box::new(v))];
+        let r = dup(&cx, &Args::split(&srcs)).unwrap();
+        let Val::VReg(out) = &r[0] else { panic!() };
+        assert_eq!(&out[8..12], &63u32.to_le_bytes());
+    }
+}

@@ -36,9 +36,7 @@ imgs = [
 ]
 pk = A[0::2]  # 128 bits, 16 bytes
 us = np.repeat(pk, 2)
-# DS reads a 2*VL/8 = 64-byte image (A's then A & B's, stored at 0 and 32)
-# and keeps every other bit
-ds = np.concatenate([A, A & B])[0::2]
+ds = np.concatenate([A, A & B])[0::2]  # DS keeps every other bit of 64 bytes
 g = np.concatenate([np.packbits(b, bitorder="little") for b in imgs])
 tail = np.concatenate([
     np.packbits(pk, bitorder="little"), np.zeros(16, np.uint8),
