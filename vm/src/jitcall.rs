@@ -30,7 +30,9 @@ pub struct JitStats {
     pub jit_execs: u64,
     /// Executions of eligible ops in the interpreter (below the threshold).
     pub interp_execs: u64,
-    /// Total compile time in microseconds.
+    /// Compile time of the regions the run used, in microseconds (each is
+    /// compiled once per process; a region compiled by an earlier run counts
+    /// its original compile time).
     pub compile_us: u64,
     /// Bytes of generated code.
     pub code_bytes: u64,
@@ -46,6 +48,8 @@ pub struct JitStats {
 #[derive(Default)]
 pub struct JitCache {
     counts: Mutex<HashMap<Region, u32>>,
+    /// regions this run has used (for its statistics)
+    seen: Mutex<std::collections::HashSet<Region>>,
     /// row-copy DMA regions: executions per (load?, element size)
     dma_counts: Mutex<HashMap<(bool, usize), u32>>,
     /// matmul regions: executions per (op, A type, B type)
@@ -67,24 +71,35 @@ impl JitCache {
     }
 
     fn get(&self, r: &Region) -> Result<Arc<Compiled>, String> {
-        let mut code = code_cache()
-            .lock()
-            .map_err(|_| "JIT cache poisoned".to_string())?;
-        if let Some(c) = code.get(r) {
-            return c.clone();
-        }
-        let res = compile(r).map(Arc::new).map_err(|e| e.to_string());
-        if let Ok(mut st) = self.stats.lock() {
-            match &res {
-                Ok(c) => {
-                    st.compiled += 1;
-                    st.compile_us += c.compile_time.as_micros() as u64;
-                    st.code_bytes += c.code_bytes as u64;
+        let res = {
+            let mut code = code_cache()
+                .lock()
+                .map_err(|_| "JIT cache poisoned".to_string())?;
+            match code.get(r) {
+                Some(c) => c.clone(),
+                None => {
+                    let res = compile(r).map(Arc::new).map_err(|e| e.to_string());
+                    code.insert(*r, res.clone());
+                    res
                 }
-                Err(e) => *st.rejected.entry(e.clone()).or_default() += 1,
+            }
+        };
+        // a run's statistics count every region it needed once, whether this
+        // run compiled it or found it in the process-wide cache (so they do
+        // not depend on which run or test went first)
+        let first = self.seen.lock().map(|mut s| s.insert(*r)).unwrap_or(false);
+        if first {
+            if let Ok(mut st) = self.stats.lock() {
+                match &res {
+                    Ok(c) => {
+                        st.compiled += 1;
+                        st.compile_us += c.compile_time.as_micros() as u64;
+                        st.code_bytes += c.code_bytes as u64;
+                    }
+                    Err(e) => *st.rejected.entry(e.clone()).or_default() += 1,
+                }
             }
         }
-        code.insert(*r, res.clone());
         res
     }
 }
