@@ -201,3 +201,74 @@ fn wrong_space_faults() {
     let e = run(bad).unwrap_err();
     assert!(e.contains("operand 1 in L0A"), "{e}");
 }
+
+/// `mte_gm_l1_frac nd2nz` packs a 2 x 20 f16 matrix into NZ (16-row fractals of
+/// 16 columns, the second column block 16 rows further, lanes 20..32 zero);
+/// `mte_l1_ub` copies 32-byte blocks.
+#[test]
+fn nd2nz_packs_fractals_and_l1_ub_counts_blocks() {
+    let src = r#"module attributes {pto.target_arch = "a5", pto.kernel_kind = #pto.kernel_kind<cube>} {
+  func.func @k(%a_gm: !pto.ptr<f16, gm>, %o_gm: !pto.ptr<f16, gm>) attributes {pto.kernel} {
+    %c0 = arith.constant 0 : i64
+    %c1 = arith.constant 1 : i64
+    %c2 = arith.constant 2 : i64
+    %c16 = arith.constant 16 : i64
+    %c20 = arith.constant 20 : i64
+    %c32 = arith.constant 32 : i64
+    %c40 = arith.constant 40 : i64
+    %c1024 = arith.constant 1024 : i64
+    %false = arith.constant false
+    %l1 = pto.castptr %c0 : i64 -> !pto.ptr<f16, l1>
+    %ub = pto.castptr %c0 : i64 -> !pto.ptr<f16, ub>
+    pto.mte_gm_l1_frac %a_gm, %l1, nd2nz, shape(%c2, %c20), src_layout(%c40),
+        dst_group(%c1, %c1, %c16, %c0), ctrl(%c0, %false)
+      : !pto.ptr<f16, gm>, !pto.ptr<f16, l1>, nd2nz, shape i64, i64, src_layout(i64),
+        dst_group i64, i64, i64, i64, ctrl i64, i1
+    pto.set_flag["PIPE_MTE2", "PIPE_MTE1", "EVENT_ID0"]
+    pto.wait_flag["PIPE_MTE2", "PIPE_MTE1", "EVENT_ID0"]
+    pto.mte_l1_ub %l1, %ub, %c32 nburst(%c1, %c0, %c0)
+      : !pto.ptr<f16, l1>, !pto.ptr<f16, ub>, i64, i64, i64, i64
+    pto.set_flag["PIPE_MTE1", "PIPE_MTE3", "EVENT_ID0"]
+    pto.wait_flag["PIPE_MTE1", "PIPE_MTE3", "EVENT_ID0"]
+    pto.mte_ub_gm %ub, %o_gm, %c1024 nburst(%c1, %c1024, %c1024)
+      : !pto.ptr<f16, ub>, !pto.ptr<f16, gm>, i64, i64, i64, i64
+    pto.barrier #pto.pipe<PIPE_ALL>
+    return
+  }
+}
+"#;
+    let k = load_text("t.pto", src, None).unwrap_or_else(|e| panic!("does not load:\n{e}"));
+    let cfg = Config {
+        profile: k.profile,
+        check: CheckMode::Error,
+        max_steps: 1_000_000,
+        ..Config::default()
+    };
+    let a: Vec<u8> = (0..40)
+        .flat_map(|i| f16::from_f32(1.0 + i as f32).to_le_bytes())
+        .collect();
+    let f = run_kernel(
+        &k,
+        &cfg,
+        None,
+        &[Arg::Buffer(a), Arg::Buffer(vec![0xff; 1024])],
+    )
+    .expect("runs");
+    assert_eq!(f.out.error, None);
+    let o: Vec<f32> = f.buffers[1]
+        .chunks(2)
+        .map(|c| f16::from_le_bytes([c[0], c[1]]).to_f32())
+        .collect();
+    assert_eq!(o.len(), 512);
+    for r in 0..2 {
+        for c in 0..32 {
+            let at = ((c / 16) * 16 + r) * 16 + c % 16;
+            let want = if c < 20 {
+                1.0 + (r * 20 + c) as f32
+            } else {
+                0.0
+            };
+            assert_eq!(o[at], want, "A[{r}][{c}] at {at}");
+        }
+    }
+}
