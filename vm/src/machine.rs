@@ -264,6 +264,8 @@ pub struct CoreState {
     pub sites: HashMap<u32, u64>,
     /// Next free byte per local buffer for automatic placement.
     pub bump: [u64; 7],
+    /// The MX scale payloads staged for `mad_mx*` (left, right).
+    pub mx: exec::cube::MxScales,
 }
 
 /// Architectural state of a cluster after a run (GM is shared and returned by the caller).
@@ -503,6 +505,7 @@ impl<'a> Cluster<'a> {
                         loop_regs: LoopRegs::default(),
                         sites: HashMap::new(),
                         bump: [0; 7],
+                        mx: Default::default(),
                     },
                     sb: Scoreboard::default(),
                     su: Su {
@@ -1714,9 +1717,11 @@ impl<'a> Cluster<'a> {
                 } else {
                     Vec::new()
                 };
+                let arch = &mut head[ci].arch;
                 let mut mem = exec::cube::Mem {
                     gm,
-                    local: &mut head[ci].arch.local,
+                    local: &mut arch.local,
+                    mx: &mut arch.mx,
                     subs,
                     acc: &mut acc,
                 };

@@ -272,3 +272,86 @@ fn nd2nz_packs_fractals_and_l1_ub_counts_blocks() {
         }
     }
 }
+
+/// `mad_mx`: f8E4M3 ones times ones, scaled per 32-element K group by the
+/// staged E8M0 scales (left `[m][group]`, right `[n][group]`): even rows
+/// 2^0 * 2^-1 * 32 + 2^0 * 2^0 * 32 = 48, odd rows 2^1 * 2^-1 * 32 + 32 = 64.
+#[test]
+fn mad_mx_applies_group_scales() {
+    let src = r#"module attributes {pto.target_arch = "a5", pto.kernel_kind = #pto.kernel_kind<cube>} {
+  func.func @k(%a_gm: !pto.ptr<f8E4M3FN, gm>, %b_gm: !pto.ptr<f8E4M3FN, gm>, %sa_gm: !pto.ptr<f8E4M3FN, gm>, %sb_gm: !pto.ptr<f8E4M3FN, gm>, %o_gm: !pto.ptr<f32, gm>) attributes {pto.kernel} {
+    %c0 = arith.constant 0 : i64
+    %c1 = arith.constant 1 : i64
+    %c16 = arith.constant 16 : i64
+    %c32 = arith.constant 32 : i64
+    %c64 = arith.constant 64 : i64
+    %c1024 = arith.constant 1024 : i64
+    %c2048 = arith.constant 2048 : i64
+    %c2080 = arith.constant 2080 : i64
+    %l1_a = pto.castptr %c0 : i64 -> !pto.ptr<f8E4M3FN, l1>
+    %l1_b = pto.castptr %c1024 : i64 -> !pto.ptr<f8E4M3FN, l1>
+    %l1_sa = pto.castptr %c2048 : i64 -> !pto.ptr<f8E4M3FN, l1>
+    %l1_sb = pto.castptr %c2080 : i64 -> !pto.ptr<f8E4M3FN, l1>
+    %l0a = pto.castptr %c0 : i64 -> !pto.ptr<f8E4M3FN, l0a>
+    %l0b = pto.castptr %c0 : i64 -> !pto.ptr<f8E4M3FN, l0b>
+    %l0c = pto.castptr %c0 : i64 -> !pto.ptr<f32, l0c>
+    pto.mte_gm_l1 %a_gm, %l1_a, %c1024 nburst(%c1, %c0, %c0)
+      : !pto.ptr<f8E4M3FN, gm>, !pto.ptr<f8E4M3FN, l1>, i64, i64, i64, i64
+    pto.mte_gm_l1 %b_gm, %l1_b, %c1024 nburst(%c1, %c0, %c0)
+      : !pto.ptr<f8E4M3FN, gm>, !pto.ptr<f8E4M3FN, l1>, i64, i64, i64, i64
+    pto.mte_gm_l1 %sa_gm, %l1_sa, %c32 nburst(%c1, %c0, %c0)
+      : !pto.ptr<f8E4M3FN, gm>, !pto.ptr<f8E4M3FN, l1>, i64, i64, i64, i64
+    pto.mte_gm_l1 %sb_gm, %l1_sb, %c32 nburst(%c1, %c0, %c0)
+      : !pto.ptr<f8E4M3FN, gm>, !pto.ptr<f8E4M3FN, l1>, i64, i64, i64, i64
+    pto.set_flag["PIPE_MTE2", "PIPE_MTE1", "EVENT_ID0"]
+    pto.wait_flag["PIPE_MTE2", "PIPE_MTE1", "EVENT_ID0"]
+    pto.mte_l1_l0a %l1_a, %l0a, %c16, %c64, %c0, %c0
+      : !pto.ptr<f8E4M3FN, l1>, !pto.ptr<f8E4M3FN, l0a>, i64, i64, i64, i64
+    pto.mte_l1_l0b %l1_b, %l0b, %c64, %c16, %c0, %c0
+      : !pto.ptr<f8E4M3FN, l1>, !pto.ptr<f8E4M3FN, l0b>, i64, i64, i64, i64
+    pto.mte_l1_l0a_mx %l1_sa, %l0a, %c16, %c64, %c0, %c0
+      : !pto.ptr<f8E4M3FN, l1>, !pto.ptr<f8E4M3FN, l0a>, i64, i64, i64, i64
+    pto.mte_l1_l0b_mx %l1_sb, %l0b, %c64, %c16, %c0, %c0
+      : !pto.ptr<f8E4M3FN, l1>, !pto.ptr<f8E4M3FN, l0b>, i64, i64, i64, i64
+    pto.set_flag["PIPE_MTE1", "PIPE_M", "EVENT_ID0"]
+    pto.wait_flag["PIPE_MTE1", "PIPE_M", "EVENT_ID0"]
+    pto.mad_mx %l0a, %l0b, %l0c, %c16, %c16, %c64 disable_gemv
+      : !pto.ptr<f8E4M3FN, l0a>, !pto.ptr<f8E4M3FN, l0b>, !pto.ptr<f32, l0c>, i64, i64, i64
+    pto.set_flag["PIPE_M", "PIPE_FIX", "EVENT_ID0"]
+    pto.wait_flag["PIPE_M", "PIPE_FIX", "EVENT_ID0"]
+    pto.mte_l0c_gm %l0c, %o_gm, %c16, %c16, %c16, %c16, %c0, %c0, nz2nd
+      : !pto.ptr<f32, l0c>, !pto.ptr<f32, gm>, i64, i64, i64, i64, i64, i64
+    pto.barrier #pto.pipe<PIPE_ALL>
+    return
+  }
+}
+"#;
+    let k = load_text("t.pto", src, None).unwrap_or_else(|e| panic!("does not load:\n{e}"));
+    let cfg = Config {
+        profile: k.profile,
+        check: CheckMode::Error,
+        max_steps: 1_000_000,
+        ..Config::default()
+    };
+    let sa: Vec<u8> = (0..16).flat_map(|m| [127 + (m % 2) as u8, 127]).collect();
+    let sb: Vec<u8> = (0..16).flat_map(|_| [126u8, 127]).collect();
+    let args = [
+        Arg::Buffer(vec![0x38; 1024]),
+        Arg::Buffer(vec![0x38; 1024]),
+        Arg::Buffer(sa),
+        Arg::Buffer(sb),
+        Arg::Buffer(vec![0; 1024]),
+    ];
+    let f = run_kernel(&k, &cfg, None, &args).expect("runs");
+    assert_eq!(f.out.error, None);
+    let o: Vec<f32> = f.buffers[4]
+        .chunks(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    for m in 0..16 {
+        for n in 0..16 {
+            let want = if m % 2 == 0 { 48.0 } else { 64.0 };
+            assert_eq!(o[m * 16 + n], want, "C[{m}][{n}]");
+        }
+    }
+}

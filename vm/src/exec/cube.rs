@@ -102,6 +102,11 @@ pub fn lowers(op: Opcode) -> bool {
         O::Mad
             | O::MadAcc
             | O::MadBias
+            | O::MadMx
+            | O::MadMxAcc
+            | O::MadMxBias
+            | O::MteL1L0aMx
+            | O::MteL1L0bMx
             | O::MteGmL1
             | O::MteGmL1Frac
             | O::MteL1L0a
@@ -296,6 +301,15 @@ impl CubeCall {
     }
 }
 
+/// MX scales staged by `mte_l1_l0a_mx` / `mte_l1_l0b_mx`: per side, the
+/// number of rows (M or N), of 32-element K groups, and the E8M0 bytes
+/// row-major `[row][group]`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MxScales {
+    /// Left (index 0) and right (index 1).
+    pub side: [(u64, u64, Vec<u8>); 2],
+}
+
 /// Upper bound on the elements or bytes one cube op may touch.
 const MAX_WORK: u64 = 1 << 28;
 
@@ -306,6 +320,8 @@ pub struct Mem<'a> {
     pub gm: &'a Gm,
     /// This core's buffers.
     pub local: &'a mut Local,
+    /// This core's staged MX scales.
+    pub mx: &'a mut MxScales,
     /// The vector subblocks' buffers (empty outside mixed clusters).
     pub subs: Vec<&'a mut Local>,
     /// Accesses of this core, for the checker.
@@ -397,7 +413,9 @@ pub fn run(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
         O::MteL1L0b | O::LoadCbufToCb => l1_l0(call, m, Space::L0b),
         O::MteL1Bt => l1_bt(call, m),
         O::MteL1Fb => l1_fb(call, m),
-        O::Mad | O::MadAcc | O::MadBias => mad(call, m),
+        O::Mad | O::MadAcc | O::MadBias | O::MadMx | O::MadMxAcc | O::MadMxBias => mad(call, m),
+        O::MteL1L0aMx => mx_load(call, m, 0),
+        O::MteL1L0bMx => mx_load(call, m, 1),
         O::MteL0cGm | O::MteL0cUb | O::MteL0cL1 => fixpipe(call, m),
         _ => fault(format!("'{}' is not a cube micro-op", call.op.name())),
     }
@@ -607,6 +625,14 @@ fn l1_l0(call: &CubeCall, m: &mut Mem<'_>, dsp: Space) -> Result<(), Fault> {
         }
         return Ok(());
     }
+    if transpose && es == 1 {
+        // the transpose granularity of 8-bit operands (32 x 32 blocks) is not
+        // pinned by the docs; refuse rather than guess
+        return fault(format!(
+            "'{}' with transpose on 8-bit elements is not implemented",
+            call.op.name()
+        ));
+    }
     // shape form: (rows, cols) are (m, k) for L0A and (k, n) for L0B
     let (rows, cols, r0, c0s) = (
         call.count(2)?,
@@ -711,6 +737,57 @@ fn l1_fb(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
     Ok(())
 }
 
+/// `mte_l1_l0a_mx` / `mte_l1_l0b_mx` (shape form): the L1 scale fragments
+/// hold E8M0 bytes in rows of the data tile's M (left) or N (right), two K
+/// groups per row in each 32-byte fragment column (`[row][group]` for K <= 64).
+fn mx_load(call: &CubeCall, m: &mut Mem<'_>, side: usize) -> Result<(), Fault> {
+    let src = call.ptr(0, Space::L1)?;
+    let _dst = call.ptr(1, if side == 0 { Space::L0a } else { Space::L0b })?;
+    if call.form.lead.len() != 6 {
+        return fault(format!(
+            "'{}' full MX form is not implemented",
+            call.op.name()
+        ));
+    }
+    let (a, b, r0, c0s) = (
+        call.count(2)?,
+        call.count(3)?,
+        call.count(4)?,
+        call.count(5)?,
+    );
+    if r0 != 0 || c0s != 0 {
+        return fault(format!(
+            "'{}' with a nonzero start is not implemented",
+            call.op.name()
+        ));
+    }
+    let (rows, k) = if side == 0 { (a, b) } else { (b, a) };
+    let groups = k.div_ceil(32);
+    if rows.saturating_mul(groups) > MAX_WORK {
+        return fault(format!("'{}' is too large", call.op.name()));
+    }
+    let rpad = roundup(rows, 16);
+    let mut v = vec![0u8; (rows * groups) as usize];
+    for r in 0..rows {
+        for g in 0..groups {
+            let off = ((g / 2) * rpad + r) * 2 + g % 2;
+            let mut b = [0u8; 1];
+            m.read(Space::L1, src.addr + off, &mut b)?;
+            v[(r * groups + g) as usize] = b[0];
+        }
+    }
+    m.mx.side[side] = (rows, groups, v);
+    Ok(())
+}
+
+fn e8m0(b: u8) -> f32 {
+    if b == 0xff {
+        f32::NAN
+    } else {
+        (2.0f64).powi(b as i32 - 127) as f32
+    }
+}
+
 /// Rounds an f32 to TF32 (10 mantissa bits), ties to even or away from zero.
 fn tf32(x: f32, away: bool) -> f32 {
     if !x.is_finite() {
@@ -732,7 +809,11 @@ fn mad(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
     let a = call.ptr(0, Space::L0a)?;
     let b = call.ptr(1, Space::L0b)?;
     let c = call.ptr(2, Space::L0c)?;
-    let bias_form = call.op == Opcode::MadBias;
+    let mx = matches!(
+        call.op,
+        Opcode::MadMx | Opcode::MadMxAcc | Opcode::MadMxBias
+    );
+    let bias_form = matches!(call.op, Opcode::MadBias | Opcode::MadMxBias);
     let bias = if bias_form {
         Some(call.ptr(3, Space::Bias)?)
     } else {
@@ -746,11 +827,11 @@ fn mad(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
     if mm.saturating_mul(nn).saturating_mul(kk) > MAX_WORK {
         return fault(format!("'{}' is too large", call.op.name()));
     }
-    let acc_form = call.op == Opcode::MadAcc;
+    let acc_form = matches!(call.op, Opcode::MadAcc | Opcode::MadMxAcc);
     let gemv = mm == 1 && !call.form.flag("disable_gemv");
     let (adt, bdt, cdt) = (a.elem, b.elem, c.elem);
-    let int = !adt.is_float();
-    if int == bdt.is_float() || (int && cdt != DType::I32) || (!int && cdt != DType::F32) {
+    let int = !adt.is_float() && !mx;
+    if (!mx && int == bdt.is_float()) || (int && cdt != DType::I32) || (!int && cdt != DType::F32) {
         return fault(format!(
             "'{}' does not take {adt:?} x {bdt:?} -> {cdt:?}",
             call.op.name()
@@ -796,6 +877,41 @@ fn mad(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
         }
         for j in 0..nn {
             bias_v.push(m.get(Space::Bias, bp.addr + j * 4, cdt)?);
+        }
+    }
+    // MX: scale each operand by its staged E8M0 group scale
+    let mut a_sc = Vec::new();
+    let mut b_sc = Vec::new();
+    if mx {
+        let (lr, lg, lv) = &m.mx.side[0];
+        let (rr, rg, rv) = &m.mx.side[1];
+        let groups = kk.div_ceil(32);
+        if *lr < mm || *lg < groups || *rr < nn || *rg < groups {
+            return fault(format!(
+                "'{}': the staged MX scales do not cover {mm} x {nn} x {kk}",
+                call.op.name()
+            ));
+        }
+        for i in 0..mm {
+            for k in 0..kk {
+                a_sc.push(e8m0(lv[(i * lg + k / 32) as usize]));
+            }
+        }
+        for k in 0..kk {
+            for j in 0..nn {
+                b_sc.push(e8m0(rv[(j * rg + k / 32) as usize]));
+            }
+        }
+    }
+    // 8-bit float operands are read as codes: decode them, then apply MX scales
+    for (dt, v, sc) in [(adt, &mut av, &a_sc), (bdt, &mut bv, &b_sc)] {
+        if dt.bytes() == 1 && dt.is_float() {
+            for (i, x) in v.iter_mut().enumerate() {
+                let f = fp8(*x, dt)? as f64;
+                *x = Num::F(f * sc.get(i).copied().unwrap_or(1.0) as f64);
+            }
+        } else if mx {
+            return fault(format!("'{}' takes 8-bit float operands", call.op.name()));
         }
     }
     let conv = |x: Num| -> f32 {
@@ -851,6 +967,16 @@ fn mad(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
         }
     }
     Ok(())
+}
+
+/// Decodes an 8-bit float operand of an MX multiply.
+fn fp8(x: Num, dt: DType) -> Result<f32, Fault> {
+    if dt.bytes() != 1 || !crate::exec::minifloat::supported(dt) {
+        return fault(format!(
+            "MX multiplies take 8-bit float operands, not {dt:?}"
+        ));
+    }
+    Ok(crate::exec::minifloat::decode(x.i() as u64 & 0xff, dt) as f32)
 }
 
 /// The scale of a 64-bit FIXPIPE quant word: bits [13, 32) hold an f32 with a
