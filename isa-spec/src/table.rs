@@ -680,7 +680,7 @@ ops! {
     MteL1L0aMx: "pto.mte_l1_l0a_mx", Cube, MTE1, Cube, Generic, "x x i*", ANY, BOTH, "L1 -> left MX scale buffer load";
     MteL1L0bMx: "pto.mte_l1_l0b_mx", Cube, MTE1, Cube, Generic, "x x i*", ANY, BOTH, "L1 -> right MX scale buffer load";
     MteL1Bt: "pto.mte_l1_bt", Cube, MTE1, Cube, Generic, "x x i i i i", ANY, BOTH, "stage a bias table from L1";
-    MteL1Fb: "pto.mte_l1_fb", Cube, MTE1, Cube, Generic, "x x i i i i", ANY, BOTH, "stage fixpipe parameters from L1";
+    MteL1Fb: "pto.mte_l1_fb", Cube, FIX, Cube, Generic, "x x i i i i", ANY, BOTH, "stage fixpipe parameters from L1";
     MteL1Ub: "pto.mte_l1_ub", Cube, MTE1, Cube, Generic, "x x i i i i i*", ANY, BOTH, "L1 -> UB copy";
     MteL0cL1: "pto.mte_l0c_l1", Cube, FIX, Cube, Generic, "x x i i i i x*", ANY, BOTH, "fixpipe L0C -> L1 write-back";
     MteL0cGm: "pto.mte_l0c_gm", Cube, FIX, Cube, Generic, "x x i i i i x*", ANY, BOTH, "fixpipe L0C -> GM write-back";
@@ -693,7 +693,7 @@ ops! {
     CopyCbufToUbuf: "pto.copy_cbuf_to_ubuf", Cube, MTE1, Cube, Generic, "x x i i i i i", ANY, BOTH, "CCE-level L1 -> UB copy";
     CopyUbufToCbuf: "pto.copy_ubuf_to_cbuf", Cube, MTE3, Cube, Generic, "x x i i i i i", ANY, BOTH, "CCE-level UB -> L1 copy";
     CopyCbufToBt: "pto.copy_cbuf_to_bt", Cube, MTE1, Cube, Generic, "x x i i i i i", ANY, BOTH, "CCE-level L1 -> bias table copy";
-    CopyCbufToFbuf: "pto.copy_cbuf_to_fbuf", Cube, MTE1, Cube, Generic, "x x i i i i", ANY, BOTH, "CCE-level L1 -> fixpipe buffer copy";
+    CopyCbufToFbuf: "pto.copy_cbuf_to_fbuf", Cube, FIX, Cube, Generic, "x x i i i i", ANY, BOTH, "CCE-level L1 -> fixpipe buffer copy";
     LoadCbufToCa: "pto.load_cbuf_to_ca", Cube, MTE1, Cube, Generic, "x x i i i i i i", ANY, BOTH, "CCE-level L1 -> L0A load";
     LoadCbufToCb: "pto.load_cbuf_to_cb", Cube, MTE1, Cube, Generic, "x x i i i i i i", ANY, BOTH, "CCE-level L1 -> L0B load";
     LoadCbufToCaS4: "pto.load_cbuf_to_ca_s4", Cube, MTE1, Cube, Generic, "x x i i i i i i i", ANY, BOTH, "CCE-level L1 -> L0A load of 4-bit data";

@@ -1510,6 +1510,24 @@ impl<'a> Lowerer<'a> {
             "mte_gm_ub" | "copy_gm_to_ubuf" | "mte_ub_gm" | "copy_ubuf_to_gm" | "mte_ub_ub" => {
                 self.lower_dma(op, short, u, c)
             }
+            _ if crate::exec::cube::lowers(op.opcode) => {
+                let file = self.file;
+                let (regs, form) =
+                    crate::exec::cube::form(op, Self::attrs_of(op), &|t| type_name(file, t));
+                let pipe = self.pipe_of(op, None);
+                self.push(
+                    op,
+                    c,
+                    K::Issue {
+                        pipe,
+                        op: PipeOp::Cube {
+                            op: op.opcode,
+                            regs,
+                            form: Arc::new(form),
+                        },
+                    },
+                )
+            }
             _ if !in_vec
                 && info.form == pto_isa_spec::Form::Dps
                 && info.set == pto_isa_spec::ISet::Tile

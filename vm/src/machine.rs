@@ -131,6 +131,7 @@ enum Resolved {
     TEws(EwOp, Box<Tile>, Num, bool, Box<Tile>),
     TExpands(Num, Box<Tile>),
     Dma(Box<Transfer>),
+    Cube(Box<exec::cube::CubeCall>),
     Vec {
         body: Arc<Vec<Inst>>,
         caps: Vec<(Reg, Val)>,
@@ -263,6 +264,8 @@ pub struct CoreState {
     pub sites: HashMap<u32, u64>,
     /// Next free byte per local buffer for automatic placement.
     pub bump: [u64; 7],
+    /// The MX scale payloads staged for `mad_mx*` (left, right).
+    pub mx: exec::cube::MxScales,
 }
 
 /// Architectural state of a cluster after a run (GM is shared and returned by the caller).
@@ -502,6 +505,7 @@ impl<'a> Cluster<'a> {
                         loop_regs: LoopRegs::default(),
                         sites: HashMap::new(),
                         bump: [0; 7],
+                        mx: Default::default(),
                     },
                     sb: Scoreboard::default(),
                     su: Su {
@@ -563,7 +567,7 @@ impl<'a> Cluster<'a> {
     fn is_transfer(r: &Resolved) -> bool {
         matches!(
             r,
-            Resolved::Dma(_) | Resolved::TLoad(..) | Resolved::TStore(..)
+            Resolved::Dma(_) | Resolved::TLoad(..) | Resolved::TStore(..) | Resolved::Cube(_)
         )
     }
 
@@ -1209,9 +1213,14 @@ impl<'a> Cluster<'a> {
                 id,
                 whole_core,
             } => {
-                let id = self.idref(ci, id)?;
+                let mut id = self.idref(ci, id)?;
                 if *whole_core || *pipe == Pipe::S {
                     return Ok(Flow::Block(Blocked::Cross { id }));
+                }
+                // A5: the cube's ids 16-31 land on subblock 1 as 0-15, and a
+                // subblock may name them either way (PTOAS waits on 17 for 17)
+                if matches!(self.cores[ci].kind, CoreKind::Vector(_)) {
+                    id %= 16;
                 }
                 self.issue_or_block(ci, slot(*pipe), inst, Resolved::CrossWait { id })
             }
@@ -1565,6 +1574,11 @@ impl<'a> Cluster<'a> {
                     pad: None,
                 }))
             }
+            PipeOp::Cube { op, regs: rs, form } => Resolved::Cube(Box::new(exec::cube::CubeCall {
+                op: *op,
+                vals: rs.iter().map(|r| regs[*r as usize].clone()).collect(),
+                form: form.clone(),
+            })),
         })
     }
 
@@ -1599,6 +1613,7 @@ impl<'a> Cluster<'a> {
                 t.levels.iter().map(|l| l.0).product::<u64>() * t.len,
             ),
             Resolved::Vec { .. } => isa(Class::VecCompute, 0) + vec_ops,
+            Resolved::Cube(call) => isa(call.op.info().class, 0),
             _ => isa(Class::Sync, 0),
         }
     }
@@ -1713,6 +1728,26 @@ impl<'a> Cluster<'a> {
                 exec::tile::texpands(&mut self.cores[ci].arch.local, *sv, d, &mut acc)
             }
             Resolved::Dma(t) => exec::dma::run(gm, &mut self.cores[ci].arch.local, t, &mut acc),
+            Resolved::Cube(call) => {
+                // the cube core of a mixed cluster (core 0) reaches the vector
+                // subblocks' UB through FIXPIPE and MTE1
+                let cube = self.cores[ci].kind == CoreKind::Cube;
+                let (head, tail) = self.cores.split_at_mut(ci + 1);
+                let subs = if cube {
+                    tail.iter_mut().map(|c| &mut c.arch.local).collect()
+                } else {
+                    Vec::new()
+                };
+                let arch = &mut head[ci].arch;
+                let mut mem = exec::cube::Mem {
+                    gm,
+                    local: &mut arch.local,
+                    mx: &mut arch.mx,
+                    subs,
+                    acc: &mut acc,
+                };
+                exec::cube::run(call, &mut mem)
+            }
             Resolved::Vec { body, caps } => {
                 let body = body.clone();
                 let caps = caps.clone();

@@ -410,6 +410,16 @@ pub enum PipeOp {
         /// Destination start-to-start stride (bytes).
         dst_stride: Reg,
     },
+    /// A cube micro-op (`mad*`, `mte_gm_l1*`, `mte_l1_*`, `mte_l0c_*`): its value
+    /// operands in text order and the structure that indexes them.
+    Cube {
+        /// The instruction.
+        op: Opcode,
+        /// Value operands.
+        regs: Vec<Reg>,
+        /// Positional operands, keywords and clauses.
+        form: Arc<crate::exec::cube::Form>,
+    },
 }
 
 /// Synchronization primitives.

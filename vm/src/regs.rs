@@ -157,6 +157,7 @@ pub fn io(k: &K) -> (Vec<Reg>, Vec<Reg>) {
                 dst_stride,
                 ..
             } => i.extend([*src, *dst, *n_burst, *len, *src_stride, *dst_stride]),
+            PipeOp::Cube { regs, .. } => i.extend(regs),
         },
         K::VecScope {
             captures, binds, ..

@@ -2,6 +2,7 @@
 
 pub mod comm;
 pub mod convert;
+pub mod cube;
 pub mod dma;
 pub mod expand;
 pub mod gather;

@@ -1,0 +1,1270 @@
+//! The A5 cube micro-ops: `mte_gm_l1`, `mte_gm_l1_frac` (ND/DN -> NZ),
+//! `mte_l1_l0a`/`mte_l1_l0b` (and the legacy `load_cbuf_to_ca`/`cb`),
+//! `mte_l1_ub`, `mte_l1_bt`, `mte_l1_fb`, the `mad` family and the FIXPIPE
+//! write-backs `mte_l0c_gm`/`mte_l0c_ub`/`mte_l0c_l1`.
+//!
+//! Layouts (ptovm's model; only the cube micro-ops read L0A/L0B, so the
+//! operand layouts there are internal to this file, see docs/decisions.md):
+//! - L1 holds NZ matrices: element `(r, c)` of an `R x C` matrix with
+//!   `C0 = 32 / sizeof(T)` sits at element offset
+//!   `((c / C0) * Rpad + r) * C0 + c % C0`, `Rpad = roundup(R, 16)`.
+//! - L0A holds the left `M x K` operand as NZ with `Rpad = roundup(M, 16)`;
+//!   in GEMV mode (`m = 1` without `disable_gemv`) the row is contiguous.
+//! - L0B holds the right `K x N` operand as the NZ of its transpose (`N x K`).
+//! - L0C holds `M x N` results (f32/i32) as NZ with 16-wide column blocks and a
+//!   row pitch of `roundup(M, 16)`; FIXPIPE reads it with its `src_stride`.
+
+use std::sync::Arc;
+
+use pto_asm::ast::{Elem, Op, Punct};
+use pto_asm::attr::Attr;
+use pto_asm::ty::TypeId;
+use pto_isa_spec::{DType, Opcode};
+
+use crate::exec::{fault, Accesses, Fault};
+use crate::mem::{Gm, Local};
+use crate::num::{self, Num};
+use crate::program::{attr, AttrVal, Attrs};
+use crate::value::{Ptr, Space, Val};
+
+/// One argument of a keyword clause.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Arg {
+    /// The value with this index in the op's operand list.
+    V(usize),
+    /// A symbol (`qf322f16_pre_scalar`, `split_m`, `f32`...).
+    S(String),
+}
+
+/// A keyword clause `name(arg, key = arg, ...)`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Clause {
+    /// Keyword.
+    pub name: String,
+    /// Arguments with their optional keys.
+    pub args: Vec<(Option<String>, Arg)>,
+}
+
+/// The operand structure of a cube micro-op, from its text.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Form {
+    /// Positional operands (indices into the value list).
+    pub lead: Vec<usize>,
+    /// Bare keywords (`nd2nz`, `nz2nd`, `disable_gemv`, `sat`...).
+    pub flags: Vec<String>,
+    /// Keyword clauses.
+    pub clauses: Vec<Clause>,
+    /// Attributes (`transpose = true`...).
+    pub attrs: Arc<Attrs>,
+}
+
+impl Form {
+    fn flag(&self, f: &str) -> bool {
+        self.flags.iter().any(|x| x == f)
+    }
+    fn clause(&self, n: &str) -> Option<&Clause> {
+        self.clauses.iter().find(|c| c.name == n)
+    }
+}
+
+impl Clause {
+    fn vals(&self) -> Vec<usize> {
+        self.args
+            .iter()
+            .filter_map(|(k, a)| match (k, a) {
+                (None, Arg::V(i)) => Some(*i),
+                _ => None,
+            })
+            .collect()
+    }
+    fn key(&self, k: &str) -> Option<&Arg> {
+        self.args
+            .iter()
+            .find(|(kk, _)| kk.as_deref() == Some(k))
+            .map(|(_, a)| a)
+    }
+    fn syms(&self) -> Vec<&str> {
+        self.args
+            .iter()
+            .filter_map(|(k, a)| match (k, a) {
+                (None, Arg::S(s)) => Some(s.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+/// Whether ptovm lowers `op` as a cube micro-op.
+pub fn lowers(op: Opcode) -> bool {
+    use Opcode as O;
+    matches!(
+        op,
+        O::Mad
+            | O::MadAcc
+            | O::MadBias
+            | O::MadMx
+            | O::MadMxAcc
+            | O::MadMxBias
+            | O::MteL1L0aMx
+            | O::MteL1L0bMx
+            | O::MteGmL1
+            | O::MteGmL1Frac
+            | O::MteL1L0a
+            | O::MteL1L0b
+            | O::MteL1Bt
+            | O::MteL1Fb
+            | O::MteL1Ub
+            | O::MteL0cL1
+            | O::MteL0cGm
+            | O::MteL0cUb
+            | O::LoadCbufToCa
+            | O::LoadCbufToCb
+    )
+}
+
+fn attr_sym(a: &Attr) -> Option<String> {
+    match a {
+        Attr::Keyword { kw, body } if body.is_empty() => Some(kw.clone()),
+        Attr::Bool(b) => Some(b.to_string()),
+        other => other.enum_value().map(str::to_string),
+    }
+}
+
+/// Reads the operand structure of a cube micro-op: its value operands in
+/// order, and the form that indexes them.
+pub fn form(op: &Op, attrs: Arc<Attrs>, tyname: &dyn Fn(TypeId) -> String) -> (Vec<u32>, Form) {
+    let mut regs = Vec::new();
+    let mut f = Form {
+        attrs,
+        ..Form::default()
+    };
+    let body = &op.body;
+    let mut i = 0;
+    while i < body.len() {
+        match &body[i] {
+            Elem::P(Punct::Colon) => break,
+            Elem::Use(v) => {
+                f.lead.push(regs.len());
+                regs.push(*v);
+            }
+            Elem::Ident(k) if body.get(i + 1) == Some(&Elem::P(Punct::LParen)) => {
+                let mut c = Clause {
+                    name: k.clone(),
+                    args: Vec::new(),
+                };
+                let mut key: Option<String> = None;
+                let mut j = i + 2;
+                while j < body.len() && body[j] != Elem::P(Punct::RParen) {
+                    let arg = match &body[j] {
+                        Elem::Ident(s) if body.get(j + 1) == Some(&Elem::P(Punct::Equal)) => {
+                            key = Some(s.clone());
+                            j += 2;
+                            continue;
+                        }
+                        Elem::Ident(s) => Some(Arg::S(s.clone())),
+                        Elem::Use(v) => {
+                            regs.push(*v);
+                            Some(Arg::V(regs.len() - 1))
+                        }
+                        Elem::Attr(a) => attr_sym(a).map(Arg::S),
+                        Elem::Type(t) => Some(Arg::S(tyname(*t))),
+                        _ => None,
+                    };
+                    if let Some(a) = arg {
+                        c.args.push((key.take(), a));
+                    }
+                    j += 1;
+                }
+                f.clauses.push(c);
+                i = j;
+            }
+            Elem::Ident(k) => f.flags.push(k.clone()),
+            Elem::Attr(a) => {
+                if let Some(s) = attr_sym(a) {
+                    f.flags.push(s)
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    (regs, f)
+}
+
+/// A resolved cube micro-op.
+#[derive(Clone, Debug)]
+pub struct CubeCall {
+    /// The instruction.
+    pub op: Opcode,
+    /// Its value operands, read when issued.
+    pub vals: Vec<Val>,
+    /// Its structure.
+    pub form: Arc<Form>,
+}
+
+impl CubeCall {
+    fn val(&self, i: usize) -> Result<&Val, Fault> {
+        match self.vals.get(i) {
+            Some(v) => Ok(v),
+            None => fault(format!("'{}' is missing an operand", self.op.name())),
+        }
+    }
+    fn ptr_at(&self, i: usize) -> Result<Ptr, Fault> {
+        match self.val(i)? {
+            Val::Ptr(p) => Ok(*p),
+            v => fault(format!(
+                "'{}' expects a pointer operand, found {}",
+                self.op.name(),
+                v.kind()
+            )),
+        }
+    }
+    fn int_at(&self, i: usize) -> Result<i64, Fault> {
+        match self.val(i)? {
+            Val::Int(v) => Ok(*v),
+            v => fault(format!(
+                "'{}' expects an integer operand, found {}",
+                self.op.name(),
+                v.kind()
+            )),
+        }
+    }
+    fn num_at(&self, i: usize) -> Result<f64, Fault> {
+        match self.val(i)? {
+            Val::Int(v) => Ok(*v as f64),
+            Val::Float(v) => Ok(*v),
+            v => fault(format!(
+                "'{}' expects a scalar operand, found {}",
+                self.op.name(),
+                v.kind()
+            )),
+        }
+    }
+    /// The k-th positional operand.
+    fn lead(&self, k: usize) -> Result<usize, Fault> {
+        match self.form.lead.get(k) {
+            Some(i) => Ok(*i),
+            None => fault(format!(
+                "'{}' expects at least {} positional operands",
+                self.op.name(),
+                k + 1
+            )),
+        }
+    }
+    fn ptr(&self, k: usize, want: Space) -> Result<Ptr, Fault> {
+        let p = self.ptr_at(self.lead(k)?)?;
+        if p.space != want {
+            return fault(format!(
+                "'{}' expects operand {} in {}, got a {} pointer",
+                self.op.name(),
+                k + 1,
+                want.name(),
+                p.space.name()
+            ));
+        }
+        Ok(p)
+    }
+    fn int(&self, k: usize) -> Result<i64, Fault> {
+        self.int_at(self.lead(k)?)
+    }
+    /// A non-negative count or extent.
+    fn count(&self, k: usize) -> Result<u64, Fault> {
+        let v = self.int(k)?;
+        if !(0..=(1 << 24)).contains(&v) {
+            return fault(format!(
+                "'{}': operand {} is {v}, outside [0, 2^24]",
+                self.op.name(),
+                k + 1
+            ));
+        }
+        Ok(v as u64)
+    }
+    fn triple(&self, c: &Clause) -> Result<(u64, i64, i64), Fault> {
+        match c.vals().as_slice() {
+            [a, b, d] => {
+                let n = self.int_at(*a)?;
+                if !(0..=(1 << 24)).contains(&n) {
+                    return fault(format!(
+                        "'{}': {} count {n} out of range",
+                        self.op.name(),
+                        c.name
+                    ));
+                }
+                Ok((n as u64, self.int_at(*b)?, self.int_at(*d)?))
+            }
+            _ => fault(format!(
+                "'{}': {}(...) needs three operands",
+                self.op.name(),
+                c.name
+            )),
+        }
+    }
+}
+
+/// MX scales staged by `mte_l1_l0a_mx` / `mte_l1_l0b_mx`: per side, the
+/// number of rows (M or N), of 32-element K groups, and the E8M0 bytes
+/// row-major `[row][group]`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MxScales {
+    /// Left (index 0) and right (index 1).
+    pub side: [(u64, u64, Vec<u8>); 2],
+}
+
+/// Upper bound on the elements or bytes one cube op may touch.
+const MAX_WORK: u64 = 1 << 28;
+
+/// Memory the op may touch: this core's buffers, plus the UB of the vector
+/// subblocks when the op runs on the cube core of a mixed cluster.
+pub struct Mem<'a> {
+    /// GM.
+    pub gm: &'a Gm,
+    /// This core's buffers.
+    pub local: &'a mut Local,
+    /// This core's staged MX scales.
+    pub mx: &'a mut MxScales,
+    /// The vector subblocks' buffers (empty outside mixed clusters).
+    pub subs: Vec<&'a mut Local>,
+    /// Accesses of this core, for the checker.
+    pub acc: &'a mut Accesses,
+}
+
+impl Mem<'_> {
+    fn read(&mut self, s: Space, addr: u64, out: &mut [u8]) -> Result<(), Fault> {
+        match s {
+            Space::Gm => self.gm.read(addr, out)?,
+            _ => out.copy_from_slice(self.local.slice(s, addr, out.len() as u64)?),
+        }
+        self.acc.add(s, addr, out.len() as u64, false);
+        Ok(())
+    }
+    fn write(&mut self, s: Space, addr: u64, data: &[u8]) -> Result<(), Fault> {
+        match s {
+            Space::Gm => self.gm.write(addr, data)?,
+            _ => self
+                .local
+                .slice_mut(s, addr, data.len() as u64)?
+                .copy_from_slice(data),
+        }
+        self.acc.add(s, addr, data.len() as u64, true);
+        Ok(())
+    }
+    /// Writes into UB subblock `sub` (this core's UB outside a mixed cluster).
+    fn write_ub(&mut self, sub: usize, addr: u64, data: &[u8]) -> Result<(), Fault> {
+        if self.subs.is_empty() {
+            return self.write(Space::Ub, addr, data);
+        }
+        match self.subs.get_mut(sub) {
+            Some(l) => {
+                l.slice_mut(Space::Ub, addr, data.len() as u64)?
+                    .copy_from_slice(data);
+                Ok(())
+            }
+            None => fault(format!("UB subblock {sub} does not exist")),
+        }
+    }
+    fn get(&mut self, s: Space, addr: u64, dt: DType) -> Result<Num, Fault> {
+        let mut b = [0u8; 8];
+        let n = dt.bytes();
+        self.read(s, addr, &mut b[..n])?;
+        Ok(num::read(&b[..n], dt))
+    }
+    fn put(&mut self, s: Space, addr: u64, dt: DType, v: Num) -> Result<(), Fault> {
+        let mut b = [0u8; 8];
+        let n = dt.bytes();
+        num::write(&mut b[..n], dt, v);
+        self.write(s, addr, &b[..n])
+    }
+}
+
+fn addr(base: u64, off: i64) -> Result<u64, Fault> {
+    let a = base as i64 + off;
+    if a < 0 {
+        return fault("cube op address became negative (check the strides)");
+    }
+    Ok(a as u64)
+}
+
+fn roundup(v: u64, m: u64) -> u64 {
+    v.div_ceil(m) * m
+}
+
+/// Elements per 32-byte C0 row of `dt`.
+fn c0(dt: DType) -> Result<u64, Fault> {
+    let b = dt.bytes() as u64;
+    if b == 0 || b > 4 {
+        return fault(format!("cube ops do not take {dt:?} elements"));
+    }
+    Ok(32 / b)
+}
+
+/// Element offset of `(r, c)` in an NZ matrix with `rpad` padded rows.
+fn nz(r: u64, c: u64, rpad: u64, c0: u64) -> u64 {
+    ((c / c0) * rpad + r) * c0 + c % c0
+}
+
+/// Runs a cube micro-op.
+pub fn run(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
+    use Opcode as O;
+    match call.op {
+        O::MteGmL1 => burst_copy(call, m, Space::Gm, Space::L1),
+        O::MteL1Ub => l1_ub(call, m),
+        O::MteGmL1Frac => gm_l1_frac(call, m),
+        O::MteL1L0a | O::LoadCbufToCa => l1_l0(call, m, Space::L0a),
+        O::MteL1L0b | O::LoadCbufToCb => l1_l0(call, m, Space::L0b),
+        O::MteL1Bt => l1_bt(call, m),
+        O::MteL1Fb => l1_fb(call, m),
+        O::Mad | O::MadAcc | O::MadBias | O::MadMx | O::MadMxAcc | O::MadMxBias => mad(call, m),
+        O::MteL1L0aMx => mx_load(call, m, 0),
+        O::MteL1L0bMx => mx_load(call, m, 1),
+        O::MteL0cGm | O::MteL0cUb | O::MteL0cL1 => fixpipe(call, m),
+        _ => fault(format!("'{}' is not a cube micro-op", call.op.name())),
+    }
+}
+
+/// `mte_gm_l1`: `len` bytes per burst, `nburst(count, src_stride,
+/// dst_stride)` and outer `loop(...)` groups, byte strides start to start. A
+/// stride of 0 with more than one burst means contiguous bursts.
+fn burst_copy(call: &CubeCall, m: &mut Mem<'_>, s_sp: Space, d_sp: Space) -> Result<(), Fault> {
+    let src = call.ptr(0, s_sp)?;
+    let dst = call.ptr(1, d_sp)?;
+    let len = call.count(2)?;
+    let mut levels = Vec::new();
+    let mut inner = len as i64;
+    let mut have_nb = false;
+    for c in &call.form.clauses {
+        if c.name == "nburst" || c.name == "loop" {
+            have_nb |= c.name == "nburst";
+            let (n, mut ss, mut ds) = call.triple(c)?;
+            if n > 1 && ss == 0 {
+                ss = inner;
+            }
+            if n > 1 && ds == 0 {
+                ds = inner;
+            }
+            inner = ds.max(ss).saturating_mul(n as i64);
+            levels.push((n, ss, ds));
+        }
+    }
+    if !have_nb {
+        return fault(format!("'{}' needs nburst(...)", call.op.name()));
+    }
+    let total: u64 = levels.iter().map(|l| l.0).product::<u64>();
+    if total.saturating_mul(len) > MAX_WORK {
+        return fault(format!("'{}' moves too many bytes", call.op.name()));
+    }
+    let mut buf = vec![0u8; len as usize];
+    for k in 0..total {
+        let mut rem = k;
+        let (mut so, mut dof) = (0i64, 0i64);
+        for &(cnt, ss, ds) in &levels {
+            let i = (rem % cnt.max(1)) as i64;
+            rem /= cnt.max(1);
+            so += i * ss;
+            dof += i * ds;
+        }
+        m.read(s_sp, addr(src.addr, so)?, &mut buf)?;
+        if d_sp == Space::Ub {
+            m.write_ub(0, addr(dst.addr, dof)?, &buf)?;
+        } else {
+            m.write(d_sp, addr(dst.addr, dof)?, &buf)?;
+        }
+    }
+    Ok(())
+}
+
+/// `mte_l1_ub`: PTOAS hands `len` and the `nburst` strides to the hardware
+/// L1 -> UB copy unchanged, which counts 32-byte blocks: `len` blocks per burst,
+/// strides are gaps (end of one burst to the start of the next) in blocks;
+/// `loop(...)` strides stay bytes (PTOAS applies them as byte offsets).
+fn l1_ub(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
+    let src = call.ptr(0, Space::L1)?;
+    let dst = call.ptr(1, Space::Ub)?;
+    let len = call.count(2)?.saturating_mul(32);
+    let mut levels = Vec::new();
+    for c in &call.form.clauses {
+        if c.name == "nburst" {
+            let (n, sg, dg) = call.triple(c)?;
+            let l = len as i64;
+            levels.insert(0, (n, l + sg.saturating_mul(32), l + dg.saturating_mul(32)));
+        } else if c.name == "loop" {
+            levels.push(call.triple(c)?);
+        }
+    }
+    if levels.is_empty() {
+        return fault("'pto.mte_l1_ub' needs nburst(...)");
+    }
+    let total: u64 = levels.iter().map(|l| l.0).product::<u64>();
+    if total.saturating_mul(len) > MAX_WORK {
+        return fault("'pto.mte_l1_ub' moves too many bytes");
+    }
+    let mut buf = vec![0u8; len as usize];
+    for k in 0..total {
+        let mut rem = k;
+        let (mut so, mut dof) = (0i64, 0i64);
+        for &(cnt, ss, ds) in &levels {
+            let i = (rem % cnt.max(1)) as i64;
+            rem /= cnt.max(1);
+            so += i * ss;
+            dof += i * ds;
+        }
+        m.read(Space::L1, addr(src.addr, so)?, &mut buf)?;
+        m.write_ub(0, addr(dst.addr, dof)?, &buf)?;
+    }
+    Ok(())
+}
+
+/// `mte_gm_l1_frac`: logical `n x d` from GM (ND rows or DN columns) into L1 NZ.
+fn gm_l1_frac(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
+    let src = call.ptr(0, Space::Gm)?;
+    let dst = call.ptr(1, Space::L1)?;
+    let dn = if call.form.flag("dn2nz") {
+        true
+    } else if call.form.flag("nd2nz") {
+        false
+    } else {
+        return fault("'pto.mte_gm_l1_frac' needs nd2nz or dn2nz");
+    };
+    let f = &call.form;
+    let get = |n: &str, k: usize| -> Result<Vec<i64>, Fault> {
+        let Some(c) = f.clause(n) else {
+            return fault(format!("'pto.mte_gm_l1_frac' needs {n}(...)"));
+        };
+        let v = c.vals();
+        if v.len() < k {
+            return fault(format!("'pto.mte_gm_l1_frac': {n}(...) needs {k} operands"));
+        }
+        v.iter().map(|i| call.int_at(*i)).collect()
+    };
+    let shape = get("shape", 2)?;
+    let sl = get("src_layout", 1)?;
+    let dg = get("dst_group", 4)?;
+    if let Some(c) = f.clause("ctrl") {
+        if let Some(&i) = c.vals().get(1) {
+            if call.int_at(i)? != 0 {
+                return fault("'pto.mte_gm_l1_frac' with small-C0 packing is not implemented");
+            }
+        }
+    }
+    let (nv, dv) = (shape[0], shape[1]);
+    let (inner, outer) = (sl[0], sl.get(1).copied().unwrap_or(0));
+    let (groups, l2, l3, l4) = (dg[0], dg[1], dg[2], dg[3]);
+    if nv < 0 || dv < 0 || groups < 0 {
+        return fault("'pto.mte_gm_l1_frac': negative shape or group count");
+    }
+    let (nv, dv, groups) = (nv as u64, dv as u64, groups as u64);
+    if nv.saturating_mul(dv).saturating_mul(groups) > MAX_WORK {
+        return fault("'pto.mte_gm_l1_frac' moves too many elements");
+    }
+    let dt = dst.elem;
+    let es = dt.bytes() as i64;
+    let c0 = c0(dt)?;
+    let dpad = roundup(dv, c0);
+    let zero = vec![0u8; es as usize];
+    let mut b = vec![0u8; es as usize];
+    for g in 0..groups as i64 {
+        let sg = g * outer;
+        let dgb = g * l4 * 32;
+        for n in 0..nv as i64 {
+            for d in 0..dpad as i64 {
+                let doff = dgb + n * l2 * 32 + (d / c0 as i64) * l3 * 32 + (d % c0 as i64) * es;
+                let da = addr(dst.addr, doff)?;
+                if d < dv as i64 {
+                    let so = if dn {
+                        sg + d * inner + n * es
+                    } else {
+                        sg + n * inner + d * es
+                    };
+                    m.read(Space::Gm, addr(src.addr, so)?, &mut b)?;
+                    m.write(Space::L1, da, &b)?;
+                } else {
+                    m.write(Space::L1, da, &zero)?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `mte_l1_l0a` / `mte_l1_l0b` (shape form `rows, cols, start_row, start_col`
+/// with optional `transpose`) and the full-control form / `load_cbuf_to_c{a,b}`
+/// (`m_start, k_start, m_step, k_step, src_stride, dst_stride`: whole 16 x C0
+/// fractals).
+fn l1_l0(call: &CubeCall, m: &mut Mem<'_>, dsp: Space) -> Result<(), Fault> {
+    let src = call.ptr(0, Space::L1)?;
+    let dst = call.ptr(1, dsp)?;
+    let dt = src.elem;
+    let es = dt.bytes() as u64;
+    let c0 = c0(dt)?;
+    let transpose = matches!(attr(&call.form.attrs, "transpose"), Some(AttrVal::Int(1)))
+        || matches!(attr(&call.form.attrs, "transpose"), Some(AttrVal::Sym(s)) if s == "true");
+    let full = call.form.lead.len() >= 8;
+    if full {
+        if transpose {
+            return fault(format!(
+                "'{}' full-control form with transpose is not implemented",
+                call.op.name()
+            ));
+        }
+        let (ms, ks, mst, kst, ss, ds) = (
+            call.count(2)?,
+            call.count(3)?,
+            call.count(4)?,
+            call.count(5)?,
+            call.count(6)?,
+            call.count(7)?,
+        );
+        let frac = 16 * 32;
+        let mut b = vec![0u8; frac as usize];
+        for mb in 0..mst {
+            for kb in 0..kst {
+                let so = ((ks + kb) * ss + ms + mb) * frac;
+                let dof = (kb * ds + mb) * frac;
+                m.read(Space::L1, src.addr + so, &mut b)?;
+                m.write(dsp, dst.addr + dof, &b)?;
+            }
+        }
+        return Ok(());
+    }
+    if transpose && es == 1 {
+        // the transpose granularity of 8-bit operands (32 x 32 blocks) is not
+        // pinned by the docs; refuse rather than guess
+        return fault(format!(
+            "'{}' with transpose on 8-bit elements is not implemented",
+            call.op.name()
+        ));
+    }
+    // shape form: (rows, cols) are (m, k) for L0A and (k, n) for L0B
+    let (rows, cols, r0, c0s) = (
+        call.count(2)?,
+        call.count(3)?,
+        call.count(4)?,
+        call.count(5)?,
+    );
+    if rows.saturating_mul(cols) > MAX_WORK {
+        return fault(format!("'{}' moves too many elements", call.op.name()));
+    }
+    let mut b = vec![0u8; es as usize];
+    // L0 destination: L0A = NZ of M x K (rows x cols); L0B = NZ of N x K (cols x rows)
+    let a_side = dsp == Space::L0a;
+    let dpad = if a_side {
+        roundup(rows, 16)
+    } else {
+        roundup(cols, 16)
+    };
+    for r in 0..rows {
+        for c in 0..cols {
+            // logical element (r, c) of the operand; its source in the L1 NZ
+            // matrix: untransposed the L1 matrix is the operand as the L0
+            // layout stores it, transposed it is the other orientation
+            let (lr, lc) = (r + r0, c + c0s);
+            let (sr, sc, spad) = match (a_side, transpose) {
+                // L0A: L1 holds M x K
+                (true, false) => (lr, lc, roundup(rows + r0, 16)),
+                // L0A transposed: L1 holds K x M
+                (true, true) => (lc, lr, roundup(cols + c0s, 16)),
+                // L0B: L1 holds N x K
+                (false, false) => (lc, lr, roundup(cols + c0s, 16)),
+                // L0B transposed: L1 holds K x N
+                (false, true) => (lr, lc, roundup(rows + r0, 16)),
+            };
+            let so = nz(sr, sc, spad, c0) * es;
+            let dof = if a_side {
+                nz(r, c, dpad, c0)
+            } else {
+                nz(c, r, dpad, c0)
+            } * es;
+            m.read(Space::L1, src.addr + so, &mut b)?;
+            m.write(dsp, dst.addr + dof, &b)?;
+        }
+    }
+    Ok(())
+}
+
+/// `mte_l1_bt`: bursts of `len` 64-byte destination units; f16/bf16 sources
+/// widen to f32 bias values.
+fn l1_bt(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
+    let src = call.ptr(0, Space::L1)?;
+    let dst = call.ptr(1, Space::Bias)?;
+    let len = call.count(2)?;
+    let Some(nb) = call.form.clause("nburst") else {
+        return fault("'pto.mte_l1_bt' needs nburst(...)");
+    };
+    let (n, sg, dg) = call.triple(nb)?;
+    let (sdt, ddt) = (src.elem, dst.elem);
+    let widen = matches!(sdt, DType::F16 | DType::BF16) && ddt == DType::F32;
+    if !widen && sdt.bytes() != ddt.bytes() {
+        return fault(format!(
+            "'pto.mte_l1_bt' does not convert {sdt:?} to {ddt:?}"
+        ));
+    }
+    let unit = 64u64;
+    let vals = len * unit / ddt.bytes() as u64;
+    if n.saturating_mul(vals) > MAX_WORK {
+        return fault("'pto.mte_l1_bt' moves too many elements");
+    }
+    let (ses, des) = (sdt.bytes() as u64, ddt.bytes() as u64);
+    for k in 0..n {
+        let sb = src.addr as i64 + k as i64 * (len as i64 + sg) * (unit * ses / des) as i64;
+        let db = dst.addr as i64 + k as i64 * (len as i64 + dg) * unit as i64;
+        for i in 0..vals {
+            let v = m.get(Space::L1, addr(sb as u64, (i * ses) as i64)?, sdt)?;
+            m.put(Space::Bias, addr(db as u64, (i * des) as i64)?, ddt, v)?;
+        }
+    }
+    Ok(())
+}
+
+/// `mte_l1_fb`: a byte copy in 64-byte units.
+fn l1_fb(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
+    let src = call.ptr(0, Space::L1)?;
+    let dst = call.ptr(1, Space::Fb)?;
+    let len = call.count(2)?;
+    let Some(nb) = call.form.clause("nburst") else {
+        return fault("'pto.mte_l1_fb' needs nburst(...)");
+    };
+    let (n, sg, dg) = call.triple(nb)?;
+    let unit = 64u64;
+    if n.saturating_mul(len * unit) > MAX_WORK {
+        return fault("'pto.mte_l1_fb' moves too many bytes");
+    }
+    let mut b = vec![0u8; (len * unit) as usize];
+    for k in 0..n as i64 {
+        let so = k * (len as i64 + sg) * unit as i64;
+        let dof = k * (len as i64 + dg) * unit as i64;
+        m.read(Space::L1, addr(src.addr, so)?, &mut b)?;
+        m.write(Space::Fb, addr(dst.addr, dof)?, &b)?;
+    }
+    Ok(())
+}
+
+/// `mte_l1_l0a_mx` / `mte_l1_l0b_mx` (shape form): the L1 scale fragments
+/// hold E8M0 bytes in rows of the data tile's M (left) or N (right), two K
+/// groups per row in each 32-byte fragment column (`[row][group]` for K <= 64).
+fn mx_load(call: &CubeCall, m: &mut Mem<'_>, side: usize) -> Result<(), Fault> {
+    let src = call.ptr(0, Space::L1)?;
+    let _dst = call.ptr(1, if side == 0 { Space::L0a } else { Space::L0b })?;
+    if call.form.lead.len() != 6 {
+        return fault(format!(
+            "'{}' full MX form is not implemented",
+            call.op.name()
+        ));
+    }
+    let (a, b, r0, c0s) = (
+        call.count(2)?,
+        call.count(3)?,
+        call.count(4)?,
+        call.count(5)?,
+    );
+    if r0 != 0 || c0s != 0 {
+        return fault(format!(
+            "'{}' with a nonzero start is not implemented",
+            call.op.name()
+        ));
+    }
+    let (rows, k) = if side == 0 { (a, b) } else { (b, a) };
+    let groups = k.div_ceil(32);
+    if rows.saturating_mul(groups) > MAX_WORK {
+        return fault(format!("'{}' is too large", call.op.name()));
+    }
+    let rpad = roundup(rows, 16);
+    let mut v = vec![0u8; (rows * groups) as usize];
+    for r in 0..rows {
+        for g in 0..groups {
+            let off = ((g / 2) * rpad + r) * 2 + g % 2;
+            let mut b = [0u8; 1];
+            m.read(Space::L1, src.addr + off, &mut b)?;
+            v[(r * groups + g) as usize] = b[0];
+        }
+    }
+    m.mx.side[side] = (rows, groups, v);
+    Ok(())
+}
+
+fn e8m0(b: u8) -> f32 {
+    if b == 0xff {
+        f32::NAN
+    } else {
+        (2.0f64).powi(b as i32 - 127) as f32
+    }
+}
+
+/// Rounds an f32 to TF32 (10 mantissa bits), ties to even or away from zero.
+fn tf32(x: f32, away: bool) -> f32 {
+    if !x.is_finite() {
+        return x;
+    }
+    let b = x.to_bits();
+    let drop = 13;
+    let half = 1u32 << (drop - 1);
+    let low = b & ((1 << drop) - 1);
+    let mut hi = b >> drop;
+    if low > half || (low == half && (away || hi & 1 == 1)) {
+        hi += 1;
+    }
+    f32::from_bits(hi << drop)
+}
+
+/// `mad`, `mad_acc`, `mad_bias`.
+fn mad(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
+    let a = call.ptr(0, Space::L0a)?;
+    let b = call.ptr(1, Space::L0b)?;
+    let c = call.ptr(2, Space::L0c)?;
+    let mx = matches!(
+        call.op,
+        Opcode::MadMx | Opcode::MadMxAcc | Opcode::MadMxBias
+    );
+    let bias_form = matches!(call.op, Opcode::MadBias | Opcode::MadMxBias);
+    let bias = if bias_form {
+        Some(call.ptr(3, Space::Bias)?)
+    } else {
+        None
+    };
+    let k0 = if bias_form { 4 } else { 3 };
+    let (mm, nn, kk) = (call.count(k0)?, call.count(k0 + 1)?, call.count(k0 + 2)?);
+    if mm == 0 || nn == 0 || kk == 0 {
+        return fault(format!("'{}': m, n and k must be positive", call.op.name()));
+    }
+    if mm.saturating_mul(nn).saturating_mul(kk) > MAX_WORK {
+        return fault(format!("'{}' is too large", call.op.name()));
+    }
+    let acc_form = matches!(call.op, Opcode::MadAcc | Opcode::MadMxAcc);
+    let gemv = mm == 1 && !call.form.flag("disable_gemv");
+    let (adt, bdt, cdt) = (a.elem, b.elem, c.elem);
+    let int = !adt.is_float() && !mx;
+    if (!mx && int == bdt.is_float()) || (int && cdt != DType::I32) || (!int && cdt != DType::F32) {
+        return fault(format!(
+            "'{}' does not take {adt:?} x {bdt:?} -> {cdt:?}",
+            call.op.name()
+        ));
+    }
+    let tf = call
+        .form
+        .clause("tf32_mode")
+        .map(|c| c.syms().first().map(|s| s.to_string()).unwrap_or_default());
+    if tf.is_some() && (adt != DType::F32 || bdt != DType::F32) {
+        return fault(format!(
+            "'{}': tf32_mode needs f32 operands",
+            call.op.name()
+        ));
+    }
+    let away = tf.as_deref() == Some("round_away");
+    // sat: nan inputs read as 0, infinities as the finite extrema, and the
+    // running sum saturates to the finite f32 range
+    let sat = call.form.flag("sat");
+    let (ca, cb) = (c0(adt)?, c0(bdt)?);
+    let (mpad, npad) = (roundup(mm, 16), roundup(nn, 16));
+    let (aes, bes) = (adt.bytes() as u64, bdt.bytes() as u64);
+    let mut av = Vec::with_capacity((mm * kk) as usize);
+    for i in 0..mm {
+        for k in 0..kk {
+            let off = if gemv { k } else { nz(i, k, mpad, ca) };
+            av.push(m.get(Space::L0a, a.addr + off * aes, adt)?);
+        }
+    }
+    let mut bv = Vec::with_capacity((kk * nn) as usize);
+    for k in 0..kk {
+        for j in 0..nn {
+            bv.push(m.get(Space::L0b, b.addr + nz(j, k, npad, cb) * bes, bdt)?);
+        }
+    }
+    let mut bias_v = Vec::new();
+    if let Some(bp) = bias {
+        if bp.elem != cdt {
+            return fault(format!(
+                "'{}': the bias type must match the accumulator",
+                call.op.name()
+            ));
+        }
+        for j in 0..nn {
+            bias_v.push(m.get(Space::Bias, bp.addr + j * 4, cdt)?);
+        }
+    }
+    // MX: scale each operand by its staged E8M0 group scale
+    let mut a_sc = Vec::new();
+    let mut b_sc = Vec::new();
+    if mx {
+        let (lr, lg, lv) = &m.mx.side[0];
+        let (rr, rg, rv) = &m.mx.side[1];
+        let groups = kk.div_ceil(32);
+        if *lr < mm || *lg < groups || *rr < nn || *rg < groups {
+            return fault(format!(
+                "'{}': the staged MX scales do not cover {mm} x {nn} x {kk}",
+                call.op.name()
+            ));
+        }
+        for i in 0..mm {
+            for k in 0..kk {
+                a_sc.push(e8m0(lv[(i * lg + k / 32) as usize]));
+            }
+        }
+        for k in 0..kk {
+            for j in 0..nn {
+                b_sc.push(e8m0(rv[(j * rg + k / 32) as usize]));
+            }
+        }
+    }
+    // 8-bit float operands are read as codes: decode them, then apply MX scales
+    for (dt, v, sc) in [(adt, &mut av, &a_sc), (bdt, &mut bv, &b_sc)] {
+        if dt.bytes() == 1 && dt.is_float() {
+            for (i, x) in v.iter_mut().enumerate() {
+                let f = fp8(*x, dt)? as f64;
+                *x = Num::F(f * sc.get(i).copied().unwrap_or(1.0) as f64);
+            }
+        } else if mx {
+            return fault(format!("'{}' takes 8-bit float operands", call.op.name()));
+        }
+    }
+    let conv = |x: Num| -> f32 {
+        let mut f = x.f() as f32;
+        if sat {
+            f = if f.is_nan() {
+                0.0
+            } else {
+                f.clamp(-f32::MAX, f32::MAX)
+            };
+        }
+        match &tf {
+            Some(_) => tf32(f, away),
+            None => f,
+        }
+    };
+    for i in 0..mm {
+        for j in 0..nn {
+            let at = c.addr + nz(i, j, mpad, 16) * 4;
+            let v = if int {
+                let mut s: i32 = if acc_form {
+                    m.get(Space::L0c, at, cdt)?.i() as i32
+                } else if bias_form {
+                    bias_v[j as usize].i() as i32
+                } else {
+                    0
+                };
+                for k in 0..kk {
+                    let x = av[(i * kk + k) as usize].i() as i32;
+                    let y = bv[(k * nn + j) as usize].i() as i32;
+                    s = s.wrapping_add(x.wrapping_mul(y));
+                }
+                Num::I(s as i64)
+            } else {
+                let mut s: f32 = if acc_form {
+                    m.get(Space::L0c, at, cdt)?.f() as f32
+                } else if bias_form {
+                    bias_v[j as usize].f() as f32
+                } else {
+                    0.0
+                };
+                for k in 0..kk {
+                    let x = conv(av[(i * kk + k) as usize]);
+                    let y = conv(bv[(k * nn + j) as usize]);
+                    s = x.mul_add(y, s);
+                    if sat {
+                        s = s.clamp(-f32::MAX, f32::MAX);
+                    }
+                }
+                Num::F(s as f64)
+            };
+            m.put(Space::L0c, at, cdt, v)?;
+        }
+    }
+    Ok(())
+}
+
+/// Decodes an 8-bit float operand of an MX multiply.
+fn fp8(x: Num, dt: DType) -> Result<f32, Fault> {
+    if dt.bytes() != 1 || !crate::exec::minifloat::supported(dt) {
+        return fault(format!(
+            "MX multiplies take 8-bit float operands, not {dt:?}"
+        ));
+    }
+    // `num::read` decodes fp8/HiF8 elements to their values already
+    Ok(match x {
+        Num::F(f) => f as f32,
+        Num::I(bits) => crate::exec::minifloat::decode(bits as u64 & 0xff, dt) as f32,
+    })
+}
+
+/// The scale of a 64-bit FIXPIPE quant word: bits [13, 32) hold an f32 with a
+/// 10-bit mantissa (sign, exponent, mantissa).
+fn quant_word_scale(w: u64) -> f32 {
+    let m1 = ((w >> 13) & 0x7FFFF) as u32;
+    f32::from_bits(m1 << 13)
+}
+
+/// FIXPIPE write-back `mte_l0c_{gm,ub,l1}`.
+fn fixpipe(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
+    let name = call.op.name();
+    let src = call.ptr(0, Space::L0c)?;
+    let (dsp, sub_sel) = match call.op {
+        Opcode::MteL0cGm => (Space::Gm, None),
+        Opcode::MteL0cL1 => (Space::L1, None),
+        _ => {
+            let Some(c) = call.form.clause("dst_mode") else {
+                return fault("'pto.mte_l0c_ub' needs dst_mode(...)");
+            };
+            let sel = match (c.vals().first(), c.syms().first()) {
+                (Some(&i), _) => {
+                    let s = call.int_at(i)?;
+                    if !(0..=1).contains(&s) {
+                        return fault(format!("'{name}': UB subblock {s} is not 0 or 1"));
+                    }
+                    Some(s as usize)
+                }
+                (None, Some(&"split_m")) => Some(2),
+                (None, Some(&"split_n")) => Some(3),
+                _ => return fault(format!("'{name}': unknown dst_mode")),
+            };
+            (Space::Ub, sel)
+        }
+    };
+    let dst = call.ptr(1, dsp)?;
+    let (mm, nn) = (call.count(2)?, call.count(3)?);
+    let src_stride = call.count(4)?;
+    let dst_stride = call.count(5)?;
+    if mm.saturating_mul(nn) > MAX_WORK {
+        return fault(format!("'{name}' is too large"));
+    }
+    let f = &call.form;
+    let sdt = src.elem;
+    let ddt = dst.elem;
+    // layout
+    let layout = if f.flag("nz2nd") {
+        "nd"
+    } else if f.clause("nz2dn").is_some() {
+        "dn"
+    } else if f.clause("nz2nz").is_some() {
+        return fault(format!("'{name}' with nz2nz is not implemented"));
+    } else {
+        "nz"
+    };
+    // pre-quant
+    enum Quant {
+        None,
+        Scalar(f32),
+        Vec(Ptr),
+    }
+    let quant = match f.clause("pre_quant") {
+        None => Quant::None,
+        Some(c) => {
+            let mode = match c.key("mode") {
+                Some(Arg::S(s)) => s.clone(),
+                _ => return fault(format!("'{name}': pre_quant needs a mode")),
+            };
+            let p = c.vals().first().copied();
+            match mode.as_str() {
+                "f32_f16" | "f32_bf16" => Quant::None,
+                "qf322f16_pre_scalar" | "qf322bf16_pre_scalar" | "qf322f32_pre_scalar" => {
+                    let Some(p) = p else {
+                        return fault(format!("'{name}': {mode} needs a payload"));
+                    };
+                    Quant::Scalar(call.num_at(p)? as f32)
+                }
+                "qf322f16_pre_vec" | "qf322bf16_pre_vec" | "qf322f32_pre_vec" => {
+                    let Some(p) = p else {
+                        return fault(format!("'{name}': {mode} needs a payload"));
+                    };
+                    let pp = call.ptr_at(p)?;
+                    if pp.space != Space::Fb {
+                        return fault(format!("'{name}': {mode} needs an fb payload pointer"));
+                    }
+                    Quant::Vec(pp)
+                }
+                other => {
+                    return fault(format!(
+                        "'{name}' with pre_quant mode {other} is not implemented"
+                    ))
+                }
+            }
+        }
+    };
+    // pre-relu and clip
+    enum Relu {
+        None,
+        Normal,
+        Scalar(f32),
+        Vec(Ptr),
+    }
+    let mut clip = None;
+    let relu = match f.clause("pre_relu") {
+        None => Relu::None,
+        Some(c) => {
+            if let Some(Arg::V(i)) = c.key("clip") {
+                clip = Some(call.num_at(*i)? as f32);
+            }
+            let mode = match c.key("mode") {
+                Some(Arg::S(s)) => s.clone(),
+                _ => return fault(format!("'{name}': pre_relu needs a mode")),
+            };
+            let p = c.vals().first().copied();
+            match (mode.as_str(), p) {
+                ("no_relu", _) => Relu::None,
+                ("normal_relu", _) => Relu::Normal,
+                ("scalar_relu", Some(p)) => Relu::Scalar(call.num_at(p)? as f32),
+                ("vector_relu", Some(p)) => {
+                    let pp = call.ptr_at(p)?;
+                    if pp.space != Space::Fb {
+                        return fault(format!("'{name}': vector_relu needs an fb payload pointer"));
+                    }
+                    Relu::Vec(pp)
+                }
+                (other, _) => {
+                    return fault(format!(
+                        "'{name}': pre_relu mode {other} needs a payload or is unknown"
+                    ))
+                }
+            }
+        }
+    };
+    let sat = !f.flag("nosat");
+    let (reps, s3, d3) = match f.clause("loop3") {
+        Some(c) => call.triple(c)?,
+        None => (1, 0, 0),
+    };
+    let loop0 = match f.clause("nz2dn") {
+        Some(c) => match c.vals().first() {
+            Some(&i) => call.int_at(i)?.max(0) as u64,
+            None => 1,
+        },
+        None => 1,
+    };
+    let _ = loop0;
+    if !matches!(sdt, DType::F32 | DType::I32) {
+        return fault(format!(
+            "'{name}' reads f32 or i32 accumulators, not {sdt:?}"
+        ));
+    }
+    let des = ddt.bytes() as u64;
+    let dc0 = c0(ddt).unwrap_or(16).max(1);
+    let atomic = match f.clause("atomic") {
+        Some(c) => match c.key("op") {
+            Some(Arg::S(s)) if s == "add" || s == "max" || s == "min" => Some(s.clone()),
+            _ => return fault(format!("'{name}': atomic(...) needs op = add|max|min")),
+        },
+        None => None,
+    };
+    if atomic.is_some() && dsp != Space::Gm {
+        return fault(format!("'{name}': atomic is only valid for GM"));
+    }
+    for r in 0..reps {
+        let sbase = src.addr + r * s3.max(0) as u64 * 32;
+        let dbase = dst.addr as i64 + r as i64 * d3 * des as i64;
+        for i in 0..mm {
+            for j in 0..nn {
+                let sa = sbase + ((j / 16) * src_stride + i) * 64 + (j % 16) * 4;
+                let raw = m.get(Space::L0c, sa, sdt)?;
+                let mut x = raw.f() as f32;
+                match &quant {
+                    Quant::None => {}
+                    Quant::Scalar(s) => x *= *s,
+                    Quant::Vec(p) => {
+                        let w = m.get(Space::Fb, p.addr + j * 8, DType::U64)?.i() as u64;
+                        x *= quant_word_scale(w);
+                    }
+                }
+                match &relu {
+                    Relu::None => {}
+                    Relu::Normal => x = x.max(0.0),
+                    Relu::Scalar(al) => {
+                        if x < 0.0 {
+                            x *= *al
+                        }
+                    }
+                    Relu::Vec(p) => {
+                        let al = m.get(Space::Fb, p.addr + j * p.elem.bytes() as u64, p.elem)?;
+                        if x < 0.0 {
+                            x *= al.f() as f32
+                        }
+                    }
+                }
+                if let Some(cl) = clip {
+                    x = x.min(cl);
+                }
+                let v = if ddt.is_float() {
+                    let mut y = x as f64;
+                    if sat && ddt != DType::F32 {
+                        let lim = match ddt {
+                            DType::F16 => 65504.0,
+                            DType::BF16 => 3.389_531_389_251_535_5e38,
+                            _ => f64::MAX,
+                        };
+                        if y.is_nan() {
+                            y = 0.0;
+                        }
+                        y = y.clamp(-lim, lim);
+                    }
+                    Num::F(y)
+                } else if sdt == DType::I32 && matches!(quant, Quant::None) {
+                    Num::I(raw.i())
+                } else {
+                    return fault(format!(
+                        "'{name}' to {ddt:?} without a matching pre_quant mode is not implemented"
+                    ));
+                };
+                // destination element offset
+                let (ti, tj, sub) = match sub_sel {
+                    Some(2) => {
+                        let h = mm / 2;
+                        if i < h {
+                            (i, j, 0)
+                        } else {
+                            (i - h, j, 1)
+                        }
+                    }
+                    Some(3) => {
+                        let h = nn / 2;
+                        if j < h {
+                            (i, j, 0)
+                        } else {
+                            (i, j - h, 1)
+                        }
+                    }
+                    Some(s) => (i, j, s),
+                    None => (i, j, 0),
+                };
+                let off = match layout {
+                    "nd" => ti * dst_stride + tj,
+                    "dn" => tj * dst_stride + ti,
+                    // normal write-back: NZ with C0-wide column blocks whose
+                    // row pitch is dst_stride rows
+                    _ => ((tj / dc0) * dst_stride + ti) * dc0 + tj % dc0,
+                } as i64
+                    * des as i64;
+                let da = addr(dbase as u64, off)?;
+                let mut b = [0u8; 8];
+                let v = match (&atomic, dsp) {
+                    (Some(op), Space::Gm) => {
+                        let old = m.get(Space::Gm, da, ddt)?;
+                        combine(op, old, v, ddt)
+                    }
+                    _ => v,
+                };
+                num::write(&mut b[..des as usize], ddt, v);
+                match (dsp, sub_sel) {
+                    (Space::Ub, Some(_)) => m.write_ub(sub, da, &b[..des as usize])?,
+                    _ => m.write(dsp, da, &b[..des as usize])?,
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn combine(op: &str, old: Num, new: Num, dt: DType) -> Num {
+    if dt.is_float() {
+        let (a, b) = (old.f(), new.f());
+        Num::F(match op {
+            "add" => num::round_float(a + b, dt),
+            "max" => a.max(b),
+            _ => a.min(b),
+        })
+    } else {
+        let (a, b) = (old.i(), new.i());
+        Num::I(num::wrap(
+            match op {
+                "add" => a.wrapping_add(b),
+                "max" => a.max(b),
+                _ => a.min(b),
+            },
+            dt,
+        ))
+    }
+}

@@ -1,0 +1,357 @@
+//! The A5 cube micro-ops, each family pinned with hand-computed values:
+//! GM -> L1 (NZ) -> L0A/L0B -> `mad*` -> L0C -> FIXPIPE write-back.
+
+use half::f16;
+use pto_vm::{load_text, run_kernel, Arg, CheckMode, Config};
+
+const HEAD: &str = r#"module attributes {pto.target_arch = "a5", pto.kernel_kind = #pto.kernel_kind<cube>} {
+  func.func @k(%a_gm: !pto.ptr<f16, gm>, %b_gm: !pto.ptr<f16, gm>, %x_gm: !pto.ptr<f32, gm>, %o_gm: !pto.ptr<f32, gm>, %h_gm: !pto.ptr<f16, gm>) attributes {pto.kernel} {
+    %c0 = arith.constant 0 : i64
+    %c1 = arith.constant 1 : i64
+    %c2 = arith.constant 2 : i64
+    %c16 = arith.constant 16 : i64
+    %c32 = arith.constant 32 : i64
+    %c64 = arith.constant 64 : i64
+    %c512 = arith.constant 512 : i64
+    %c1024 = arith.constant 1024 : i64
+    %false = arith.constant false
+    %l1_a = pto.castptr %c0 : i64 -> !pto.ptr<f16, l1>
+    %l1_b = pto.castptr %c512 : i64 -> !pto.ptr<f16, l1>
+    %l1_x = pto.castptr %c1024 : i64 -> !pto.ptr<f32, l1>
+    %l0a = pto.castptr %c0 : i64 -> !pto.ptr<f16, l0a>
+    %l0b = pto.castptr %c0 : i64 -> !pto.ptr<f16, l0b>
+    %l0c = pto.castptr %c0 : i64 -> !pto.ptr<f32, l0c>
+    %bt = pto.castptr %c0 : i64 -> !pto.ptr<f32, bt>
+    pto.mte_gm_l1_frac %a_gm, %l1_a, nd2nz, shape(%c2, %c16), src_layout(%c32),
+        dst_group(%c1, %c1, %c16, %c0), ctrl(%c0, %false)
+      : !pto.ptr<f16, gm>, !pto.ptr<f16, l1>, nd2nz, shape i64, i64, src_layout(i64),
+        dst_group i64, i64, i64, i64, ctrl i64, i1
+    pto.mte_gm_l1_frac %b_gm, %l1_b, nd2nz, shape(%c16, %c16), src_layout(%c32),
+        dst_group(%c1, %c1, %c16, %c0), ctrl(%c0, %false)
+      : !pto.ptr<f16, gm>, !pto.ptr<f16, l1>, nd2nz, shape i64, i64, src_layout(i64),
+        dst_group i64, i64, i64, i64, ctrl i64, i1
+    pto.mte_gm_l1 %x_gm, %l1_x, %c64 nburst(%c1, %c0, %c0)
+      : !pto.ptr<f32, gm>, !pto.ptr<f32, l1>, i64, i64, i64, i64
+    pto.set_flag["PIPE_MTE2", "PIPE_MTE1", "EVENT_ID0"]
+    pto.wait_flag["PIPE_MTE2", "PIPE_MTE1", "EVENT_ID0"]
+    pto.mte_l1_l0a %l1_a, %l0a, %c2, %c16, %c0, %c0
+      : !pto.ptr<f16, l1>, !pto.ptr<f16, l0a>, i64, i64, i64, i64
+    pto.mte_l1_l0b %l1_b, %l0b, %c16, %c16, %c0, %c0 {transpose = true}
+      : !pto.ptr<f16, l1>, !pto.ptr<f16, l0b>, i64, i64, i64, i64
+    pto.mte_l1_bt %l1_x, %bt, %c1 nburst(%c1, %c0, %c0)
+      : !pto.ptr<f32, l1>, !pto.ptr<f32, bt>, i64, i64, i64, i64
+    pto.set_flag["PIPE_MTE1", "PIPE_M", "EVENT_ID0"]
+    pto.wait_flag["PIPE_MTE1", "PIPE_M", "EVENT_ID0"]
+"#;
+
+const TAIL: &str = r#"    pto.barrier #pto.pipe<PIPE_ALL>
+    return
+  }
+}
+"#;
+
+/// A (2 x 16): row 0 all ones, row 1 = -k. B (16 x 16): row 0 = n, else 2 on
+/// the diagonal. So A @ B = [[0, n + 2 ...], [0, -2n ...]].
+fn inputs() -> Vec<Arg> {
+    let mut a = Vec::new();
+    for k in 0..16 {
+        a.push(f16::from_f32(1.0));
+        let _ = k;
+    }
+    for k in 0..16 {
+        a.push(f16::from_f32(-(k as f32)));
+    }
+    let mut b = Vec::new();
+    for k in 0..16 {
+        for n in 0..16 {
+            let v = if k == 0 {
+                n as f32
+            } else if k == n {
+                2.0
+            } else {
+                0.0
+            };
+            b.push(f16::from_f32(v));
+        }
+    }
+    let x: Vec<f32> = (0..16).map(|n| 100.0 + n as f32).collect();
+    let h = |v: &[f16]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    vec![
+        Arg::Buffer(h(&a)),
+        Arg::Buffer(h(&b)),
+        Arg::Buffer(x.iter().flat_map(|v| v.to_le_bytes()).collect()),
+        Arg::Buffer(vec![0; 2 * 16 * 4]),
+        Arg::Buffer(vec![0; 2 * 16 * 2]),
+    ]
+}
+
+fn product(i: usize, n: usize) -> f32 {
+    match (i, n) {
+        (_, 0) => 0.0,
+        (0, n) => n as f32 + 2.0,
+        (_, n) => -2.0 * n as f32,
+    }
+}
+
+fn run(body: &str) -> Result<(Vec<f32>, Vec<f32>), String> {
+    let src = format!("{HEAD}{body}{TAIL}");
+    let k = load_text("t.pto", &src, None).unwrap_or_else(|e| panic!("does not load:\n{e}\n{src}"));
+    let cfg = Config {
+        profile: k.profile,
+        check: CheckMode::Error,
+        max_steps: 1_000_000,
+        ..Config::default()
+    };
+    let f = run_kernel(&k, &cfg, None, &inputs())?;
+    if let Some(e) = f.out.error {
+        return Err(format!("{e:?}"));
+    }
+    let o = f.buffers[3]
+        .chunks(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    let h = f.buffers[4]
+        .chunks(2)
+        .map(|c| f16::from_le_bytes([c[0], c[1]]).to_f32())
+        .collect();
+    Ok((o, h))
+}
+
+const STORE: &str = r#"    pto.set_flag["PIPE_M", "PIPE_FIX", "EVENT_ID0"]
+    pto.wait_flag["PIPE_M", "PIPE_FIX", "EVENT_ID0"]
+    pto.mte_l0c_gm %l0c, %o_gm, %c2, %c16, %c16, %c16, %c0, %c0, nz2nd
+      : !pto.ptr<f32, l0c>, !pto.ptr<f32, gm>, i64, i64, i64, i64, i64, i64
+"#;
+
+const MAD: &str = "    pto.mad %l0a, %l0b, %l0c, %c2, %c16, %c16 disable_gemv\n      : !pto.ptr<f16, l0a>, !pto.ptr<f16, l0b>, !pto.ptr<f32, l0c>, i64, i64, i64\n";
+
+#[test]
+fn mad_nz_layouts_and_nz2nd_writeback() {
+    let (o, _) = run(&format!("{MAD}{STORE}")).unwrap();
+    for i in 0..2 {
+        for n in 0..16 {
+            assert_eq!(o[i * 16 + n], product(i, n), "C[{i}][{n}]");
+        }
+    }
+}
+
+#[test]
+fn mad_acc_adds_to_l0c() {
+    let acc = "    pto.mad_acc %l0a, %l0b, %l0c, %c2, %c16, %c16 disable_gemv\n      : !pto.ptr<f16, l0a>, !pto.ptr<f16, l0b>, !pto.ptr<f32, l0c>, i64, i64, i64\n";
+    let (o, _) = run(&format!("{MAD}{acc}{STORE}")).unwrap();
+    for i in 0..2 {
+        for n in 0..16 {
+            assert_eq!(o[i * 16 + n], 2.0 * product(i, n), "C[{i}][{n}]");
+        }
+    }
+}
+
+#[test]
+fn mad_bias_adds_the_bias_row() {
+    let bias = "    pto.mad_bias %l0a, %l0b, %l0c, %bt, %c2, %c16, %c16 disable_gemv\n      : !pto.ptr<f16, l0a>, !pto.ptr<f16, l0b>, !pto.ptr<f32, l0c>, !pto.ptr<f32, bt>, i64, i64, i64\n";
+    let (o, _) = run(&format!("{bias}{STORE}")).unwrap();
+    for i in 0..2 {
+        for n in 0..16 {
+            assert_eq!(o[i * 16 + n], product(i, n) + 100.0 + n as f32);
+        }
+    }
+}
+
+#[test]
+fn fixpipe_quant_relu_clip_to_f16() {
+    let store = r#"    pto.set_flag["PIPE_M", "PIPE_FIX", "EVENT_ID0"]
+    pto.wait_flag["PIPE_M", "PIPE_FIX", "EVENT_ID0"]
+    %half = arith.constant 5.000000e-01 : f32
+    %alpha = arith.constant 2.500000e-01 : f32
+    %clip = arith.constant 4.000000e+00 : f16
+    pto.mte_l0c_gm %l0c, %h_gm, %c2, %c16, %c16, %c16, %c0, %c0,
+      pre_quant(%half, mode = qf322f16_pre_scalar),
+      pre_relu(%alpha, mode = scalar_relu, clip = %clip),
+      nz2nd
+      : !pto.ptr<f32, l0c>, !pto.ptr<f16, gm>, i64, i64, i64, i64, i64, i64, f32, f32, f16
+"#;
+    let (_, h) = run(&format!("{MAD}{store}")).unwrap();
+    for i in 0..2 {
+        for n in 0..16 {
+            let x = product(i, n) * 0.5;
+            let want = if x < 0.0 { x * 0.25 } else { x }.min(4.0);
+            assert_eq!(h[i * 16 + n], want, "C[{i}][{n}]");
+        }
+    }
+}
+
+#[test]
+fn fixpipe_nz2dn_swaps_the_destination() {
+    let store = r#"    pto.set_flag["PIPE_M", "PIPE_FIX", "EVENT_ID0"]
+    pto.wait_flag["PIPE_M", "PIPE_FIX", "EVENT_ID0"]
+    pto.mte_l0c_gm %l0c, %o_gm, %c2, %c16, %c16, %c2, %c0, %c0, nz2dn(%c1)
+      : !pto.ptr<f32, l0c>, !pto.ptr<f32, gm>, i64, i64, i64, i64, i64, i64, i64
+"#;
+    let (o, _) = run(&format!("{MAD}{store}")).unwrap();
+    for i in 0..2 {
+        for n in 0..16 {
+            assert_eq!(o[n * 2 + i], product(i, n));
+        }
+    }
+}
+
+#[test]
+fn wrong_space_faults() {
+    let bad = "    pto.mad %l0b, %l0b, %l0c, %c2, %c16, %c16\n      : !pto.ptr<f16, l0b>, !pto.ptr<f16, l0b>, !pto.ptr<f32, l0c>, i64, i64, i64\n";
+    let e = run(bad).unwrap_err();
+    assert!(e.contains("operand 1 in L0A"), "{e}");
+}
+
+/// `mte_gm_l1_frac nd2nz` packs a 2 x 20 f16 matrix into NZ (16-row fractals of
+/// 16 columns, the second column block 16 rows further, lanes 20..32 zero);
+/// `mte_l1_ub` copies 32-byte blocks.
+#[test]
+fn nd2nz_packs_fractals_and_l1_ub_counts_blocks() {
+    let src = r#"module attributes {pto.target_arch = "a5", pto.kernel_kind = #pto.kernel_kind<cube>} {
+  func.func @k(%a_gm: !pto.ptr<f16, gm>, %o_gm: !pto.ptr<f16, gm>) attributes {pto.kernel} {
+    %c0 = arith.constant 0 : i64
+    %c1 = arith.constant 1 : i64
+    %c2 = arith.constant 2 : i64
+    %c16 = arith.constant 16 : i64
+    %c20 = arith.constant 20 : i64
+    %c32 = arith.constant 32 : i64
+    %c40 = arith.constant 40 : i64
+    %c1024 = arith.constant 1024 : i64
+    %false = arith.constant false
+    %l1 = pto.castptr %c0 : i64 -> !pto.ptr<f16, l1>
+    %ub = pto.castptr %c0 : i64 -> !pto.ptr<f16, ub>
+    pto.mte_gm_l1_frac %a_gm, %l1, nd2nz, shape(%c2, %c20), src_layout(%c40),
+        dst_group(%c1, %c1, %c16, %c0), ctrl(%c0, %false)
+      : !pto.ptr<f16, gm>, !pto.ptr<f16, l1>, nd2nz, shape i64, i64, src_layout(i64),
+        dst_group i64, i64, i64, i64, ctrl i64, i1
+    pto.set_flag["PIPE_MTE2", "PIPE_MTE1", "EVENT_ID0"]
+    pto.wait_flag["PIPE_MTE2", "PIPE_MTE1", "EVENT_ID0"]
+    pto.mte_l1_ub %l1, %ub, %c32 nburst(%c1, %c0, %c0)
+      : !pto.ptr<f16, l1>, !pto.ptr<f16, ub>, i64, i64, i64, i64
+    pto.set_flag["PIPE_MTE1", "PIPE_MTE3", "EVENT_ID0"]
+    pto.wait_flag["PIPE_MTE1", "PIPE_MTE3", "EVENT_ID0"]
+    pto.mte_ub_gm %ub, %o_gm, %c1024 nburst(%c1, %c1024, %c1024)
+      : !pto.ptr<f16, ub>, !pto.ptr<f16, gm>, i64, i64, i64, i64
+    pto.barrier #pto.pipe<PIPE_ALL>
+    return
+  }
+}
+"#;
+    let k = load_text("t.pto", src, None).unwrap_or_else(|e| panic!("does not load:\n{e}"));
+    let cfg = Config {
+        profile: k.profile,
+        check: CheckMode::Error,
+        max_steps: 1_000_000,
+        ..Config::default()
+    };
+    let a: Vec<u8> = (0..40)
+        .flat_map(|i| f16::from_f32(1.0 + i as f32).to_le_bytes())
+        .collect();
+    let f = run_kernel(
+        &k,
+        &cfg,
+        None,
+        &[Arg::Buffer(a), Arg::Buffer(vec![0xff; 1024])],
+    )
+    .expect("runs");
+    assert_eq!(f.out.error, None);
+    let o: Vec<f32> = f.buffers[1]
+        .chunks(2)
+        .map(|c| f16::from_le_bytes([c[0], c[1]]).to_f32())
+        .collect();
+    assert_eq!(o.len(), 512);
+    for r in 0..2 {
+        for c in 0..32 {
+            let at = ((c / 16) * 16 + r) * 16 + c % 16;
+            let want = if c < 20 {
+                1.0 + (r * 20 + c) as f32
+            } else {
+                0.0
+            };
+            assert_eq!(o[at], want, "A[{r}][{c}] at {at}");
+        }
+    }
+}
+
+/// `mad_mx`: f8E4M3 ones times ones, scaled per 32-element K group by the
+/// staged E8M0 scales (left `[m][group]`, right `[n][group]`): even rows
+/// 2^0 * 2^-1 * 32 + 2^0 * 2^0 * 32 = 48, odd rows 2^1 * 2^-1 * 32 + 32 = 64.
+#[test]
+fn mad_mx_applies_group_scales() {
+    let src = r#"module attributes {pto.target_arch = "a5", pto.kernel_kind = #pto.kernel_kind<cube>} {
+  func.func @k(%a_gm: !pto.ptr<f8E4M3FN, gm>, %b_gm: !pto.ptr<f8E4M3FN, gm>, %sa_gm: !pto.ptr<f8E4M3FN, gm>, %sb_gm: !pto.ptr<f8E4M3FN, gm>, %o_gm: !pto.ptr<f32, gm>) attributes {pto.kernel} {
+    %c0 = arith.constant 0 : i64
+    %c1 = arith.constant 1 : i64
+    %c16 = arith.constant 16 : i64
+    %c32 = arith.constant 32 : i64
+    %c64 = arith.constant 64 : i64
+    %c1024 = arith.constant 1024 : i64
+    %c2048 = arith.constant 2048 : i64
+    %c2080 = arith.constant 2080 : i64
+    %l1_a = pto.castptr %c0 : i64 -> !pto.ptr<f8E4M3FN, l1>
+    %l1_b = pto.castptr %c1024 : i64 -> !pto.ptr<f8E4M3FN, l1>
+    %l1_sa = pto.castptr %c2048 : i64 -> !pto.ptr<f8E4M3FN, l1>
+    %l1_sb = pto.castptr %c2080 : i64 -> !pto.ptr<f8E4M3FN, l1>
+    %l0a = pto.castptr %c0 : i64 -> !pto.ptr<f8E4M3FN, l0a>
+    %l0b = pto.castptr %c0 : i64 -> !pto.ptr<f8E4M3FN, l0b>
+    %l0c = pto.castptr %c0 : i64 -> !pto.ptr<f32, l0c>
+    pto.mte_gm_l1 %a_gm, %l1_a, %c1024 nburst(%c1, %c0, %c0)
+      : !pto.ptr<f8E4M3FN, gm>, !pto.ptr<f8E4M3FN, l1>, i64, i64, i64, i64
+    pto.mte_gm_l1 %b_gm, %l1_b, %c1024 nburst(%c1, %c0, %c0)
+      : !pto.ptr<f8E4M3FN, gm>, !pto.ptr<f8E4M3FN, l1>, i64, i64, i64, i64
+    pto.mte_gm_l1 %sa_gm, %l1_sa, %c32 nburst(%c1, %c0, %c0)
+      : !pto.ptr<f8E4M3FN, gm>, !pto.ptr<f8E4M3FN, l1>, i64, i64, i64, i64
+    pto.mte_gm_l1 %sb_gm, %l1_sb, %c32 nburst(%c1, %c0, %c0)
+      : !pto.ptr<f8E4M3FN, gm>, !pto.ptr<f8E4M3FN, l1>, i64, i64, i64, i64
+    pto.set_flag["PIPE_MTE2", "PIPE_MTE1", "EVENT_ID0"]
+    pto.wait_flag["PIPE_MTE2", "PIPE_MTE1", "EVENT_ID0"]
+    pto.mte_l1_l0a %l1_a, %l0a, %c16, %c64, %c0, %c0
+      : !pto.ptr<f8E4M3FN, l1>, !pto.ptr<f8E4M3FN, l0a>, i64, i64, i64, i64
+    pto.mte_l1_l0b %l1_b, %l0b, %c64, %c16, %c0, %c0
+      : !pto.ptr<f8E4M3FN, l1>, !pto.ptr<f8E4M3FN, l0b>, i64, i64, i64, i64
+    pto.mte_l1_l0a_mx %l1_sa, %l0a, %c16, %c64, %c0, %c0
+      : !pto.ptr<f8E4M3FN, l1>, !pto.ptr<f8E4M3FN, l0a>, i64, i64, i64, i64
+    pto.mte_l1_l0b_mx %l1_sb, %l0b, %c64, %c16, %c0, %c0
+      : !pto.ptr<f8E4M3FN, l1>, !pto.ptr<f8E4M3FN, l0b>, i64, i64, i64, i64
+    pto.set_flag["PIPE_MTE1", "PIPE_M", "EVENT_ID0"]
+    pto.wait_flag["PIPE_MTE1", "PIPE_M", "EVENT_ID0"]
+    pto.mad_mx %l0a, %l0b, %l0c, %c16, %c16, %c64 disable_gemv
+      : !pto.ptr<f8E4M3FN, l0a>, !pto.ptr<f8E4M3FN, l0b>, !pto.ptr<f32, l0c>, i64, i64, i64
+    pto.set_flag["PIPE_M", "PIPE_FIX", "EVENT_ID0"]
+    pto.wait_flag["PIPE_M", "PIPE_FIX", "EVENT_ID0"]
+    pto.mte_l0c_gm %l0c, %o_gm, %c16, %c16, %c16, %c16, %c0, %c0, nz2nd
+      : !pto.ptr<f32, l0c>, !pto.ptr<f32, gm>, i64, i64, i64, i64, i64, i64
+    pto.barrier #pto.pipe<PIPE_ALL>
+    return
+  }
+}
+"#;
+    let k = load_text("t.pto", src, None).unwrap_or_else(|e| panic!("does not load:\n{e}"));
+    let cfg = Config {
+        profile: k.profile,
+        check: CheckMode::Error,
+        max_steps: 1_000_000,
+        ..Config::default()
+    };
+    let sa: Vec<u8> = (0..16).flat_map(|m| [127 + (m % 2) as u8, 127]).collect();
+    let sb: Vec<u8> = (0..16).flat_map(|_| [126u8, 127]).collect();
+    let args = [
+        Arg::Buffer(vec![0x38; 1024]),
+        Arg::Buffer(vec![0x38; 1024]),
+        Arg::Buffer(sa),
+        Arg::Buffer(sb),
+        Arg::Buffer(vec![0; 1024]),
+    ];
+    let f = run_kernel(&k, &cfg, None, &args).expect("runs");
+    assert_eq!(f.out.error, None);
+    let o: Vec<f32> = f.buffers[4]
+        .chunks(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    for m in 0..16 {
+        for n in 0..16 {
+            let want = if m % 2 == 0 { 48.0 } else { 64.0 };
+            assert_eq!(o[m * 16 + n], want, "C[{m}][{n}]");
+        }
+    }
+}
