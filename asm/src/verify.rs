@@ -71,6 +71,7 @@ pub fn verify(file: &File, profile: ProfileId) -> Vec<Diagnostic> {
     for op in &file.items {
         v.op(op, true);
     }
+    v.diags.extend(crate::verify_pipe::check(file));
     v.diags
 }
 

@@ -1,0 +1,187 @@
+//! Cross-function tile-pipe contracts (asm/src/verify_pipe.rs).
+
+use pto_asm::{check_text, Severity};
+use pto_isa_spec::ProfileId;
+
+fn errors(src: &str) -> Vec<(u32, String)> {
+    check_text("t.pto", src, Some(ProfileId::A5))
+        .diagnostics
+        .0
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .map(|d| (d.loc.line, d.message.clone()))
+        .collect()
+}
+
+fn has(errs: &[(u32, String)], line: u32, text: &str) -> bool {
+    errs.iter().any(|(l, m)| *l == line && m.contains(text))
+}
+
+const ACC: &str = "!pto.tile_buf<loc=acc, dtype=f32, rows=16, cols=16, v_row=16, v_col=16, blayout=col_major, slayout=row_major, fractal=1024, pad=0>";
+
+/// A cube kernel pushing to a vector kernel through a reserved buffer.
+/// `cube_init` / `vec_init` are the attribute dictionaries of the two inits,
+/// `pop_ty` the popped tile type, `push_split` / `pop_split` the split modes.
+fn pair(cube_init: &str, vec_init: &str, pop_ty: &str, push_split: u32, pop_split: u32) -> String {
+    format!(
+        "module {{
+  func.func @cube() attributes {{pto.kernel_kind = #pto.kernel_kind<cube>}} {{
+    %z = arith.constant 0 : i32
+    %buf = pto.import_reserved_buffer {{name = \"q\", peer_func = @vec}} -> i32
+    pto.aic_initialize_pipe {cube_init} (c2v_consumer_buf = %buf : i32, v2c_consumer_buf = %z : i32)
+    %acc = pto.alloc_tile : {ACC}
+    pto.tpush_to_aiv(%acc : {ACC}) {{id = 0, split = {push_split}}}
+    return
+  }}
+  func.func @vec() attributes {{pto.kernel_kind = #pto.kernel_kind<vector>}} {{
+    %z = arith.constant 0 : i32
+    %buf = pto.reserve_buffer {{name = \"q\", size = 4096, location = #pto.address_space<vec>, auto = true}} -> i32
+    pto.aiv_initialize_pipe {vec_init} (c2v_consumer_buf = %buf : i32, v2c_consumer_buf = %z : i32)
+    %t = pto.tpop_from_aic {{id = 0, split = {pop_split}}} -> {pop_ty}
+    pto.tfree_from_aic {{id = 0, split = {pop_split}}}
+    return
+  }}
+}}
+"
+    )
+}
+
+const VEC_F32: &str = "!pto.tile_buf<loc=vec, dtype=f32, rows=16, cols=16, v_row=16, v_col=16, blayout=row_major, slayout=none_box, fractal=512, pad=0>";
+const PLAIN: &str = "{id = 0, dir_mask = 1, slot_size = 1024}";
+
+#[test]
+fn a_complete_pair_is_accepted() {
+    let errs = errors(&pair(PLAIN, PLAIN, VEC_F32, 0, 0));
+    assert!(errs.is_empty(), "{errs:?}");
+}
+
+#[test]
+fn peer_halves_agree_on_split_and_shape() {
+    let errs = errors(&pair(PLAIN, PLAIN, VEC_F32, 1, 0));
+    assert!(has(&errs, 13, "conflicting pipe split usage"), "{errs:?}");
+    let nosplit = "{id = 0, dir_mask = 1, slot_size = 1024, nosplit = false}";
+    let errs = errors(&pair(nosplit, PLAIN, VEC_F32, 0, 0));
+    assert!(has(&errs, 5, "'nosplit = false' conflicts"), "{errs:?}");
+    let bigger = "{id = 0, dir_mask = 1, slot_size = 2048}";
+    let errs = errors(&pair(PLAIN, bigger, VEC_F32, 0, 0));
+    assert!(
+        has(&errs, 5, "agree on direction and pipe shape"),
+        "{errs:?}"
+    );
+}
+
+#[test]
+fn a_reserved_buffer_pipe_needs_its_peer() {
+    // the vector side never initialises its half
+    let src = pair(PLAIN, PLAIN, VEC_F32, 0, 0).replace(
+        "    pto.aiv_initialize_pipe {id = 0, dir_mask = 1, slot_size = 1024} (c2v_consumer_buf = %buf : i32, v2c_consumer_buf = %z : i32)\n",
+        "",
+    );
+    let errs = errors(&src);
+    assert!(
+        has(&errs, 5, "complete compatible peer init pair"),
+        "{errs:?}"
+    );
+    // a lowered pipe on an opaque address needs an explicit flag base
+    let src = "func.func @k(%a: i32) attributes {pto.kernel_kind = #pto.kernel_kind<cube>} {\n  %p = pto.initialize_l2l_pipe {dir_mask = 1, slot_size = 1024, slot_num = 8}(%a : i32) -> !pto.pipe\n  return\n}\n";
+    let errs = errors(src);
+    assert!(
+        has(&errs, 2, "when 'flag_base' is not explicit"),
+        "{errs:?}"
+    );
+    assert!(errors(&src.replace("slot_num = 8", "slot_num = 8, flag_base = 0")).is_empty());
+}
+
+#[test]
+fn peer_func_resolves_to_one_visible_function() {
+    let src = |vis: &str| {
+        format!(
+            "module {{\n  module attributes {{pto.backend = \"vpto\"}} {{\n    func.func @c() {{\n      %i = pto.import_reserved_buffer {{name = \"q\", peer_func = @p}} -> i32\n      return\n    }}\n  }}\n  module attributes {{pto.backend = \"vpto\"}} {{\n    func.func {vis} @p() {{\n      %b = pto.reserve_buffer {{name = \"q\", size = 4096, location = #pto.address_space<vec>, auto = true}} -> i32\n      return\n    }}\n  }}\n}}\n"
+        )
+    };
+    assert!(errors(&src("public")).is_empty());
+    let errs = errors(&src("private"));
+    assert!(
+        has(&errs, 4, "expects 'peer_func' to reference"),
+        "{errs:?}"
+    );
+    // the buffer must exist in the peer
+    let errs = errors(&src("public").replace("name = \"q\", size", "name = \"r\", size"));
+    assert!(has(&errs, 4, "matching peer reserve_buffer"), "{errs:?}");
+}
+
+#[test]
+fn pipes_share_sixteen_flag_ids_per_function() {
+    let mut cube = String::new();
+    let mut vec = String::new();
+    for i in 0..9 {
+        cube += &format!("    %i{i} = pto.import_reserved_buffer {{name = \"f{i}\", peer_func = @v}} -> i32\n    %p{i} = pto.initialize_l2l_pipe {{dir_mask = 1, slot_size = 1024, slot_num = 8}}(%i{i} : i32) -> !pto.pipe\n");
+        vec += &format!("    %r{i} = pto.reserve_buffer {{name = \"f{i}\", size = 4096, location = #pto.address_space<vec>, auto = true}} -> i32\n    %p{i} = pto.initialize_l2l_pipe {{dir_mask = 1, slot_size = 1024, slot_num = 8}}(%r{i} : i32) -> !pto.pipe\n");
+    }
+    let src = format!("module {{\n  func.func @c() {{\n{cube}    return\n  }}\n  func.func @v() {{\n{vec}    return\n  }}\n}}\n");
+    let errs = errors(&src);
+    assert!(
+        has(&errs, 20, "fit within 16 hardware flag ids"),
+        "{errs:?}"
+    );
+}
+
+#[test]
+fn fixpipe_consumer_matches_the_epilogue() {
+    let ep = |q: &str| {
+        format!("{{id = 0, dir_mask = 1, slot_size = 1024, nosplit = true, acc_push_epilogue = #pto.acc_push_epilogue<layout = nz2nd, quant = {q}, relu = no_relu>}}")
+    };
+    assert!(errors(&pair(&ep("no_convert"), &ep("no_convert"), VEC_F32, 0, 0)).is_empty());
+    let errs = errors(&pair(&ep("no_convert"), &ep("f32_f16"), VEC_F32, 0, 0));
+    assert!(
+        has(&errs, 5, "acc_push_epilogue.quant to match peer consumer"),
+        "{errs:?}"
+    );
+    let errs = errors(&pair(&ep("no_convert"), PLAIN, VEC_F32, 0, 0));
+    assert!(
+        has(&errs, 5, "peer consumer pipe init to also have"),
+        "{errs:?}"
+    );
+    let errs = errors(&pair(
+        &ep("no_convert"),
+        &ep("no_convert"),
+        &VEC_F32.replace("f32", "i32"),
+        0,
+        0,
+    ));
+    assert!(has(&errs, 13, "producer source element type"), "{errs:?}");
+    let errs = errors(&pair(&ep("f32_f16"), &ep("f32_f16"), VEC_F32, 0, 0));
+    assert!(
+        has(
+            &errs,
+            13,
+            "consumer element type to match acc_push_epilogue.quant f32_f16"
+        ),
+        "{errs:?}"
+    );
+    let errs = errors(&pair(
+        &ep("no_convert"),
+        &ep("no_convert"),
+        &VEC_F32.replace("row_major, slayout", "col_major, slayout"),
+        0,
+        0,
+    ));
+    assert!(has(&errs, 13, "consumer tile layout"), "{errs:?}");
+    let small = ep("no_convert").replace("1024", "512");
+    let errs = errors(&pair(&ep("no_convert"), &small, VEC_F32, 0, 0));
+    assert!(
+        has(
+            &errs,
+            13,
+            "consumer-side fixpipe slot_size to be at least 1024"
+        ),
+        "{errs:?}"
+    );
+    // no tpop at all: the consumer entry type is unknown
+    let src = pair(&ep("no_convert"), &ep("no_convert"), VEC_F32, 0, 0).replace(
+        &format!("    %t = pto.tpop_from_aic {{id = 0, split = 0}} -> {VEC_F32}\n"),
+        "",
+    );
+    let errs = errors(&src);
+    assert!(has(&errs, 13, "at least one tpop_from_aic"), "{errs:?}");
+}
