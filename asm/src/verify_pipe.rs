@@ -753,3 +753,137 @@ pub(crate) fn check(file: &File) -> Vec<Diagnostic> {
     c.pairing(&inits);
     c.diags
 }
+
+/// Whether `op` is `target` or holds it in a region.
+fn contains(op: &Op, target: &Op) -> bool {
+    std::ptr::eq(op, target)
+        || op
+            .regions
+            .iter()
+            .flat_map(|r| r.blocks.iter())
+            .flat_map(|b| b.ops.iter())
+            .any(|o| contains(o, target))
+}
+
+/// The function that holds `op`.
+pub(crate) fn func_of<'a>(file: &'a File, op: &Op) -> Option<&'a Op> {
+    file.walk()
+        .into_iter()
+        .filter(|f| f.opcode.name() == "func.func")
+        .find(|f| contains(f, op))
+}
+
+/// The frontend pipe init with `id` in function `f`.
+pub(crate) fn frontend_init(f: &Op, id: i128) -> Option<&Op> {
+    let mut stack = vec![f];
+    while let Some(o) = stack.pop() {
+        if matches!(
+            o.opcode.name(),
+            "pto.aic_initialize_pipe" | "pto.aiv_initialize_pipe"
+        ) && int(o, "id").unwrap_or(0) == id
+        {
+            return Some(o);
+        }
+        for r in &o.regions {
+            for b in &r.blocks {
+                stack.extend(b.ops.iter());
+            }
+        }
+    }
+    None
+}
+
+/// Split modes of one tile-pipe data op. Odd modes (3, 4) hand the two
+/// vector subblocks unequal halves; they exist only for tiles moving cube to
+/// vector through a GM-backed pipe that also has a local consumer buffer,
+/// the split axis must then be odd (even for modes 1, 2), and the consumer
+/// must say how much of its half is valid.
+pub(crate) fn entry_split(
+    file: &File,
+    a5: bool,
+    defs: &HashMap<ValueId, &Op>,
+    op: &Op,
+    e: &mut Vec<String>,
+) {
+    let name = op.opcode.name();
+    let Some(split) = int(op, "split") else {
+        return;
+    };
+    let odd = split == 3 || split == 4;
+    let ty = |v: ValueId| file.values.get(v as usize)?.ty.map(|t| file.types.get(t));
+    let entry = if name.starts_with("pto.tpush") || name.starts_with("pto.tfree") {
+        op.uses()
+            .filter_map(ty)
+            .find(|t| matches!(t, Type::TileBuf(_) | Type::TensorView { .. }))
+    } else {
+        op.result_values().next().and_then(ty)
+    };
+    let view = matches!(entry, Some(Type::TensorView { .. }));
+    let frontend = name.ends_with("_aiv") || name.ends_with("_aic");
+    if odd {
+        if frontend {
+            if !(name.ends_with("_to_aiv") || name.ends_with("_from_aic")) {
+                e.push(
+                    "supports odd split modes (split = 3 or 4) only for C2V GM-backed tile pipes"
+                        .into(),
+                );
+                return;
+            }
+            let init = func_of(file, op).and_then(|f| frontend_init(f, int(op, "id").unwrap_or(0)));
+            if let Some(init) = init {
+                let gm = named_use(init, "gm_slot_tensor").is_some()
+                    || (!a5 && named_use(init, "gm_slot_buffer").is_some());
+                if int(init, "dir_mask") != Some(1)
+                    || !gm
+                    || named_use(init, "c2v_consumer_buf").is_none()
+                {
+                    e.push("supports odd split modes (split = 3 or 4) only for a unidirectional C2V GM-backed tile pipe with both GM slot and C2V consumer buffers".into());
+                    return;
+                }
+            }
+        } else {
+            let init = op
+                .uses()
+                .filter(|v| matches!(ty(*v), Some(Type::Opaque { name, .. }) if name == "pto.pipe"))
+                .find_map(|v| defs.get(&v));
+            if let Some(init) = init {
+                let ok = init.opcode.name() == "pto.initialize_l2g2l_pipe"
+                    && int(init, "dir_mask") == Some(1)
+                    && init.uses().count() >= 2;
+                if !ok {
+                    e.push("supports odd split modes (split = 3 or 4) only for a unidirectional C2V pto.initialize_l2g2l_pipe with a local consumer buffer".into());
+                    return;
+                }
+            }
+        }
+        if view {
+            e.push("supports odd split modes (split = 3 or 4) only for tile entries (odd GlobalTensor offsets are not implemented)".into());
+            return;
+        }
+    }
+    // the producer's split axis parity
+    if matches!(name, "pto.tpush_to_aiv" | "pto.tpush") && split != 0 {
+        let (r, c) = match entry {
+            Some(Type::TileBuf(tb)) => (tb.v_row, tb.v_col),
+            Some(Type::TensorView { shape, .. }) if shape.len() == 2 => (shape[0], shape[1]),
+            _ => (None, None),
+        };
+        let rows = split == 1 || split == 3;
+        if let Some(n) = if rows { r } else { c } {
+            if (n % 2 != 0) != odd {
+                e.push(format!(
+                    "expects a statically {} valid-{} count for split = {split} (got {n})",
+                    if odd { "odd" } else { "even" },
+                    if rows { "row" } else { "column" }
+                ));
+                return;
+            }
+        }
+    }
+    if name == "pto.tpop_from_aic" && odd && !view {
+        let valid = op.uses().count() - op.group_values("aiv_subblockid").len();
+        if valid < 2 {
+            e.push("expects odd C2V split tpop to provide per-sub-core valid_row and valid_col operands".into());
+        }
+    }
+}

@@ -583,6 +583,10 @@ impl<'a> Rules<'a> {
                 return;
             }
         }
+        crate::verify_pipe::entry_split(self.file, self.a5(), &self.defs, op, e);
+        if !e.is_empty() {
+            return;
+        }
         let has_subblock = op
             .body
             .iter()
@@ -1854,9 +1858,11 @@ impl<'a> Rules<'a> {
         };
         let pos = block.iter().position(|x| std::ptr::eq(x, op)).unwrap_or(0);
         let before = &block[..pos];
-        let init = before.iter().rev().find(|o| {
-            o.opcode.name() == "pto.aic_initialize_pipe" && Self::int_attr(o, "id") == Some(id)
-        });
+        // the pipe's init may sit anywhere in the function; the scale must be
+        // set in the push's own block
+        let init = crate::verify_pipe::func_of(self.file, op)
+            .and_then(|f| crate::verify_pipe::frontend_init(f, id))
+            .filter(|o| o.opcode.name() == "pto.aic_initialize_pipe");
         let Some(q) = init.and_then(Self::epilogue_quant) else {
             return;
         };

@@ -185,3 +185,86 @@ fn fixpipe_consumer_matches_the_epilogue() {
     let errs = errors(&src);
     assert!(has(&errs, 13, "at least one tpop_from_aic"), "{errs:?}");
 }
+
+#[test]
+fn odd_splits_need_a_gm_backed_c2v_tile_pipe() {
+    let acc = |vr: u32| {
+        format!("!pto.tile_buf<loc=acc, dtype=f32, rows=16, cols=16, v_row={vr}, v_col=16, blayout=col_major, slayout=row_major, fractal=1024, pad=0>")
+    };
+    let src = |operands: &str, vr: u32, split: u32| {
+        let t = acc(vr);
+        format!(
+            "func.func @k(%g: !pto.ptr<f32>, %b: i32) attributes {{pto.kernel_kind = #pto.kernel_kind<cube>}} {{
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %v = pto.make_tensor_view %g, shape = [%c16, %c16], strides = [%c16, %c1] : !pto.tensor_view<16x16xf32>
+  pto.aic_initialize_pipe {{id = 0, dir_mask = 1, slot_size = 1024}} ({operands})
+  %t = pto.alloc_tile : {t}
+  pto.tpush_to_aiv(%t : {t}) {{id = 0, split = {split}}}
+  return
+}}
+"
+        )
+    };
+    let gm = "gm_slot_tensor = %v : !pto.tensor_view<16x16xf32>, c2v_consumer_buf = %b : i32";
+    let errs = errors(&src(gm, 15, 3));
+    assert!(errs.is_empty(), "{errs:?}");
+    let errs = errors(&src("c2v_consumer_buf = %b : i32", 15, 3));
+    assert!(
+        has(
+            &errs,
+            7,
+            "only for a unidirectional C2V GM-backed tile pipe"
+        ),
+        "{errs:?}"
+    );
+    let errs = errors(&src(gm, 16, 3));
+    assert!(
+        has(&errs, 7, "statically odd valid-row count for split = 3"),
+        "{errs:?}"
+    );
+    let errs = errors(&src(gm, 15, 1));
+    assert!(
+        has(&errs, 7, "statically even valid-row count for split = 1"),
+        "{errs:?}"
+    );
+}
+
+#[test]
+fn a_quant_scale_is_set_in_the_pushing_block() {
+    let src = |push_in_if: bool| {
+        let push = format!(
+            "pto.tpush_to_aiv(%acc : {acc}) {{id = 0, split = 0}}",
+            acc = ACC.replace("f32", "i32")
+        );
+        let body = if push_in_if {
+            format!("    scf.if %t {{\n      {push}\n    }}\n")
+        } else {
+            format!("    {push}\n")
+        };
+        format!(
+            "func.func @k(%b: i32, %s: f32, %t: i1) attributes {{pto.kernel_kind = #pto.kernel_kind<cube>}} {{
+    pto.aic_initialize_pipe {{id = 0, dir_mask = 1, slot_size = 512, nosplit = true, acc_push_epilogue = #pto.acc_push_epilogue<layout = nz2nd, quant = deqf16_scalar, relu = no_relu>}} (c2v_consumer_buf = %b : i32)
+    %acc = pto.alloc_tile : {acc}
+    pto.set_quant_scalar(%s : f32) {{id = 0}}
+{body}    return
+}}
+",
+            acc = ACC.replace("f32", "i32")
+        )
+    };
+    let errs = errors(&src(true));
+    assert!(
+        has(
+            &errs,
+            6,
+            "expects a preceding pto.set_quant_scalar with id = 0 in the same block"
+        ),
+        "{errs:?}"
+    );
+    let errs = errors(&src(false));
+    assert!(
+        !errs.iter().any(|(_, m)| m.contains("preceding")),
+        "{errs:?}"
+    );
+}
