@@ -300,6 +300,10 @@ impl<'a> Ctx<'a> {
             };
             let global_only = bufs.iter().all(|(v, _)| v.is_none());
             let mut keys = Vec::new();
+            if global_only && frontend {
+                let id = int(i.op, "id").unwrap_or(0);
+                keys.push((String::new(), format!("gm-slot pipe id {id}"), dir));
+            }
             for (v, d) in &bufs {
                 if let Some((owner, n)) = v.and_then(|v| self.key(v, i.func)) {
                     keys.push((owner, n, *d));
@@ -440,6 +444,13 @@ impl<'a> Ctx<'a> {
             let mut funcs: Vec<usize> = c.iter().map(|i| inits[*i].func).collect();
             funcs.sort();
             funcs.dedup();
+            if first.keys.iter().all(|k| k.0.is_empty()) {
+                // GM-slot-only pipes pair by id; only their split use is checked
+                if let [a, b] = c.as_slice() {
+                    self.split_agreement(&inits[*a], &inits[*b]);
+                }
+                continue;
+            }
             if c.len() != 2 || funcs.len() != 2 {
                 if fixpipe && c.len() == 1 && first.op.opcode.name() == "pto.aic_initialize_pipe" {
                     self.err(
@@ -811,13 +822,12 @@ pub(crate) fn entry_split(
     };
     let odd = split == 3 || split == 4;
     let ty = |v: ValueId| file.values.get(v as usize)?.ty.map(|t| file.types.get(t));
-    let entry = if name.starts_with("pto.tpush") || name.starts_with("pto.tfree") {
-        op.uses()
-            .filter_map(ty)
-            .find(|t| matches!(t, Type::TileBuf(_) | Type::TensorView { .. }))
-    } else {
-        op.result_values().next().and_then(ty)
-    };
+    // the entry is an operand (push, free, internal alloc) or the result
+    let entry = op
+        .uses()
+        .filter_map(ty)
+        .find(|t| matches!(t, Type::TileBuf(_) | Type::TensorView { .. }))
+        .or_else(|| op.result_values().next().and_then(ty));
     let view = matches!(entry, Some(Type::TensorView { .. }));
     let frontend = name.ends_with("_aiv") || name.ends_with("_aic");
     if odd {
@@ -859,6 +869,45 @@ pub(crate) fn entry_split(
         if view {
             e.push("supports odd split modes (split = 3 or 4) only for tile entries (odd GlobalTensor offsets are not implemented)".into());
             return;
+        }
+    }
+    // a GlobalTensor entry is one slot of the pipe's GM slot tensor
+    if let Some(Type::TensorView { shape, elem }) = entry {
+        let slots = if frontend {
+            func_of(file, op)
+                .and_then(|f| frontend_init(f, int(op, "id").unwrap_or(0)))
+                .and_then(|i| named_use(i, "gm_slot_tensor"))
+                .map(|v| (v, "gm_slot_tensor"))
+        } else {
+            op.uses()
+                .filter_map(|v| defs.get(&v))
+                .find(|i| i.opcode.name() == "pto.initialize_l2g2l_pipe")
+                .and_then(|i| i.uses().next())
+                .map(|v| (v, "initialize_l2g2l_pipe gm_addr"))
+        };
+        if let Some((v, what)) = slots {
+            if let Some(Type::TensorView { shape: s, elem: se }) = ty(v) {
+                if se != elem {
+                    e.push(format!(
+                        "expects pipe entry element type to match {what} element type"
+                    ));
+                    return;
+                }
+                if s.len() != shape.len() {
+                    e.push(format!("expects pipe entry rank to match {what} rank"));
+                    return;
+                }
+                for (i, (a, b)) in shape.iter().zip(s).enumerate() {
+                    if let (Some(a), Some(b)) = (a, b) {
+                        if a != b {
+                            e.push(format!(
+                                "expects pipe entry dimension {i} ({a}) to match {what} dimension {b}"
+                            ));
+                            return;
+                        }
+                    }
+                }
+            }
         }
     }
     // the producer's split axis parity

@@ -268,3 +268,51 @@ fn a_quant_scale_is_set_in_the_pushing_block() {
         "{errs:?}"
     );
 }
+
+#[test]
+fn a_global_tensor_entry_is_one_gm_slot() {
+    let src = |entry: &str| {
+        format!(
+            "func.func @k(%g: !pto.tensor_view<16x16xf32>) attributes {{pto.kernel_kind = #pto.kernel_kind<cube>}} {{
+  %p = \"pto.initialize_l2g2l_pipe\"(%g) <{{dir_mask = 1 : i8, slot_size = 1024 : i32, slot_num = 8 : i32, flag_base = 0 : i32, operandSegmentSizes = array<i32: 1, 0, 0>}}> : (!pto.tensor_view<16x16xf32>) -> !pto.pipe
+  %e = pto.declare_global -> !pto.tensor_view<{entry}>
+  pto.talloc(%e, %p : !pto.tensor_view<{entry}>, !pto.pipe) {{split = 0}}
+  return
+}}
+"
+        )
+    };
+    assert!(
+        errors(&src("16x16xf32")).is_empty(),
+        "{:?}",
+        errors(&src("16x16xf32"))
+    );
+    let errs = errors(&src("16x32xf32"));
+    assert!(
+        has(
+            &errs,
+            4,
+            "entry dimension 1 (32) to match initialize_l2g2l_pipe gm_addr dimension 16"
+        ),
+        "{errs:?}"
+    );
+    let errs = errors(&src("16x16xf16"));
+    assert!(has(&errs, 4, "element type"), "{errs:?}");
+}
+
+#[test]
+fn gm_slot_pipes_pair_by_id_for_split_use() {
+    let half = |kind: &str, init: &str, ops: &str| {
+        format!("  func.func @{kind}(%g: !pto.tensor_view<4x64x128xf32>) attributes {{pto.kernel_kind = #pto.kernel_kind<{kind}>}} {{\n    pto.{init} {{id = 0, dir_mask = 1, slot_size = 131072}} (gm_slot_tensor = %g : !pto.tensor_view<4x64x128xf32>)\n{ops}    return\n  }}\n")
+    };
+    let src = |split: u32| {
+        format!(
+            "module {{\n{}{}}}\n",
+            half("cube", "aic_initialize_pipe", "    %e = pto.talloc_to_aiv {id = 0, split = 0} -> !pto.tensor_view<4x64x128xf32>\n    pto.tpush_to_aiv(%e : !pto.tensor_view<4x64x128xf32>) {id = 0, split = 0}\n"),
+            half("vector", "aiv_initialize_pipe", &format!("    %e = pto.tpop_from_aic {{id = 0, split = {split}}} -> !pto.tensor_view<4x64x128xf32>\n    pto.tfree_from_aic(%e : !pto.tensor_view<4x64x128xf32>) {{id = 0, split = {split}}}\n"))
+        )
+    };
+    assert!(errors(&src(0)).is_empty(), "{:?}", errors(&src(0)));
+    let errs = errors(&src(1));
+    assert!(has(&errs, 9, "conflicting pipe split usage"), "{errs:?}");
+}
