@@ -653,8 +653,9 @@ impl<'a> Ctx<'a> {
             "f32_bf16" | "qf322bf16_pre_scalar" | "qs322bf16_pre_scalar" | "qs322bf16_pre_vec" => {
                 de == "bf16"
             }
-            "req8_scalar" | "qf322b8_pre_scalar" => matches!(de.as_str(), "i8" | "si8" | "ui8"),
-            "req8_vec" | "qf322b8_pre_vec" => matches!(de.as_str(), "i8" | "si8"),
+            // 8-bit results name their signedness: si8/ui8 (vector scales: si8)
+            "req8_scalar" | "qf322b8_pre_scalar" => matches!(de.as_str(), "si8" | "ui8"),
+            "req8_vec" | "qf322b8_pre_vec" => de == "si8",
             _ => true,
         };
         if !consumer_ok {
@@ -763,6 +764,21 @@ pub(crate) fn check(file: &File) -> Vec<Diagnostic> {
     let inits = c.inits();
     c.pairing(&inits);
     c.diags
+}
+
+impl Op {
+    /// Opcode names of this op and every op nested in it.
+    pub(crate) fn walk_names(&self) -> Vec<&'static str> {
+        let mut out = vec![self.opcode.name()];
+        for r in &self.regions {
+            for b in &r.blocks {
+                for o in &b.ops {
+                    out.extend(o.walk_names());
+                }
+            }
+        }
+        out
+    }
 }
 
 /// Whether `op` is `target` or holds it in a region.

@@ -316,3 +316,68 @@ fn gm_slot_pipes_pair_by_id_for_split_use() {
     let errs = errors(&src(1));
     assert!(has(&errs, 9, "conflicting pipe split usage"), "{errs:?}");
 }
+
+#[test]
+fn quant_setters_feed_a_fixpipe_pipe_of_their_family() {
+    let src = |quant: &str, set: &str| {
+        format!(
+            "func.func @k(%b: i32, %s: f32, %h: f16) attributes {{pto.kernel_kind = #pto.kernel_kind<cube>}} {{
+  pto.aic_initialize_pipe {{id = 0, dir_mask = 1, slot_size = 512, nosplit = true, acc_push_epilogue = #pto.acc_push_epilogue<layout = nz2nd, quant = {quant}, relu = no_relu>}} (c2v_consumer_buf = %b : i32)
+  {set}
+  return
+}}
+"
+        )
+    };
+    let setter = |src: &str| -> Vec<(u32, String)> {
+        errors(src)
+            .into_iter()
+            .filter(|(_, m)| m.starts_with("'pto.set_quant"))
+            .collect()
+    };
+    assert!(setter(&src(
+        "deqf16_scalar",
+        "pto.set_quant_scalar(%s : f32) {id = 0}"
+    ))
+    .is_empty());
+    let errs = errors(&src(
+        "deqf16_vec",
+        "pto.set_quant_scalar(%s : f32) {id = 0}",
+    ));
+    assert!(has(&errs, 3, "scalar quantization mode"), "{errs:?}");
+    let errs = errors(&src(
+        "deqf16_scalar",
+        "pto.set_quant_scalar(%s : f32) {id = 1}",
+    ));
+    assert!(has(&errs, 3, "expects 'id' = 1 to match"), "{errs:?}");
+    let errs = errors(&src(
+        "deqf16_scalar",
+        "pto.set_quant_scalar(%h : f16) {id = 0}",
+    ));
+    assert!(has(&errs, 3, "expects 'scale' to be f32"), "{errs:?}");
+}
+
+#[test]
+fn eight_bit_fixpipe_results_name_their_signedness() {
+    let ep = |q: &str| {
+        format!("{{id = 0, dir_mask = 1, slot_size = 1024, nosplit = true, acc_push_epilogue = #pto.acc_push_epilogue<layout = nz2nd, quant = {q}, relu = no_relu>}}")
+    };
+    let pop = |dt: &str| VEC_F32.replace("f32", dt);
+    let i32_pair = |q: &str, dt: &str| {
+        pair(&ep(q), &ep(q), &pop(dt), 0, 0).replace(
+            "dtype=f32, rows=16, cols=16, v_row=16, v_col=16, blayout=col_major",
+            "dtype=i32, rows=16, cols=16, v_row=16, v_col=16, blayout=col_major",
+        )
+    };
+    let elem = |src: &str| {
+        errors(src)
+            .iter()
+            .any(|(_, m)| m.contains("consumer element type"))
+    };
+    assert!(!elem(&i32_pair("req8_scalar", "ui8")));
+    assert!(!elem(&i32_pair("req8_vec", "si8")));
+    let errs = errors(&i32_pair("req8_scalar", "i8"));
+    assert!(has(&errs, 13, "quant req8_scalar"), "{errs:?}");
+    let errs = errors(&i32_pair("req8_vec", "ui8"));
+    assert!(has(&errs, 13, "quant req8_vec"), "{errs:?}");
+}
