@@ -17,6 +17,7 @@ mod verify_pipe;
 mod verify_rules;
 mod verify_simt;
 mod verify_struct;
+mod verify_tileop;
 mod verify_vmi;
 mod verify_vpto;
 

@@ -79,6 +79,7 @@ pub fn verify_profile(file: &File, profile: ProfileId, chosen: bool) -> Vec<Diag
         v.op(op, true);
     }
     v.diags.extend(crate::verify_pipe::check(file));
+    v.diags.extend(crate::verify_tileop::check(file));
     v.diags
 }
 
