@@ -197,7 +197,62 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// A reserved buffer: a named, positive-size range of UB or L1, placed by
+    /// memory planning (`auto = true`) or at an explicit `base`.
+    fn reserves(&mut self) {
+        let mut seen: HashMap<(usize, String), ()> = HashMap::new();
+        for i in self.ops.clone() {
+            if i.op.opcode.name() != "pto.reserve_buffer" {
+                continue;
+            }
+            let op = i.op;
+            if let Some(n) = int(op, "size").filter(|n| *n <= 0) {
+                self.err(op, format!("expects 'size' to be greater than 0, got {n}"));
+                continue;
+            }
+            if let Some(Attr::Dialect { body: Some(b), .. }) = op.attr("location") {
+                let space = b.trim_matches(|c| c == '<' || c == '>' || c == ' ');
+                if space != "vec" && space != "mat" {
+                    self.err(
+                        op,
+                        format!("expects 'location' to be #pto.address_space<vec> or #pto.address_space<mat>, got {space}"),
+                    );
+                    continue;
+                }
+            }
+            let auto = int(op, "auto").map(|a| a != 0);
+            let base = int(op, "base");
+            if auto == Some(false) && base.is_none() {
+                self.err(op, "expects 'base' when 'auto' is false");
+                continue;
+            }
+            if auto == Some(true) && base.is_some() {
+                self.err(
+                    op,
+                    "unexpected 'base' on auto reserve_buffer: memory planning assigns it (write auto = false to place it yourself)",
+                );
+                continue;
+            }
+            if let Some(b) = base.filter(|b| *b < 0) {
+                self.err(
+                    op,
+                    format!("expects 'base' to be non-negative when present, got {b}"),
+                );
+                continue;
+            }
+            if let Some(n) = string(op, "name") {
+                if seen.insert((i.func, n.clone()), ()).is_some() {
+                    self.err(
+                        op,
+                        format!("requires 'name' to be unique within the function (\"{n}\" is reserved twice)"),
+                    );
+                }
+            }
+        }
+    }
+
     fn imports(&mut self) {
+        let mut seen: HashMap<(usize, String, String), ()> = HashMap::new();
         for i in self.ops.clone() {
             if i.op.opcode.name() != "pto.import_reserved_buffer" {
                 continue;
@@ -223,6 +278,16 @@ impl<'a> Ctx<'a> {
                 }
             }
             if let Some(name) = string(i.op, "name") {
+                if seen
+                    .insert((i.func, name.clone(), sym.clone()), ())
+                    .is_some()
+                {
+                    self.err(
+                        i.op,
+                        format!("requires (name, peer_func) to be unique within the function (\"{name}\" from @{sym} is imported twice)"),
+                    );
+                    continue;
+                }
                 if self.reserve_in(p, &name).is_none() {
                     self.err(
                         i.op,
@@ -759,6 +824,7 @@ pub(crate) fn check(file: &File) -> Vec<Diagnostic> {
     {
         return Vec::new();
     }
+    c.reserves();
     c.imports();
     c.logical_names();
     let inits = c.inits();

@@ -381,3 +381,41 @@ fn eight_bit_fixpipe_results_name_their_signedness() {
     let errs = errors(&i32_pair("req8_vec", "ui8"));
     assert!(has(&errs, 13, "quant req8_vec"), "{errs:?}");
 }
+
+#[test]
+fn reserved_buffers_are_placed_one_way() {
+    let src = |attrs: &str| {
+        format!("func.func @k() {{\n  %b = pto.reserve_buffer {{name = \"q\", {attrs}}} -> i32\n  return\n}}\n")
+    };
+    let ok = "size = 4096, location = #pto.address_space<vec>, auto = true";
+    assert!(errors(&src(ok)).is_empty(), "{:?}", errors(&src(ok)));
+    assert!(errors(&src(
+        "size = 4096, location = #pto.address_space<vec>, auto = false, base = 0"
+    ))
+    .is_empty());
+    for (attrs, why) in [
+        (
+            "size = 4096, location = #pto.address_space<vec>, auto = true, base = 0",
+            "unexpected 'base' on auto reserve_buffer",
+        ),
+        (
+            "size = 4096, location = #pto.address_space<vec>, auto = false",
+            "expects 'base' when 'auto' is false",
+        ),
+        (
+            "size = 0, location = #pto.address_space<vec>, auto = true",
+            "'size' to be greater than 0",
+        ),
+        (
+            "size = 4096, location = #pto.address_space<acc>, auto = true",
+            "'location' to be",
+        ),
+    ] {
+        let errs = errors(&src(attrs));
+        assert!(has(&errs, 2, why), "{attrs}: {errs:?}");
+    }
+    let twice = format!(
+        "func.func @k() {{\n  %a = pto.reserve_buffer {{name = \"q\", {ok}}} -> i32\n  %b = pto.reserve_buffer {{name = \"q\", {ok}}} -> i32\n  return\n}}\n"
+    );
+    assert!(has(&errors(&twice), 3, "unique within the function"));
+}
