@@ -13,9 +13,11 @@ pub mod verify;
 mod verify_acc;
 mod verify_comm;
 mod verify_cube;
+mod verify_pipe;
 mod verify_rules;
 mod verify_simt;
 mod verify_struct;
+mod verify_tileop;
 mod verify_vmi;
 mod verify_vpto;
 
@@ -55,10 +57,17 @@ pub struct Checked {
 /// succeeded; all errors of the failing stage are reported.
 pub fn check_text(name: &str, src: &str, profile: Option<ProfileId>) -> Checked {
     let (file, mut diags) = parse(name, src);
+    let given = profile.is_some();
     let (profile, warn) = verify::file_profile(&file, profile);
     diags.extend(warn);
+    // a profile the module declares counts as chosen
+    let chosen = given
+        || verify::file_profile(&file, Some(ProfileId::A5)).1.is_some()
+        || verify::file_profile(&file, Some(ProfileId::A2A3))
+            .1
+            .is_some();
     if !diags.iter().any(|d| d.severity == Severity::Error) {
-        diags.extend(verify::verify(&file, profile));
+        diags.extend(verify::verify_profile(&file, profile, chosen));
     }
     Checked {
         file,

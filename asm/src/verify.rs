@@ -57,6 +57,12 @@ pub fn file_profile(file: &File, explicit: Option<ProfileId>) -> (ProfileId, Opt
 
 /// Verifies a parsed file for `profile`. Returns every diagnostic found.
 pub fn verify(file: &File, profile: ProfileId) -> Vec<Diagnostic> {
+    verify_profile(file, profile, true)
+}
+
+/// [`verify`], saying whether `profile` was chosen (given by the caller or
+/// declared by the module) or only defaulted.
+pub fn verify_profile(file: &File, profile: ProfileId, chosen: bool) -> Vec<Diagnostic> {
     let mut v = Verifier {
         file,
         profile,
@@ -68,9 +74,12 @@ pub fn verify(file: &File, profile: ProfileId) -> Vec<Diagnostic> {
         core_kind: None,
         rules: crate::verify_rules::Rules::new(file, profile),
     };
+    v.rules.profile_chosen = chosen;
     for op in &file.items {
         v.op(op, true);
     }
+    v.diags.extend(crate::verify_pipe::check(file));
+    v.diags.extend(crate::verify_tileop::check(file));
     v.diags
 }
 

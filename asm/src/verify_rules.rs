@@ -19,6 +19,10 @@ pub(crate) struct Rules<'a> {
     profile: ProfileId,
     /// Defining op of each op result.
     defs: HashMap<ValueId, &'a Op>,
+    /// Whether the profile was chosen (by the caller or the module) rather
+    /// than defaulted; rules that only make sense for one generation's files
+    /// are skipped on a defaulted profile.
+    pub(crate) profile_chosen: bool,
 }
 
 /// A tile operand: its value and type.
@@ -88,6 +92,7 @@ impl<'a> Rules<'a> {
             file,
             profile,
             defs,
+            profile_chosen: true,
         }
     }
 
@@ -420,7 +425,28 @@ impl<'a> Rules<'a> {
             }
             "pto.aic_initialize_pipe" | "pto.aiv_initialize_pipe" => self.init_pipe(op, e),
             "pto.set_quant_scalar" => {
-                Self::unpublished_attrs(op, e);
+                if Self::unpublished_attrs(op, e) {
+                    return;
+                }
+                // SET_QUANT_SCALAR takes a float
+                let scale = op
+                    .uses()
+                    .next()
+                    .and_then(|v| self.file.values.get(v as usize)?.ty)
+                    .map(|t| self.file.types.get(t));
+                if let Some(t) = scale.filter(|t| t.is_scalar()) {
+                    if t.scalar_dtype() != Some(F32) {
+                        let n = crate::printer::type_str(
+                            &self.file.types,
+                            self.file.values[op.uses().next().unwrap() as usize]
+                                .ty
+                                .unwrap(),
+                        );
+                        e.push(format!("expects 'scale' to be f32, got {n}"));
+                        return;
+                    }
+                }
+                self.quant_pipe(op, "scalar", e);
             }
             "pto.set_quant_vector" => {
                 if Self::unpublished_attrs(op, e) {
@@ -429,12 +455,20 @@ impl<'a> Rules<'a> {
                 if let Some(t) = op.uses().find_map(|v| self.tile(v)) {
                     if t.tb.loc != TileLoc::Scaling {
                         e.push("expects 'scaling_tile' to use loc=scaling".into());
+                        return;
                     } else if let Some(dt) = t.dt {
                         if self.a5() && !matches!(dt, F16 | BF16 | F32) {
                             e.push(format!("expects 'scaling_tile' element type to be f16, bf16, or f32 on A5, got {dt}"));
+                            return;
+                        }
+                        // A2/A3 fixpipe reads the quant vector as packed 64-bit words
+                        if !self.a5() && self.profile_chosen && !matches!(dt, I64 | U64) {
+                            e.push(format!("expects 'scaling_tile' element type to be packed i64/ui64 on A3, got {dt}"));
+                            return;
                         }
                     }
                 }
+                self.quant_pipe(op, "vector", e);
             }
             "pto.fusion_region" => self.fusion_region(op, e),
             "pto.mgather" => {
@@ -582,6 +616,10 @@ impl<'a> Rules<'a> {
                 e.push(format!("expects 'split' to be 0, 1, 2, 3, or 4, got {sp}"));
                 return;
             }
+        }
+        crate::verify_pipe::entry_split(self.file, self.a5(), &self.defs, op, e);
+        if !e.is_empty() {
+            return;
         }
         let has_subblock = op
             .body
@@ -1816,6 +1854,47 @@ impl<'a> Rules<'a> {
         false
     }
 
+    /// `set_quant_scalar` / `set_quant_vector` feed the FIXPIPE epilogue of
+    /// the frontend pipe `id` of the same function, whose quant mode must be
+    /// of the matching family.
+    fn quant_pipe(&self, op: &Op, family: &str, e: &mut Vec<String>) {
+        let id = Self::int_attr(op, "id").unwrap_or(0);
+        let Some(f) = crate::verify_pipe::func_of(self.file, op) else {
+            return;
+        };
+        let Some(init) = crate::verify_pipe::frontend_init(f, id) else {
+            // lowered pipes carry no frontend id to look up
+            let lowered = f
+                .walk_names()
+                .iter()
+                .any(|n| n.starts_with("pto.initialize_l2"));
+            if !lowered {
+                e.push(format!("expects 'id' = {id} to match a frontend or lowered initialize_pipe op in the same function"));
+            }
+            return;
+        };
+        if init.opcode.name() != "pto.aic_initialize_pipe" {
+            e.push(format!(
+                "expects 'id' = {id} to reference an aic_initialize_pipe or lowered producer pipe"
+            ));
+            return;
+        }
+        let Some(q) = Self::epilogue_quant(init) else {
+            e.push(format!(
+                "expects 'id' = {id} to reference a fixpipe pipe (with acc_push_epilogue)"
+            ));
+            return;
+        };
+        let ok = if family == "scalar" {
+            q.ends_with("_scalar")
+        } else {
+            q.ends_with("_vec")
+        };
+        if !ok {
+            e.push(format!("expects 'id' = {id} to reference a pipe with {family} quantization mode, but found non-{family} mode {q}"));
+        }
+    }
+
     /// The `quant = ...` mode of an `acc_push_epilogue` attribute.
     fn epilogue_quant(op: &Op) -> Option<String> {
         let body = match op.attr("acc_push_epilogue")? {
@@ -1854,9 +1933,11 @@ impl<'a> Rules<'a> {
         };
         let pos = block.iter().position(|x| std::ptr::eq(x, op)).unwrap_or(0);
         let before = &block[..pos];
-        let init = before.iter().rev().find(|o| {
-            o.opcode.name() == "pto.aic_initialize_pipe" && Self::int_attr(o, "id") == Some(id)
-        });
+        // the pipe's init may sit anywhere in the function; the scale must be
+        // set in the push's own block
+        let init = crate::verify_pipe::func_of(self.file, op)
+            .and_then(|f| crate::verify_pipe::frontend_init(f, id))
+            .filter(|o| o.opcode.name() == "pto.aic_initialize_pipe");
         let Some(q) = init.and_then(Self::epilogue_quant) else {
             return;
         };

@@ -150,6 +150,22 @@ pub(crate) fn check(file: &File, profile: ProfileId, op: &Op, e: &mut Vec<String
         _ => None,
     };
     let vin = o.vregs(&o.ins);
+    // bitwise ops see low-precision lanes only as raw 8-bit payloads
+    if matches!(short, "vand" | "vor" | "vxor" | "vnot") {
+        if let Some(v) = vin.first() {
+            if matches!(v.el, Some(E::Low(bits, _)) if bits != 8) {
+                let el = match file.types.get(v.ty) {
+                    Type::VReg { elem, .. } => crate::printer::type_str(&file.types, *elem),
+                    _ => o.show(v.ty),
+                };
+                let el = el.trim_start_matches("!pto.");
+                e.push(format!(
+                    "does not support {el} vector elements; low-precision bitwise operations require an 8-bit payload type"
+                ));
+                return;
+            }
+        }
+    }
     if let (Some(role), Some(v)) = (role, vin.first()) {
         if matches!(v.el, Some(E::Low(..))) {
             e.push(format!(

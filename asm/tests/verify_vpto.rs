@@ -121,3 +121,18 @@ fn raw_ub_instructions_address_ub() {
     );
     assert!(errors(&src("ub")).is_empty(), "{:?}", errors(&src("ub")));
 }
+
+#[test]
+fn bitwise_ops_take_low_precision_lanes_only_as_bytes() {
+    let prog = |el: &str, lanes: u32| {
+        func(
+            &format!("%a: !pto.vreg<{lanes}x{el}>, %m: !pto.mask<b32>"),
+            &format!("%o = pto.vand %a, %a, %m : !pto.vreg<{lanes}x{el}>, !pto.vreg<{lanes}x{el}>, !pto.mask<b32> -> !pto.vreg<{lanes}x{el}>"),
+        )
+    };
+    rejects(
+        &prog("!pto.bf16x2", 64),
+        "does not support bf16x2 vector elements",
+    );
+    accepts(&prog("i32", 64));
+}
