@@ -6,8 +6,9 @@ Usage: scripts/corpus-rate.py [--pto-as PATH] [--list-failures] DIR...
 Every `*.pto` under each DIR is classified from its lit RUN lines:
   * negative by design: every RUN line runs the tool under `not`, or the file's
     CHECK lines expect an `error:` from a run that merges stderr, or it runs
-    with -verify-diagnostics and annotates an `expected-error` -- these are
-    expected to be rejected;
+    with -verify-diagnostics and annotates an `expected-error`, or it is a
+    sample without RUN lines named `*_invalid.pto` (runop.sh expects those to
+    fail) -- these are expected to be rejected;
   * positive: everything else. The profile is taken from `--pto-arch=a3|a5` of
     the first positive RUN line (else the module's pto.target_arch).
 Files using `-split-input-file` are checked chunk by chunk (`// -----`), files
@@ -50,7 +51,9 @@ def classify(path, text):
     error_checks = any(re.search(r'//\s*[A-Z][A-Z0-9_-]*:.*\berror:', l) for l in text.splitlines())
     # -verify-diagnostics files annotate the errors they expect in place
     verify_diags = any('-verify-diagnostics' in r for r in pos) and 'expected-error' in text
-    negative = (runs and not pos) or (error_checks and merged) or verify_diags
+    # samples without RUN lines: runop.sh expects every `*_invalid` one to fail
+    invalid_sample = not runs and os.path.basename(path).endswith('_invalid.pto')
+    negative = (runs and not pos) or (error_checks and merged) or verify_diags or invalid_sample
     prof = None
     for r in pos or runs:
         m = re.search(r'--pto-arch[= ](a[0-9a-z]+)', r)
