@@ -169,7 +169,7 @@ fn write_elf(secs: &[(&str, Vec<u8>)]) -> Vec<u8> {
     let mut out = vec![0u8; 64];
     let mut offs = Vec::new();
     for (_, d) in secs {
-        while out.len() % 8 != 0 {
+        while !out.len().is_multiple_of(8) {
             out.push(0);
         }
         offs.push(out.len());
@@ -184,7 +184,7 @@ fn write_elf(secs: &[(&str, Vec<u8>)]) -> Vec<u8> {
     }
     let str_off = out.len();
     out.extend_from_slice(&strtab);
-    while out.len() % 8 != 0 {
+    while !out.len().is_multiple_of(8) {
         out.push(0);
     }
     let shoff = out.len();

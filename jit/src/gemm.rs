@@ -104,10 +104,8 @@ fn scalar(
     }
 }
 
-// The AVX-512 intrinsics are stable since Rust 1.89, newer than the declared
-// workspace MSRV; the workspace moves to 1.89 with the merge of this work.
+// The AVX-512 intrinsics are stable since Rust 1.89, the workspace's MSRV.
 #[cfg(target_arch = "x86_64")]
-#[allow(clippy::incompatible_msrv)]
 mod x86 {
     use std::arch::x86_64::*;
 

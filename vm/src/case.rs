@@ -1252,7 +1252,7 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
                             p.display()
                         ));
                     }
-                    if n % es != 0 {
+                    if !n.is_multiple_of(es) {
                         return bad(format!(
                             "{}: {n} bytes is not a whole number of {dt} elements (expected a multiple of {es} bytes)",
                             p.display()

@@ -625,7 +625,7 @@ impl<'a> Cluster<'a> {
             if self.cfg.max_steps > 0 && self.steps >= self.cfg.max_steps {
                 return Err(RunError::Limit(self.cfg.max_steps));
             }
-            if self.steps % 64 == 0 {
+            if self.steps.is_multiple_of(64) {
                 if let Some(w) = &self.cfg.watch {
                     w.steps
                         .store(self.steps, std::sync::atomic::Ordering::Relaxed);
@@ -685,7 +685,7 @@ impl<'a> Cluster<'a> {
                     let r = self.rand();
                     let su: Vec<_> = cands.iter().filter(|c| c.1 == 0).copied().collect();
                     let pipes: Vec<_> = cands.iter().filter(|c| c.1 != 0).copied().collect();
-                    if !su.is_empty() && (pipes.is_empty() || r % 4 != 0) {
+                    if !su.is_empty() && (pipes.is_empty() || !r.is_multiple_of(4)) {
                         // issue ahead as far as the program allows
                         su[(r >> 8) as usize % su.len()]
                     } else if r & 0x70 != 0 {

@@ -164,7 +164,7 @@ impl Gm {
 
     /// Atomically adds `v` to the aligned i32 at `addr` (`tnotify` AtomicAdd).
     pub fn fetch_add_i32(&self, addr: u64, v: i32) -> Result<(), OutOfBounds> {
-        if addr % 4 != 0 {
+        if !addr.is_multiple_of(4) {
             return Err(OutOfBounds {
                 space: Space::Gm,
                 addr,

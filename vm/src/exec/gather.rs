@@ -294,7 +294,7 @@ fn gatherb(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(),
     }
     let es = dst.elem.bytes() as u64;
     let row_bytes = dst.v_col as u64 * es;
-    if row_bytes % BLOCK != 0 {
+    if !row_bytes.is_multiple_of(BLOCK) {
         return fault(format!(
             "tgatherb: the destination's valid row ({} bytes) is not a whole number of 32-byte blocks",
             row_bytes

@@ -156,7 +156,7 @@ pub fn run(cx: &Cx, a: &Args, local: &mut Local, acc: &mut Accesses) -> Result<V
             let (lo, hi) = if matches!(cx.op, O::PintlvB8 | O::PintlvB16 | O::PintlvB32) {
                 // k-th lane of the interleaved stream: even from x, odd from y
                 let il = |k: usize| {
-                    if k % 2 == 0 {
+                    if k.is_multiple_of(2) {
                         bit(x, (k / 2) * g)
                     } else {
                         bit(y, (k / 2) * g)
