@@ -1398,53 +1398,54 @@ impl<'a> Cluster<'a> {
         Ok(Flow::Issued)
     }
 
-    fn tile(&self, ci: usize, r: Reg) -> Result<Box<Tile>, Fault> {
+    /// Register `r` of core `ci` as `what`, through `pick`; a fault naming
+    /// the value otherwise.
+    fn reg_as<T>(
+        &self,
+        ci: usize,
+        r: Reg,
+        what: &str,
+        pick: impl Fn(&Val) -> Option<T>,
+    ) -> Result<T, Fault> {
         match self.cores[ci].arch.regs.get(r as usize) {
-            Some(Val::Tile(t)) => Ok(t.clone()),
-            Some(v) => fault(format!(
-                "expected a tile in {}, found {}",
-                self.prog.value_names[r as usize],
-                v.kind()
-            )),
+            Some(v) => pick(v).ok_or_else(|| {
+                Fault::Msg(format!(
+                    "expected {what} in {}, found {}",
+                    self.prog.value_names[r as usize],
+                    v.kind()
+                ))
+            }),
             None => fault("bad register"),
         }
+    }
+
+    fn tile(&self, ci: usize, r: Reg) -> Result<Box<Tile>, Fault> {
+        self.reg_as(ci, r, "a tile", |v| match v {
+            Val::Tile(t) => Some(t.clone()),
+            _ => None,
+        })
     }
 
     fn view(&self, ci: usize, r: Reg) -> Result<Box<View>, Fault> {
-        match self.cores[ci].arch.regs.get(r as usize) {
-            Some(Val::View(v)) => Ok(v.clone()),
-            Some(v) => fault(format!(
-                "expected a GM view in {}, found {}",
-                self.prog.value_names[r as usize],
-                v.kind()
-            )),
-            None => fault("bad register"),
-        }
+        self.reg_as(ci, r, "a GM view", |v| match v {
+            Val::View(x) => Some(x.clone()),
+            _ => None,
+        })
     }
 
     fn ptr(&self, ci: usize, r: Reg) -> Result<Ptr, Fault> {
-        match self.cores[ci].arch.regs.get(r as usize) {
-            Some(Val::Ptr(p)) => Ok(*p),
-            Some(v) => fault(format!(
-                "expected a pointer in {}, found {}",
-                self.prog.value_names[r as usize],
-                v.kind()
-            )),
-            None => fault("bad register"),
-        }
+        self.reg_as(ci, r, "a pointer", |v| match v {
+            Val::Ptr(p) => Some(*p),
+            _ => None,
+        })
     }
 
     fn num(&self, ci: usize, r: Reg) -> Result<Num, Fault> {
-        match self.cores[ci].arch.regs.get(r as usize) {
-            Some(Val::Int(i)) => Ok(Num::I(*i)),
-            Some(Val::Float(f)) => Ok(Num::F(*f)),
-            Some(v) => fault(format!(
-                "expected a scalar in {}, found {}",
-                self.prog.value_names[r as usize],
-                v.kind()
-            )),
-            None => fault("bad register"),
-        }
+        self.reg_as(ci, r, "a scalar", |v| match v {
+            Val::Int(i) => Some(Num::I(*i)),
+            Val::Float(f) => Some(Num::F(*f)),
+            _ => None,
+        })
     }
 
     fn resolve(&self, ci: usize, op: &PipeOp) -> Result<Resolved, Fault> {
