@@ -1126,6 +1126,10 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
                             order.push(0);
                         }
                         (_, ArgType::Int(_) | ArgType::Float(_)) => order.push(0),
+                        // a pointer the host fills some way ptovm cannot follow
+                        // (a loop over computed file names): its position,
+                        // unless a traced argument already reads that file
+                        (LaunchArg::Unknown(_), ArgType::GmPtr(_)) => order.push(usize::MAX),
                         (a, _) => {
                             let what = match a {
                                 LaunchArg::File(k) => format!("{}.bin, bound twice", stem(*k)),
@@ -1139,6 +1143,23 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
                             ok = false;
                             break;
                         }
+                    }
+                }
+                if ok {
+                    let untraced: Vec<usize> = (0..order.len())
+                        .filter(|&i| order[i] == usize::MAX)
+                        .collect();
+                    for &i in &untraced {
+                        if order.contains(&(i + 1)) {
+                            notes.push(format!(
+                                "main.cpp: cannot trace launch argument {} of {lname} to a vK.bin, and v{} feeds another argument; binding argument K to vK.bin",
+                                i + 1,
+                                i + 1
+                            ));
+                            ok = false;
+                            break;
+                        }
+                        order[i] = i + 1;
                     }
                 }
                 if ok {
