@@ -1,18 +1,9 @@
 //! Accumulator-store clause rules (asm/src/verify_acc.rs): each rejects a
 //! small store at its line and accepts a near miss.
 
-use pto_asm::{check_text, Severity};
-use pto_isa_spec::ProfileId;
+mod common;
 
-fn errors(src: &str) -> Vec<(u32, String)> {
-    check_text("t.pto", src, Some(ProfileId::A5))
-        .diagnostics
-        .0
-        .iter()
-        .filter(|d| d.severity == Severity::Error)
-        .map(|d| (d.loc.line, d.message.clone()))
-        .collect()
-}
+use pto_isa_spec::ProfileId;
 
 /// A store `op` from f32 L0C to `dst` (type `dty`) with `clauses` (line 5),
 /// extra arguments `args` and the trailing operand types `tys`.
@@ -24,17 +15,12 @@ fn store(op: &str, dty: &str, args: &str, clauses: &str, tys: &str) -> String {
 
 #[track_caller]
 fn rejects(src: &str, msg: &str) {
-    let errs = errors(src);
-    assert!(
-        errs.iter().any(|(l, m)| *l == 5 && m.contains(msg)),
-        "expected `{msg}` at line 5, got {errs:?}\n{src}"
-    );
+    common::rejects_at(ProfileId::A5, src, 5, msg)
 }
 
 #[track_caller]
 fn accepts(src: &str) {
-    let errs = errors(src);
-    assert!(errs.is_empty(), "expected no errors, got {errs:?}\n{src}");
+    common::accepts_on(ProfileId::A5, src)
 }
 
 #[test]

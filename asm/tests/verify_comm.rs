@@ -1,16 +1,11 @@
 //! Communication op rules (asm/src/verify_comm.rs).
 
-use pto_asm::{check_text, Severity};
+mod common;
+
 use pto_isa_spec::ProfileId;
 
 fn errors(src: &str) -> Vec<(u32, String)> {
-    check_text("t.pto", src, Some(ProfileId::A2A3))
-        .diagnostics
-        .0
-        .iter()
-        .filter(|d| d.severity == Severity::Error)
-        .map(|d| (d.loc.line, d.message.clone()))
-        .collect()
+    common::errors_on(ProfileId::A2A3, src)
 }
 
 #[test]

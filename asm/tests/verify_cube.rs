@@ -1,17 +1,8 @@
 //! Cube buffer micro-op rules (asm/src/verify_cube.rs).
 
-use pto_asm::{check_text, Severity};
-use pto_isa_spec::ProfileId;
+mod common;
 
-fn errors(src: &str) -> Vec<(u32, String)> {
-    check_text("t.pto", src, Some(ProfileId::A5))
-        .diagnostics
-        .0
-        .iter()
-        .filter(|d| d.severity == Severity::Error)
-        .map(|d| (d.loc.line, d.message.clone()))
-        .collect()
-}
+use pto_isa_spec::ProfileId;
 
 /// A function over `args` with constants `%c0`, `%c1`, `%c256` and `body` on line 5.
 fn func(args: &str, body: &str) -> String {
@@ -22,17 +13,12 @@ fn func(args: &str, body: &str) -> String {
 
 #[track_caller]
 fn rejects(src: &str, msg: &str) {
-    let errs = errors(src);
-    assert!(
-        errs.iter().any(|(l, m)| *l == 5 && m.contains(msg)),
-        "expected `{msg}` at line 5, got {errs:?}\n{src}"
-    );
+    common::rejects_at(ProfileId::A5, src, 5, msg)
 }
 
 #[track_caller]
 fn accepts(src: &str) {
-    let errs = errors(src);
-    assert!(errs.is_empty(), "expected no errors, got {errs:?}\n{src}");
+    common::accepts_on(ProfileId::A5, src)
 }
 
 #[test]

@@ -1,16 +1,11 @@
 //! Cross-function tile-pipe contracts (asm/src/verify_pipe.rs).
 
-use pto_asm::{check_text, Severity};
+mod common;
+
 use pto_isa_spec::ProfileId;
 
 fn errors(src: &str) -> Vec<(u32, String)> {
-    check_text("t.pto", src, Some(ProfileId::A5))
-        .diagnostics
-        .0
-        .iter()
-        .filter(|d| d.severity == Severity::Error)
-        .map(|d| (d.loc.line, d.message.clone()))
-        .collect()
+    common::errors_on(ProfileId::A5, src)
 }
 
 fn has(errs: &[(u32, String)], line: u32, text: &str) -> bool {

@@ -2,32 +2,18 @@
 //! `pto.simt_entry` functions, launch at most 2048 threads; per-thread
 //! global accesses live inside a SIMT scope, device-scope ones outside.
 
-use pto_asm::{check_text, Severity};
-use pto_isa_spec::ProfileId;
+mod common;
 
-fn errors(src: &str) -> Vec<(u32, String)> {
-    check_text("t.pto", src, Some(ProfileId::A5))
-        .diagnostics
-        .0
-        .iter()
-        .filter(|d| d.severity == Severity::Error)
-        .map(|d| (d.loc.line, d.message.clone()))
-        .collect()
-}
+use pto_isa_spec::ProfileId;
 
 #[track_caller]
 fn rejects(src: &str, line: u32, msg: &str) {
-    let errs = errors(src);
-    assert!(
-        errs.iter().any(|(l, m)| *l == line && m.contains(msg)),
-        "expected `{msg}` at line {line}, got {errs:?}\n{src}"
-    );
+    common::rejects_at(ProfileId::A5, src, line, msg)
 }
 
 #[track_caller]
 fn accepts(src: &str) {
-    let errs = errors(src);
-    assert!(errs.is_empty(), "expected no errors, got {errs:?}\n{src}");
+    common::accepts_on(ProfileId::A5, src)
 }
 
 #[test]

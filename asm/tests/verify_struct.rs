@@ -1,25 +1,16 @@
 //! Stack-local struct rules (asm/src/verify_struct.rs).
 
-use pto_asm::{check_text, Severity};
+mod common;
+
 use pto_isa_spec::ProfileId;
 
 fn errors(src: &str) -> Vec<(u32, String)> {
-    check_text("t.pto", src, Some(ProfileId::A2A3))
-        .diagnostics
-        .0
-        .iter()
-        .filter(|d| d.severity == Severity::Error)
-        .map(|d| (d.loc.line, d.message.clone()))
-        .collect()
+    common::errors_on(ProfileId::A2A3, src)
 }
 
 #[track_caller]
 fn rejects(src: &str, line: u32, msg: &str) {
-    let errs = errors(src);
-    assert!(
-        errs.iter().any(|(l, m)| *l == line && m.contains(msg)),
-        "expected `{msg}` at line {line}, got {errs:?}\n{src}"
-    );
+    common::rejects_at(ProfileId::A2A3, src, line, msg)
 }
 
 const S: &str = "!pto.struct<f32, i8>";

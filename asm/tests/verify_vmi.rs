@@ -1,18 +1,9 @@
 //! VMI rules (asm/src/verify_vmi.rs): each rejects a small function at the
 //! offending line with the expected message, and accepts a near miss.
 
-use pto_asm::{check_text, Severity};
-use pto_isa_spec::ProfileId;
+mod common;
 
-fn errors(src: &str) -> Vec<(u32, String)> {
-    check_text("t.pto", src, Some(ProfileId::A5))
-        .diagnostics
-        .0
-        .iter()
-        .filter(|d| d.severity == Severity::Error)
-        .map(|d| (d.loc.line, d.message.clone()))
-        .collect()
-}
+use pto_isa_spec::ProfileId;
 
 /// A function with arguments `args` whose body (line 2) is `body`.
 fn func(args: &str, body: &str) -> String {
@@ -21,17 +12,12 @@ fn func(args: &str, body: &str) -> String {
 
 #[track_caller]
 fn rejects(src: &str, line: u32, msg: &str) {
-    let errs = errors(src);
-    assert!(
-        errs.iter().any(|(l, m)| *l == line && m.contains(msg)),
-        "expected `{msg}` at line {line}, got {errs:?}\n{src}"
-    );
+    common::rejects_at(ProfileId::A5, src, line, msg)
 }
 
 #[track_caller]
 fn accepts(src: &str) {
-    let errs = errors(src);
-    assert!(errs.is_empty(), "expected no errors, got {errs:?}\n{src}");
+    common::accepts_on(ProfileId::A5, src)
 }
 
 const V64F32: &str = "!pto.vmi.vreg<64xf32>";

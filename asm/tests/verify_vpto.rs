@@ -1,17 +1,12 @@
 //! Vector micro-op rules (asm/src/verify_vpto.rs): each rejects a small
 //! vector scope at the offending line and accepts a near miss.
 
-use pto_asm::{check_text, Severity};
+mod common;
+
 use pto_isa_spec::ProfileId;
 
 fn errors(src: &str) -> Vec<(u32, String)> {
-    check_text("t.pto", src, Some(ProfileId::A5))
-        .diagnostics
-        .0
-        .iter()
-        .filter(|d| d.severity == Severity::Error)
-        .map(|d| (d.loc.line, d.message.clone()))
-        .collect()
+    common::errors_on(ProfileId::A5, src)
 }
 
 /// A function with arguments `args` whose vector scope holds `body` (line 4).
@@ -23,17 +18,12 @@ fn func(args: &str, body: &str) -> String {
 
 #[track_caller]
 fn rejects(src: &str, msg: &str) {
-    let errs = errors(src);
-    assert!(
-        errs.iter().any(|(l, m)| *l == 4 && m.contains(msg)),
-        "expected `{msg}` at line 4, got {errs:?}\n{src}"
-    );
+    common::rejects_at(ProfileId::A5, src, 4, msg)
 }
 
 #[track_caller]
 fn accepts(src: &str) {
-    let errs = errors(src);
-    assert!(errs.is_empty(), "expected no errors, got {errs:?}\n{src}");
+    common::accepts_on(ProfileId::A5, src)
 }
 
 #[test]
