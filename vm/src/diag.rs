@@ -36,6 +36,8 @@ pub enum DiagKind {
     DivByZero,
     /// GM an asynchronous transfer still owns, touched before its wait.
     AsyncBeforeWait,
+    /// A GM access that is not inside one argument buffer.
+    GmOutOfBuffer,
 }
 
 impl DiagKind {
@@ -55,6 +57,7 @@ impl DiagKind {
             DiagKind::TsyncNonVector => "tsync-non-vector",
             DiagKind::DivByZero => "div-by-zero",
             DiagKind::AsyncBeforeWait => "async-before-wait",
+            DiagKind::GmOutOfBuffer => "gm-out-of-buffer",
         }
     }
 }

@@ -228,6 +228,12 @@ pub struct Finished {
 /// pointer faults).
 pub const GM_BASE: u64 = 4096;
 
+/// Zeroed GM after the last argument buffer of a rank. A device allocator
+/// hands out memory from a large heap, so a DMA that runs past its buffer
+/// reads or clobbers neighbouring memory instead of faulting; ptovm gives it
+/// this much room and the checker reports it (`gm-out-of-buffer`).
+pub const GM_SLACK: u64 = 64 * 1024;
+
 /// Places the arguments in a fresh GM, runs the entry function, reads the
 /// buffers back.
 pub fn run_kernel(
@@ -270,6 +276,8 @@ pub fn run_kernel_ranks(
     // place every rank's buffers in its own GM
     let mut places: Vec<Vec<Option<(u64, u64)>>> = Vec::new();
     let mut lens = Vec::new();
+    let mut bufs = Vec::new();
+    let names = prog.arg_names(entry);
     for (r, rargs) in args.iter().enumerate() {
         let base = (r as u64) << mem::RANK_SHIFT;
         let mut addr = GM_BASE;
@@ -284,6 +292,18 @@ pub fn run_kernel_ranks(
                         ));
                     }
                     p.push(Some((base + addr, b.len() as u64)));
+                    let name = names
+                        .get(p.len() - 1)
+                        .map_or_else(|| format!("argument {}", p.len()), |n| format!("%{n}"));
+                    bufs.push(mem::GmBuffer {
+                        lo: base + addr,
+                        hi: base + addr + b.len() as u64,
+                        name: if args.len() > 1 {
+                            format!("{name} of rank {r}")
+                        } else {
+                            name
+                        },
+                    });
                     addr = (addr + b.len() as u64).div_ceil(512) * 512 + 512;
                 }
                 Arg::Alias(j) => p.push(p.get(*j).copied().flatten()),
@@ -291,9 +311,10 @@ pub fn run_kernel_ranks(
             }
         }
         places.push(p);
-        lens.push(addr);
+        lens.push(addr + GM_SLACK);
     }
-    let gm = mem::Gm::with_ranks(&lens);
+    let mut gm = mem::Gm::with_ranks(&lens);
+    gm.set_buffers(bufs);
     let func = &prog.funcs[entry];
     let mut vals = Vec::new();
     for (r, rargs) in args.iter().enumerate() {

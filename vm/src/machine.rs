@@ -1872,8 +1872,11 @@ impl<'a> Cluster<'a> {
                 .chain(vec_accs)
                 .collect();
             for (inst, a) in list {
-                if a.space == Space::Gm && !self.pending.is_empty() {
-                    self.check_pending(inst, &a);
+                if a.space == Space::Gm {
+                    if !self.pending.is_empty() {
+                        self.check_pending(inst, &a);
+                    }
+                    self.check_gm_buffer(inst, &a);
                 }
                 let mut out = std::mem::take(&mut self.conflicts);
                 if let Some(ck) = &mut self.checker {
@@ -1886,6 +1889,22 @@ impl<'a> Cluster<'a> {
             }
         }
         Ok(())
+    }
+
+    /// A GM access outside the argument buffers.
+    fn check_gm_buffer(&mut self, inst: InstId, a: &exec::Access) {
+        let Some(what) = self.gm.outside_buffers(a.addr, a.len) else {
+            return;
+        };
+        let op = self.prog.info(inst).opcode.name();
+        let verb = if a.write { "writes" } else { "reads" };
+        self.diags.report(
+            DiagKind::GmOutOfBuffer,
+            Some(inst),
+            None,
+            || format!("'{op}' {verb} GM {what}"),
+            || Some("check the transfer's burst count, length and strides against the buffer's size".into()),
+        );
     }
 
     /// An access to GM an asynchronous transfer still owns.

@@ -63,10 +63,23 @@ struct Segment {
     len: u64,
 }
 
+/// One kernel argument's bytes in GM, for the out-of-buffer check.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GmBuffer {
+    /// First byte (including the rank bits).
+    pub lo: u64,
+    /// One past the last byte.
+    pub hi: u64,
+    /// The argument's name, e.g. `%arg0` (with the rank under `--ranks`).
+    pub name: String,
+}
+
 /// Global memory: one segment per rank (one for an ordinary run).
 #[derive(Debug, Default)]
 pub struct Gm {
     segs: Vec<Segment>,
+    /// The argument buffers, sorted by address (empty: no check).
+    buffers: Vec<GmBuffer>,
 }
 
 impl Gm {
@@ -85,7 +98,48 @@ impl Gm {
                     len,
                 })
                 .collect(),
+            buffers: Vec::new(),
         }
+    }
+
+    /// Declares the argument buffers: GM accesses outside all of them are
+    /// reported by [`Gm::outside_buffers`].
+    pub fn set_buffers(&mut self, mut buffers: Vec<GmBuffer>) {
+        buffers.sort_by_key(|b| b.lo);
+        self.buffers = buffers;
+    }
+
+    /// For `[addr, addr + len)` not inside one argument buffer: the buffer it
+    /// starts in or after (if any) and how it misses it. `None` when it is
+    /// inside one buffer or no buffers were declared.
+    pub fn outside_buffers(&self, addr: u64, len: u64) -> Option<String> {
+        if self.buffers.is_empty() || len == 0 {
+            return None;
+        }
+        let end = addr.saturating_add(len);
+        let i = self.buffers.partition_point(|b| b.lo <= addr);
+        let Some(b) = i.checked_sub(1).map(|j| &self.buffers[j]) else {
+            return Some(format!(
+                "[{addr:#x}, {end:#x}) lies before every argument buffer"
+            ));
+        };
+        if end <= b.hi {
+            return None;
+        }
+        let size = b.hi - b.lo;
+        Some(if addr < b.hi {
+            format!(
+                "[{addr:#x}, {end:#x}), {} byte(s) past the end of {} ({size} bytes at {:#x})",
+                end - b.hi,
+                b.name,
+                b.lo
+            )
+        } else {
+            format!(
+                "[{addr:#x}, {end:#x}), outside every argument buffer (the nearest below is {}, {size} bytes at [{:#x}, {:#x}))",
+                b.name, b.lo, b.hi
+            )
+        })
     }
 
     /// Number of ranks.
@@ -343,6 +397,44 @@ impl Mapped {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn accesses_outside_the_argument_buffers_are_named() {
+        let mut gm = Gm::new(8192);
+        assert_eq!(
+            gm.outside_buffers(0, 64),
+            None,
+            "no buffers declared: no check"
+        );
+        gm.set_buffers(vec![
+            GmBuffer {
+                lo: 0x1400,
+                hi: 0x1500,
+                name: "%b".into(),
+            },
+            GmBuffer {
+                lo: 0x1000,
+                hi: 0x1100,
+                name: "%a".into(),
+            },
+        ]);
+        assert_eq!(gm.outside_buffers(0x1000, 0x100), None);
+        assert_eq!(gm.outside_buffers(0x1480, 0x80), None);
+        let over = gm.outside_buffers(0x10c0, 0x80).expect("overrun");
+        assert!(
+            over.contains("64 byte(s) past the end of %a (256 bytes at 0x1000)"),
+            "{over}"
+        );
+        let gap = gm.outside_buffers(0x1200, 4).expect("in the gap");
+        assert!(
+            gap.contains("outside every argument buffer") && gap.contains("%a"),
+            "{gap}"
+        );
+        let below = gm.outside_buffers(0x10, 4).expect("below");
+        assert!(below.contains("before every argument buffer"), "{below}");
+        // spanning two buffers is not inside one
+        assert!(gm.outside_buffers(0x1000, 0x500).is_some());
+    }
 
     #[test]
     fn gm_unaligned_roundtrip_and_bounds() {
