@@ -86,7 +86,14 @@ pub fn build(r: &Region) -> Result<(Code, usize), Reject> {
         b.seal_all_blocks();
         b.finalize(module.target_config());
     }
+    let disasm = std::env::var_os("PTOVM_JIT_DISASM").is_some();
+    ctx.set_disasm(disasm);
     module.define_function(id, &mut ctx).map_err(err)?;
+    if disasm {
+        if let Some(text) = ctx.compiled_code().and_then(|c| c.vcode.as_ref()) {
+            eprintln!("; pto-jit region {r:?}\n{text}");
+        }
+    }
     let size = ctx
         .compiled_code()
         .map(|c| c.code_buffer().len())
@@ -173,14 +180,79 @@ impl Ctx {
     }
 
     /// e^x on f32 lanes (see [`crate::EXP_ULP`]): x = n*ln2 + r with
-    /// |r| <= ln2/2 (ln2 split in two so n*ln2 is exact), e^r by a degree-7
-    /// polynomial, then scaled by 2^n as two factors 2^(n/2) * 2^(n - n/2) so
-    /// results that are subnormal or overflow round once. n = round(x*log2e)
-    /// comes from the 1.5*2^23 trick (no float-to-int conversion); x > 100
-    /// gives +inf and x < -110 gives 0 by a final select (beyond those, f32
-    /// e^x is inf or 0 anyway, and the reduction is meaningless there); NaN
-    /// stays NaN.
+    /// |r| <= ln2/2 (ln2 split in two so n*ln2 is exact), e^r by a degree-6
+    /// polynomial (relative minimax on [-ln2/2, ln2/2], error 1.9e-9 before
+    /// rounding), then scaled by 2^n. t = x*log2e + 1.5*2^23 (one fused
+    /// rounding) holds n in its low mantissa bits, so no float-to-int
+    /// conversion is needed, and since 1.5*2^23's bits end in 23 zeros,
+    /// `bits(t) << 23` is already n in the exponent field.
+    ///
+    /// Vectors whose lanes all have |x| <= 86 (x*x <= 7396, false for NaN)
+    /// take the fast scaling: an integer add to p's exponent, exact because
+    /// the result is normal. Others take [`Ctx::exp_scale`], which scales in
+    /// two factors so subnormal results round once and sets the overflow,
+    /// underflow and NaN lanes; it gives the same result on normal lanes.
     fn exp(&self, b: &mut FunctionBuilder, ty: Type, x: Value) -> Value {
+        let vector = ty.is_vector();
+        let it = if vector { types::I32X4 } else { types::I32 };
+        let f = |b: &mut FunctionBuilder, v: f32| self.splat_f(b, ty, v);
+        let log2e = f(b, std::f32::consts::LOG2_E);
+        let magic = f(b, 12_582_912.0);
+        let t = b.ins().fma(x, log2e, magic);
+        let nf = b.ins().fsub(t, magic);
+        let t_bits = b.ins().bitcast(it, MemFlagsData::new(), t);
+        // r = x - n*C1 - n*C2, C1 + C2 = ln 2 with C1 exact in few bits
+        let c1 = f(b, -0.693_359_4);
+        let c2 = f(b, 2.121_944_4e-4);
+        let r = b.ins().fma(nf, c1, x);
+        let r = b.ins().fma(nf, c2, r);
+        // e^r ~ c0 + r (c1 + r (c2 + ... + r c6)), Horner with fused steps
+        let coeffs: [u32; 7] = [
+            0x3ab5_5cc0, // c6
+            0x3c09_3686, // c5
+            0x3d2a_ac4d, // c4
+            0x3e2a_aa05, // c3
+            0x3eff_fffd, // c2
+            0x3f80_0000, // c1 = 1
+            0x3f80_0000, // c0 = 1
+        ];
+        let mut p = f(b, f32::from_bits(coeffs[0]));
+        for c in &coeffs[1..] {
+            let cv = f(b, f32::from_bits(*c));
+            p = b.ins().fma(p, r, cv);
+        }
+        let n = |b: &mut FunctionBuilder| -> Value {
+            let c = b.ins().iconst(types::I32, 0x4b40_0000);
+            let magic_bits = if vector { b.ins().splat(it, c) } else { c };
+            b.ins().isub(t_bits, magic_bits)
+        };
+        if !vector {
+            let n = n(b);
+            return self.exp_scale(b, ty, x, n, p);
+        }
+        let pbits = b.ins().bitcast(it, MemFlagsData::new(), p);
+        let e = b.ins().ishl_imm_u(t_bits, 23);
+        let ybits = b.ins().iadd(pbits, e);
+        let y_fast = b.ins().bitcast(ty, MemFlagsData::new(), ybits);
+        let x2 = b.ins().fmul(x, x);
+        let lim = f(b, 86.0 * 86.0);
+        let outside = b.ins().fcmp(FloatCC::UnorderedOrGreaterThan, x2, lim);
+        let any = b.ins().vany_true(outside);
+        let general = b.create_block();
+        let join = b.create_block();
+        b.append_block_param(join, ty);
+        b.ins().brif(any, general, &[], join, &[y_fast.into()]);
+        b.switch_to_block(general);
+        let n = n(b);
+        let y = self.exp_scale(b, ty, x, n, p);
+        b.ins().jump(join, &[y.into()]);
+        b.switch_to_block(join);
+        b.block_params(join)[0]
+    }
+
+    /// p * 2^n for any n, then +inf above x = 100 and 0 below x = -110, NaN
+    /// staying NaN (the general tail of [`Ctx::exp`]).
+    fn exp_scale(&self, b: &mut FunctionBuilder, ty: Type, x: Value, n: Value, p: Value) -> Value {
         let vector = ty.is_vector();
         let it = if vector { types::I32X4 } else { types::I32 };
         let f = |b: &mut FunctionBuilder, v: f32| self.splat_f(b, ty, v);
@@ -192,38 +264,6 @@ impl Ctx {
                 c
             }
         };
-        let log2e = f(b, std::f32::consts::LOG2_E);
-        let t = b.ins().fmul(x, log2e);
-        let magic = f(b, 12_582_912.0);
-        let tm = b.ins().fadd(t, magic);
-        let nf = b.ins().fsub(tm, magic);
-        let tm_bits = b.ins().bitcast(it, MemFlagsData::new(), tm);
-        let magic_bits = i(b, 0x4b40_0000);
-        let n = b.ins().isub(tm_bits, magic_bits);
-        // r = x - n*C1 - n*C2, C1 + C2 = ln 2 with C1 exact in few bits
-        // (fused multiply-adds: one rounding each, and half the instructions)
-        let c1 = f(b, -0.693_359_4);
-        let c2 = f(b, 2.121_944_4e-4);
-        let r = b.ins().fma(nf, c1, x);
-        let r = b.ins().fma(nf, c2, r);
-        // e^r ~ 1 + r + r^2 (1/2 + r (1/6 + r (1/24 + r (1/120 + r (1/720 + r/5040)))))
-        let coeffs = [
-            1.0 / 5040.0,
-            1.0 / 720.0,
-            1.0 / 120.0,
-            1.0 / 24.0,
-            1.0 / 6.0,
-            0.5,
-        ];
-        let mut p = f(b, coeffs[0]);
-        for c in &coeffs[1..] {
-            let cv = f(b, *c);
-            p = b.ins().fma(p, r, cv);
-        }
-        let r2 = b.ins().fmul(r, r);
-        let p = b.ins().fma(p, r2, r);
-        let one = f(b, 1.0);
-        let p = b.ins().fadd(p, one);
         // 2^n1 * 2^n2, n1 = n >> 1, n2 = n - n1 (both normal for |x| <= 110)
         let n1 = b.ins().sshr_imm_u(n, 1);
         let n2 = b.ins().isub(n, n1);
@@ -347,26 +387,26 @@ fn emit(b: &mut FunctionBuilder, r: &Region, ptr: Type) {
     let zero = b.ins().iconst(types::I64, 0);
     b.ins().brif(ok2, row_head, &[zero.into()], ret_bad, &[]);
 
-    // row loop: row_head(r); per row the base pointers of the three operands are
-    // computed once and carried by the column blocks: (r, c, pd, pa, pb)
+    // Row loop: row_head(r). Per row the host pointers of the three operands
+    // are computed once; the column loops carry them (pd, pa, pb) and stop at
+    // the row's end pointer of the destination. The main loop does `unroll`
+    // vectors per iteration at constant offsets (one pointer bump each), then
+    // single vectors, then scalar elements.
     b.append_block_param(row_head, types::I64);
-    let col_head = b.create_block();
-    let vec2_body = b.create_block();
+    let main_head = b.create_block();
+    let main_body = b.create_block();
     let vec_head = b.create_block();
     let vec_body = b.create_block();
     let tail_head = b.create_block();
     let tail_body = b.create_block();
     let row_next = b.create_block();
     for blk in [
-        col_head, vec2_body, vec_head, vec_body, tail_head, tail_body,
+        main_head, main_body, vec_head, vec_body, tail_head, tail_body,
     ] {
-        b.append_block_param(blk, types::I64); // r
-        b.append_block_param(blk, types::I64); // c
         for _ in 0..3 {
             b.append_block_param(blk, ptr); // pd, pa, pb
         }
     }
-    b.append_block_param(row_next, types::I64);
 
     let row_ptr = |b: &mut FunctionBuilder, addr: Value, stride: Value, r: Value| -> Value {
         let ro = b.ins().imul(r, stride);
@@ -377,6 +417,13 @@ fn emit(b: &mut FunctionBuilder, r: &Region, ptr: Type) {
             b.ins().ireduce(ptr, o)
         };
         b.ins().iadd(base, o)
+    };
+    let to_ptr = |b: &mut FunctionBuilder, v: Value| -> Value {
+        if ptr == types::I64 {
+            v
+        } else {
+            b.ins().ireduce(ptr, v)
+        }
     };
     b.switch_to_block(row_head);
     let r = b.block_params(row_head)[0];
@@ -391,29 +438,14 @@ fn emit(b: &mut FunctionBuilder, r: &Region, ptr: Type) {
     } else {
         pa
     };
-    let c_zero = b.ins().iconst(types::I64, 0);
-    b.ins().jump(
-        col_head,
-        &[r.into(), c_zero.into(), pd.into(), pa.into(), pb.into()],
-    );
+    // the row's end for the destination (the loops compare pd against it)
+    let rb = to_ptr(b, row_bytes);
+    let d_end = b.ins().iadd(pd, rb);
+    b.ins().jump(main_head, &[pd.into(), pa.into(), pb.into()]);
 
-    let params = |b: &mut FunctionBuilder, blk| -> (Value, Value, Value, Value, Value) {
+    let params = |b: &mut FunctionBuilder, blk| -> (Value, Value, Value) {
         let p = b.block_params(blk);
-        (p[0], p[1], p[2], p[3], p[4])
-    };
-    let at = |b: &mut FunctionBuilder, p: Value, c: Value, extra: i64| -> Value {
-        let o = b.ins().ishl_imm_u(c, 2);
-        let o = if ptr == types::I64 {
-            o
-        } else {
-            b.ins().ireduce(ptr, o)
-        };
-        let a = b.ins().iadd(p, o);
-        if extra == 0 {
-            a
-        } else {
-            b.ins().iadd_imm_s(a, extra)
-        }
+        (p[0], p[1], p[2])
     };
     let scalar_of = |b: &mut FunctionBuilder, cx: &Ctx| -> Value {
         let low = b.ins().ireduce(types::I32, sbits);
@@ -424,13 +456,11 @@ fn emit(b: &mut FunctionBuilder, r: &Region, ptr: Type) {
     };
     let hf = heap_flags();
     let vt = cx.vec_ty();
-    // one vector step at column c (+ byte offset extra) of the row pointers
-    let vstep = |b: &mut FunctionBuilder, c: Value, pd: Value, pa: Value, pb: Value, extra: i32| {
-        let a_at = at(b, pa, c, 0);
-        let va = b.ins().load(vt, hf, a_at, extra);
+    // one vector at byte offset `off` of the operand pointers
+    let vstep = |b: &mut FunctionBuilder, pd: Value, pa: Value, pb: Value, off: i32| {
+        let va = b.ins().load(vt, hf, pa, off);
         let vb = if binary {
-            let b_at = at(b, pb, c, 0);
-            b.ins().load(vt, hf, b_at, extra)
+            b.ins().load(vt, hf, pb, off)
         } else if has_scalar {
             let s = scalar_of(b, &cx);
             b.ins().splat(vt, s)
@@ -442,65 +472,69 @@ fn emit(b: &mut FunctionBuilder, r: &Region, ptr: Type) {
         } else {
             cx.apply(b, vt, va, vb)
         };
-        let d_at = at(b, pd, c, 0);
-        b.ins().store(hf, vr, d_at, extra);
+        b.ins().store(hf, vr, pd, off);
     };
+    let bump = |b: &mut FunctionBuilder, pd: Value, pa: Value, pb: Value, by: i64| {
+        let pd = b.ins().iadd_imm_s(pd, by);
+        let pa = b.ins().iadd_imm_s(pa, by);
+        let pb = if binary {
+            b.ins().iadd_imm_s(pb, by)
+        } else {
+            pa
+        };
+        [pd.into(), pa.into(), pb.into()]
+    };
+    // the polynomial of exp needs its registers: fewer vectors per iteration
+    let unroll: i64 = if cx.op == Op::Exp { 2 } else { 8 };
 
-    // col_head: two vectors (8 lanes) left?
-    b.switch_to_block(col_head);
-    let (r, c, pd, pa, pb) = params(b, col_head);
-    let c8 = b.ins().iadd_imm_s(c, 8);
-    let fits = b.ins().icmp(IntCC::SignedLessThanOrEqual, c8, cols);
-    let args5 = [r.into(), c.into(), pd.into(), pa.into(), pb.into()];
-    b.ins().brif(fits, vec2_body, &args5, vec_head, &args5);
+    // main_head: `unroll` vectors left in the row?
+    b.switch_to_block(main_head);
+    let (pd, pa, pb) = params(b, main_head);
+    let next = b.ins().iadd_imm_s(pd, unroll * 16);
+    let fits = b.ins().icmp(IntCC::UnsignedLessThanOrEqual, next, d_end);
+    let args3 = [pd.into(), pa.into(), pb.into()];
+    b.ins().brif(fits, main_body, &args3, vec_head, &args3);
 
-    b.switch_to_block(vec2_body);
-    let (r, c, pd, pa, pb) = params(b, vec2_body);
-    vstep(b, c, pd, pa, pb, 0);
-    vstep(b, c, pd, pa, pb, 16);
-    let c8 = b.ins().iadd_imm_s(c, 8);
-    b.ins().jump(
-        col_head,
-        &[r.into(), c8.into(), pd.into(), pa.into(), pb.into()],
-    );
+    b.switch_to_block(main_body);
+    let (pd, pa, pb) = params(b, main_body);
+    for k in 0..unroll {
+        vstep(b, pd, pa, pb, (k * 16) as i32);
+    }
+    let nx = bump(b, pd, pa, pb, unroll * 16);
+    b.ins().jump(main_head, &nx);
 
     // vec_head: one vector (4 lanes) left?
     b.switch_to_block(vec_head);
-    let (r, c, pd, pa, pb) = params(b, vec_head);
-    let c4 = b.ins().iadd_imm_s(c, 4);
-    let fits = b.ins().icmp(IntCC::SignedLessThanOrEqual, c4, cols);
-    let args5 = [r.into(), c.into(), pd.into(), pa.into(), pb.into()];
-    b.ins().brif(fits, vec_body, &args5, tail_head, &args5);
+    let (pd, pa, pb) = params(b, vec_head);
+    let next = b.ins().iadd_imm_s(pd, 16);
+    let fits = b.ins().icmp(IntCC::UnsignedLessThanOrEqual, next, d_end);
+    let args3 = [pd.into(), pa.into(), pb.into()];
+    b.ins().brif(fits, vec_body, &args3, tail_head, &args3);
 
     b.switch_to_block(vec_body);
-    let (r, c, pd, pa, pb) = params(b, vec_body);
-    vstep(b, c, pd, pa, pb, 0);
-    let c4 = b.ins().iadd_imm_s(c, 4);
-    b.ins().jump(
-        tail_head,
-        &[r.into(), c4.into(), pd.into(), pa.into(), pb.into()],
-    );
+    let (pd, pa, pb) = params(b, vec_body);
+    vstep(b, pd, pa, pb, 0);
+    let nx = bump(b, pd, pa, pb, 16);
+    b.ins().jump(vec_head, &nx);
 
     // tail_head: scalar elements left?
     b.switch_to_block(tail_head);
-    let (r, c, pd, pa, pb) = params(b, tail_head);
-    let left = b.ins().icmp(IntCC::SignedLessThan, c, cols);
+    let (pd, pa, pb) = params(b, tail_head);
+    let left = b.ins().icmp(IntCC::UnsignedLessThan, pd, d_end);
     b.ins().brif(
         left,
         tail_body,
-        &[r.into(), c.into(), pd.into(), pa.into(), pb.into()],
+        &[pd.into(), pa.into(), pb.into()],
         row_next,
-        &[r.into()],
+        &[],
     );
 
     b.switch_to_block(tail_body);
-    let (r, c, pd, pa, pb) = params(b, tail_body);
+    let (pd, pa, pb) = params(b, tail_body);
     let st = cx.scalar_ty();
-    let a_at = at(b, pa, c, 0);
-    let xa = b.ins().load(st, hf, a_at, 0);
+    let xa = b.ins().load(st, hf, pa, 0);
     let xb = if binary {
-        let b_at = at(b, pb, c, 0);
-        b.ins().load(st, hf, b_at, 0)
+        b.ins().load(st, hf, pb, 0)
     } else if has_scalar {
         scalar_of(b, &cx)
     } else {
@@ -511,17 +545,12 @@ fn emit(b: &mut FunctionBuilder, r: &Region, ptr: Type) {
     } else {
         cx.apply(b, st, xa, xb)
     };
-    let d_at = at(b, pd, c, 0);
-    b.ins().store(hf, xr, d_at, 0);
-    let c1 = b.ins().iadd_imm_s(c, 1);
-    b.ins().jump(
-        tail_head,
-        &[r.into(), c1.into(), pd.into(), pa.into(), pb.into()],
-    );
+    b.ins().store(hf, xr, pd, 0);
+    let nx = bump(b, pd, pa, pb, 4);
+    b.ins().jump(tail_head, &nx);
 
-    // row_next(r)
+    // row_next: the row after r
     b.switch_to_block(row_next);
-    let r = b.block_params(row_next)[0];
     let r1 = b.ins().iadd_imm_s(r, 1);
     b.ins().jump(row_head, &[r1.into()]);
 

@@ -313,6 +313,7 @@ fn exp_is_within_its_ulp_bound_everywhere() {
             worst = (d, *x);
         }
     }
+    eprintln!("exp: worst {} ulp at x = {}", worst.0, worst.1);
     assert!(
         worst.0 <= u64::from(EXP_ULP),
         "{} ulp at x = {}",
