@@ -206,6 +206,12 @@ fn widen_run(d: DType, src: &[u8], dst: &mut [f32], at: usize, step: usize) {
                 i += step;
             }
         }
+        _ if step == 1 => {
+            let n = src.len() / 4;
+            for (d, c) in dst[at..at + n].iter_mut().zip(src.chunks_exact(4)) {
+                *d = f32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+            }
+        }
         _ => {
             for c in src.chunks_exact(4) {
                 dst[i] = f32::from_le_bytes([c[0], c[1], c[2], c[3]]);
@@ -246,11 +252,13 @@ fn pack(
     rows: i64,
     cols: i64,
     acc: &mut Accesses,
-) -> Result<Vec<f32>, Fault> {
+    out: &mut Vec<f32>,
+) -> Result<(), Fault> {
     let es = t.elem.bytes();
     let store = local.slice(space(t), t.addr, t.bytes())?;
     let (rows, cols) = (rows.max(0) as usize, cols.max(0) as usize);
-    let mut out = vec![0f32; rows * cols];
+    out.clear();
+    out.resize(rows * cols, 0.0);
     let (rt, ct) = tables(t, rows as i64, cols as i64);
     let run_of = |o: i64, run: usize| -> Result<&[u8], Fault> {
         let b = o as usize * es;
@@ -267,11 +275,25 @@ fn pack(
             }
             v
         };
-        for (r, &ro) in rt.iter().enumerate() {
-            for &(c, n) in &runs {
-                widen_run(t.elem, run_of(ro + ct[c], n)?, &mut out, r * cols + c, 1);
+        // every aligned group of `l` columns contiguous in storage
+        let uniform = |l: usize| {
+            cols.is_multiple_of(l) && (0..cols).step_by(l).all(|c| run_len(&ct[..c + l], c) == l)
+        };
+        if t.elem == DType::F32 && uniform(16) {
+            f32_rows::<16>(store, &rt, &ct, out, cols)?;
+        } else if t.elem == DType::F32 && uniform(8) {
+            f32_rows::<8>(store, &rt, &ct, out, cols)?;
+        } else {
+            for (r, &ro) in rt.iter().enumerate() {
+                for &(c, n) in &runs {
+                    widen_run(t.elem, run_of(ro + ct[c], n)?, out, r * cols + c, 1);
+                }
             }
         }
+    } else if t.elem == DType::F32 && col_runs(&rt, cols, 16) {
+        f32_cols::<16>(store, &rt, &ct, out, cols)?;
+    } else if t.elem == DType::F32 && col_runs(&rt, cols, 8) {
+        f32_cols::<8>(store, &rt, &ct, out, cols)?;
     } else {
         let mut runs = Vec::new();
         let mut r = 0;
@@ -300,7 +322,95 @@ fn pack(
         }
     }
     super::tile::record(acc, t, rows as i64, cols as i64, false);
-    Ok(out)
+    Ok(())
+}
+
+/// `pack` of an f32 tile whose rows are stored in runs of (a multiple of) `L`
+/// elements (row-major and NZ/ZZ boxes): fixed-size copies the compiler
+/// unrolls, instead of a call per run.
+fn f32_rows<const L: usize>(
+    store: &[u8],
+    rt: &[i64],
+    ct: &[i64],
+    out: &mut [f32],
+    cols: usize,
+) -> Result<(), Fault> {
+    for (r, &ro) in rt.iter().enumerate() {
+        let row = &mut out[r * cols..(r + 1) * cols];
+        for (q, dst) in row.chunks_exact_mut(L).enumerate() {
+            let o = ro + ct[q * L];
+            let b = o as usize * 4;
+            let src = store.get(b..b + 4 * L).ok_or_else(|| outside(o))?;
+            for (d, s) in dst.iter_mut().zip(src.chunks_exact(4)) {
+                *d = f32::from_le_bytes([s[0], s[1], s[2], s[3]]);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Every aligned group of `l` rows is contiguous down a column, and the
+/// matrix is a whole number of `l x l` blocks.
+fn col_runs(rt: &[i64], cols: usize, l: usize) -> bool {
+    rt.len().is_multiple_of(l)
+        && cols.is_multiple_of(l)
+        && (0..rt.len())
+            .step_by(l)
+            .all(|r| run_len(&rt[..r + l], r) == l)
+}
+
+/// `pack` of an f32 tile whose columns are stored in runs of (a multiple of)
+/// `L` elements (column-major and ZN/NN boxes): `L x L` blocks are read a
+/// column run at a time into a small buffer and written out a row at a time.
+fn f32_cols<const L: usize>(
+    store: &[u8],
+    rt: &[i64],
+    ct: &[i64],
+    out: &mut [f32],
+    cols: usize,
+) -> Result<(), Fault> {
+    let mut blk = [[0f32; L]; L];
+    for r0 in (0..rt.len()).step_by(L) {
+        for c0 in (0..cols).step_by(L) {
+            for (j, col) in blk.iter_mut().enumerate() {
+                let o = rt[r0] + ct[c0 + j];
+                let b = o as usize * 4;
+                let src = store.get(b..b + 4 * L).ok_or_else(|| outside(o))?;
+                for (d, s) in col.iter_mut().zip(src.chunks_exact(4)) {
+                    *d = f32::from_le_bytes([s[0], s[1], s[2], s[3]]);
+                }
+            }
+            for i in 0..L {
+                let row = &mut out[(r0 + i) * cols + c0..(r0 + i) * cols + c0 + L];
+                for (d, col) in row.iter_mut().zip(&blk) {
+                    *d = col[i];
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `unpack` into an f32 tile whose rows are stored in runs of (a multiple of) `L`.
+fn f32_unrows<const L: usize>(
+    store: &mut [u8],
+    rt: &[i64],
+    ct: &[i64],
+    v: &[f32],
+    cols: usize,
+) -> Result<(), Fault> {
+    for (r, &ro) in rt.iter().enumerate() {
+        let row = &v[r * cols..(r + 1) * cols];
+        for (q, src) in row.chunks_exact(L).enumerate() {
+            let o = ro + ct[q * L];
+            let b = o as usize * 4;
+            let dst = store.get_mut(b..b + 4 * L).ok_or_else(|| outside(o))?;
+            for (d, x) in dst.chunks_exact_mut(4).zip(src) {
+                d.copy_from_slice(&x.to_le_bytes());
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Writes a row-major f32 matrix into the `rows x cols` corner of an f32 tile.
@@ -315,6 +425,14 @@ fn unpack(
     let store = local.slice_mut(space(t), t.addr, t.bytes())?;
     let (rt, ct) = tables(t, rows.max(0), cols.max(0));
     let (rows, cols) = (rows.max(0) as usize, cols.max(0) as usize);
+    let uniform = |l: usize| {
+        cols.is_multiple_of(l) && (0..cols).step_by(l).all(|c| run_len(&ct[..c + l], c) == l)
+    };
+    if rows > 0 && uniform(16) {
+        f32_unrows::<16>(store, &rt, &ct, v, cols)?;
+        super::tile::record(acc, t, rows as i64, cols as i64, true);
+        return Ok(());
+    }
     for (r, &ro) in rt.iter().enumerate() {
         let mut c = 0;
         while c < cols {
@@ -339,20 +457,47 @@ fn unpack(
 /// The same result as [`interpret`] (bit for bit: one FMA per k in k order
 /// from the same start), through `pto_jit::matmul_f32` on packed operands.
 pub fn native(p: &Plan<'_>, local: &mut Local, acc: &mut Accesses) -> Result<(), Fault> {
+    thread_local! {
+        // packed A, B and C, reused: three fresh 64 KiB vectors per matmul
+        // cost page faults (the allocator hands the memory back each time)
+        static SCRATCH: std::cell::RefCell<[Vec<f32>; 3]> = Default::default();
+    }
+    SCRATCH.with(|s| {
+        let mut s = s.borrow_mut();
+        let [a, b, c] = &mut *s;
+        native_with(p, local, acc, a, b, c)
+    })
+}
+
+fn native_with(
+    p: &Plan<'_>,
+    local: &mut Local,
+    acc: &mut Accesses,
+    a: &mut Vec<f32>,
+    b: &mut Vec<f32>,
+    c: &mut Vec<f32>,
+) -> Result<(), Fault> {
     let (m, k, n) = (p.m.max(0), p.k.max(0), p.n.max(0));
-    let a = pack(local, p.a, m, k, acc)?;
-    let b = pack(local, p.b, k, n, acc)?;
-    let mut c = match p.start {
-        None => vec![0f32; (m * n) as usize],
-        Some((t, false)) => pack(local, t, m, n, acc)?,
-        Some((t, true)) => {
-            let row = pack(local, t, 1, n, acc)?;
-            (0..m).flat_map(|_| row.iter().copied()).collect()
+    pack(local, p.a, m, k, acc, a)?;
+    pack(local, p.b, k, n, acc, b)?;
+    match p.start {
+        None => {
+            c.clear();
+            c.resize((m * n) as usize, 0.0);
         }
-    };
-    pto_jit::matmul_f32(m as usize, k as usize, n as usize, &a, &b, &mut c)
+        Some((t, false)) => pack(local, t, m, n, acc, c)?,
+        Some((t, true)) => {
+            pack(local, t, 1, n, acc, c)?;
+            let row = c.clone();
+            c.clear();
+            for _ in 0..m {
+                c.extend_from_slice(&row);
+            }
+        }
+    }
+    pto_jit::matmul_f32(m as usize, k as usize, n as usize, a, b, c)
         .map_err(|e| crate::exec::Fault::Msg(e.to_string()))?;
-    unpack(local, p.c, m, n, &c, acc)
+    unpack(local, p.c, m, n, c, acc)
 }
 
 #[derive(Clone, Copy)]
