@@ -80,6 +80,7 @@ pub fn verify_profile(file: &File, profile: ProfileId, chosen: bool) -> Vec<Diag
     }
     v.diags.extend(crate::verify_pipe::check(file));
     v.diags.extend(crate::verify_tileop::check(file));
+    v.diags.extend(crate::verify_module::check(file));
     v.diags
 }
 
@@ -470,7 +471,10 @@ impl<'a> Verifier<'a> {
 
     fn signature(&mut self, op: &Op) {
         let info = op.opcode.info();
-        if matches!(info.form, Form::Builtin) || op.generic {
+        // the generic form `"op"(operands) : (types) -> results` lists the
+        // same operands as the custom form only for plain (non-DPS,
+        // non-bracket, region-free) ops
+        if matches!(info.form, Form::Builtin) || (op.generic && info.form != Form::Generic) {
             return;
         }
         let sig = info.signature();
