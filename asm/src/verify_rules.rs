@@ -151,6 +151,7 @@ impl<'a> Rules<'a> {
         crate::verify_simt::check(self.file, op, &mut errs);
         crate::verify_comm::check(self.file, op, &mut errs);
         crate::verify_struct::check(self.file, op, &mut errs);
+        crate::verify_mx::check(self.file, self.profile, op, &mut errs);
         let len = op.opcode.name().len() as u32;
         for e in errs {
             out.push(Diagnostic::error(
