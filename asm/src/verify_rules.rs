@@ -405,25 +405,7 @@ impl<'a> Rules<'a> {
                 self.scalar_arith(name, &ins, &outs, e)
             }
             "pto.tquant" => self.tquant(op, &ins, &outs, e),
-            "pto.tquant.mx" => {
-                // one shared exponent per 32 elements along the group axis
-                let axis0 = op
-                    .attr("grpAxis")
-                    .and_then(Attr::enum_value)
-                    .is_some_and(|a| a.contains('0'));
-                if let Some(s) = ins.first() {
-                    let (n, i) = if axis0 {
-                        (s.tb.v_row, 0)
-                    } else {
-                        (s.tb.v_col, 1)
-                    };
-                    if let Some(n) = n.filter(|n| *n > 0 && n % 32 != 0) {
-                        e.push(format!(
-                            "expects src valid_shape[{i}] to be a multiple of 32 when grpAxis is axis{i}, got {n}"
-                        ));
-                    }
-                }
-            }
+            "pto.tquant.mx" if self.a5() => crate::verify_mx::tquant_mx(self.file, op, e),
             "pto.aic_initialize_pipe" | "pto.aiv_initialize_pipe" => self.init_pipe(op, e),
             "pto.set_quant_scalar" => {
                 if Self::unpublished_attrs(op, e) {

@@ -144,3 +144,82 @@ fn grp_axis_only_on_x2zz() {
     let tensor = "func.func @f(%s: !pto.tile_buf<vec, 16x4xui8>, %t: tensor<1x80xui8>, %d: !pto.tile_buf<vec, 16x4xui8, slayout=row_major>) {\n  pto.tmov ins(%s : !pto.tile_buf<vec, 16x4xui8>, %t : tensor<1x80xui8>) outs(%d : !pto.tile_buf<vec, 16x4xui8, slayout=row_major>)\n  return\n}\n";
     rejects(tensor, "third tile to have an explicit address space");
 }
+
+/// `pto.tquant.mx ins(src) outs(dst, exp, max, scaling)` on line 2.
+fn quant(tiles: [&str; 5], attrs: &str) -> String {
+    let t: Vec<String> = tiles
+        .iter()
+        .map(|x| format!("!pto.tile_buf<{x}>"))
+        .collect();
+    format!(
+        "func.func @f(%s: {0}, %d: {1}, %x: {2}, %m: {3}, %c: {4}) {{\n  pto.tquant.mx ins(%s : {0}) outs(%d, %x, %m, %c : {1}, {2}, {3}, {4}) {{quant_type = #pto<quant_type MXFP8>{attrs}}}\n  return\n}}\n",
+        t[0], t[1], t[2], t[3], t[4]
+    )
+}
+
+#[test]
+fn mx_quant_nd_groups_a_row() {
+    // 16x32 f32: one group per row, legacy flat exponents [1, 16], scaling of one 256-byte VL
+    let ok = [
+        "vec, 16x32xf32",
+        "vec, 16x32xi8",
+        "vec, 1x16xui8",
+        "vec, 1x16xf32",
+        "vec, 1x64xf32, valid=1x16",
+    ];
+    accepts(&quant(ok, ""));
+    let mut t = ok;
+    t[4] = "vec, 1x32xf32, valid=1x16";
+    rejects(
+        &quant(t, ""),
+        "'pto.tquant.mx' expects axis1 flat f32 scaling physical capacity to cover 256 bytes",
+    );
+    let mut t = ok;
+    t[0] = "vec, 16x48xf32";
+    rejects(
+        &quant(t, ""),
+        "src valid_shape[1] to be a multiple of 32 when grpAxis is axis1",
+    );
+    let mut t = ok;
+    t[2] = "vec, 2x8xui8";
+    rejects(
+        &quant(t, ""),
+        "exp valid_shape to match canonical [M, N/32] or legacy flat [1, M*N/32]",
+    );
+    let mut t = ok;
+    t[1] = "vec, 16x64xi8, valid=16x32";
+    rejects(
+        &quant(t, ""),
+        "MXFP8 axis1 dst physical cols to equal src physical cols",
+    );
+    rejects(
+        &quant(ok, ", interleave = true"),
+        "interleave to be used only with grpAxis=axis0",
+    );
+}
+
+#[test]
+fn mx_quant_dn_groups_a_column() {
+    // 32x32 f32 grouped down the columns: exponents, max and scaling are [1, 32]
+    let ok = [
+        "vec, 32x32xf32",
+        "vec, 32x32xi8",
+        "vec, 1x32xui8",
+        "vec, 1x32xf32",
+        "vec, 1x32xf32",
+    ];
+    accepts(&quant(ok, ", grpAxis = #pto<mx_group_axis axis0>"));
+    let mut t = ok;
+    t[0] = "vec, 16x32xf32";
+    t[1] = "vec, 16x32xi8";
+    rejects(
+        &quant(t, ", grpAxis = #pto<mx_group_axis axis0>"),
+        "src valid_shape[0] to be a multiple of 32 when grpAxis is axis0, got 16",
+    );
+    let mut t = ok;
+    t[3] = "vec, 1x64xf32, valid=1x32";
+    rejects(
+        &quant(t, ", grpAxis = #pto<mx_group_axis axis0>"),
+        "max physical cols to equal src physical cols for grpAxis=axis0",
+    );
+}

@@ -509,22 +509,6 @@ fn a5_mx_matmul_input_pairs_and_shapes() {
 }
 
 #[test]
-fn mx_quant_groups_32_elements_along_its_axis() {
-    let a5 = ProfileId::A5;
-    let src = tb("vec", "f32", 16, 64, 16, 48, "row_major", "none_box");
-    let dst = tb("vec", "i8", 16, 64, 16, 48, "row_major", "none_box");
-    let body = format!(
-        "pto.tquant.mx ins(%t0 : {src}) outs(%t1 : {dst}) {{quant_type = #pto<quant_type MXFP8>}}"
-    );
-    rejects(
-        &[src.clone(), dst.clone()],
-        &body,
-        a5,
-        "multiple of 32 when grpAxis is axis1",
-    );
-}
-
-#[test]
 fn tile_addresses_multi_buffers_and_static_stores() {
     let a3 = ProfileId::A2A3;
     let t = vec("f16", 32, 64);
