@@ -813,3 +813,38 @@ fn one_pipe_init_per_id() {
         "{errs:?}"
     );
 }
+
+#[test]
+fn a2a3_select_and_expand_divide_element_types() {
+    let (a3, a5) = (ProfileId::A2A3, ProfileId::A5);
+    let sel = |dt: &str| {
+        vec![
+            vec(dt, 2, 128),
+            vec(dt, 2, 128),
+            vec(dt, 2, 128),
+            vec(dt, 1, 64),
+            vec(dt, 2, 128),
+        ]
+    };
+    let t = sel("i8");
+    rejects(
+        &t,
+        &dps("tsel", &t),
+        a3,
+        "'pto.tsel' expects A2/A3 tsel src0, src1, and dst element type to be i16/i32/f16/bf16/f32, got i8",
+    );
+    accepts(&t, &dps("tsel", &t), a5);
+    let t = sel("i16");
+    accepts(&t, &dps("tsel", &t), a3);
+    let div = |dt: &str| vec![vec(dt, 16, 64), vec(dt, 1, 64), vec(dt, 16, 64)];
+    let t = div("i32");
+    rejects(
+        &t,
+        &dps("tcolexpanddiv", &t),
+        a3,
+        "expects A2/A3 tcolexpanddiv element type to be f16 or f32, got i32",
+    );
+    accepts(&t, &dps("tcolexpanddiv", &t), a5);
+    let t = div("f32");
+    accepts(&t, &dps("tcolexpanddiv", &t), a3);
+}
