@@ -69,3 +69,37 @@ fn packed_atomics_return_no_old_value() {
     );
     accepts(&src(""));
 }
+
+#[test]
+fn device_scope_accesses_in_an_entry_function() {
+    let f = |attrs: &str, load: &str| {
+        format!("func.func @k(%gm: !pto.ptr<i32, gm>){attrs} {{\n  %c0 = arith.constant 0 : index\n  %v = pto.ld_dev %gm[%c0]{load}\n  return\n}}\n")
+    };
+    let entry = " attributes {pto.aicore}";
+    let plain = " : !pto.ptr<i32, gm> -> i32";
+    accepts(&f(entry, plain));
+    common::rejects_at_col(
+        ProfileId::A5,
+        &f(entry, " : !pto.ptr<i32, gm> -> i16"),
+        3,
+        3,
+        "'pto.ld_dev' expects ld_dev value type to match pointer element type (i16 vs i32)",
+    );
+    common::rejects_at_col(
+        ProfileId::A5,
+        &f("", plain),
+        3,
+        3,
+        "'pto.ld_dev' requires an enclosing ordinary AICore entry function",
+    );
+    common::rejects_at_col(
+        ProfileId::A5,
+        &f(
+            entry,
+            " {l1cache = #pto.l1cache<cache>} : !pto.ptr<i32, gm> -> i32",
+        ),
+        3,
+        3,
+        "does not accept l1cache or l2cache policy attributes",
+    );
+}
