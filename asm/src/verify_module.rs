@@ -4,6 +4,7 @@
 //! are retired in current PTOAS. Called once per file from [`crate::verify`].
 
 use crate::ast::{File, Op};
+use crate::attr::Attr;
 use crate::diag::Diagnostic;
 use crate::ty::Type;
 
@@ -21,6 +22,9 @@ pub(crate) fn check(file: &File) -> Vec<Diagnostic> {
     for op in file.walk() {
         if is_module(op) {
             module(op, &mut out);
+        }
+        if op.opcode.name() == "func.func" {
+            manual_reserve(op, &mut out);
         }
         bridge_op(file, op, &mut out);
     }
@@ -67,5 +71,36 @@ fn bridge_op(file: &File, op: &Op, out: &mut Vec<Diagnostic>) {
                 ),
             ));
         }
+    }
+}
+
+/// A function that places its reserved buffer by hand (`pto.reserve_buffer`
+/// with `auto = false` and a `base`) opts out of memory planning, so none of
+/// its local `memref.alloc`s can still be given an address.
+fn manual_reserve(func: &Op, out: &mut Vec<Diagnostic>) {
+    fn go<'a>(op: &'a Op, out: &mut Vec<&'a Op>) {
+        out.push(op);
+        for o in op
+            .regions
+            .iter()
+            .flat_map(|r| &r.blocks)
+            .flat_map(|b| &b.ops)
+        {
+            go(o, out);
+        }
+    }
+    let mut ops = Vec::new();
+    go(func, &mut ops);
+    let manual = ops.iter().any(|o| {
+        o.opcode.name() == "pto.reserve_buffer" && matches!(o.attr("auto"), Some(Attr::Bool(false)))
+    });
+    if !manual {
+        return;
+    }
+    for o in ops.iter().filter(|o| o.opcode.name() == "memref.alloc") {
+        out.push(err(
+            o,
+            "'memref.alloc' cannot use pto.reserve_buffer with auto = false when local memref.alloc still requires PlanMemory allocation".into(),
+        ));
     }
 }

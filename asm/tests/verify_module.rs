@@ -47,3 +47,22 @@ fn memref_bridge_ops_produce_memrefs() {
         "'pto.bind_tile' expects 1 to 3 operand(s), found 0",
     );
 }
+
+#[test]
+fn a_manually_placed_reserve_buffer_leaves_nothing_to_plan() {
+    let f = |auto: bool| {
+        format!("func.func @f() {{\n  %r = pto.reserve_buffer {{name = \"fifo\", size = 8192, location = #pto.address_space<vec>, auto = {auto}, base = 0}} -> i32\n  %m = memref.alloc() : memref<16x16xf16, #pto.address_space<vec>>\n  return\n}}\n")
+    };
+    common::rejects_at_col(
+        ProfileId::A2A3,
+        &f(false),
+        3,
+        3,
+        "'memref.alloc' cannot use pto.reserve_buffer with auto = false",
+    );
+    let errs = common::errors_on(ProfileId::A2A3, &f(true));
+    assert!(
+        !errs.iter().any(|(_, m)| m.contains("memref.alloc")),
+        "{errs:?}"
+    );
+}
