@@ -301,6 +301,23 @@ impl<'a> Verifier<'a> {
                     }
                 }
             }
+            // SIMT code is compiled only by the VPTO backend, which cannot
+            // materialise an fp8 immediate: fp8 values come from pto.convert
+            "arith.constant" if in_simt => {
+                let fp8 = op.result_values().any(|v| {
+                    let mut t = self.ty(v);
+                    if let Some(Type::Vector { elem, .. }) = t {
+                        t = Some(self.file.types.get(*elem));
+                    }
+                    matches!(t, Some(Type::Float(x)) if x.starts_with("f8E4M3") || x.starts_with("f8E5M2"))
+                });
+                if fp8 {
+                    self.err(
+                        op,
+                        "'arith.constant' does not support directly constructed FP8 constants in SIMT code (the VPTO backend); produce FP8 values with pto.convert",
+                    );
+                }
+            }
             "pto.ldg" | "pto.stg" if !in_simt => {
                 let n = op.opcode.name();
                 self.err(

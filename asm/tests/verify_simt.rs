@@ -103,3 +103,21 @@ fn device_scope_accesses_in_an_entry_function() {
         "does not accept l1cache or l2cache policy attributes",
     );
 }
+
+#[test]
+fn simt_code_builds_fp8_with_convert() {
+    let f = |ty: &str| {
+        format!("func.func @k() attributes {{pto.kernel}} {{\n  pto.section.simt <<<32, 1, 1>>> {{\n    %v = arith.constant dense<0.0> : vector<4x{ty}>\n  }}\n  return\n}}\n")
+    };
+    common::rejects_at_col(
+        ProfileId::A5,
+        &f("f8E4M3FN"),
+        3,
+        5,
+        "'arith.constant' does not support directly constructed FP8 constants",
+    );
+    accepts(&f("f16"));
+    // outside a SIMT scope the constant is left to the backend
+    let outside = "func.func @k() attributes {pto.kernel} {\n  %v = arith.constant dense<0.0> : vector<4xf8E5M2>\n  return\n}\n";
+    accepts(outside);
+}
