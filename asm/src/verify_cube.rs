@@ -101,7 +101,7 @@ pub(crate) fn check(file: &File, defs: &HashMap<ValueId, &Op>, op: &Op, e: &mut 
         load_l1_l0(&c, short, op, &uses, e);
     } else if short == "raw_fill_l1" || short == "create_cbuf_matrix" {
         raw_fill(&c, short, op, &uses, e);
-    } else if short == "mad" {
+    } else if matches!(short, "mad" | "mad_acc" | "mad_bias") {
         mad(&c, op, &uses, e);
     } else if short.starts_with("mad_mx") && has_word(op, "tf32_mode") {
         // the MX forms decode fp8/fp4 operands: there is no tf32 rounding

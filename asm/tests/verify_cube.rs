@@ -112,3 +112,19 @@ fn mad_mx_has_no_tf32_mode() {
     );
     accepts(&func(args, &op("")));
 }
+
+#[test]
+fn mad_acc_and_bias_share_the_mode_rules() {
+    let args = "%l: !pto.ptr<f16, l0a>, %r: !pto.ptr<f16, l0b>, %d: !pto.ptr<f32, l0c>";
+    let op = |m: &str| {
+        format!("pto.mad_acc %l, %r, %d, %c1, %c1, %c1{m} : !pto.ptr<f16, l0a>, !pto.ptr<f16, l0b>, !pto.ptr<f32, l0c>, i64, i64, i64")
+    };
+    common::rejects_at_col(
+        ProfileId::A5,
+        &func(args, &op(" tf32_mode(round_even)")),
+        5,
+        3,
+        "'pto.mad_acc' requires tf32_mode only for f32 lhs/rhs/dst element types",
+    );
+    accepts(&func(args, &op("")));
+}
