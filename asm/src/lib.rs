@@ -13,6 +13,8 @@ pub mod verify;
 mod verify_acc;
 mod verify_comm;
 mod verify_cube;
+mod verify_module;
+mod verify_mx;
 mod verify_pipe;
 mod verify_rules;
 mod verify_simt;

@@ -71,6 +71,7 @@ pub fn verify_profile(file: &File, profile: ProfileId, chosen: bool) -> Vec<Diag
         vecscope_depth: 0,
         simt_depth: 0,
         simt_entry: false,
+        entry_func: false,
         core_kind: None,
         rules: crate::verify_rules::Rules::new(file, profile),
     };
@@ -80,6 +81,7 @@ pub fn verify_profile(file: &File, profile: ProfileId, chosen: bool) -> Vec<Diag
     }
     v.diags.extend(crate::verify_pipe::check(file));
     v.diags.extend(crate::verify_tileop::check(file));
+    v.diags.extend(crate::verify_module::check(file));
     v.diags
 }
 
@@ -93,6 +95,9 @@ struct Verifier<'a> {
     simt_depth: u32,
     /// Whether the enclosing function is a `pto.simt_entry`.
     simt_entry: bool,
+    /// Whether the enclosing function is a kernel entry (`pto.entry`,
+    /// `pto.kernel`, or the legacy `pto.aicore` / `hacc.entry`).
+    entry_func: bool,
     /// The core kind the current op runs on: the innermost
     /// `pto.section.{cube,vector}`, else the function's `pto.kernel_kind`.
     core_kind: Option<&'static str>,
@@ -160,8 +165,12 @@ impl<'a> Verifier<'a> {
         let is_simt = op.opcode.name() == "pto.section.simt";
         let saved_entry = self.simt_entry;
         let saved_kind = self.core_kind;
+        let saved_entry_func = self.entry_func;
         if op.opcode.name() == "func.func" {
             self.simt_entry = op.attr("pto.simt_entry").is_some();
+            self.entry_func = ["pto.entry", "hacc.entry", "pto.kernel", "pto.aicore"]
+                .iter()
+                .any(|a| op.attr(a).is_some());
             self.core_kind = match op.attr("pto.kernel_kind").and_then(Attr::enum_value) {
                 Some("cube") => Some("cube"),
                 Some("vector") => Some("vector"),
@@ -193,6 +202,7 @@ impl<'a> Verifier<'a> {
             self.simt_depth -= 1;
         }
         self.simt_entry = saved_entry;
+        self.entry_func = saved_entry_func;
         self.core_kind = saved_kind;
         for v in op.result_values() {
             self.defined.insert(v);
@@ -291,6 +301,23 @@ impl<'a> Verifier<'a> {
                     }
                 }
             }
+            // SIMT code is compiled only by the VPTO backend, which cannot
+            // materialise an fp8 immediate: fp8 values come from pto.convert
+            "arith.constant" if in_simt => {
+                let fp8 = op.result_values().any(|v| {
+                    let mut t = self.ty(v);
+                    if let Some(Type::Vector { elem, .. }) = t {
+                        t = Some(self.file.types.get(*elem));
+                    }
+                    matches!(t, Some(Type::Float(x)) if x.starts_with("f8E4M3") || x.starts_with("f8E5M2"))
+                });
+                if fp8 {
+                    self.err(
+                        op,
+                        "'arith.constant' does not support directly constructed FP8 constants in SIMT code (the VPTO backend); produce FP8 values with pto.convert",
+                    );
+                }
+            }
             "pto.ldg" | "pto.stg" if !in_simt => {
                 let n = op.opcode.name();
                 self.err(
@@ -300,10 +327,39 @@ impl<'a> Verifier<'a> {
             }
             "pto.ld_dev" | "pto.st_dev" => {
                 let n = op.opcode.name();
+                let short = &n[4..];
                 let ptr = op.uses().find_map(|v| match self.ty(v) {
-                    Some(Type::Ptr { space, .. }) => Some(space.clone()),
+                    Some(Type::Ptr { space, elem }) => Some((space.clone(), *elem)),
                     _ => None,
                 });
+                // the loaded result, or the stored value (the first operand)
+                let value = if short == "ld_dev" {
+                    op.result_values().next()
+                } else {
+                    op.uses().next()
+                };
+                let value_ty = value.and_then(|v| self.file.values.get(v as usize)?.ty);
+                if let (Some((_, elem)), Some(vt)) = (&ptr, value_ty) {
+                    if *elem != vt {
+                        self.err(
+                            op,
+                            format!(
+                                "'{n}' expects {short} value type to match pointer element type ({} vs {})",
+                                crate::printer::type_str(&self.file.types, vt),
+                                crate::printer::type_str(&self.file.types, *elem)
+                            ),
+                        );
+                        return;
+                    }
+                }
+                if op.attr("l1cache").is_some() || op.attr("l2cache").is_some() {
+                    self.err(
+                        op,
+                        format!("'{n}' does not accept l1cache or l2cache policy attributes"),
+                    );
+                    return;
+                }
+                let ptr = ptr.map(|(space, _)| space);
                 if in_simt {
                     self.err(
                         op,
@@ -311,10 +367,18 @@ impl<'a> Verifier<'a> {
                             "'{n}' must be outside pto.simt_entry functions and pto.section.simt"
                         ),
                     );
-                } else if let Some(space) = ptr {
-                    if space.as_deref().is_some_and(|s| s != "gm") {
-                        self.err(op, format!("'{n}' requires GM pointer"));
-                    }
+                } else if ptr
+                    .as_ref()
+                    .is_some_and(|space| space.as_deref().is_some_and(|s| s != "gm"))
+                {
+                    self.err(op, format!("'{n}' requires GM pointer"));
+                } else if !self.entry_func {
+                    self.err(
+                        op,
+                        format!(
+                            "'{n}' requires an enclosing ordinary AICore entry function (pto.entry, pto.kernel or pto.aicore)"
+                        ),
+                    );
                 }
             }
             _ => {}
@@ -470,7 +534,10 @@ impl<'a> Verifier<'a> {
 
     fn signature(&mut self, op: &Op) {
         let info = op.opcode.info();
-        if matches!(info.form, Form::Builtin) || op.generic {
+        // the generic form `"op"(operands) : (types) -> results` lists the
+        // same operands as the custom form only for plain (non-DPS,
+        // non-bracket, region-free) ops
+        if matches!(info.form, Form::Builtin) || (op.generic && info.form != Form::Generic) {
             return;
         }
         let sig = info.signature();

@@ -101,9 +101,25 @@ pub(crate) fn check(file: &File, defs: &HashMap<ValueId, &Op>, op: &Op, e: &mut 
         load_l1_l0(&c, short, op, &uses, e);
     } else if short == "raw_fill_l1" || short == "create_cbuf_matrix" {
         raw_fill(&c, short, op, &uses, e);
-    } else if short == "mad" {
+    } else if matches!(short, "mad" | "mad_acc" | "mad_bias") {
         mad(&c, op, &uses, e);
+    } else if short.starts_with("mad_mx") && has_word(op, "tf32_mode") {
+        // the MX forms decode fp8/fp4 operands: there is no tf32 rounding
+        // to choose, and their syntax has no tf32_mode clause
+        e.push(format!(
+            "takes no tf32_mode clause (only pto.mad, pto.mad_acc and pto.mad_bias do); expected ':' after the {} clauses",
+            name
+        ));
     }
+}
+
+/// Whether `op`'s custom syntax carries the bare keyword `w`.
+fn has_word(op: &Op, w: &str) -> bool {
+    op.body.iter().any(|x| match x {
+        Elem::Ident(s) => s == w,
+        Elem::Attr(Attr::Keyword { kw, .. }) => kw == w,
+        _ => false,
+    })
 }
 
 fn load_l1_l0(c: &Ctx, short: &str, op: &Op, uses: &[ValueId], e: &mut Vec<String>) {
@@ -387,13 +403,7 @@ fn mad(c: &Ctx, op: &Op, uses: &[ValueId], e: &mut Vec<String>) {
     let hif8 = |t: &Type| matches!(t, Type::Opaque { name, .. } if name == "pto.hif8");
     let float = |t: &Type| matches!(t, Type::Float(_)) || matches!(t, Type::Opaque { .. });
     let f32 = |t: &Type| matches!(t, Type::Float(s) if s == "f32");
-    let word = |w: &str| {
-        op.body.iter().any(|x| match x {
-            Elem::Ident(s) => s == w,
-            Elem::Attr(Attr::Keyword { kw, .. }) => kw == w,
-            _ => false,
-        })
-    };
+    let word = |w: &str| has_word(op, w);
     if hif8(l) != hif8(r) {
         e.push("requires lhs/rhs to both use hif8 or both use non-hif8 element types".into());
     } else if (word("sat") || word("nosat")) && !(float(l) && float(r) && float(d)) {

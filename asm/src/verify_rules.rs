@@ -151,6 +151,7 @@ impl<'a> Rules<'a> {
         crate::verify_simt::check(self.file, op, &mut errs);
         crate::verify_comm::check(self.file, op, &mut errs);
         crate::verify_struct::check(self.file, op, &mut errs);
+        crate::verify_mx::check(self.file, self.profile, op, &mut errs);
         let len = op.opcode.name().len() as u32;
         for e in errs {
             out.push(Diagnostic::error(
@@ -165,6 +166,9 @@ impl<'a> Rules<'a> {
         let name = op.opcode.name();
         let ins = self.tiles(op, "ins");
         let outs = self.tiles(op, "outs");
+        if !self.a5() && self.a2a3_elem_types(name, &ins, &outs, e) {
+            return;
+        }
         match name {
             "pto.trowsum" | "pto.trowmax" | "pto.trowmin" | "pto.trowprod" => {
                 self.row_reduction(&ins, &outs, true, e)
@@ -404,25 +408,7 @@ impl<'a> Rules<'a> {
                 self.scalar_arith(name, &ins, &outs, e)
             }
             "pto.tquant" => self.tquant(op, &ins, &outs, e),
-            "pto.tquant.mx" => {
-                // one shared exponent per 32 elements along the group axis
-                let axis0 = op
-                    .attr("grpAxis")
-                    .and_then(Attr::enum_value)
-                    .is_some_and(|a| a.contains('0'));
-                if let Some(s) = ins.first() {
-                    let (n, i) = if axis0 {
-                        (s.tb.v_row, 0)
-                    } else {
-                        (s.tb.v_col, 1)
-                    };
-                    if let Some(n) = n.filter(|n| *n > 0 && n % 32 != 0) {
-                        e.push(format!(
-                            "expects src valid_shape[{i}] to be a multiple of 32 when grpAxis is axis{i}, got {n}"
-                        ));
-                    }
-                }
-            }
+            "pto.tquant.mx" if self.a5() => crate::verify_mx::tquant_mx(self.file, op, e),
             "pto.aic_initialize_pipe" | "pto.aiv_initialize_pipe" => self.init_pipe(op, e),
             "pto.set_quant_scalar" => {
                 if Self::unpublished_attrs(op, e) {
@@ -863,6 +849,47 @@ impl<'a> Rules<'a> {
                     "expects A2/A3 trowexpand tmp capacity to be at least {need} bytes, but got {have} bytes"
                 ));
             }
+        }
+    }
+
+    /// A2/A3 element types the vector unit has no instruction for: tsel
+    /// selects 16/32-bit lanes, the expand-divides divide floats only (A5
+    /// adds the integer forms). Returns whether an error was reported.
+    fn a2a3_elem_types(&self, name: &str, ins: &[T], outs: &[T], e: &mut Vec<String>) -> bool {
+        let msg = match name {
+            "pto.tsel" => {
+                // ins: mask, src0, src1[, tmp]
+                let data = [ins.get(1), ins.get(2), outs.first()];
+                let bad = data
+                    .iter()
+                    .flatten()
+                    .find(|t| t.dt.is_some() && !t.any(&[I16, I32, F16, BF16, F32]));
+                bad.map(|t| {
+                    format!(
+                        "expects A2/A3 tsel src0, src1, and dst element type to be i16/i32/f16/bf16/f32, got {}",
+                        t.dt.map_or(String::new(), |d| d.to_string())
+                    )
+                })
+            }
+            "pto.tcolexpanddiv" | "pto.trowexpanddiv" => {
+                let short = &name[4..];
+                outs.first()
+                    .filter(|d| d.dt.is_some() && !d.any(&[F16, F32]))
+                    .map(|d| {
+                        format!(
+                            "expects A2/A3 {short} element type to be f16 or f32, got {} (the integer forms are A5 only)",
+                            d.dt.map_or(String::new(), |x| x.to_string())
+                        )
+                    })
+            }
+            _ => None,
+        };
+        match msg {
+            Some(m) => {
+                e.push(m);
+                true
+            }
+            None => false,
         }
     }
 

@@ -650,7 +650,7 @@ pub(crate) fn check(file: &File, op: &Op, e: &mut Vec<String>) {
             return convert(op, &o, e)
         }
         "pto.vmi.vgather" | "pto.vmi.vgatherb" | "pto.vmi.vscatter" | "pto.vmi.gather"
-        | "pto.vmi.scatter" => return gather(name, &o, e),
+        | "pto.vmi.scatter" => return gather(file, name, &o, e),
         "pto.vmi.vload"
         | "pto.vmi.load"
         | "pto.vmi.vstore"
@@ -988,7 +988,33 @@ fn convert(op: &Op, o: &Operands, e: &mut Vec<String>) {
     }
 }
 
-fn gather(name: &str, o: &Operands, e: &mut Vec<String>) {
+/// Whether a memory operand type may live in UB: a pointer or memref whose
+/// address space, when written, is the vector buffer.
+fn ub_backed(file: &File, m: TypeId) -> bool {
+    match file.types.get(m) {
+        Type::Ptr { space, .. } => space
+            .as_deref()
+            .is_none_or(|s| matches!(s, "ub" | "vec" | "6")),
+        Type::Shaped { rest, .. } => rest
+            .as_deref()
+            .is_none_or(|r| !(r.contains("gm") || r.contains("mat") || r.contains("l1"))),
+        _ => true,
+    }
+}
+
+fn gather(file: &File, name: &str, o: &Operands, e: &mut Vec<String>) {
+    // gathers read and scatters write the vector buffer only
+    if let Some(m) = o.mems.first() {
+        if !ub_backed(file, *m) {
+            let role = if name.ends_with("scatter") {
+                "destination"
+            } else {
+                "source"
+            };
+            e.push(format!("requires memory {role} to be UB-backed"));
+            return;
+        }
+    }
     // vgather: src, offsets, mask -> result; vscatter: value, dst, offsets, mask
     let offsets = if name.ends_with("scatter") {
         o.vregs.get(1)
@@ -1033,16 +1059,7 @@ fn memory(file: &File, op: &Op, o: &Operands, e: &mut Vec<String>) {
         });
     let role = if store { "destination" } else { "source" };
     if let Some(m) = o.mems.first() {
-        let space_ok = match file.types.get(*m) {
-            Type::Ptr { space, .. } => space
-                .as_deref()
-                .is_none_or(|s| matches!(s, "ub" | "vec" | "6")),
-            Type::Shaped { rest, .. } => rest
-                .as_deref()
-                .is_none_or(|r| !(r.contains("gm") || r.contains("mat") || r.contains("l1"))),
-            _ => true,
-        };
-        if !space_ok {
+        if !ub_backed(file, *m) {
             e.push(format!("requires memory {role} to be UB-backed"));
             return;
         }

@@ -96,3 +96,35 @@ fn l1_to_l0_operand_forms() {
         &format!("pto.mte_l1_l0a %src, %dst, %c1, %c1, %c0, %c0 : {ty}, i64, i64, i64, i64"),
     ));
 }
+
+#[test]
+fn mad_mx_has_no_tf32_mode() {
+    let args = "%l: !pto.ptr<f8E4M3FN, l0a>, %r: !pto.ptr<f8E4M3FN, l0b>, %d: !pto.ptr<f32, l0c>";
+    let op = |m: &str| {
+        format!("pto.mad_mx %l, %r, %d, %c1, %c1, %c1{m} : !pto.ptr<f8E4M3FN, l0a>, !pto.ptr<f8E4M3FN, l0b>, !pto.ptr<f32, l0c>, i64, i64, i64")
+    };
+    common::rejects_at_col(
+        ProfileId::A5,
+        &func(args, &op(" tf32_mode(round_even)")),
+        5,
+        3,
+        "'pto.mad_mx' takes no tf32_mode clause",
+    );
+    accepts(&func(args, &op("")));
+}
+
+#[test]
+fn mad_acc_and_bias_share_the_mode_rules() {
+    let args = "%l: !pto.ptr<f16, l0a>, %r: !pto.ptr<f16, l0b>, %d: !pto.ptr<f32, l0c>";
+    let op = |m: &str| {
+        format!("pto.mad_acc %l, %r, %d, %c1, %c1, %c1{m} : !pto.ptr<f16, l0a>, !pto.ptr<f16, l0b>, !pto.ptr<f32, l0c>, i64, i64, i64")
+    };
+    common::rejects_at_col(
+        ProfileId::A5,
+        &func(args, &op(" tf32_mode(round_even)")),
+        5,
+        3,
+        "'pto.mad_acc' requires tf32_mode only for f32 lhs/rhs/dst element types",
+    );
+    accepts(&func(args, &op("")));
+}

@@ -509,22 +509,6 @@ fn a5_mx_matmul_input_pairs_and_shapes() {
 }
 
 #[test]
-fn mx_quant_groups_32_elements_along_its_axis() {
-    let a5 = ProfileId::A5;
-    let src = tb("vec", "f32", 16, 64, 16, 48, "row_major", "none_box");
-    let dst = tb("vec", "i8", 16, 64, 16, 48, "row_major", "none_box");
-    let body = format!(
-        "pto.tquant.mx ins(%t0 : {src}) outs(%t1 : {dst}) {{quant_type = #pto<quant_type MXFP8>}}"
-    );
-    rejects(
-        &[src.clone(), dst.clone()],
-        &body,
-        a5,
-        "multiple of 32 when grpAxis is axis1",
-    );
-}
-
-#[test]
 fn tile_addresses_multi_buffers_and_static_stores() {
     let a3 = ProfileId::A2A3;
     let t = vec("f16", 32, 64);
@@ -828,4 +812,39 @@ fn one_pipe_init_per_id() {
         errs.iter().any(|(l, m)| *l == 3 && m.contains("unique")),
         "{errs:?}"
     );
+}
+
+#[test]
+fn a2a3_select_and_expand_divide_element_types() {
+    let (a3, a5) = (ProfileId::A2A3, ProfileId::A5);
+    let sel = |dt: &str| {
+        vec![
+            vec(dt, 2, 128),
+            vec(dt, 2, 128),
+            vec(dt, 2, 128),
+            vec(dt, 1, 64),
+            vec(dt, 2, 128),
+        ]
+    };
+    let t = sel("i8");
+    rejects(
+        &t,
+        &dps("tsel", &t),
+        a3,
+        "'pto.tsel' expects A2/A3 tsel src0, src1, and dst element type to be i16/i32/f16/bf16/f32, got i8",
+    );
+    accepts(&t, &dps("tsel", &t), a5);
+    let t = sel("i16");
+    accepts(&t, &dps("tsel", &t), a3);
+    let div = |dt: &str| vec![vec(dt, 16, 64), vec(dt, 1, 64), vec(dt, 16, 64)];
+    let t = div("i32");
+    rejects(
+        &t,
+        &dps("tcolexpanddiv", &t),
+        a3,
+        "expects A2/A3 tcolexpanddiv element type to be f16 or f32, got i32",
+    );
+    accepts(&t, &dps("tcolexpanddiv", &t), a5);
+    let t = div("f32");
+    accepts(&t, &dps("tcolexpanddiv", &t), a3);
 }

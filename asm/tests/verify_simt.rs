@@ -69,3 +69,55 @@ fn packed_atomics_return_no_old_value() {
     );
     accepts(&src(""));
 }
+
+#[test]
+fn device_scope_accesses_in_an_entry_function() {
+    let f = |attrs: &str, load: &str| {
+        format!("func.func @k(%gm: !pto.ptr<i32, gm>){attrs} {{\n  %c0 = arith.constant 0 : index\n  %v = pto.ld_dev %gm[%c0]{load}\n  return\n}}\n")
+    };
+    let entry = " attributes {pto.aicore}";
+    let plain = " : !pto.ptr<i32, gm> -> i32";
+    accepts(&f(entry, plain));
+    common::rejects_at_col(
+        ProfileId::A5,
+        &f(entry, " : !pto.ptr<i32, gm> -> i16"),
+        3,
+        3,
+        "'pto.ld_dev' expects ld_dev value type to match pointer element type (i16 vs i32)",
+    );
+    common::rejects_at_col(
+        ProfileId::A5,
+        &f("", plain),
+        3,
+        3,
+        "'pto.ld_dev' requires an enclosing ordinary AICore entry function",
+    );
+    common::rejects_at_col(
+        ProfileId::A5,
+        &f(
+            entry,
+            " {l1cache = #pto.l1cache<cache>} : !pto.ptr<i32, gm> -> i32",
+        ),
+        3,
+        3,
+        "does not accept l1cache or l2cache policy attributes",
+    );
+}
+
+#[test]
+fn simt_code_builds_fp8_with_convert() {
+    let f = |ty: &str| {
+        format!("func.func @k() attributes {{pto.kernel}} {{\n  pto.section.simt <<<32, 1, 1>>> {{\n    %v = arith.constant dense<0.0> : vector<4x{ty}>\n  }}\n  return\n}}\n")
+    };
+    common::rejects_at_col(
+        ProfileId::A5,
+        &f("f8E4M3FN"),
+        3,
+        5,
+        "'arith.constant' does not support directly constructed FP8 constants",
+    );
+    accepts(&f("f16"));
+    // outside a SIMT scope the constant is left to the backend
+    let outside = "func.func @k() attributes {pto.kernel} {\n  %v = arith.constant dense<0.0> : vector<4xf8E5M2>\n  return\n}\n";
+    accepts(outside);
+}

@@ -254,3 +254,35 @@ fn integer_extensions_follow_signedness() {
     let body = "%r = pto.vmi.extsi %a : !pto.vmi.vreg<64xsi8> -> !pto.vmi.vreg<64xsi16>";
     accepts(&func("%a: !pto.vmi.vreg<64xsi8>", body));
 }
+
+#[test]
+fn gathers_and_scatters_stay_in_ub() {
+    let args = |s: &str| {
+        format!("%p: !pto.ptr<f32, {s}>, %i: !pto.vmi.vreg<64xi32>, %m: !pto.vmi.mask<64xpred>")
+    };
+    let body = |s: &str| {
+        format!("%r = pto.vmi.vgather %p, %i, %m : !pto.ptr<f32, {s}>, !pto.vmi.vreg<64xi32>, !pto.vmi.mask<64xpred> -> !pto.vmi.vreg<64xf32>")
+    };
+    common::rejects_at_col(
+        ProfileId::A5,
+        &func(&args("gm"), &body("gm")),
+        2,
+        3,
+        "'pto.vmi.vgather' requires memory source to be UB-backed",
+    );
+    accepts(&func(&args("ub"), &body("ub")));
+    let args = |s: &str| {
+        format!("%v: !pto.vmi.vreg<64xf32>, %p: !pto.ptr<f32, {s}>, %i: !pto.vmi.vreg<64xi32>, %m: !pto.vmi.mask<64xpred>")
+    };
+    let body = |s: &str| {
+        format!("pto.vmi.vscatter %v, %p, %i, %m : !pto.vmi.vreg<64xf32>, !pto.ptr<f32, {s}>, !pto.vmi.vreg<64xi32>, !pto.vmi.mask<64xpred>")
+    };
+    common::rejects_at_col(
+        ProfileId::A5,
+        &func(&args("gm"), &body("gm")),
+        2,
+        3,
+        "requires memory destination to be UB-backed",
+    );
+    accepts(&func(&args("ub"), &body("ub")));
+}

@@ -32,3 +32,20 @@ pub fn accepts_on(profile: ProfileId, src: &str) {
     let errs = errors_on(profile, src);
     assert!(errs.is_empty(), "expected no errors, got {errs:?}\n{src}");
 }
+
+/// `src` has an error containing `msg` at `line`:`col`.
+#[track_caller]
+pub fn rejects_at_col(profile: ProfileId, src: &str, line: u32, col: u32, msg: &str) {
+    let errs: Vec<(u32, u32, String)> = check_text("t.pto", src, Some(profile))
+        .diagnostics
+        .0
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .map(|d| (d.loc.line, d.loc.col, d.message.clone()))
+        .collect();
+    assert!(
+        errs.iter()
+            .any(|(l, c, m)| *l == line && *c == col && m.contains(msg)),
+        "expected `{msg}` at {line}:{col}, got {errs:?}\n{src}"
+    );
+}
