@@ -48,7 +48,7 @@ def classify(path, text):
     neg = [r for r in runs if re.match(r'\s*(not\s|!\s)', r)]
     merged = any('2>&1' in r for r in pos)
     # FileCheck lines (any prefix) that expect a diagnostic from a run merging stderr
-    error_checks = any(re.search(r'//\s*[A-Z][A-Z0-9_-]*:.*\berror:', l) for l in text.splitlines())
+    error_checks = any(re.search(r"//\s*[A-Z][A-Z0-9_]*(?<!-NOT):.*\berror:", l) and not re.search(r"//\s*[A-Z0-9_]+-NOT:", l) for l in text.splitlines())
     # -verify-diagnostics files annotate the errors they expect in place
     verify_diags = any('-verify-diagnostics' in r for r in pos) and 'expected-error' in text
     # samples without RUN lines: runop.sh expects every `*_invalid` one to fail
