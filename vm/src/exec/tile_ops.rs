@@ -117,9 +117,18 @@ fn group(op: Opcode) -> Option<Group> {
         O::TQuant | O::TDequant => quant::run,
         O::TSort32 | O::TMrgSort => sort::run,
         O::THistogram => hist::run,
-        O::TMatmul | O::TMatmulAcc | O::TMatmulBias | O::TGemv | O::TGemvAcc | O::TGemvBias => {
-            matmul::run
-        }
+        O::TMatmul
+        | O::TMatmulAcc
+        | O::TMatmulBias
+        | O::TGemv
+        | O::TGemvAcc
+        | O::TGemvBias
+        | O::TMatmulMx
+        | O::TMatmulMxAcc
+        | O::TMatmulMxBias
+        | O::TGemvMx
+        | O::TGemvMxAcc
+        | O::TGemvMxBias => matmul::run,
         _ => return None,
     })
 }
