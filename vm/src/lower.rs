@@ -1152,6 +1152,49 @@ impl<'a> Lowerer<'a> {
                 };
                 self.push(op, c, k);
             }
+            // one tile element at a linear storage offset, by the scalar
+            // unit (machine::scalar_mem takes the tile as its base)
+            "tgetval" => {
+                let ins = op.group_values("ins");
+                match (r0, ins.as_slice()) {
+                    (Some(val), [tile, off, ..]) => {
+                        let dt = self.vdtype(*tile);
+                        self.push(
+                            op,
+                            c,
+                            K::ScalarMem {
+                                load: true,
+                                val,
+                                ptr: *tile,
+                                off: *off,
+                                dt,
+                            },
+                        )
+                    }
+                    _ => self.unsupported(op, c, "needs ins(tile, offset) and a result"),
+                }
+            }
+            "tsetval" => {
+                let ins = op.group_values("ins");
+                let outs = op.group_values("outs");
+                match (ins.as_slice(), outs.first()) {
+                    ([off, val, ..], Some(&tile)) => {
+                        let dt = self.vdtype(tile);
+                        self.push(
+                            op,
+                            c,
+                            K::ScalarMem {
+                                load: false,
+                                val: *val,
+                                ptr: tile,
+                                off: *off,
+                                dt,
+                            },
+                        )
+                    }
+                    _ => self.unsupported(op, c, "needs ins(offset, value) and outs(tile)"),
+                }
+            }
             "castptr" => {
                 let (Some(dst), Some(&src)) = (r0, u.first()) else {
                     return self.unsupported(op, c, "needs a source and a result");
@@ -1357,6 +1400,54 @@ impl<'a> Lowerer<'a> {
                     .scalar_dtype()
                     .unwrap_or(DType::U8);
                 self.push(op, c, K::Reshape { dst, src, tb, elem });
+            }
+            // `talias` / `bitcast`: the same bytes under the result's type
+            "talias" | "bitcast" => {
+                let (Some(dst), Some(&src)) = (r0, u.first()) else {
+                    return self.unsupported(op, c, "needs a source tile and a result");
+                };
+                let Some(Type::TileBuf(tb)) = self.ty(dst) else {
+                    return self.unsupported(op, c, "result is not a !pto.tile_buf");
+                };
+                let tb = *tb;
+                let elem = self
+                    .file
+                    .types
+                    .get(tb.elem)
+                    .scalar_dtype()
+                    .unwrap_or(DType::U8);
+                self.push(op, c, K::Reshape { dst, src, tb, elem });
+            }
+            // `tassign %tile, %addr`: the result's type placed at a byte address
+            "tassign" => {
+                let (Some(dst), [_, addr, ..]) = (r0, u) else {
+                    return self.unsupported(op, c, "needs a tile, an address and a result");
+                };
+                let Some(Type::TileBuf(tb)) = self.ty(dst) else {
+                    return self.unsupported(op, c, "result is not a !pto.tile_buf");
+                };
+                let tb = *tb;
+                let elem = self
+                    .file
+                    .types
+                    .get(tb.elem)
+                    .scalar_dtype()
+                    .unwrap_or(DType::U8);
+                let site = self.sites;
+                self.sites += 1;
+                self.push(
+                    op,
+                    c,
+                    K::AllocTile {
+                        dst,
+                        site,
+                        tb,
+                        elem,
+                        addr: Some(*addr),
+                        vrow: None,
+                        vcol: None,
+                    },
+                );
             }
             "set_validshape" => match u {
                 [t, r, col, ..] => self.push(
