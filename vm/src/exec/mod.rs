@@ -14,6 +14,7 @@ pub mod matmul;
 pub mod mgather;
 pub mod minifloat;
 pub mod quant;
+pub mod random;
 pub mod reduce;
 pub mod scalar;
 pub mod sort;

@@ -12,7 +12,7 @@ use pto_isa_spec::{DType, Opcode};
 
 use crate::exec::{
     convert, expand, fault, gather, gen, hist, irregular, layout_ops, matmul, mgather, quant,
-    reduce, sort, Accesses, Fault,
+    random, reduce, sort, Accesses, Fault,
 };
 use crate::mem::{Gm, Local};
 use crate::num::{read, write, Num};
@@ -117,6 +117,7 @@ fn group(op: Opcode) -> Option<Group> {
         O::TQuant | O::TDequant => quant::run,
         O::TSort32 | O::TMrgSort => sort::run,
         O::THistogram => hist::run,
+        O::TRandom => random::run,
         O::TMatmul
         | O::TMatmulAcc
         | O::TMatmulBias
