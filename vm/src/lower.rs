@@ -1563,6 +1563,26 @@ impl<'a> Lowerer<'a> {
                     _ => self.unsupported(op, c, "needs ins(tile) and outs(view)"),
                 }
             }
+            // drained before and after: the print sees program order
+            "tprint" => {
+                let ins = op.group_values("ins");
+                let barrier = K::Sync(SyncOp::Barrier { pipe: Pipe::All });
+                self.push(op, c, barrier.clone());
+                self.push(
+                    op,
+                    c,
+                    K::Issue {
+                        pipe: Pipe::S,
+                        op: PipeOp::Tile {
+                            op: op.opcode,
+                            ins,
+                            outs: Vec::new(),
+                            attrs: Self::tile_attrs(op),
+                        },
+                    },
+                );
+                self.push(op, c, barrier);
+            }
             "texpands" => self.issue_in_out(
                 op,
                 c,

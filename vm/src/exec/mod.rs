@@ -13,6 +13,7 @@ pub mod layout_ops;
 pub mod matmul;
 pub mod mgather;
 pub mod minifloat;
+pub mod print;
 pub mod quant;
 pub mod random;
 pub mod reduce;

@@ -136,13 +136,16 @@ fn group(op: Opcode) -> Option<Group> {
 
 /// Whether the generic path implements `op` (lowering sends only these here).
 pub fn implemented(op: Opcode) -> bool {
-    group(op).is_some() || matches!(op, Opcode::MGather | Opcode::MScatter)
+    group(op).is_some() || matches!(op, Opcode::MGather | Opcode::MScatter | Opcode::TPrint)
 }
 
 /// Executes a tile instruction.
 pub fn run(call: &TileCall, gm: &Gm, local: &mut Local, acc: &mut Accesses) -> Result<(), Fault> {
     if matches!(call.op, Opcode::MGather | Opcode::MScatter) {
         return mgather::run(call, gm, local, acc);
+    }
+    if call.op == Opcode::TPrint {
+        return crate::exec::print::run(call, gm, local, acc);
     }
     match group(call.op) {
         Some(g) => g(call, local, acc),
