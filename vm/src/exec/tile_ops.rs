@@ -111,7 +111,8 @@ fn group(op: Opcode) -> Option<Group> {
         | O::TConcat
         | O::TConcatIdx
         | O::TInterleave
-        | O::TDeinterleave => layout_ops::run,
+        | O::TDeinterleave
+        | O::TPack => layout_ops::run,
         O::TCi | O::TTri => gen::run,
         O::TGather | O::TScatter | O::TGatherb => gather::run,
         O::TQuant | O::TDequant => quant::run,
