@@ -15,6 +15,7 @@ pub mod mgather;
 pub mod minifloat;
 pub mod print;
 pub mod quant;
+pub mod quant_mx;
 pub mod random;
 pub mod reduce;
 pub mod scalar;

@@ -12,7 +12,7 @@ use pto_isa_spec::{DType, Opcode};
 
 use crate::exec::{
     convert, expand, fault, gather, gen, hist, irregular, layout_ops, matmul, mgather, quant,
-    random, reduce, sort, Accesses, Fault,
+    quant_mx, random, reduce, sort, Accesses, Fault,
 };
 use crate::mem::{Gm, Local};
 use crate::num::{read, write, Num};
@@ -116,6 +116,7 @@ fn group(op: Opcode) -> Option<Group> {
         O::TCi | O::TTri => gen::run,
         O::TGather | O::TScatter | O::TGatherb => gather::run,
         O::TQuant | O::TDequant => quant::run,
+        O::TQuantMx => quant_mx::run,
         O::TSort32 | O::TMrgSort => sort::run,
         O::THistogram => hist::run,
         O::TRandom => random::run,
