@@ -1563,6 +1563,20 @@ impl<'a> Lowerer<'a> {
                     _ => self.unsupported(op, c, "needs ins(tile) and outs(view)"),
                 }
             }
+            // the cube's mode register: in order with the matmuls on PIPE_M
+            "settf32mode" | "sethf32mode" => self.push(
+                op,
+                c,
+                K::Issue {
+                    pipe: Pipe::M,
+                    op: PipeOp::Tile {
+                        op: op.opcode,
+                        ins: Vec::new(),
+                        outs: Vec::new(),
+                        attrs: Self::tile_attrs(op),
+                    },
+                },
+            ),
             // drained before and after: the print sees program order
             "tprint" => {
                 let ins = op.group_values("ins");

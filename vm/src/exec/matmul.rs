@@ -204,10 +204,64 @@ fn e8m0(bits: u64) -> f32 {
     }
 }
 
-/// Executes a matmul (the interpreter).
+/// Executes a matmul (the interpreter), or `settf32mode` / `sethf32mode`.
 pub fn run(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(), Fault> {
+    if matches!(call.op, Opcode::Settf32mode | Opcode::Sethf32mode) {
+        return set_mode(call, local);
+    }
     let p = plan(call)?;
     interpret(&p, local, acc)
+}
+
+/// `settf32mode {enable, mode}`: while enabled, every f32 operand element of
+/// the later matmuls (A and B, not the accumulator or bias) is rounded to
+/// TF32 (10 mantissa bits, to nearest even; `mode` may only be CAST_ROUND),
+/// the rounding the cube micro-op `mad` applies for `tf32_mode`. The mode
+/// register belongs to the cube, so the op runs in order on PIPE_M.
+/// `sethf32mode {enable = false}` is accepted; enabling HF32 faults (its
+/// transform is target-defined).
+fn set_mode(call: &TileCall, local: &mut Local) -> Result<(), Fault> {
+    let on = crate::exec::tile_ops::attr_sym(call, &["enable", "isEnable"])
+        .is_some_and(|v| v == "TRUE" || v == "1");
+    if let Some(m) =
+        crate::exec::tile_ops::attr_sym(call, &["mode", "tf32TransMode", "hf32TransMode"])
+    {
+        let nearest = (m.contains("ROUND") || m.contains("RINT"))
+            && !["FLOOR", "CEIL", "TRUNC", "ODD", "AWAY", "HYBRID"]
+                .iter()
+                .any(|o| m.contains(o));
+        if !nearest {
+            return fault(format!(
+                "{}: mode {m} is not implemented (CAST_ROUND is)",
+                short(call)
+            ));
+        }
+    }
+    if call.op == Opcode::Sethf32mode {
+        if on {
+            return fault(format!(
+                "{}: the HF32 transform is target-defined and not modelled; only enable = false runs",
+                short(call)
+            ));
+        }
+        return Ok(());
+    }
+    local.tf32 = on;
+    Ok(())
+}
+
+/// Rounds an f32 to TF32: 10 mantissa bits, to nearest even.
+fn tf32(x: f32) -> f32 {
+    if !x.is_finite() {
+        return x;
+    }
+    let b = x.to_bits();
+    let low = b & 0x1fff;
+    let mut hi = b >> 13;
+    if low > 0x1000 || (low == 0x1000 && hi & 1 == 1) {
+        hi += 1;
+    }
+    f32::from_bits(hi << 13)
 }
 
 /// The reference semantics, element by element through the layouts.
@@ -218,6 +272,9 @@ pub fn interpret(p: &Plan<'_>, local: &mut Local, acc: &mut Accesses) -> Result<
     for i in 0..m {
         for kk in 0..k {
             let mut x = get(local, a, i, kk, acc)?;
+            if local.tf32 && a.elem == DType::F32 {
+                x = Num::F(tf32(x.f() as f32) as f64);
+            }
             if let Some((sa, _)) = p.scales {
                 let s = e8m0(get_bits(local, sa, i, kk / 32, acc)?);
                 x = Num::F(((x.f() as f32) * s) as f64);
@@ -229,6 +286,9 @@ pub fn interpret(p: &Plan<'_>, local: &mut Local, acc: &mut Accesses) -> Result<
     for kk in 0..k {
         for j in 0..n {
             let mut y = get(local, b, kk, j, acc)?;
+            if local.tf32 && b.elem == DType::F32 {
+                y = Num::F(tf32(y.f() as f32) as f64);
+            }
             if let Some((_, sb)) = p.scales {
                 let s = e8m0(get_bits(local, sb, kk / 32, j, acc)?);
                 y = Num::F(((y.f() as f32) * s) as f64);
@@ -436,6 +496,9 @@ fn unpack(
 /// The same result as [`interpret`] (bit for bit: one FMA per k in k order
 /// from the same start), through `pto_jit::matmul_f32` on packed operands.
 pub fn native(p: &Plan<'_>, local: &mut Local, acc: &mut Accesses) -> Result<(), Fault> {
+    if local.tf32 {
+        return interpret(p, local, acc);
+    }
     let (m, k, n) = (p.m.max(0), p.k.max(0), p.n.max(0));
     let a = pack(local, p.a, m, k, acc)?;
     let b = pack(local, p.b, k, n, acc)?;

@@ -131,7 +131,9 @@ fn group(op: Opcode) -> Option<Group> {
         | O::TMatmulMxBias
         | O::TGemvMx
         | O::TGemvMxAcc
-        | O::TGemvMxBias => matmul::run,
+        | O::TGemvMxBias
+        | O::Settf32mode
+        | O::Sethf32mode => matmul::run,
         _ => return None,
     })
 }
