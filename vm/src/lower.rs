@@ -1563,6 +1563,16 @@ impl<'a> Lowerer<'a> {
                     _ => self.unsupported(op, c, "needs ins(tile) and outs(view)"),
                 }
             }
+            // GM -> L2 prefetch: ptovm models no L2, so the prefetch has no
+            // visible effect and its event (-1, never pending) is complete at
+            // once; contexts and sessions are plain handles
+            "make_prefetch_async_context" | "get_prefetch_async_session" | "tprefetch_async" => {
+                let Some(dst) = r0 else {
+                    return self.unsupported(op, c, "needs a result");
+                };
+                let val = Val::Int(if short == "tprefetch_async" { -1 } else { 0 });
+                self.push(op, c, K::Const { dst, val });
+            }
             // the cube's mode register: in order with the matmuls on PIPE_M
             "settf32mode" | "sethf32mode" => self.push(
                 op,
