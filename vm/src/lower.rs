@@ -422,7 +422,13 @@ impl<'a> Lowerer<'a> {
             }
             "pto.tsync" => {
                 // barrier form names an op class (TADD, TLOAD...); only vector classes are allowed
-                let class = imms.iter().find_map(|i| i.symbol()).map(|s| s.to_string());
+                // (an `ins(...)` operand list is the event form: the symbols of
+                // its types are not op classes)
+                let class = imms
+                    .iter()
+                    .find_map(|i| i.symbol())
+                    .map(|s| s.to_string())
+                    .filter(|_| op.group_values("ins").is_empty());
                 let Some(class) = class else {
                     // event-wait form on tiles/views: wait for everything issued so far
                     return self.push(op, c, K::Sync(SyncOp::Barrier { pipe: Pipe::All }));
