@@ -5,6 +5,7 @@ pub mod convert;
 pub mod cube;
 pub mod dma;
 pub mod expand;
+pub mod fixpipe_fp;
 pub mod gather;
 pub mod gen;
 pub mod hist;

@@ -140,13 +140,29 @@ fn group(op: Opcode) -> Option<Group> {
 
 /// Whether the generic path implements `op` (lowering sends only these here).
 pub fn implemented(op: Opcode) -> bool {
-    group(op).is_some() || matches!(op, Opcode::MGather | Opcode::MScatter | Opcode::TPrint)
+    group(op).is_some()
+        || matches!(
+            op,
+            Opcode::MGather
+                | Opcode::MScatter
+                | Opcode::TPrint
+                | Opcode::TMovFp
+                | Opcode::TExtractFp
+                | Opcode::TInsertFp
+                | Opcode::TStoreFp
+        )
 }
 
 /// Executes a tile instruction.
 pub fn run(call: &TileCall, gm: &Gm, local: &mut Local, acc: &mut Accesses) -> Result<(), Fault> {
     if matches!(call.op, Opcode::MGather | Opcode::MScatter) {
         return mgather::run(call, gm, local, acc);
+    }
+    if matches!(
+        call.op,
+        Opcode::TMovFp | Opcode::TExtractFp | Opcode::TInsertFp | Opcode::TStoreFp
+    ) {
+        return crate::exec::fixpipe_fp::run(call, gm, local, acc);
     }
     if call.op == Opcode::TPrint {
         return crate::exec::print::run(call, gm, local, acc);
