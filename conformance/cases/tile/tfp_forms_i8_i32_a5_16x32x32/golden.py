@@ -23,6 +23,8 @@ words.astype(np.uint64).tofile(d / "v4.bin")
 q = np.clip(np.rint(c.astype(np.float32) * s), -128, 127).astype(np.int8)
 h = np.clip(c[4:12].astype(np.float32) * s, -65504, 65504).astype(np.float16)
 g = np.clip(np.rint(c.astype(np.float32) * ws + np.float32(3)), 0, 255).astype(np.uint8)
-for k, o in [(5, q), (6, h), (7, g)]:
+ins = np.zeros((32, 32), np.int8)
+ins[8:24] = q
+for k, o in [(5, q), (6, h), (7, g), (8, ins)]:
     np.zeros(o.shape, o.dtype).tofile(d / f"v{k}.bin")
     o.tofile(d / f"golden_v{k}.bin")
