@@ -615,6 +615,8 @@ pub fn dtype_class(d: pto_isa_spec::DType) -> Option<&'static str> {
 #[derive(Clone, Debug, Default)]
 pub struct ClassCoverage {
     hit: std::collections::BTreeMap<usize, std::collections::BTreeSet<&'static str>>,
+    /// Ops a passing case executed, with or without a classed operand.
+    ran: std::collections::BTreeSet<usize>,
 }
 
 impl ClassCoverage {
@@ -629,6 +631,7 @@ impl ClassCoverage {
             if counts.get(o).copied().unwrap_or(0) == 0 {
                 continue;
             }
+            self.ran.insert(o);
             for v in op.uses().chain(op.result_values()) {
                 let ty = file.values.get(v as usize).and_then(|i| i.ty);
                 let shaped = ty.is_some_and(|t| {
@@ -695,13 +698,18 @@ impl ClassCoverage {
                 "| `{}` | {} | {} | {} |\n",
                 info.name,
                 allowed,
-                if cov.is_empty() {
+                if cov.is_empty() && self.ran.contains(&(info.opcode as usize)) {
+                    "executed (no tile operand)".into()
+                } else if cov.is_empty() {
                     "—".into()
                 } else {
                     cov.join(", ")
                 },
                 if gaps.is_empty() {
-                    if sup.is_empty() && cov.is_empty() {
+                    if sup.is_empty()
+                        && cov.is_empty()
+                        && !self.ran.contains(&(info.opcode as usize))
+                    {
                         "no case".to_string()
                     } else {
                         String::new()

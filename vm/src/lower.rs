@@ -422,7 +422,13 @@ impl<'a> Lowerer<'a> {
             }
             "pto.tsync" => {
                 // barrier form names an op class (TADD, TLOAD...); only vector classes are allowed
-                let class = imms.iter().find_map(|i| i.symbol()).map(|s| s.to_string());
+                // (an `ins(...)` operand list is the event form: the symbols of
+                // its types are not op classes)
+                let class = imms
+                    .iter()
+                    .find_map(|i| i.symbol())
+                    .map(|s| s.to_string())
+                    .filter(|_| op.group_values("ins").is_empty());
                 let Some(class) = class else {
                     // event-wait form on tiles/views: wait for everything issued so far
                     return self.push(op, c, K::Sync(SyncOp::Barrier { pipe: Pipe::All }));
@@ -1152,6 +1158,49 @@ impl<'a> Lowerer<'a> {
                 };
                 self.push(op, c, k);
             }
+            // one tile element at a linear storage offset, by the scalar
+            // unit (machine::scalar_mem takes the tile as its base)
+            "tgetval" => {
+                let ins = op.group_values("ins");
+                match (r0, ins.as_slice()) {
+                    (Some(val), [tile, off, ..]) => {
+                        let dt = self.vdtype(*tile);
+                        self.push(
+                            op,
+                            c,
+                            K::ScalarMem {
+                                load: true,
+                                val,
+                                ptr: *tile,
+                                off: *off,
+                                dt,
+                            },
+                        )
+                    }
+                    _ => self.unsupported(op, c, "needs ins(tile, offset) and a result"),
+                }
+            }
+            "tsetval" => {
+                let ins = op.group_values("ins");
+                let outs = op.group_values("outs");
+                match (ins.as_slice(), outs.first()) {
+                    ([off, val, ..], Some(&tile)) => {
+                        let dt = self.vdtype(tile);
+                        self.push(
+                            op,
+                            c,
+                            K::ScalarMem {
+                                load: false,
+                                val: *val,
+                                ptr: tile,
+                                off: *off,
+                                dt,
+                            },
+                        )
+                    }
+                    _ => self.unsupported(op, c, "needs ins(offset, value) and outs(tile)"),
+                }
+            }
             "castptr" => {
                 let (Some(dst), Some(&src)) = (r0, u.first()) else {
                     return self.unsupported(op, c, "needs a source and a result");
@@ -1358,6 +1407,54 @@ impl<'a> Lowerer<'a> {
                     .unwrap_or(DType::U8);
                 self.push(op, c, K::Reshape { dst, src, tb, elem });
             }
+            // `talias` / `bitcast`: the same bytes under the result's type
+            "talias" | "bitcast" => {
+                let (Some(dst), Some(&src)) = (r0, u.first()) else {
+                    return self.unsupported(op, c, "needs a source tile and a result");
+                };
+                let Some(Type::TileBuf(tb)) = self.ty(dst) else {
+                    return self.unsupported(op, c, "result is not a !pto.tile_buf");
+                };
+                let tb = *tb;
+                let elem = self
+                    .file
+                    .types
+                    .get(tb.elem)
+                    .scalar_dtype()
+                    .unwrap_or(DType::U8);
+                self.push(op, c, K::Reshape { dst, src, tb, elem });
+            }
+            // `tassign %tile, %addr`: the result's type placed at a byte address
+            "tassign" => {
+                let (Some(dst), [_, addr, ..]) = (r0, u) else {
+                    return self.unsupported(op, c, "needs a tile, an address and a result");
+                };
+                let Some(Type::TileBuf(tb)) = self.ty(dst) else {
+                    return self.unsupported(op, c, "result is not a !pto.tile_buf");
+                };
+                let tb = *tb;
+                let elem = self
+                    .file
+                    .types
+                    .get(tb.elem)
+                    .scalar_dtype()
+                    .unwrap_or(DType::U8);
+                let site = self.sites;
+                self.sites += 1;
+                self.push(
+                    op,
+                    c,
+                    K::AllocTile {
+                        dst,
+                        site,
+                        tb,
+                        elem,
+                        addr: Some(*addr),
+                        vrow: None,
+                        vcol: None,
+                    },
+                );
+            }
             "set_validshape" => match u {
                 [t, r, col, ..] => self.push(
                     op,
@@ -1471,6 +1568,50 @@ impl<'a> Lowerer<'a> {
                     }
                     _ => self.unsupported(op, c, "needs ins(tile) and outs(view)"),
                 }
+            }
+            // GM -> L2 prefetch: ptovm models no L2, so the prefetch has no
+            // visible effect and its event (-1, never pending) is complete at
+            // once; contexts and sessions are plain handles
+            "make_prefetch_async_context" | "get_prefetch_async_session" | "tprefetch_async" => {
+                let Some(dst) = r0 else {
+                    return self.unsupported(op, c, "needs a result");
+                };
+                let val = Val::Int(if short == "tprefetch_async" { -1 } else { 0 });
+                self.push(op, c, K::Const { dst, val });
+            }
+            // the cube's mode register: in order with the matmuls on PIPE_M
+            "settf32mode" | "sethf32mode" => self.push(
+                op,
+                c,
+                K::Issue {
+                    pipe: Pipe::M,
+                    op: PipeOp::Tile {
+                        op: op.opcode,
+                        ins: Vec::new(),
+                        outs: Vec::new(),
+                        attrs: Self::tile_attrs(op),
+                    },
+                },
+            ),
+            // drained before and after: the print sees program order
+            "tprint" => {
+                let ins = op.group_values("ins");
+                let barrier = K::Sync(SyncOp::Barrier { pipe: Pipe::All });
+                self.push(op, c, barrier.clone());
+                self.push(
+                    op,
+                    c,
+                    K::Issue {
+                        pipe: Pipe::S,
+                        op: PipeOp::Tile {
+                            op: op.opcode,
+                            ins,
+                            outs: Vec::new(),
+                            attrs: Self::tile_attrs(op),
+                        },
+                    },
+                );
+                self.push(op, c, barrier);
             }
             "texpands" => self.issue_in_out(
                 op,

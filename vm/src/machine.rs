@@ -2415,12 +2415,27 @@ fn scalar_mem(
     off: Reg,
     dt: pto_isa_spec::DType,
 ) -> Result<(), Fault> {
+    let k = rd_int(regs, off)?;
     let p = match regs.get(ptr as usize) {
         Some(Val::Ptr(p)) => *p,
+        // tgetval / tsetval: element `k` of the tile's storage
+        Some(Val::Tile(t)) => {
+            let n = t.rows.max(0) * t.cols.max(0);
+            if k < 0 || k >= n {
+                return fault(format!(
+                    "element offset {k} is outside the {}x{} tile (offsets 0..{n})",
+                    t.rows, t.cols
+                ));
+            }
+            crate::value::Ptr {
+                space: Space::of_tile(t.loc),
+                addr: t.addr,
+                elem: t.elem,
+            }
+        }
         Some(other) => return fault(format!("expected a pointer, got {}", other.kind())),
         None => return fault("missing pointer operand"),
     };
-    let k = rd_int(regs, off)?;
     let es = dt.bytes().max(1);
     let addr = (p.addr as i64)
         .checked_add(k.checked_mul(es as i64).unwrap_or(i64::MIN))

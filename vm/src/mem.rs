@@ -321,6 +321,9 @@ impl std::fmt::Debug for Zeroed {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Local {
     bufs: [Zeroed; 7],
+    /// The cube's TF32 transform mode (`settf32mode`): f32 matmul operands
+    /// are rounded to TF32 while it is on.
+    pub tf32: bool,
 }
 
 impl Local {
@@ -336,6 +339,7 @@ impl Local {
                 Zeroed::new(p.bias_bytes),
                 Zeroed::new(p.fb_bytes),
             ],
+            tf32: false,
         }
     }
 

@@ -224,3 +224,17 @@ fn atomic_tstore_accumulates_into_gm() {
     let want: Vec<f32> = x.iter().map(|v| 2.0 * v.abs()).collect();
     assert_eq!(f32s(&f.buffers[1]), want);
 }
+
+#[test]
+fn tgetval_and_tsetval_outside_the_tile_fault() {
+    let s = tile("f32", 4, 8, 4, 8, "row_major");
+    let d = tile("f32", 4, 8, 4, 8, "row_major");
+    for body in [
+        format!("%c32 = arith.constant 32 : index\n    %v = pto.tgetval ins(%s, %c32 : {s}, index) outs : f32"),
+        format!("%cm = arith.constant -1 : index\n    %f = arith.constant 1.0 : f32\n    pto.tsetval ins(%cm, %f : index, f32) outs(%d : {d})"),
+    ] {
+        let f = run(&kernel(&s, &d, (4, 8), (4, 8), &body, true), &[1.0; 32], 32);
+        let m = fault_message(&f);
+        assert!(m.contains("outside the 4x8 tile (offsets 0..32)"), "{m}");
+    }
+}

@@ -40,6 +40,7 @@ pub fn run(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(),
         O::TConcat => concat(call, local, acc),
         O::TConcatIdx => concat_idx(call, local, acc),
         O::TInterleave | O::TDeinterleave => interleave(call, local, acc),
+        O::TPack => pack(call, local, acc),
         _ => fault(format!("{} is not a layout op", call.op.name())),
     }
 }
@@ -226,6 +227,29 @@ fn fillpad(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(),
         }
     }
     Ok(())
+}
+
+/// `tpack` (A5): every element of the destination's valid region is the
+/// source element at the same (row, column) cast to the destination type, C
+/// style: integers keep their low bits (sign or zero extended when wider),
+/// floats round to nearest even, float -> integer truncates toward zero.
+/// PTOAS admits only the narrowing pairs (4 -> 2, 4 -> 1, 2 -> 1 bytes) on
+/// row-major vec tiles of one valid shape; the CPU simulator's cast also
+/// widens, so no pair is refused here.
+fn pack(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(), Fault> {
+    let src = in_tile(call, 0, "source")?;
+    let dst = out_tile(call, 0, "destination")?;
+    check_valid(call, dst, "destination")?;
+    check_covers(call, src, dst.v_row, dst.v_col, "source")?;
+    let vals = read_block(local, src, 0, 0, dst.v_row, dst.v_col, acc)?;
+    let vals: Vec<Num> = vals
+        .into_iter()
+        .map(|v| match v {
+            Num::F(f) if !dst.elem.is_float() => Num::I(if f.is_nan() { 0 } else { f as i64 }),
+            o => o,
+        })
+        .collect();
+    write_block(local, dst, (0, 0), (dst.v_row, dst.v_col), &vals, acc)
 }
 
 /// `tconcat`: dst row i = src0 row i (its valid columns) then src1 row i.

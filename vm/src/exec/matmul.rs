@@ -8,10 +8,24 @@
 //! `C_in` (the first `ins` operand), `.bias` from the bias row (`bias[0][n]`,
 //! the third operand). Operands are read through their own layouts (NZ, ZN,
 //! ZZ, ...), so any tile layout works.
+//!
+//! The block-scaled (MX, A5) forms `tmatmul.mx`, `tmatmul.mx.acc`,
+//! `tmatmul.mx.bias` and their `tgemv.mx` counterparts take
+//! `[C_in,] A, A_scale, B, B_scale [, bias]`: A and B hold fp8 (e4m3fn or
+//! e5m2) codes, the scale tiles one E8M0 exponent byte per 32 elements
+//! along K. `A_scale` is `M x ceil(K/32)` and `B_scale` is `ceil(K/32) x N`,
+//! each read through its own layout; element `(i, k)` of A is taken as
+//! `A[i][k] * 2^(A_scale[i][k/32] - 127)` (code 0xFF is NaN), likewise
+//! `B[k][j] * 2^(B_scale[k/32][j] - 127)`, and the products accumulate in
+//! f32 exactly like the plain forms (the same rule as the cube micro-op
+//! `mad_mx`). Scale tiles must have an 8-bit element type (`f8E8M0FNU`, or
+//! `ui8`/`i8` read as raw bytes); packed fp4 operands are not implemented.
 
 use pto_isa_spec::{DType, Opcode};
 
-use crate::exec::tile_ops::{check_valid, get, in_tile, out_tile, put, short, space, TileCall};
+use crate::exec::tile_ops::{
+    check_valid, get, get_bits, in_tile, out_tile, put, short, space, TileCall,
+};
 use crate::exec::{fault, Accesses, Fault};
 use crate::mem::Local;
 use crate::num::Num;
@@ -28,6 +42,8 @@ pub struct Plan<'a> {
     float: bool,
     /// `(tile, is_bias_row)`: C_in or the bias row; `None` starts from zero.
     start: Option<(&'a Tile, bool)>,
+    /// MX forms: the A and B scale tiles.
+    scales: Option<(&'a Tile, &'a Tile)>,
 }
 
 impl Plan<'_> {
@@ -40,14 +56,19 @@ impl Plan<'_> {
 /// Checks a matmul's operands and sizes.
 pub fn plan(call: &TileCall) -> Result<Plan<'_>, Fault> {
     use Opcode as O;
-    let (ai, init) = match call.op {
-        O::TMatmul | O::TGemv => (0, Init::Zero),
-        O::TMatmulAcc | O::TGemvAcc => (1, Init::Acc),
-        O::TMatmulBias | O::TGemvBias => (0, Init::Bias),
+    let (ai, init, mx) = match call.op {
+        O::TMatmul | O::TGemv => (0, Init::Zero, false),
+        O::TMatmulAcc | O::TGemvAcc => (1, Init::Acc, false),
+        O::TMatmulBias | O::TGemvBias => (0, Init::Bias, false),
+        O::TMatmulMx | O::TGemvMx => (0, Init::Zero, true),
+        O::TMatmulMxAcc | O::TGemvMxAcc => (1, Init::Acc, true),
+        O::TMatmulMxBias | O::TGemvMxBias => (0, Init::Bias, true),
         _ => return fault(format!("{} is not a matmul", call.op.name())),
     };
+    // MX operand order: A, A_scale, B, B_scale
+    let bi = if mx { ai + 2 } else { ai + 1 };
     let a = in_tile(call, ai, "left operand A")?;
-    let b = in_tile(call, ai + 1, "right operand B")?;
+    let b = in_tile(call, bi, "right operand B")?;
     let c = out_tile(call, 0, "accumulator C")?;
     for (t, n) in [(a, "A"), (b, "B"), (c, "C")] {
         check_valid(call, t, n)?;
@@ -94,7 +115,7 @@ pub fn plan(call: &TileCall) -> Result<Plan<'_>, Fault> {
             Some((ci, false))
         }
         Init::Bias => {
-            let bias = in_tile(call, 2, "bias")?;
+            let bias = in_tile(call, bi + 1 + usize::from(mx), "bias")?;
             check_valid(call, bias, "bias")?;
             if n > bias.cols {
                 return fault(format!(
@@ -106,6 +127,11 @@ pub fn plan(call: &TileCall) -> Result<Plan<'_>, Fault> {
             Some((bias, true))
         }
     };
+    let scales = if mx {
+        Some(mx_scales(call, a, b, c, (ai + 1, bi + 1), (m, k, n))?)
+    } else {
+        None
+    };
     Ok(Plan {
         a,
         b,
@@ -115,29 +141,159 @@ pub fn plan(call: &TileCall) -> Result<Plan<'_>, Fault> {
         n,
         float,
         start,
+        scales,
     })
 }
 
-/// Executes a matmul (the interpreter).
+/// Checks the MX operands: fp8 data, an f32 accumulator, 8-bit scale tiles
+/// whose valid regions cover `M x ceil(K/32)` and `ceil(K/32) x N`.
+fn mx_scales<'a>(
+    call: &'a TileCall,
+    a: &Tile,
+    b: &Tile,
+    c: &Tile,
+    (sai, sbi): (usize, usize),
+    (m, k, n): (i64, i64, i64),
+) -> Result<(&'a Tile, &'a Tile), Fault> {
+    let fp8 = |d: DType| matches!(d, DType::F8E4M3 | DType::F8E5M2);
+    let fp4 = |d: DType| matches!(d, DType::F4E2M1 | DType::F4E1M2);
+    if fp4(a.elem) || fp4(b.elem) {
+        return fault(format!(
+            "{}: packed fp4 MX operands are not implemented (fp8 ones are)",
+            short(call)
+        ));
+    }
+    if !fp8(a.elem) || !fp8(b.elem) || c.elem != DType::F32 {
+        return fault(format!(
+            "{}: MX operands must be fp8 x fp8 -> f32, found {} x {} -> {}",
+            short(call),
+            a.elem,
+            b.elem,
+            c.elem
+        ));
+    }
+    let sa = in_tile(call, sai, "A scale tile")?;
+    let sb = in_tile(call, sbi, "B scale tile")?;
+    let groups = (k + 31) / 32;
+    for (t, what, rows, cols) in [(sa, "A_scale", m, groups), (sb, "B_scale", groups, n)] {
+        if t.elem.bytes() != 1 || t.elem.is_float() && t.elem != DType::E8M0 {
+            return fault(format!(
+                "{}: {what} must hold E8M0 bytes (f8E8M0FNU, ui8 or i8), found {}",
+                short(call),
+                t.elem
+            ));
+        }
+        check_valid(call, t, what)?;
+        if t.v_row < rows || t.v_col < cols {
+            return fault(format!(
+                "{}: {what} valid region {}x{} does not cover the {rows}x{cols} scales of K = {k}",
+                short(call),
+                t.v_row,
+                t.v_col
+            ));
+        }
+    }
+    Ok((sa, sb))
+}
+
+/// The value of an E8M0 scale byte: `2^(e - 127)`, 0xFF is NaN.
+fn e8m0(bits: u64) -> f32 {
+    match bits as u8 {
+        0xff => f32::NAN,
+        e => (2f64).powi(e as i32 - 127) as f32,
+    }
+}
+
+/// Executes a matmul (the interpreter), or `settf32mode` / `sethf32mode`.
 pub fn run(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(), Fault> {
+    if matches!(call.op, Opcode::Settf32mode | Opcode::Sethf32mode) {
+        return set_mode(call, local);
+    }
     let p = plan(call)?;
     interpret(&p, local, acc)
+}
+
+/// `settf32mode {enable, mode}`: while enabled, every f32 operand element of
+/// the later matmuls (A and B, not the accumulator or bias) is rounded to
+/// TF32 (10 mantissa bits, to nearest even; `mode` may only be CAST_ROUND),
+/// the rounding the cube micro-op `mad` applies for `tf32_mode`. The mode
+/// register belongs to the cube, so the op runs in order on PIPE_M.
+/// `sethf32mode {enable = false}` is accepted; enabling HF32 faults (its
+/// transform is target-defined).
+fn set_mode(call: &TileCall, local: &mut Local) -> Result<(), Fault> {
+    let on = crate::exec::tile_ops::attr_sym(call, &["enable", "isEnable"])
+        .is_some_and(|v| v == "TRUE" || v == "1");
+    if let Some(m) =
+        crate::exec::tile_ops::attr_sym(call, &["mode", "tf32TransMode", "hf32TransMode"])
+    {
+        let nearest = (m.contains("ROUND") || m.contains("RINT"))
+            && !["FLOOR", "CEIL", "TRUNC", "ODD", "AWAY", "HYBRID"]
+                .iter()
+                .any(|o| m.contains(o));
+        if !nearest {
+            return fault(format!(
+                "{}: mode {m} is not implemented (CAST_ROUND is)",
+                short(call)
+            ));
+        }
+    }
+    if call.op == Opcode::Sethf32mode {
+        if on {
+            return fault(format!(
+                "{}: the HF32 transform is target-defined and not modelled; only enable = false runs",
+                short(call)
+            ));
+        }
+        return Ok(());
+    }
+    local.tf32 = on;
+    Ok(())
+}
+
+/// Rounds an f32 to TF32: 10 mantissa bits, to nearest even.
+fn tf32(x: f32) -> f32 {
+    if !x.is_finite() {
+        return x;
+    }
+    let b = x.to_bits();
+    let low = b & 0x1fff;
+    let mut hi = b >> 13;
+    if low > 0x1000 || (low == 0x1000 && hi & 1 == 1) {
+        hi += 1;
+    }
+    f32::from_bits(hi << 13)
 }
 
 /// The reference semantics, element by element through the layouts.
 pub fn interpret(p: &Plan<'_>, local: &mut Local, acc: &mut Accesses) -> Result<(), Fault> {
     let (a, b, c, m, k, n, float, start) = (p.a, p.b, p.c, p.m, p.k, p.n, p.float, p.start);
-    // A and B once, row-major
+    // A and B once, row-major (MX: scaled by their block exponents)
     let mut av = Vec::with_capacity((m * k).max(0) as usize);
     for i in 0..m {
         for kk in 0..k {
-            av.push(get(local, a, i, kk, acc)?);
+            let mut x = get(local, a, i, kk, acc)?;
+            if local.tf32 && a.elem == DType::F32 {
+                x = Num::F(tf32(x.f() as f32) as f64);
+            }
+            if let Some((sa, _)) = p.scales {
+                let s = e8m0(get_bits(local, sa, i, kk / 32, acc)?);
+                x = Num::F(((x.f() as f32) * s) as f64);
+            }
+            av.push(x);
         }
     }
     let mut bv = Vec::with_capacity((k * n).max(0) as usize);
     for kk in 0..k {
         for j in 0..n {
-            bv.push(get(local, b, kk, j, acc)?);
+            let mut y = get(local, b, kk, j, acc)?;
+            if local.tf32 && b.elem == DType::F32 {
+                y = Num::F(tf32(y.f() as f32) as f64);
+            }
+            if let Some((_, sb)) = p.scales {
+                let s = e8m0(get_bits(local, sb, kk / 32, j, acc)?);
+                y = Num::F(((y.f() as f32) * s) as f64);
+            }
+            bv.push(y);
         }
     }
     let mut out = Vec::with_capacity((m * n).max(0) as usize);
@@ -184,6 +340,7 @@ pub fn interpret(p: &Plan<'_>, local: &mut Local, acc: &mut Accesses) -> Result<
 pub fn native_ok(p: &Plan<'_>) -> bool {
     let w = |d: DType| matches!(d, DType::F32 | DType::F16 | DType::BF16);
     p.float
+        && p.scales.is_none()
         && w(p.a.elem)
         && w(p.b.elem)
         && p.c.elem == DType::F32
@@ -457,6 +614,9 @@ fn unpack(
 /// The same result as [`interpret`] (bit for bit: one FMA per k in k order
 /// from the same start), through `pto_jit::matmul_f32` on packed operands.
 pub fn native(p: &Plan<'_>, local: &mut Local, acc: &mut Accesses) -> Result<(), Fault> {
+    if local.tf32 {
+        return interpret(p, local, acc);
+    }
     thread_local! {
         // packed A, B and C, reused: three fresh 64 KiB vectors per matmul
         // cost page faults (the allocator hands the memory back each time)

@@ -537,20 +537,20 @@ pub fn reshape(
     use pto_asm::ty::SLayout;
     let crate::value::Val::Tile(s) = src else {
         return fault(format!(
-            "treshape: the source is {}, not a tile",
+            "treshape/talias/bitcast: the source is {}, not a tile",
             src.kind()
         ));
     };
     if s.loc != tb.loc {
         return fault(format!(
-            "treshape: the source is in {:?} but the result type in {:?}",
+            "treshape/talias/bitcast: the source is in {:?} but the result type in {:?}",
             s.loc, tb.loc
         ));
     }
     let bytes = (tb.rows.max(0) * tb.cols.max(0)) as u64 * elem.bytes() as u64;
     if bytes != s.bytes() {
         return fault(format!(
-            "treshape: the source holds {} bytes ({}x{} {}) but the result {} ({}x{} {})",
+            "treshape/talias/bitcast: the source holds {} bytes ({}x{} {}) but the result {} ({}x{} {})",
             s.bytes(),
             s.rows,
             s.cols,
@@ -562,7 +562,9 @@ pub fn reshape(
         ));
     }
     if (s.slayout == SLayout::NoneBox) != (tb.slayout == SLayout::NoneBox) {
-        return fault("treshape: cannot reshape between a boxed and an unboxed layout");
+        return fault(
+            "treshape/talias/bitcast: cannot reshape between a boxed and an unboxed layout",
+        );
     }
     Ok(Tile {
         loc: tb.loc,

@@ -12,7 +12,7 @@ use pto_isa_spec::{DType, Opcode};
 
 use crate::exec::{
     convert, expand, fault, gather, gen, hist, irregular, layout_ops, matmul, mgather, quant,
-    reduce, sort, Accesses, Fault,
+    quant_mx, random, reduce, sort, Accesses, Fault,
 };
 use crate::mem::{Gm, Local};
 use crate::num::{read, write, Num};
@@ -111,28 +111,61 @@ fn group(op: Opcode) -> Option<Group> {
         | O::TConcat
         | O::TConcatIdx
         | O::TInterleave
-        | O::TDeinterleave => layout_ops::run,
+        | O::TDeinterleave
+        | O::TPack => layout_ops::run,
         O::TCi | O::TTri => gen::run,
         O::TGather | O::TScatter | O::TGatherb => gather::run,
         O::TQuant | O::TDequant => quant::run,
+        O::TQuantMx => quant_mx::run,
         O::TSort32 | O::TMrgSort => sort::run,
         O::THistogram => hist::run,
-        O::TMatmul | O::TMatmulAcc | O::TMatmulBias | O::TGemv | O::TGemvAcc | O::TGemvBias => {
-            matmul::run
-        }
+        O::TRandom => random::run,
+        O::TMatmul
+        | O::TMatmulAcc
+        | O::TMatmulBias
+        | O::TGemv
+        | O::TGemvAcc
+        | O::TGemvBias
+        | O::TMatmulMx
+        | O::TMatmulMxAcc
+        | O::TMatmulMxBias
+        | O::TGemvMx
+        | O::TGemvMxAcc
+        | O::TGemvMxBias
+        | O::Settf32mode
+        | O::Sethf32mode => matmul::run,
         _ => return None,
     })
 }
 
 /// Whether the generic path implements `op` (lowering sends only these here).
 pub fn implemented(op: Opcode) -> bool {
-    group(op).is_some() || matches!(op, Opcode::MGather | Opcode::MScatter)
+    group(op).is_some()
+        || matches!(
+            op,
+            Opcode::MGather
+                | Opcode::MScatter
+                | Opcode::TPrint
+                | Opcode::TMovFp
+                | Opcode::TExtractFp
+                | Opcode::TInsertFp
+                | Opcode::TStoreFp
+        )
 }
 
 /// Executes a tile instruction.
 pub fn run(call: &TileCall, gm: &Gm, local: &mut Local, acc: &mut Accesses) -> Result<(), Fault> {
     if matches!(call.op, Opcode::MGather | Opcode::MScatter) {
         return mgather::run(call, gm, local, acc);
+    }
+    if matches!(
+        call.op,
+        Opcode::TMovFp | Opcode::TExtractFp | Opcode::TInsertFp | Opcode::TStoreFp
+    ) {
+        return crate::exec::fixpipe_fp::run(call, gm, local, acc);
+    }
+    if call.op == Opcode::TPrint {
+        return crate::exec::print::run(call, gm, local, acc);
     }
     match group(call.op) {
         Some(g) => g(call, local, acc),
