@@ -186,7 +186,14 @@ pub fn run(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(),
             }
             put_bits(local, exp, g0, g1, e as u64, acc)?;
             let k = g0 * gc + g1;
-            put(local, max, k / max.cols, k % max.cols, Num::F(m as f64), acc)?;
+            put(
+                local,
+                max,
+                k / max.cols,
+                k % max.cols,
+                Num::F(m as f64),
+                acc,
+            )?;
             put(local, sc, k / sc.cols, k % sc.cols, Num::F(s as f64), acc)?;
         }
     }
