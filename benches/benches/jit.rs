@@ -209,7 +209,7 @@ fn matmul(c: &mut Criterion) {
 }
 
 fn kernels(c: &mut Criterion) {
-    // the tile-level vadd example: 2 x tload, tadd, tstore on 32x32 f32, repeated 64 times
+    // the tile-level vadd example: 2 x tload, tadd, tstore on 32x32 f32, once
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/vadd.pto");
     let src = std::fs::read_to_string(path).expect("example");
     let k = load_text("vadd.pto", &src, None).expect("loads");
@@ -235,6 +235,43 @@ fn kernels(c: &mut Criterion) {
         };
         g.bench_function(name, |b| {
             b.iter(|| run_kernel(&k, &cfg, None, &args).expect("runs"))
+        });
+    }
+    g.finish();
+
+    // 64 tiles of 64x64 f32 through tload, tadd, tstore with their events
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/kernels/vadd_loop.pto");
+    let src = std::fs::read_to_string(path).expect("bench kernel");
+    let k = load_text("vadd_loop.pto", &src, None).expect("loads");
+    let n = 4096 * 64;
+    let x: Vec<u8> = (0..n)
+        .flat_map(|i| ((i % 97) as f32).to_le_bytes())
+        .collect();
+    let args = [
+        Arg::Buffer(x.clone()),
+        Arg::Buffer(x),
+        Arg::Buffer(vec![0; n * 4]),
+    ];
+    let mut g = c.benchmark_group("kernel/vadd_loop64x64x64");
+    g.sample_size(10);
+    for (name, jit, check) in [
+        ("interp/check=off", JitMode::Off, CheckMode::Off),
+        ("interp/check=warn", JitMode::Off, CheckMode::Warn),
+        ("jit/check=off", JitMode::Always, CheckMode::Off),
+        ("jit/check=warn", JitMode::Always, CheckMode::Warn),
+    ] {
+        let cfg = Config {
+            profile: k.profile,
+            jit,
+            check,
+            ..Config::default()
+        };
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                let f = run_kernel(&k, &cfg, None, &args).expect("runs");
+                assert!(f.out.error.is_none() && f.out.diags.list.is_empty());
+                f
+            })
         });
     }
     g.finish();

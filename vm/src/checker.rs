@@ -40,10 +40,38 @@ impl Default for Acc {
     }
 }
 
+/// Shadow state of one granule: the last write and the reads since, one
+/// per agent. The first reader is kept inline: a granule is almost always
+/// read by one agent between writes, and a heap vector per granule made the
+/// shadow of a large GM buffer cost more than the kernel.
 #[derive(Clone, Debug, Default)]
 struct Cell {
     w: Acc,
-    r: Vec<Acc>,
+    r1: Acc,
+    more: Vec<Acc>,
+}
+
+impl Cell {
+    fn reads(&self) -> impl Iterator<Item = &Acc> {
+        std::iter::once(&self.r1)
+            .filter(|a| a.agent != NONE)
+            .chain(self.more.iter())
+    }
+
+    fn clear_reads(&mut self) {
+        self.r1 = Acc::default();
+        self.more.clear();
+    }
+
+    fn add_read(&mut self, me: Acc) {
+        if self.r1.agent == NONE || self.r1.agent == me.agent {
+            self.r1 = me;
+        } else if let Some(r) = self.more.iter_mut().find(|r| r.agent == me.agent) {
+            *r = me;
+        } else {
+            self.more.push(me);
+        }
+    }
 }
 
 #[derive(Debug, Default)]
@@ -215,21 +243,18 @@ impl Checker {
                 {
                     note(ConflictKind::SamePipeWaw, &w, g, out);
                 }
-                for r in &cell.r {
+                for r in cell.reads() {
                     if unordered(r) {
                         note(ConflictKind::War, r, g, out);
                     }
                 }
                 cell.w = me;
-                cell.r.clear();
+                cell.clear_reads();
             } else {
                 if unordered(&w) {
                     note(ConflictKind::Raw, &w, g, out);
                 }
-                match cell.r.iter_mut().find(|r| r.agent == me.agent) {
-                    Some(r) => *r = me,
-                    None => cell.r.push(me),
-                }
+                cell.add_read(me);
             }
         }
     }
