@@ -1,0 +1,218 @@
+//! Cube <-> vector FIFOs (`tpush_to_aiv` / `tpop_from_aic` / `tfree_from_aic`
+//! and the vector-to-cube direction): data hand-off, blocking on the slot
+//! count, deadlocks naming the pipe, and the checker's view of the slots.
+
+use pto_vm::{load_text, run_kernel, Arg, Config, Finished, Sched};
+
+const CASE: &str = "../conformance/cases/mixed/fifo_matmul_relu_f32_32x128";
+
+fn case_file(name: &str) -> Vec<u8> {
+    let p = format!("{}/{CASE}/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read(&p).unwrap_or_else(|e| panic!("{p}: {e}"))
+}
+
+fn kernel_text() -> String {
+    String::from_utf8(case_file("kernel.pto")).expect("utf-8")
+}
+
+fn run(src: &str, sched: Sched) -> Finished {
+    let k = load_text("fifo.pto", src, None).unwrap_or_else(|e| panic!("{e}"));
+    let cfg = Config {
+        profile: k.profile,
+        sched,
+        max_steps: 1_000_000,
+        ..Config::default()
+    };
+    let args = [
+        Arg::Buffer(case_file("v1.bin")),
+        Arg::Buffer(case_file("v2.bin")),
+        Arg::Buffer(vec![0; 32 * 128 * 4]),
+    ];
+    run_kernel(&k, &cfg, None, &args).expect("runs")
+}
+
+fn f32s(b: &[u8]) -> Vec<f32> {
+    b.chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+fn kinds(f: &Finished) -> Vec<&'static str> {
+    f.out.diags.list.iter().map(|d| d.kind.name()).collect()
+}
+
+fn messages(f: &Finished) -> String {
+    f.out
+        .diags
+        .list
+        .iter()
+        .map(|d| d.message.clone())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn cube_pushes_matmul_tiles_to_both_subblocks() {
+    let want = f32s(&case_file("golden_v3.bin"));
+    for sched in [
+        Sched::InOrder,
+        Sched::Timed,
+        Sched::Shuffle { seed: 5 },
+        Sched::Shuffle { seed: 17 },
+    ] {
+        let f = run(&kernel_text(), sched);
+        assert!(f.out.error.is_none(), "{sched:?}: {:?}", f.out.error);
+        assert!(kinds(&f).is_empty(), "{sched:?}: {}", messages(&f));
+        let got = f32s(&f.buffers[2]);
+        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+            assert!(
+                (g - w).abs() <= 1e-5 + 1e-5 * w.abs(),
+                "{sched:?} [{i}]: {g} vs {w}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_pop_nobody_pushes_is_a_deadlock_naming_the_pipe() {
+    // the cube pushes 3 entries, the subblocks pop 4
+    let src = kernel_text().replacen(
+        "%c4 = arith.constant 4 : index",
+        "%c4 = arith.constant 3 : index",
+        1,
+    );
+    let f = run(&src, Sched::InOrder);
+    assert_eq!(f.out.error, Some(pto_vm::machine::RunError::Deadlock));
+    assert_eq!(kinds(&f), ["deadlock"]);
+    let m = messages(&f);
+    assert!(
+        m.contains("tpop on FIFO pipe 0 (cube to vector) for entry 3"),
+        "{m}"
+    );
+}
+
+#[test]
+fn a_push_without_a_free_slot_is_a_deadlock() {
+    // nobody frees: the third push finds both slots taken
+    let src: String = kernel_text()
+        .lines()
+        .filter(|l| !l.contains("tfree_from_aic"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let f = run(&src, Sched::InOrder);
+    assert_eq!(f.out.error, Some(pto_vm::machine::RunError::Deadlock));
+    let m = messages(&f);
+    assert!(
+        m.contains("tpush on FIFO pipe 0 (cube to vector) for a free slot"),
+        "{m}"
+    );
+}
+
+#[test]
+fn reading_a_slot_after_tfree_is_a_race() {
+    // tfree before the relu that reads the slot: the cube's third push may
+    // overwrite slot 0 while the relu still reads it
+    let text = kernel_text();
+    let mut lines: Vec<&str> = text.lines().collect();
+    let r = lines
+        .iter()
+        .position(|l| l.contains("pto.trelu"))
+        .expect("relu");
+    assert!(lines[r + 1].contains("tfree_from_aic"));
+    lines.swap(r, r + 1);
+    let src = lines.join("\n");
+    let f = run(&src, Sched::InOrder);
+    assert!(kinds(&f).contains(&"race"), "{}", messages(&f));
+    let m = messages(&f);
+    assert!(m.contains("tpush_to_aiv") && m.contains("trelu"), "{m}");
+}
+
+const V2C: &str = r#"module attributes {pto.target_arch = "a5"} {
+  func.func @v2c(%x: !pto.ptr<f32>, %b: !pto.ptr<f32>, %y: !pto.ptr<f32>) attributes {pto.entry} {
+    func.call @v2c_cube(%b, %y) : (!pto.ptr<f32>, !pto.ptr<f32>) -> ()
+    func.call @v2c_vector(%x) : (!pto.ptr<f32>) -> ()
+    return
+  }
+  func.func private @v2c_cube(%b: !pto.ptr<f32>, %y: !pto.ptr<f32>) attributes {pto.kernel_kind = #pto.kernel_kind<cube>} {
+    %c0_i32 = arith.constant 0 : i32
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c32 = arith.constant 32 : index
+    %fifo = pto.reserve_buffer {name = "v2c_fifo", size = 32768, location = #pto.address_space<mat>, auto = true} -> i32
+    pto.aic_initialize_pipe {id = 0, dir_mask = 2, slot_size = 4096}
+      (c2v_consumer_buf = %c0_i32 : i32, v2c_consumer_buf = %fifo : i32)
+    %bv = pto.make_tensor_view %b, shape = [%c32, %c32], strides = [%c32, %c1] : !pto.tensor_view<32x32xf32>
+    %bp = pto.partition_view %bv, offsets = [%c0, %c0], sizes = [%c32, %c32] : !pto.tensor_view<32x32xf32> -> !pto.partition_tensor_view<32x32xf32>
+    %yv = pto.make_tensor_view %y, shape = [%c32, %c32], strides = [%c32, %c1] : !pto.tensor_view<32x32xf32>
+    %yp = pto.partition_view %yv, offsets = [%c0, %c0], sizes = [%c32, %c32] : !pto.tensor_view<32x32xf32> -> !pto.partition_tensor_view<32x32xf32>
+    %mb = pto.alloc_tile : !pto.tile_buf<loc=mat, dtype=f32, rows=32, cols=32, v_row=32, v_col=32, blayout=col_major, slayout=row_major, fractal=512, pad=0>
+    %la = pto.alloc_tile : !pto.tile_buf<loc=left, dtype=f32, rows=32, cols=32, v_row=32, v_col=32, blayout=col_major, slayout=row_major, fractal=512, pad=0>
+    %rb = pto.alloc_tile : !pto.tile_buf<loc=right, dtype=f32, rows=32, cols=32, v_row=32, v_col=32, blayout=row_major, slayout=col_major, fractal=512, pad=0>
+    %acc = pto.alloc_tile : !pto.tile_buf<loc=acc, dtype=f32, rows=32, cols=32, v_row=32, v_col=32, blayout=col_major, slayout=row_major, fractal=1024, pad=0>
+    pto.tload ins(%bp : !pto.partition_tensor_view<32x32xf32>) outs(%mb : !pto.tile_buf<loc=mat, dtype=f32, rows=32, cols=32, v_row=32, v_col=32, blayout=col_major, slayout=row_major, fractal=512, pad=0>)
+    pto.set_flag["PIPE_MTE2", "PIPE_MTE1", "EVENT_ID0"]
+    pto.wait_flag["PIPE_MTE2", "PIPE_MTE1", "EVENT_ID0"]
+    %ma = pto.tpop_from_aiv {id = 0, split = 1} -> !pto.tile_buf<loc=mat, dtype=f32, rows=32, cols=32, v_row=32, v_col=32, blayout=col_major, slayout=row_major, fractal=512, pad=0>
+    pto.tmov ins(%ma : !pto.tile_buf<loc=mat, dtype=f32, rows=32, cols=32, v_row=32, v_col=32, blayout=col_major, slayout=row_major, fractal=512, pad=0>) outs(%la : !pto.tile_buf<loc=left, dtype=f32, rows=32, cols=32, v_row=32, v_col=32, blayout=col_major, slayout=row_major, fractal=512, pad=0>)
+    pto.tfree_from_aiv {id = 0, split = 1}
+    pto.tmov ins(%mb : !pto.tile_buf<loc=mat, dtype=f32, rows=32, cols=32, v_row=32, v_col=32, blayout=col_major, slayout=row_major, fractal=512, pad=0>) outs(%rb : !pto.tile_buf<loc=right, dtype=f32, rows=32, cols=32, v_row=32, v_col=32, blayout=row_major, slayout=col_major, fractal=512, pad=0>)
+    pto.set_flag["PIPE_MTE1", "PIPE_M", "EVENT_ID0"]
+    pto.wait_flag["PIPE_MTE1", "PIPE_M", "EVENT_ID0"]
+    pto.tmatmul ins(%la, %rb : !pto.tile_buf<loc=left, dtype=f32, rows=32, cols=32, v_row=32, v_col=32, blayout=col_major, slayout=row_major, fractal=512, pad=0>, !pto.tile_buf<loc=right, dtype=f32, rows=32, cols=32, v_row=32, v_col=32, blayout=row_major, slayout=col_major, fractal=512, pad=0>) outs(%acc : !pto.tile_buf<loc=acc, dtype=f32, rows=32, cols=32, v_row=32, v_col=32, blayout=col_major, slayout=row_major, fractal=1024, pad=0>)
+    pto.set_flag["PIPE_M", "PIPE_FIX", "EVENT_ID0"]
+    pto.wait_flag["PIPE_M", "PIPE_FIX", "EVENT_ID0"]
+    pto.tstore ins(%acc : !pto.tile_buf<loc=acc, dtype=f32, rows=32, cols=32, v_row=32, v_col=32, blayout=col_major, slayout=row_major, fractal=1024, pad=0>) outs(%yp : !pto.partition_tensor_view<32x32xf32>)
+    return
+  }
+  func.func private @v2c_vector(%x: !pto.ptr<f32>) attributes {pto.kernel_kind = #pto.kernel_kind<vector>} {
+    %c0_i32 = arith.constant 0 : i32
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c16 = arith.constant 16 : index
+    %c32 = arith.constant 32 : index
+    %fifo = pto.import_reserved_buffer {name = "v2c_fifo", peer_func = @v2c_cube} -> i32
+    pto.aiv_initialize_pipe {id = 0, dir_mask = 2, slot_size = 4096}
+      (c2v_consumer_buf = %c0_i32 : i32, v2c_consumer_buf = %fifo : i32)
+    %sub64 = pto.get_subblock_idx
+    %sub = arith.index_cast %sub64 : i64 to index
+    %row = arith.muli %sub, %c16 : index
+    %xv = pto.make_tensor_view %x, shape = [%c32, %c32], strides = [%c32, %c1] : !pto.tensor_view<32x32xf32>
+    %xp = pto.partition_view %xv, offsets = [%row, %c0], sizes = [%c16, %c32] : !pto.tensor_view<32x32xf32> -> !pto.partition_tensor_view<16x32xf32>
+    %t = pto.alloc_tile : !pto.tile_buf<loc=vec, dtype=f32, rows=16, cols=32, v_row=16, v_col=32, blayout=row_major, slayout=none_box, fractal=512, pad=0>
+    pto.tload ins(%xp : !pto.partition_tensor_view<16x32xf32>) outs(%t : !pto.tile_buf<loc=vec, dtype=f32, rows=16, cols=32, v_row=16, v_col=32, blayout=row_major, slayout=none_box, fractal=512, pad=0>)
+    pto.set_flag["PIPE_MTE2", "PIPE_MTE3", "EVENT_ID0"]
+    pto.wait_flag["PIPE_MTE2", "PIPE_MTE3", "EVENT_ID0"]
+    pto.tpush_to_aic(%t : !pto.tile_buf<loc=vec, dtype=f32, rows=16, cols=32, v_row=16, v_col=32, blayout=row_major, slayout=none_box, fractal=512, pad=0>) {id = 0, split = 1}
+    return
+  }
+}"#;
+
+#[test]
+fn vector_subblocks_push_halves_the_cube_pops_as_one_matrix() {
+    let x: Vec<f32> = (0..32 * 32).map(|i| ((i * 7) % 13) as f32 - 6.0).collect();
+    let b: Vec<f32> = (0..32 * 32).map(|i| ((i * 5) % 11) as f32 - 5.0).collect();
+    let mut want = vec![0f32; 32 * 32];
+    for r in 0..32 {
+        for c in 0..32 {
+            want[r * 32 + c] = (0..32).map(|k| x[r * 32 + k] * b[k * 32 + c]).sum();
+        }
+    }
+    let bytes = |v: &[f32]| v.iter().flat_map(|f| f.to_le_bytes()).collect::<Vec<u8>>();
+    let k = load_text("v2c.pto", V2C, None).unwrap_or_else(|e| panic!("{e}"));
+    for sched in [Sched::InOrder, Sched::Shuffle { seed: 9 }] {
+        let cfg = Config {
+            profile: k.profile,
+            sched,
+            ..Config::default()
+        };
+        let args = [
+            Arg::Buffer(bytes(&x)),
+            Arg::Buffer(bytes(&b)),
+            Arg::Buffer(vec![0; 32 * 32 * 4]),
+        ];
+        let f = run_kernel(&k, &cfg, None, &args).expect("runs");
+        assert!(f.out.error.is_none(), "{:?}", f.out.error);
+        assert!(kinds(&f).is_empty(), "{}", messages(&f));
+        assert_eq!(f32s(&f.buffers[2]), want, "{sched:?}");
+    }
+}
