@@ -1204,6 +1204,23 @@ impl<'a> Lowerer<'a> {
                     tile,
                 }
             }
+            "get_ctrl" => K::Ctrl {
+                dst: Some(r0?),
+                src: None,
+            },
+            "set_ctrl" => K::Ctrl {
+                dst: None,
+                src: Some(*u.first()?),
+            },
+            "sbitset0" | "sbitset1" => match (r0, u) {
+                (Some(dst), [src, bit]) => K::BitSet {
+                    dst,
+                    src: *src,
+                    bit: *bit,
+                    set: short == "sbitset1",
+                },
+                _ => return None,
+            },
             "tfree_from_aic" | "tfree_from_aiv" => K::FifoFree {
                 id,
                 c2v: short == "tfree_from_aic",

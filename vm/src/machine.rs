@@ -488,6 +488,8 @@ struct Cluster<'a> {
     reserved: HashMap<(String, String), u64>,
     /// Where each core placed each `reserve_buffer` instruction.
     reserved_at: HashMap<(usize, InstId), u64>,
+    /// Each core's CTRL register (`get_ctrl`/`set_ctrl`).
+    ctrl: Vec<i64>,
 }
 
 fn rd_int(regs: &[Val], r: Reg) -> Result<i64, Fault> {
@@ -584,6 +586,7 @@ impl<'a> Cluster<'a> {
             fifos: HashMap::new(),
             reserved: HashMap::new(),
             reserved_at: HashMap::new(),
+            ctrl: vec![0; n],
         }
         .with_priorities(n)
     }
@@ -1059,6 +1062,17 @@ impl<'a> Cluster<'a> {
             {
                 // a mixed kernel's cube function runs on the cube core only,
                 // its vector functions on the vector subblocks only
+                Ok(Flow::Next)
+            }
+            K::Ctrl { dst, src } => {
+                let regs = &mut self.cores[ci].arch.regs;
+                if let Some(s) = src {
+                    let v = rd_int(regs, *s)?;
+                    self.ctrl[ci] = v;
+                }
+                if let Some(d) = dst {
+                    regs[*d as usize] = Val::Int(self.ctrl[ci]);
+                }
                 Ok(Flow::Next)
             }
             K::ReserveBuf { .. }
@@ -3309,6 +3323,20 @@ fn scalar_step(
                 1 => loop_regs.loop1[d] = (x, y),
                 _ => loop_regs.loop2[d] = (x, y),
             }
+        }
+        K::BitSet {
+            dst,
+            src,
+            bit,
+            set: on,
+        } => {
+            let (x, b) = (rd_int(regs, *src)?, rd_int(regs, *bit)?);
+            if !(0..64).contains(&b) {
+                return fault(format!("bit index {b} is outside 0..64"));
+            }
+            let m = 1i64 << b;
+            let v = if *on { x | m } else { x & !m };
+            set(regs, *dst, Val::Int(v))?
         }
         K::Nop | K::End => {}
         K::Unsupported { what } => return fault(what.clone()),

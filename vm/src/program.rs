@@ -897,6 +897,24 @@ pub enum K {
     End,
     /// No effect.
     Nop,
+    /// `pto.get_ctrl` (dst) / `pto.set_ctrl` (src): the core's CTRL register.
+    Ctrl {
+        /// Read into.
+        dst: Option<Reg>,
+        /// Written from.
+        src: Option<Reg>,
+    },
+    /// `pto.sbitset0` / `pto.sbitset1`: `src` with bit `bit` cleared or set.
+    BitSet {
+        /// Result.
+        dst: Reg,
+        /// Value.
+        src: Reg,
+        /// Bit index.
+        bit: Reg,
+        /// Set (else clear).
+        set: bool,
+    },
     /// `pto.reserve_buffer`: a named consumer slot buffer in this core's
     /// local memory; the result is its byte address.
     ReserveBuf {
