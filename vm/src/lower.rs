@@ -57,12 +57,16 @@ pub fn lower(file: &File) -> Result<Program, Vec<Diagnostic>> {
     for f in &fops {
         funcs.push(l.func(f));
     }
-    // a function that calls cube and vector kernels is a mixed kernel
+    // a function that calls a cube kernel and a vector kernel is a mixed
+    // kernel (one that calls only vector or only cube kernels runs on one core)
     let kinds: Vec<Option<bool>> = funcs.iter().map(|f: &Func| f.kernel_kind).collect();
     for f in funcs.iter_mut() {
-        if f.code.iter().any(|i| {
-            matches!(&i.k, K::Call { func, .. } if kinds.get(*func).copied().flatten().is_some())
-        }) {
+        let called = |cube: bool| {
+            f.code.iter().any(|i| {
+                matches!(&i.k, K::Call { func, .. } if kinds.get(*func).copied().flatten() == Some(cube))
+            })
+        };
+        if called(true) && called(false) {
             f.mixed = true;
         }
     }
@@ -1220,6 +1224,11 @@ impl<'a> Lowerer<'a> {
                     set: short == "sbitset1",
                 },
                 _ => return None,
+            },
+            "talloc_to_aiv" | "talloc_to_aic" => K::FifoAlloc {
+                id,
+                c2v: short == "talloc_to_aiv",
+                dst: r0?,
             },
             "tfree_from_aic" | "tfree_from_aiv" => K::FifoFree {
                 id,

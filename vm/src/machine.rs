@@ -227,6 +227,11 @@ enum Blocked {
         id: u32,
         c2v: bool,
     },
+    /// `talloc_*`: until the producer's next slot is free (re-executed after).
+    FifoAlloc {
+        id: u32,
+        c2v: bool,
+    },
     /// `import_reserved_buffer`: until the peer placed the buffer (re-executed after).
     Import {
         peer: String,
@@ -826,6 +831,11 @@ impl<'a> Cluster<'a> {
                 Blocked::Import { peer, name } => {
                     self.reserved.contains_key(&(peer.clone(), name.clone()))
                 }
+                Blocked::FifoAlloc { id, c2v } => self.fifos.get(&(*id, *c2v)).is_none_or(|f| {
+                    let p = Self::party(c.kind);
+                    f.slot_free(p, f.allocs.get(p).copied().unwrap_or(0))
+                        .is_ok()
+                }),
             },
         }
     }
@@ -913,6 +923,11 @@ impl<'a> Cluster<'a> {
                 Blocked::Drain => {
                     if let Some(ck) = &mut self.checker {
                         ck.join_core(Self::agent(ci, 0), ci);
+                        // every DMA write issued so far has completed: later
+                        // writes of the same pipe cannot overtake them
+                        for s in 1..AGENTS_PER_CORE {
+                            ck.epoch[Self::agent(ci, s)] += 1;
+                        }
                     }
                     let t = self.cores[ci].time.iter().copied().max().unwrap_or(0);
                     self.cores[ci].su.time = self.cores[ci].su.time.max(t);
@@ -926,6 +941,7 @@ impl<'a> Cluster<'a> {
                 | Blocked::Comm
                 | Blocked::Signal { .. }
                 | Blocked::FifoPop { .. }
+                | Blocked::FifoAlloc { .. }
                 | Blocked::Import { .. } => {}
             }
         }
@@ -1080,6 +1096,7 @@ impl<'a> Cluster<'a> {
             | K::PipeInit(_)
             | K::FifoPush { .. }
             | K::FifoPop { .. }
+            | K::FifoAlloc { .. }
             | K::FifoFree { .. } => self.su_fifo(ci, inst),
             K::Call { func, args, dsts } => {
                 let c = &mut self.cores[ci];
@@ -1691,6 +1708,49 @@ impl<'a> Cluster<'a> {
                     su.time = su.time.max(mk.time);
                 }
                 self.cores[ci].arch.regs[*dst as usize] = val;
+                Ok(Flow::Next)
+            }
+            K::FifoAlloc { id, c2v, dst } => {
+                let what = if *c2v {
+                    "talloc_to_aiv"
+                } else {
+                    "talloc_to_aic"
+                };
+                self.fifo_role(ci, *c2v, what)?;
+                let p = Self::party(kind);
+                let f = self
+                    .fifos
+                    .get_mut(&(*id, *c2v))
+                    .ok_or_else(|| no_pipe(*id))?;
+                let n = f.allocs[p];
+                if f.slot_free(p, n).is_err() {
+                    return Ok(Flow::Block(Blocked::FifoAlloc { id: *id, c2v: *c2v }));
+                }
+                f.allocs[p] += 1;
+                let mut v = f.gm.clone().ok_or_else(|| {
+                    Fault::Msg(format!(
+                        "{what} on pipe {id}: the init has no gm_slot_tensor"
+                    ))
+                })?;
+                v.base += f.slot_offset(n);
+                let marks: Vec<crate::fifo::Mark> = if n >= f.slot_num {
+                    f.frees
+                        .iter()
+                        .filter_map(|v| v.get((n - f.slot_num) as usize).cloned())
+                        .collect()
+                } else {
+                    Vec::new()
+                };
+                // writing the slot happens after every consumer freed it
+                let a = Self::agent(ci, 0);
+                for mk in marks {
+                    if let (Some(ck), Some(v)) = (&mut self.checker, &mk.vc) {
+                        ck.join(a, v);
+                    }
+                    let su = &mut self.cores[ci].su;
+                    su.time = su.time.max(mk.time);
+                }
+                self.cores[ci].arch.regs[*dst as usize] = Val::View(Box::new(v));
                 Ok(Flow::Next)
             }
             K::FifoFree { id, c2v, .. } => {
@@ -2773,6 +2833,7 @@ impl<'a> Cluster<'a> {
                         let pushed = f.map_or(0, |f| f.pushes.iter().map(|p| p.len()).min().unwrap_or(0));
                         format!("{core}scalar unit waits at line {l} in tpop on FIFO pipe {id} ({dir}) for entry {m}: {from} pushed {pushed} entr{} and no push is pending or still to run", if pushed == 1 { "y" } else { "ies" })
                     }
+                    Blocked::FifoAlloc { id, c2v } => format!("{core}scalar unit waits at line {l} in talloc on FIFO pipe {id} ({}) for a free slot: no tfree that would release one is pending or still to run", if *c2v { "cube to vector" } else { "vector to cube" }),
                     Blocked::Import { peer, name } => format!("{core}scalar unit waits at line {l} in import_reserved_buffer for \"{name}\" of @{peer}, which no core places with reserve_buffer"),
                 });
             }

@@ -965,6 +965,15 @@ pub enum K {
         /// The result tile type (None: a GM entry).
         tile: Option<(TileBuf, DType)>,
     },
+    /// `talloc_to_aiv` / `talloc_to_aic`: the producer's next GM slot.
+    FifoAlloc {
+        /// Logical pipe id.
+        id: u32,
+        /// Cube to vector.
+        c2v: bool,
+        /// Result (the slot's GM view).
+        dst: Reg,
+    },
     /// `tfree_from_aic` / `tfree_from_aiv`.
     FifoFree {
         /// Logical pipe id.

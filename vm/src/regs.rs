@@ -221,9 +221,10 @@ pub fn io(k: &K) -> (Vec<Reg>, Vec<Reg>) {
             i.extend([*arr, *idx, *val]);
             o.push(*arr)
         }
-        K::ReserveBuf { dst, .. } | K::ImportBuf { dst, .. } | K::FifoPop { dst, .. } => {
-            o.push(*dst)
-        }
+        K::ReserveBuf { dst, .. }
+        | K::ImportBuf { dst, .. }
+        | K::FifoPop { dst, .. }
+        | K::FifoAlloc { dst, .. } => o.push(*dst),
         K::Ctrl { dst, src } => {
             i.extend(src);
             o.extend(dst)

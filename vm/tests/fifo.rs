@@ -216,3 +216,95 @@ fn vector_subblocks_push_halves_the_cube_pops_as_one_matrix() {
         assert_eq!(f32s(&f.buffers[2]), want, "{sched:?}");
     }
 }
+
+#[test]
+fn gm_entries_hand_off_through_talloc_and_tpop_views() {
+    // the case kernel with a GM FIFO: the cube stores each product into the
+    // slot talloc_to_aiv hands out, each subblock loads its rows from the
+    // popped slot view
+    let acc = "!pto.tile_buf<loc=acc, dtype=f32, rows=32, cols=32, v_row=32, v_col=32, blayout=col_major, slayout=row_major, fractal=1024, pad=0>";
+    let vec = "!pto.tile_buf<loc=vec, dtype=f32, rows=16, cols=32, v_row=16, v_col=32, blayout=row_major, slayout=none_box, fractal=512, pad=0>";
+    let text = kernel_text()
+        .replace(
+            "%a: !pto.ptr<f32>, %b: !pto.ptr<f32>, %c: !pto.ptr<f32>) attributes {pto.entry}",
+            "%a: !pto.ptr<f32>, %b: !pto.ptr<f32>, %c: !pto.ptr<f32>, %ws: !pto.ptr<f32>) attributes {pto.entry}",
+        )
+        .replace(
+            "func.call @fifo_cube(%a, %b) : (!pto.ptr<f32>, !pto.ptr<f32>) -> ()",
+            "func.call @fifo_cube(%a, %b, %ws) : (!pto.ptr<f32>, !pto.ptr<f32>, !pto.ptr<f32>) -> ()",
+        )
+        .replace(
+            "func.call @fifo_vector(%c) : (!pto.ptr<f32>) -> ()",
+            "func.call @fifo_vector(%c, %ws) : (!pto.ptr<f32>, !pto.ptr<f32>) -> ()",
+        )
+        .replace(
+            "@fifo_cube(%a: !pto.ptr<f32>, %b: !pto.ptr<f32>)",
+            "@fifo_cube(%a: !pto.ptr<f32>, %b: !pto.ptr<f32>, %ws: !pto.ptr<f32>)",
+        )
+        .replace(
+            "@fifo_vector(%c: !pto.ptr<f32>)",
+            "@fifo_vector(%c: !pto.ptr<f32>, %ws: !pto.ptr<f32>)",
+        )
+        .replace(
+            "    %fifo = pto.import_reserved_buffer {name = \"c2v_fifo\", peer_func = @fifo_vector} -> i32\n",
+            "",
+        )
+        .replace(
+            "    %fifo = pto.reserve_buffer {name = \"c2v_fifo\", size = 8192, location = #pto.address_space<vec>, auto = true} -> i32\n",
+            "",
+        )
+        .replace(
+            "(c2v_consumer_buf = %fifo : i32, v2c_consumer_buf = %c0_i32 : i32)",
+            "(gm_slot_tensor = %slots : !pto.tensor_view<32x32xf32>)",
+        )
+        .replace(
+            "    pto.aic_initialize_pipe",
+            "    %slots = pto.make_tensor_view %ws, shape = [%c32, %c32], strides = [%c32, %c1] : !pto.tensor_view<32x32xf32>\n    pto.aic_initialize_pipe",
+        )
+        .replace(
+            "    pto.aiv_initialize_pipe",
+            "    %slots = pto.make_tensor_view %ws, shape = [%c32, %c32], strides = [%c32, %c1] : !pto.tensor_view<32x32xf32>\n    pto.aiv_initialize_pipe",
+        )
+        .replace(
+            &format!("      pto.tpush_to_aiv(%acc : {acc}) {{id = 0, split = 1}}"),
+            &format!(
+                "      %e = pto.talloc_to_aiv {{id = 0, split = 0}} -> !pto.tensor_view<32x32xf32>\n      %ep = pto.partition_view %e, offsets = [%c0, %c0], sizes = [%c32, %c32] : !pto.tensor_view<32x32xf32> -> !pto.partition_tensor_view<32x32xf32>\n      pto.tstore ins(%acc : {acc}) outs(%ep : !pto.partition_tensor_view<32x32xf32>)\n      pto.tpush_to_aiv(%e : !pto.tensor_view<32x32xf32>) {{id = 0, split = 0}}"
+            ),
+        )
+        .replace(
+            &format!("      %t = pto.tpop_from_aic {{id = 0, split = 1}} -> {vec}"),
+            &format!(
+                "      %e = pto.tpop_from_aic {{id = 0, split = 0}} -> !pto.tensor_view<32x32xf32>\n      %ep = pto.partition_view %e, offsets = [%row, %c0], sizes = [%c16, %c32] : !pto.tensor_view<32x32xf32> -> !pto.partition_tensor_view<16x32xf32>\n      %t = pto.alloc_tile : {vec}\n      pto.tload ins(%ep : !pto.partition_tensor_view<16x32xf32>) outs(%t : {vec})\n      pto.set_flag[\"PIPE_MTE2\", \"PIPE_V\", \"EVENT_ID1\"]\n      pto.wait_flag[\"PIPE_MTE2\", \"PIPE_V\", \"EVENT_ID1\"]"
+            ),
+        )
+        .replace(
+            "      pto.tfree_from_aic {id = 0, split = 1}",
+            "      pto.tfree_from_aic(%e : !pto.tensor_view<32x32xf32>) {id = 0, split = 0}",
+        );
+    assert!(text.contains("talloc_to_aiv") && text.contains("tload ins(%ep"));
+    let k = load_text("gm_fifo.pto", &text, None).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let want = f32s(&case_file("golden_v3.bin"));
+    for sched in [Sched::InOrder, Sched::Shuffle { seed: 3 }] {
+        let cfg = Config {
+            profile: k.profile,
+            sched,
+            ..Config::default()
+        };
+        let args = [
+            Arg::Buffer(case_file("v1.bin")),
+            Arg::Buffer(case_file("v2.bin")),
+            Arg::Buffer(vec![0; 32 * 128 * 4]),
+            Arg::Buffer(vec![0; 2 * 32 * 32 * 4]),
+        ];
+        let f = run_kernel(&k, &cfg, None, &args).expect("runs");
+        assert!(f.out.error.is_none(), "{:?}", f.out.error);
+        let got = f32s(&f.buffers[2]);
+        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+            assert!(
+                (g - w).abs() <= 1e-5 + 1e-5 * w.abs(),
+                "{sched:?} [{i}]: {g} vs {w}"
+            );
+        }
+        assert!(kinds(&f).is_empty(), "{sched:?}: {}", messages(&f));
+    }
+}
