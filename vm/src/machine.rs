@@ -517,7 +517,27 @@ impl<'a> Cluster<'a> {
         rank: u32,
         world: &'a World,
     ) -> Self {
-        let mixed = prog.funcs[entry].mixed;
+        // a split-compiled pair (a cube kernel and a vector kernel, both
+        // public, the vector one taking the cube's arguments plus trailing
+        // ones such as a subblock index) runs as one mixed cluster
+        let peer = prog.funcs[entry].kernel_kind.and_then(|k| {
+            let n = prog.funcs[entry].args.len();
+            let mut it = prog.funcs.iter().enumerate().filter(|(i, f)| {
+                *i != entry
+                    && f.entry
+                    && f.kernel_kind == Some(!k)
+                    && (f.args.len() >= n && f.arg_types[..n] == prog.funcs[entry].arg_types[..]
+                        || f.args.len() <= n
+                            && f.arg_types[..] == prog.funcs[entry].arg_types[..f.args.len()])
+            });
+            let first = it.next();
+            if it.next().is_some() {
+                None
+            } else {
+                first.map(|(i, _)| i)
+            }
+        });
+        let mixed = prog.funcs[entry].mixed || peer.is_some();
         let kinds = if mixed {
             vec![CoreKind::Cube, CoreKind::Vector(0), CoreKind::Vector(1)]
         } else {
@@ -528,8 +548,20 @@ impl<'a> Cluster<'a> {
             .into_iter()
             .map(|kind| {
                 let mut regs = vec![Val::Unit; prog.n_regs];
-                for (r, v) in prog.funcs[entry].args.iter().zip(args) {
-                    regs[*r as usize] = v.clone();
+                let cube = prog.funcs[entry].kernel_kind == Some(true);
+                let start = match (peer, kind) {
+                    (Some(pf), CoreKind::Cube) if !cube => pf,
+                    (Some(pf), CoreKind::Vector(_)) if cube => pf,
+                    _ => entry,
+                };
+                let params = &prog.funcs[start].args;
+                for (i, r) in params.iter().enumerate() {
+                    regs[*r as usize] = match (args.get(i), kind) {
+                        (Some(v), _) => v.clone(),
+                        // trailing arguments of the peer: the subblock index
+                        (None, CoreKind::Vector(s)) => Val::Int(s as i64),
+                        (None, _) => Val::Int(0),
+                    };
                 }
                 Core {
                     kind,
@@ -544,7 +576,7 @@ impl<'a> Cluster<'a> {
                     },
                     sb: Scoreboard::default(),
                     su: Su {
-                        func: entry,
+                        func: start,
                         pc: 0,
                         stack: Vec::new(),
                         done: false,

@@ -308,3 +308,30 @@ fn gm_entries_hand_off_through_talloc_and_tpop_views() {
         assert!(kinds(&f).is_empty(), "{sched:?}: {}", messages(&f));
     }
 }
+
+#[test]
+fn a_split_compiled_cube_and_vector_pair_runs_as_one_kernel() {
+    // PyPTO's form: no entry that calls both; two public kernels with the
+    // same arguments (the vector one may add a trailing subblock index)
+    let text = kernel_text();
+    let start = text.find("  func.func @fifo_matmul_relu").expect("entry");
+    let end = text.find("  func.func private @fifo_cube").expect("cube");
+    let mut src = format!("{}{}", &text[..start], &text[end..]);
+    src = src
+        .replace(
+            "func.func private @fifo_cube(%a: !pto.ptr<f32>, %b: !pto.ptr<f32>)",
+            "func.func @fifo_cube(%a: !pto.ptr<f32>, %b: !pto.ptr<f32>, %c: !pto.ptr<f32>)",
+        )
+        .replace(
+            "func.func private @fifo_vector(%c: !pto.ptr<f32>)",
+            "func.func @fifo_vector(%a: !pto.ptr<f32>, %b: !pto.ptr<f32>, %c: !pto.ptr<f32>, %sb: i32)",
+        );
+    let f = run(&src, Sched::InOrder);
+    assert!(f.out.error.is_none(), "{:?}", f.out.error);
+    assert!(kinds(&f).is_empty(), "{}", messages(&f));
+    let want = f32s(&case_file("golden_v3.bin"));
+    let got = f32s(&f.buffers[2]);
+    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+        assert!((g - w).abs() <= 1e-5 + 1e-5 * w.abs(), "[{i}]: {g} vs {w}");
+    }
+}
