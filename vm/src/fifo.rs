@@ -113,7 +113,7 @@ impl Fifo {
 
     /// Byte offset of entry `n` in the consumer buffer.
     pub fn slot_offset(&self, n: u64) -> u64 {
-        (n % self.slot_num) * self.slot_size
+        (n % self.slot_num).saturating_mul(self.slot_size)
     }
 }
 
@@ -180,15 +180,15 @@ pub fn copy_entry(
         (rows, cols, dr, dc) = (pr, pc, 0, 0);
     } else {
         let (cr, cc) = match split {
-            1 => (src.rows * 2, src.cols),
-            2 => (src.rows, src.cols * 2),
+            1 => (src.rows.saturating_mul(2), src.cols),
+            2 => (src.rows, src.cols.saturating_mul(2)),
             _ => (src.rows, src.cols),
         };
         dst = Tile {
             loc: TileLoc::Mat,
             addr,
             elem: src.elem,
-            rows: (cr + 15) / 16 * 16,
+            rows: cr.saturating_add(15) / 16 * 16,
             cols: cc,
             v_row: cr,
             v_col: cc,
@@ -205,7 +205,7 @@ pub fn copy_entry(
         (sr, sc, rows, cols) = (0, 0, vr, vc);
     }
     let es = src.elem.bytes() as u64;
-    let bytes = (dst.rows * dst.cols).max(0) as u64 * es;
+    let bytes = (dst.rows.saturating_mul(dst.cols)).max(0) as u64 * es;
     if bytes > slot_size {
         return fault(format!(
             "the FIFO entry needs {bytes} bytes ({}x{} {:?}), the slot holds {slot_size}",
@@ -215,8 +215,13 @@ pub fn copy_entry(
     let (ss, ds) = (Space::of_tile(src.loc), Space::of_tile(dst.loc));
     for r in 0..rows {
         for c in 0..cols {
-            let sa = src.addr + src.elem_offset(r + sr, c + sc) as u64 * es;
-            let da = dst.addr + dst.elem_offset(r + dr, c + dc) as u64 * es;
+            // out-of-range offsets wrap to addresses the bounds check rejects
+            let sa = src
+                .addr
+                .wrapping_add((src.elem_offset(r + sr, c + sc) as u64).wrapping_mul(es));
+            let da = dst
+                .addr
+                .wrapping_add((dst.elem_offset(r + dr, c + dc) as u64).wrapping_mul(es));
             let v = num::read(src_local.slice(ss, sa, es)?, src.elem);
             num::write(dst_local.slice_mut(ds, da, es)?, dst.elem, v);
             src_acc.add(ss, sa, es, false);

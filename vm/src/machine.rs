@@ -1573,7 +1573,7 @@ impl<'a> Cluster<'a> {
                         let i = space.local_index().unwrap_or(0);
                         let a = c.bump[i];
                         let cap = c.local.size(*space);
-                        if a + size > cap {
+                        if a.checked_add(*size).is_none_or(|e| e > cap) {
                             return fault(format!(
                                 "reserve_buffer \"{name}\" needs {size} bytes at offset {a} of {}, which holds {cap}",
                                 space.name()
@@ -1708,7 +1708,7 @@ impl<'a> Cluster<'a> {
                         })?;
                         Val::Tile(Box::new(Tile {
                             loc: tb.loc,
-                            addr: base + off,
+                            addr: base.saturating_add(off),
                             elem: *elem,
                             rows: tb.rows,
                             cols: tb.cols,
@@ -1726,7 +1726,7 @@ impl<'a> Cluster<'a> {
                                 "{what} on pipe {id} returns a GM entry, but the init has no gm_slot_tensor"
                             ))
                         })?;
-                        v.base += off;
+                        v.base = v.base.saturating_add(off);
                         Val::View(Box::new(v))
                     }
                 };
@@ -1764,7 +1764,7 @@ impl<'a> Cluster<'a> {
                         "{what} on pipe {id}: the init has no gm_slot_tensor"
                     ))
                 })?;
-                v.base += f.slot_offset(n);
+                v.base = v.base.saturating_add(f.slot_offset(n));
                 let marks: Vec<crate::fifo::Mark> = if n >= f.slot_num {
                     f.frees
                         .iter()
@@ -1877,7 +1877,7 @@ impl<'a> Cluster<'a> {
                     &src.arch.local,
                     t,
                     &mut dst.arch.local,
-                    base + off,
+                    base.saturating_add(off),
                     c2v,
                     split,
                     sub,
