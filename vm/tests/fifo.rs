@@ -335,3 +335,29 @@ fn a_split_compiled_cube_and_vector_pair_runs_as_one_kernel() {
         assert!((g - w).abs() <= 1e-5 + 1e-5 * w.abs(), "[{i}]: {g} vs {w}");
     }
 }
+
+#[test]
+fn left_right_split_gives_each_subblock_half_the_columns() {
+    let v16 = "rows=16, cols=32, v_row=16, v_col=32";
+    let v32 = "rows=32, cols=16, v_row=32, v_col=16";
+    let src = kernel_text()
+        .replace(v16, v32)
+        .replace("{id = 0, split = 1}", "{id = 0, split = 2}")
+        .replace(
+            "%cp = pto.partition_view %cv, offsets = [%row, %col], sizes = [%c16, %c32] : !pto.tensor_view<32x128xf32> -> !pto.partition_tensor_view<16x32xf32>",
+            "%cc = arith.addi %col, %row : index\n      %cp = pto.partition_view %cv, offsets = [%c0, %cc], sizes = [%c32, %c16] : !pto.tensor_view<32x128xf32> -> !pto.partition_tensor_view<32x16xf32>",
+        )
+        .replace(
+            "outs(%cp : !pto.partition_tensor_view<16x32xf32>)",
+            "outs(%cp : !pto.partition_tensor_view<32x16xf32>)",
+        );
+    assert!(src.contains("split = 2") && src.contains("%cc = arith.addi"));
+    let f = run(&src, Sched::InOrder);
+    assert!(f.out.error.is_none(), "{:?}", f.out.error);
+    assert!(kinds(&f).is_empty(), "{}", messages(&f));
+    let want = f32s(&case_file("golden_v3.bin"));
+    let got = f32s(&f.buffers[2]);
+    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+        assert!((g - w).abs() <= 1e-5 + 1e-5 * w.abs(), "[{i}]: {g} vs {w}");
+    }
+}
