@@ -17,6 +17,7 @@ pub mod case;
 pub mod checker;
 pub mod diag;
 pub mod exec;
+pub mod fifo;
 pub mod jitcall;
 pub mod layout;
 pub mod lower;

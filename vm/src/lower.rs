@@ -57,6 +57,19 @@ pub fn lower(file: &File) -> Result<Program, Vec<Diagnostic>> {
     for f in &fops {
         funcs.push(l.func(f));
     }
+    // a function that calls a cube kernel and a vector kernel is a mixed
+    // kernel (one that calls only vector or only cube kernels runs on one core)
+    let kinds: Vec<Option<bool>> = funcs.iter().map(|f: &Func| f.kernel_kind).collect();
+    for f in funcs.iter_mut() {
+        let called = |cube: bool| {
+            f.code.iter().any(|i| {
+                matches!(&i.k, K::Call { func, .. } if kinds.get(*func).copied().flatten() == Some(cube))
+            })
+        };
+        if called(true) && called(false) {
+            f.mixed = true;
+        }
+    }
     if !l.errors.is_empty() {
         return Err(l.errors);
     }
@@ -182,6 +195,9 @@ impl<'a> Lowerer<'a> {
         let end = self.inst(f, K::Ret { vals: vec![] });
         c.code.push(end);
         let arg_bytes = args.iter().map(|a| self.view_extent(f, *a)).collect();
+        let kernel_kind = f.attrs().find_map(|(k, a)| {
+            (k == "pto.kernel_kind").then(|| a.enum_value().map(|v| v == "cube"))?
+        });
         Func {
             name,
             args,
@@ -189,6 +205,7 @@ impl<'a> Lowerer<'a> {
             code: c.code,
             entry,
             mixed,
+            kernel_kind,
             arg_bytes,
         }
     }
@@ -1108,6 +1125,126 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// The cube <-> vector FIFO ops; None for any other op.
+    fn fifo_op(
+        &mut self,
+        op: &Op,
+        short: &str,
+        u: &[Reg],
+        r0: Option<Reg>,
+        c: &mut Code,
+    ) -> Option<K> {
+        let raw = |k: &str| {
+            op.attrs()
+                .find(|(n, _)| n.as_str() == k)
+                .map(|(_, a)| a.clone())
+        };
+        let int = |k: &str| match raw(k) {
+            Some(Attr::Int { value, .. }) => Some(value as i64),
+            _ => None,
+        };
+        let text = |k: &str| match raw(k) {
+            Some(Attr::Str(s)) | Some(Attr::Symbol(s)) => Some(s),
+            Some(a) => a.enum_value().map(|s| s.to_string()),
+            None => None,
+        };
+        let id = int("id").unwrap_or(0).max(0) as u32;
+        let split = int("split").unwrap_or(0).max(0) as u32;
+        Some(match short {
+            "reserve_buffer" => {
+                let dst = r0?;
+                let space = match text("location").as_deref() {
+                    Some("mat") | Some("cbuf") => Space::L1,
+                    _ => Space::Ub,
+                };
+                K::ReserveBuf {
+                    dst,
+                    name: text("name").unwrap_or_default(),
+                    size: int("size").unwrap_or(0).max(0) as u64,
+                    space,
+                    base: int("base").map(|b| b.max(0) as u64),
+                }
+            }
+            "import_reserved_buffer" => K::ImportBuf {
+                dst: r0?,
+                name: text("name").unwrap_or_default(),
+                peer: text("peer_func").unwrap_or_default(),
+            },
+            "aic_initialize_pipe" | "aiv_initialize_pipe" => {
+                K::PipeInit(Box::new(crate::fifo::PipeInit {
+                    id,
+                    dir_mask: int("dir_mask").unwrap_or(1).clamp(1, 3) as u32,
+                    slot_size: int("slot_size").unwrap_or(0).max(0) as u64,
+                    slot_num: int("slot_num").map(|n| n.max(1) as u64),
+                    c2v_buf: Self::kw_value(op, "c2v_consumer_buf"),
+                    v2c_buf: Self::kw_value(op, "v2c_consumer_buf"),
+                    gm_tensor: Self::kw_value(op, "gm_slot_tensor"),
+                }))
+            }
+            "tpush_to_aiv" | "tpush_to_aic" => {
+                let Some(&entry) = u.first() else {
+                    self.unsupported(op, c, "needs the pushed tile");
+                    return None;
+                };
+                K::FifoPush {
+                    id,
+                    c2v: short == "tpush_to_aiv",
+                    split,
+                    entry,
+                }
+            }
+            "tpop_from_aic" | "tpop_from_aiv" => {
+                let dst = r0?;
+                let tile = match self.ty(dst) {
+                    Some(Type::TileBuf(tb)) => Some((
+                        *tb,
+                        self.file
+                            .types
+                            .get(tb.elem)
+                            .scalar_dtype()
+                            .unwrap_or(DType::U8),
+                    )),
+                    _ => None,
+                };
+                K::FifoPop {
+                    id,
+                    c2v: short == "tpop_from_aic",
+                    split,
+                    dst,
+                    tile,
+                }
+            }
+            "get_ctrl" => K::Ctrl {
+                dst: Some(r0?),
+                src: None,
+            },
+            "set_ctrl" => K::Ctrl {
+                dst: None,
+                src: Some(*u.first()?),
+            },
+            "sbitset0" | "sbitset1" => match (r0, u) {
+                (Some(dst), [src, bit]) => K::BitSet {
+                    dst,
+                    src: *src,
+                    bit: *bit,
+                    set: short == "sbitset1",
+                },
+                _ => return None,
+            },
+            "talloc_to_aiv" | "talloc_to_aic" => K::FifoAlloc {
+                id,
+                c2v: short == "talloc_to_aiv",
+                dst: r0?,
+            },
+            "tfree_from_aic" | "tfree_from_aiv" => K::FifoFree {
+                id,
+                c2v: short == "tfree_from_aic",
+                split,
+            },
+            _ => return None,
+        })
+    }
+
     fn tile_dtype(&self, v: Reg) -> DType {
         self.vdtype(v)
     }
@@ -1124,6 +1261,9 @@ impl<'a> Lowerer<'a> {
         }
         if info.class == pto_isa_spec::Class::Comm {
             return self.lower_comm(op, short, res, c);
+        }
+        if let Some(k) = self.fifo_op(op, short, u, r0, c) {
+            return self.push(op, c, k);
         }
         match short {
             "get_block_idx" | "get_block_num" | "get_subblock_idx" | "get_subblock_num" => {

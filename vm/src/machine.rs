@@ -161,6 +161,18 @@ enum Resolved {
     CrossWait {
         id: u32,
     },
+    /// A push into a cube <-> vector FIFO (the tile; None: a GM entry commit).
+    FifoPush {
+        id: u32,
+        c2v: bool,
+        split: u32,
+        tile: Option<Box<Tile>>,
+    },
+    /// A consumer's release of its oldest popped FIFO entry.
+    FifoFree {
+        id: u32,
+        c2v: bool,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -210,6 +222,21 @@ enum Blocked {
     Queue(usize),
     /// A comm op waits for its core's pipes to drain (re-executed after).
     Comm,
+    /// `tpop_from_*`: until every producer pushed the next entry (re-executed after).
+    FifoPop {
+        id: u32,
+        c2v: bool,
+    },
+    /// `talloc_*`: until the producer's next slot is free (re-executed after).
+    FifoAlloc {
+        id: u32,
+        c2v: bool,
+    },
+    /// `import_reserved_buffer`: until the peer placed the buffer (re-executed after).
+    Import {
+        peer: String,
+        name: String,
+    },
     /// `twait`: until the signals satisfy the comparison (re-executed after).
     Signal {
         sig: Box<View>,
@@ -460,6 +487,14 @@ struct Cluster<'a> {
     /// Asynchronous transfers not yet waited for.
     pending: Vec<Pending>,
     next_event: i64,
+    /// Cube <-> vector FIFOs by (logical pipe id, cube-to-vector).
+    fifos: HashMap<(u32, bool), crate::fifo::Fifo>,
+    /// Placed `reserve_buffer`s by (function, name).
+    reserved: HashMap<(String, String), u64>,
+    /// Where each core placed each `reserve_buffer` instruction.
+    reserved_at: HashMap<(usize, InstId), u64>,
+    /// Each core's CTRL register (`get_ctrl`/`set_ctrl`).
+    ctrl: Vec<i64>,
 }
 
 fn rd_int(regs: &[Val], r: Reg) -> Result<i64, Fault> {
@@ -482,7 +517,27 @@ impl<'a> Cluster<'a> {
         rank: u32,
         world: &'a World,
     ) -> Self {
-        let mixed = prog.funcs[entry].mixed;
+        // a split-compiled pair (a cube kernel and a vector kernel, both
+        // public, the vector one taking the cube's arguments plus trailing
+        // ones such as a subblock index) runs as one mixed cluster
+        let peer = prog.funcs[entry].kernel_kind.and_then(|k| {
+            let n = prog.funcs[entry].args.len();
+            let mut it = prog.funcs.iter().enumerate().filter(|(i, f)| {
+                *i != entry
+                    && f.entry
+                    && f.kernel_kind == Some(!k)
+                    && (f.args.len() >= n && f.arg_types[..n] == prog.funcs[entry].arg_types[..]
+                        || f.args.len() <= n
+                            && f.arg_types[..] == prog.funcs[entry].arg_types[..f.args.len()])
+            });
+            let first = it.next();
+            if it.next().is_some() {
+                None
+            } else {
+                first.map(|(i, _)| i)
+            }
+        });
+        let mixed = prog.funcs[entry].mixed || peer.is_some();
         let kinds = if mixed {
             vec![CoreKind::Cube, CoreKind::Vector(0), CoreKind::Vector(1)]
         } else {
@@ -493,8 +548,20 @@ impl<'a> Cluster<'a> {
             .into_iter()
             .map(|kind| {
                 let mut regs = vec![Val::Unit; prog.n_regs];
-                for (r, v) in prog.funcs[entry].args.iter().zip(args) {
-                    regs[*r as usize] = v.clone();
+                let cube = prog.funcs[entry].kernel_kind == Some(true);
+                let start = match (peer, kind) {
+                    (Some(pf), CoreKind::Cube) if !cube => pf,
+                    (Some(pf), CoreKind::Vector(_)) if cube => pf,
+                    _ => entry,
+                };
+                let params = &prog.funcs[start].args;
+                for (i, r) in params.iter().enumerate() {
+                    regs[*r as usize] = match (args.get(i), kind) {
+                        (Some(v), _) => v.clone(),
+                        // trailing arguments of the peer: the subblock index
+                        (None, CoreKind::Vector(s)) => Val::Int(s as i64),
+                        (None, _) => Val::Int(0),
+                    };
                 }
                 Core {
                     kind,
@@ -509,7 +576,7 @@ impl<'a> Cluster<'a> {
                     },
                     sb: Scoreboard::default(),
                     su: Su {
-                        func: entry,
+                        func: start,
                         pc: 0,
                         stack: Vec::new(),
                         done: false,
@@ -553,6 +620,10 @@ impl<'a> Cluster<'a> {
             world,
             pending: Vec::new(),
             next_event: 1,
+            fifos: HashMap::new(),
+            reserved: HashMap::new(),
+            reserved_at: HashMap::new(),
+            ctrl: vec![0; n],
         }
         .with_priorities(n)
     }
@@ -785,6 +856,18 @@ impl<'a> Cluster<'a> {
                 Blocked::Signal { sig, value, cmp } => {
                     exec::comm::test(self.gm, sig, *value, *cmp).map_or(true, |r| r.is_ok())
                 }
+                Blocked::FifoPop { id, c2v } => self
+                    .fifos
+                    .get(&(*id, *c2v))
+                    .is_none_or(|f| f.entry_ready(Self::party(c.kind)).is_ok()),
+                Blocked::Import { peer, name } => {
+                    self.reserved.contains_key(&(peer.clone(), name.clone()))
+                }
+                Blocked::FifoAlloc { id, c2v } => self.fifos.get(&(*id, *c2v)).is_none_or(|f| {
+                    let p = Self::party(c.kind);
+                    f.slot_free(p, f.allocs.get(p).copied().unwrap_or(0))
+                        .is_ok()
+                }),
             },
         }
     }
@@ -804,6 +887,24 @@ impl<'a> Cluster<'a> {
                 (b.serving == *ticket && b.holder.is_none()).then_some(b.time)
             }
             Resolved::CrossWait { id } => self.cross_available(ci, *id).then_some(0),
+            Resolved::FifoPush { id, c2v, .. } => {
+                let Some(f) = self.fifos.get(&(*id, *c2v)) else {
+                    return Some(0);
+                };
+                let p = Self::party(c.kind);
+                let n = f.pushes.get(p).map_or(0, |v| v.len() as u64);
+                f.slot_free(p, n).ok()?;
+                Some(if n >= f.slot_num {
+                    f.frees
+                        .iter()
+                        .filter_map(|v| v.get((n - f.slot_num) as usize))
+                        .map(|m| m.time)
+                        .max()
+                        .unwrap_or(0)
+                } else {
+                    0
+                })
+            }
             _ => Some(0),
         }
     }
@@ -854,6 +955,11 @@ impl<'a> Cluster<'a> {
                 Blocked::Drain => {
                     if let Some(ck) = &mut self.checker {
                         ck.join_core(Self::agent(ci, 0), ci);
+                        // every DMA write issued so far has completed: later
+                        // writes of the same pipe cannot overtake them
+                        for s in 1..AGENTS_PER_CORE {
+                            ck.epoch[Self::agent(ci, s)] += 1;
+                        }
                     }
                     let t = self.cores[ci].time.iter().copied().max().unwrap_or(0);
                     self.cores[ci].su.time = self.cores[ci].su.time.max(t);
@@ -863,7 +969,12 @@ impl<'a> Cluster<'a> {
                     self.take_cross(ci, 0, id);
                     self.cores[ci].su.pc += 1;
                 }
-                Blocked::Queue(_) | Blocked::Comm | Blocked::Signal { .. } => {}
+                Blocked::Queue(_)
+                | Blocked::Comm
+                | Blocked::Signal { .. }
+                | Blocked::FifoPop { .. }
+                | Blocked::FifoAlloc { .. }
+                | Blocked::Import { .. } => {}
             }
         }
         // run scalar instructions until one issue, a block, or the end
@@ -991,6 +1102,34 @@ impl<'a> Cluster<'a> {
                 };
                 Ok(if skip { Flow::Jump(*end) } else { Flow::Next })
             }
+            K::Call { func, .. }
+                if matches!(
+                    (prog.funcs[*func].kernel_kind, self.cores[ci].kind),
+                    (Some(true), CoreKind::Vector(_)) | (Some(false), CoreKind::Cube)
+                ) =>
+            {
+                // a mixed kernel's cube function runs on the cube core only,
+                // its vector functions on the vector subblocks only
+                Ok(Flow::Next)
+            }
+            K::Ctrl { dst, src } => {
+                let regs = &mut self.cores[ci].arch.regs;
+                if let Some(s) = src {
+                    let v = rd_int(regs, *s)?;
+                    self.ctrl[ci] = v;
+                }
+                if let Some(d) = dst {
+                    regs[*d as usize] = Val::Int(self.ctrl[ci]);
+                }
+                Ok(Flow::Next)
+            }
+            K::ReserveBuf { .. }
+            | K::ImportBuf { .. }
+            | K::PipeInit(_)
+            | K::FifoPush { .. }
+            | K::FifoPop { .. }
+            | K::FifoAlloc { .. }
+            | K::FifoFree { .. } => self.su_fifo(ci, inst),
             K::Call { func, args, dsts } => {
                 let c = &mut self.cores[ci];
                 if c.su.func == *func || c.su.stack.iter().any(|f| f.0 == *func) {
@@ -1382,6 +1521,430 @@ impl<'a> Cluster<'a> {
             self.cores[ci].arch.regs[d as usize] = v;
         }
         Ok(Flow::Next)
+    }
+
+    /// A core's party index in a FIFO: the cube is 0, a vector subblock its index.
+    fn party(k: CoreKind) -> usize {
+        match k {
+            CoreKind::Vector(s) => s as usize,
+            _ => 0,
+        }
+    }
+
+    /// Faults unless core `ci` is the cube (`cube`) or a vector subblock of a
+    /// mixed cluster.
+    fn fifo_role(&self, ci: usize, cube: bool, what: &str) -> Result<(), Fault> {
+        match (self.cores[ci].kind, cube) {
+            (CoreKind::Cube, true) | (CoreKind::Vector(_), false) => Ok(()),
+            (CoreKind::Plain, _) => fault(format!(
+                "{what} needs a mixed kernel: an entry that calls a cube and a vector function (pto.kernel_kind), or pto.section.cube/pto.section.vector"
+            )),
+            _ => fault(format!(
+                "{what} runs on the {} core only",
+                if cube { "cube" } else { "vector" }
+            )),
+        }
+    }
+
+    /// The scalar unit's part of the FIFO protocol: buffer placement, pipe
+    /// init, pops (which block until the entry is pushed), and issuing pushes
+    /// and frees to the pipe that performs them.
+    fn su_fifo(&mut self, ci: usize, inst: &Inst) -> Result<Flow, Fault> {
+        let kind = self.cores[ci].kind;
+        let func = &self.prog.funcs[self.cores[ci].su.func].name;
+        let no_pipe = |id: u32| {
+            Fault::Msg(format!(
+                "FIFO pipe {id}: no pto.aic_initialize_pipe/aiv_initialize_pipe with that id has run"
+            ))
+        };
+        match &inst.k {
+            K::ReserveBuf {
+                dst,
+                name,
+                size,
+                space,
+                base,
+            } => {
+                let a = match (base, self.reserved_at.get(&(ci, inst.id))) {
+                    (Some(b), _) => *b,
+                    (None, Some(a)) => *a,
+                    (None, None) => {
+                        let c = &mut self.cores[ci].arch;
+                        let i = space.local_index().unwrap_or(0);
+                        let a = c.bump[i];
+                        let cap = c.local.size(*space);
+                        if a.checked_add(*size).is_none_or(|e| e > cap) {
+                            return fault(format!(
+                                "reserve_buffer \"{name}\" needs {size} bytes at offset {a} of {}, which holds {cap}",
+                                space.name()
+                            ));
+                        }
+                        c.bump[i] = (a + size).div_ceil(512) * 512;
+                        a
+                    }
+                };
+                self.cores[ci].arch.local.slice(*space, a, *size)?;
+                self.reserved_at.insert((ci, inst.id), a);
+                self.reserved
+                    .entry((func.clone(), name.clone()))
+                    .or_insert(a);
+                self.cores[ci].arch.regs[*dst as usize] = Val::Int(a as i64);
+                Ok(Flow::Next)
+            }
+            K::ImportBuf { dst, name, peer } => {
+                match self.reserved.get(&(peer.clone(), name.clone())) {
+                    Some(a) => {
+                        self.cores[ci].arch.regs[*dst as usize] = Val::Int(*a as i64);
+                        Ok(Flow::Next)
+                    }
+                    None => Ok(Flow::Block(Blocked::Import {
+                        peer: peer.clone(),
+                        name: name.clone(),
+                    })),
+                }
+            }
+            K::PipeInit(p) => {
+                let regs = &self.cores[ci].arch.regs;
+                let addr = |r: Option<Reg>| -> Result<Option<u64>, Fault> {
+                    r.map(|r| rd_int(regs, r).map(|v| v.max(0) as u64))
+                        .transpose()
+                };
+                let (c2v_buf, v2c_buf) = (addr(p.c2v_buf)?, addr(p.v2c_buf)?);
+                let gm = p.gm_tensor.and_then(|r| match regs.get(r as usize) {
+                    Some(Val::View(v)) => Some((**v).clone()),
+                    _ => None,
+                });
+                let num = p.slot_num.unwrap_or(if p.dir_mask == 3 { 4 } else { 8 });
+                for (bit, c2v, buf) in [(1, true, c2v_buf), (2, false, v2c_buf)] {
+                    if p.dir_mask & bit == 0 {
+                        continue;
+                    }
+                    let f = self
+                        .fifos
+                        .entry((p.id, c2v))
+                        .or_insert_with(|| crate::fifo::Fifo::new(c2v, num, p.slot_size));
+                    if f.slot_size != p.slot_size || f.slot_num != num {
+                        return fault(format!(
+                            "FIFO pipe {}: this init says {num} slots of {} bytes, an earlier one {} of {}",
+                            p.id, p.slot_size, f.slot_num, f.slot_size
+                        ));
+                    }
+                    if buf.is_some() {
+                        f.base = buf;
+                    }
+                    if gm.is_some() {
+                        f.gm = gm.clone();
+                    }
+                }
+                Ok(Flow::Next)
+            }
+            K::FifoPush {
+                id,
+                c2v,
+                split,
+                entry,
+            } => {
+                let what = if *c2v { "tpush_to_aiv" } else { "tpush_to_aic" };
+                self.fifo_role(ci, *c2v, what)?;
+                let tile = match self.cores[ci].arch.regs.get(*entry as usize) {
+                    Some(Val::Tile(t)) => Some(t.clone()),
+                    Some(Val::View(_)) => None,
+                    other => {
+                        return fault(format!(
+                            "{what} pushes a tile or a GM entry, not {}",
+                            other.map_or("nothing", |v| v.kind())
+                        ))
+                    }
+                };
+                let pipe = if *c2v { Pipe::Fix } else { Pipe::Mte3 };
+                self.issue_or_block(
+                    ci,
+                    slot(pipe),
+                    inst.id,
+                    Resolved::FifoPush {
+                        id: *id,
+                        c2v: *c2v,
+                        split: *split,
+                        tile,
+                    },
+                )
+            }
+            K::FifoPop {
+                id,
+                c2v,
+                split,
+                dst,
+                tile,
+            } => {
+                let what = if *c2v {
+                    "tpop_from_aic"
+                } else {
+                    "tpop_from_aiv"
+                };
+                self.fifo_role(ci, !*c2v, what)?;
+                let _ = split;
+                let c = Self::party(kind);
+                let f = self
+                    .fifos
+                    .get_mut(&(*id, *c2v))
+                    .ok_or_else(|| no_pipe(*id))?;
+                if f.entry_ready(c).is_err() {
+                    return Ok(Flow::Block(Blocked::FifoPop { id: *id, c2v: *c2v }));
+                }
+                let m = f.pops[c];
+                f.pops[c] += 1;
+                let off = f.slot_offset(m);
+                let marks: Vec<crate::fifo::Mark> = f
+                    .pushes
+                    .iter()
+                    .filter_map(|v| v.get(m as usize).cloned())
+                    .collect();
+                let val = match tile {
+                    Some((tb, elem)) => {
+                        let base = f.base.ok_or_else(|| {
+                            Fault::Msg(format!(
+                                "{what} on pipe {id}: the init names no consumer buffer for this direction"
+                            ))
+                        })?;
+                        Val::Tile(Box::new(Tile {
+                            loc: tb.loc,
+                            addr: base.saturating_add(off),
+                            elem: *elem,
+                            rows: tb.rows,
+                            cols: tb.cols,
+                            v_row: tb.v_row.unwrap_or(tb.rows),
+                            v_col: tb.v_col.unwrap_or(tb.cols),
+                            blayout: tb.blayout,
+                            slayout: tb.slayout,
+                            fractal: tb.fractal,
+                            pad: tb.pad,
+                        }))
+                    }
+                    None => {
+                        let mut v = f.gm.clone().ok_or_else(|| {
+                            Fault::Msg(format!(
+                                "{what} on pipe {id} returns a GM entry, but the init has no gm_slot_tensor"
+                            ))
+                        })?;
+                        v.base = v.base.saturating_add(off);
+                        Val::View(Box::new(v))
+                    }
+                };
+                // the pop happens after every push of its entry
+                let a = Self::agent(ci, 0);
+                for mk in marks {
+                    if let (Some(ck), Some(v)) = (&mut self.checker, &mk.vc) {
+                        ck.join(a, v);
+                    }
+                    let su = &mut self.cores[ci].su;
+                    su.time = su.time.max(mk.time);
+                }
+                self.cores[ci].arch.regs[*dst as usize] = val;
+                Ok(Flow::Next)
+            }
+            K::FifoAlloc { id, c2v, dst } => {
+                let what = if *c2v {
+                    "talloc_to_aiv"
+                } else {
+                    "talloc_to_aic"
+                };
+                self.fifo_role(ci, *c2v, what)?;
+                let p = Self::party(kind);
+                let f = self
+                    .fifos
+                    .get_mut(&(*id, *c2v))
+                    .ok_or_else(|| no_pipe(*id))?;
+                let n = f.allocs[p];
+                if f.slot_free(p, n).is_err() {
+                    return Ok(Flow::Block(Blocked::FifoAlloc { id: *id, c2v: *c2v }));
+                }
+                f.allocs[p] += 1;
+                let mut v = f.gm.clone().ok_or_else(|| {
+                    Fault::Msg(format!(
+                        "{what} on pipe {id}: the init has no gm_slot_tensor"
+                    ))
+                })?;
+                v.base = v.base.saturating_add(f.slot_offset(n));
+                let marks: Vec<crate::fifo::Mark> = if n >= f.slot_num {
+                    f.frees
+                        .iter()
+                        .filter_map(|v| v.get((n - f.slot_num) as usize).cloned())
+                        .collect()
+                } else {
+                    Vec::new()
+                };
+                // writing the slot happens after every consumer freed it
+                let a = Self::agent(ci, 0);
+                for mk in marks {
+                    if let (Some(ck), Some(v)) = (&mut self.checker, &mk.vc) {
+                        ck.join(a, v);
+                    }
+                    let su = &mut self.cores[ci].su;
+                    su.time = su.time.max(mk.time);
+                }
+                self.cores[ci].arch.regs[*dst as usize] = Val::View(Box::new(v));
+                Ok(Flow::Next)
+            }
+            K::FifoFree { id, c2v, .. } => {
+                let what = if *c2v {
+                    "tfree_from_aic"
+                } else {
+                    "tfree_from_aiv"
+                };
+                self.fifo_role(ci, !*c2v, what)?;
+                let pipe = if *c2v { Pipe::V } else { Pipe::Mte1 };
+                self.issue_or_block(
+                    ci,
+                    slot(pipe),
+                    inst.id,
+                    Resolved::FifoFree { id: *id, c2v: *c2v },
+                )
+            }
+            _ => fault("internal: not a FIFO op"),
+        }
+    }
+
+    /// A push at the head of its pipe (its slot is free): copies the entry
+    /// into the consumers' slot and records it for their pops.
+    #[allow(clippy::too_many_arguments)]
+    fn exec_push(
+        &mut self,
+        ci: usize,
+        s: usize,
+        inst: InstId,
+        id: u32,
+        c2v: bool,
+        split: u32,
+        tile: Option<&Tile>,
+        start: u64,
+    ) -> Result<(), Fault> {
+        let agent = Self::agent(ci, s);
+        let p = Self::party(self.cores[ci].kind);
+        let f = self.fifos.get(&(id, c2v)).ok_or_else(|| {
+            Fault::Msg(format!(
+                "FIFO pipe {id}: no pto.aic_initialize_pipe/aiv_initialize_pipe with that id has run"
+            ))
+        })?;
+        let n = f.pushes[p].len() as u64;
+        // the slot is reused after every consumer freed its previous entry
+        if n >= f.slot_num {
+            for fr in &f.frees {
+                if let (Some(ck), Some(v)) = (
+                    &mut self.checker,
+                    fr.get((n - f.slot_num) as usize)
+                        .and_then(|m| m.vc.as_ref()),
+                ) {
+                    ck.join(agent, v);
+                }
+            }
+        }
+        let (base, off, slot_size) = (f.base, f.slot_offset(n), f.slot_size);
+        if let Some(t) = tile {
+            let base = base.ok_or_else(|| {
+                Fault::Msg(format!(
+                    "FIFO pipe {id}: the init names no consumer buffer for this direction"
+                ))
+            })?;
+            let targets: Vec<(usize, i64)> = self
+                .cores
+                .iter()
+                .enumerate()
+                .filter_map(|(k, c)| match (c.kind, c2v) {
+                    (CoreKind::Vector(v), true) => Some((k, v as i64)),
+                    // without a split only subblock 0 carries the data
+                    (CoreKind::Cube, false) if split != 0 || p == 0 => Some((k, p as i64)),
+                    _ => None,
+                })
+                .collect();
+            for (k, sub) in targets {
+                let on = self.checker.is_some();
+                let mut sacc = Accesses {
+                    on,
+                    list: Vec::new(),
+                };
+                let mut dacc = Accesses {
+                    on,
+                    list: Vec::new(),
+                };
+                let (src, dst) = if ci < k {
+                    let (a, b) = self.cores.split_at_mut(k);
+                    (&a[ci], &mut b[0])
+                } else {
+                    let (a, b) = self.cores.split_at_mut(ci);
+                    (&b[0], &mut a[k])
+                };
+                crate::fifo::copy_entry(
+                    &src.arch.local,
+                    t,
+                    &mut dst.arch.local,
+                    base.saturating_add(off),
+                    c2v,
+                    split,
+                    sub,
+                    slot_size,
+                    &mut sacc,
+                    &mut dacc,
+                )?;
+                let list: Vec<(usize, exec::Access)> = sacc
+                    .list
+                    .into_iter()
+                    .map(|a| (ci, a))
+                    .chain(dacc.list.into_iter().map(|a| (k, a)))
+                    .collect();
+                for (core, a) in list {
+                    let mut out = std::mem::take(&mut self.conflicts);
+                    if let Some(ck) = &mut self.checker {
+                        ck.access(agent, inst, core, &a, &mut out);
+                    }
+                    for c in out.drain(..) {
+                        self.report_conflict(&c);
+                    }
+                    self.conflicts = out;
+                }
+            }
+        }
+        let vc = self.checker.as_ref().map(|ck| ck.vc[agent].clone());
+        if let Some(f) = self.fifos.get_mut(&(id, c2v)) {
+            f.pushes[p].push(crate::fifo::Mark {
+                vc,
+                time: start + 1,
+                inst,
+            });
+        }
+        Ok(())
+    }
+
+    /// A consumer's `tfree` on its pipe: releases its oldest popped entry.
+    fn exec_free(
+        &mut self,
+        ci: usize,
+        s: usize,
+        inst: InstId,
+        id: u32,
+        c2v: bool,
+        start: u64,
+    ) -> Result<(), Fault> {
+        let agent = Self::agent(ci, s);
+        let c = Self::party(self.cores[ci].kind);
+        let vc = self.checker.as_ref().map(|ck| ck.vc[agent].clone());
+        let f = self.fifos.get_mut(&(id, c2v)).ok_or_else(|| {
+            Fault::Msg(format!(
+                "FIFO pipe {id}: no pto.aic_initialize_pipe/aiv_initialize_pipe with that id has run"
+            ))
+        })?;
+        if f.frees[c].len() as u64 >= f.pops[c] {
+            return fault(format!(
+                "tfree on FIFO pipe {id} with no popped entry left to free ({} popped, {} freed)",
+                f.pops[c],
+                f.frees[c].len()
+            ));
+        }
+        f.frees[c].push(crate::fifo::Mark {
+            vc,
+            time: start + 1,
+            inst,
+        });
+        Ok(())
     }
 
     fn issue_or_block(
@@ -1821,6 +2384,13 @@ impl<'a> Cluster<'a> {
                 self.take_cross(ci, s, *id);
                 Ok(())
             }
+            Resolved::FifoPush {
+                id,
+                c2v,
+                split,
+                tile,
+            } => self.exec_push(ci, s, h.inst, *id, *c2v, *split, tile.as_deref(), start),
+            Resolved::FifoFree { id, c2v } => self.exec_free(ci, s, h.inst, *id, *c2v, start),
         };
         if let Err(f) = res {
             return self.fault(h.inst, f);
@@ -2307,6 +2877,15 @@ impl<'a> Cluster<'a> {
                             if self.world.clusters > 1 { ": no rank is left to notify it" } else { ": no rank notifies it (run with --ranks N for multi-rank kernels)" }
                         )
                     }
+                    Blocked::FifoPop { id, c2v } => {
+                        let f = self.fifos.get(&(*id, *c2v));
+                        let m = f.map_or(0, |f| f.pops.get(Self::party(c.kind)).copied().unwrap_or(0));
+                        let (dir, from) = if *c2v { ("cube to vector", "the cube".to_string()) } else { ("vector to cube", "a vector subblock".to_string()) };
+                        let pushed = f.map_or(0, |f| f.pushes.iter().map(|p| p.len()).min().unwrap_or(0));
+                        format!("{core}scalar unit waits at line {l} in tpop on FIFO pipe {id} ({dir}) for entry {m}: {from} pushed {pushed} entr{} and no push is pending or still to run", if pushed == 1 { "y" } else { "ies" })
+                    }
+                    Blocked::FifoAlloc { id, c2v } => format!("{core}scalar unit waits at line {l} in talloc on FIFO pipe {id} ({}) for a free slot: no tfree that would release one is pending or still to run", if *c2v { "cube to vector" } else { "vector to cube" }),
+                    Blocked::Import { peer, name } => format!("{core}scalar unit waits at line {l} in import_reserved_buffer for \"{name}\" of @{peer}, which no core places with reserve_buffer"),
                 });
             }
             for (s, q) in c.queues.iter().enumerate() {
@@ -2332,6 +2911,13 @@ impl<'a> Cluster<'a> {
                         }
                     }
                     Resolved::CrossWait { id } => format!("{core}{p} waits at line {l} on cross-core semaphore {id}, which no core will signal"),
+                    Resolved::FifoPush { id, c2v, .. } => {
+                        let f = self.fifos.get(&(*id, *c2v));
+                        let n = f.map_or(0, |f| f.pushes.get(Self::party(c.kind)).map_or(0, |v| v.len()));
+                        let slots = f.map_or(0, |f| f.slot_num);
+                        let freed = f.map_or(0, |f| f.frees.iter().map(|v| v.len()).min().unwrap_or(0));
+                        format!("{core}{p} waits at line {l} in tpush on FIFO pipe {id} ({}) for a free slot: all {slots} slots hold entries, the consumer freed {freed} of {n} and no tfree is pending or still to run", if *c2v { "cube to vector" } else { "vector to cube" })
+                    }
                     _ => format!("{core}{p} is stuck at line {l}"),
                 });
             }
@@ -2864,6 +3450,20 @@ fn scalar_step(
                 1 => loop_regs.loop1[d] = (x, y),
                 _ => loop_regs.loop2[d] = (x, y),
             }
+        }
+        K::BitSet {
+            dst,
+            src,
+            bit,
+            set: on,
+        } => {
+            let (x, b) = (rd_int(regs, *src)?, rd_int(regs, *bit)?);
+            if !(0..64).contains(&b) {
+                return fault(format!("bit index {b} is outside 0..64"));
+            }
+            let m = 1i64 << b;
+            let v = if *on { x | m } else { x & !m };
+            set(regs, *dst, Val::Int(v))?
         }
         K::Nop | K::End => {}
         K::Unsupported { what } => return fault(what.clone()),

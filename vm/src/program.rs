@@ -897,6 +897,92 @@ pub enum K {
     End,
     /// No effect.
     Nop,
+    /// `pto.get_ctrl` (dst) / `pto.set_ctrl` (src): the core's CTRL register.
+    Ctrl {
+        /// Read into.
+        dst: Option<Reg>,
+        /// Written from.
+        src: Option<Reg>,
+    },
+    /// `pto.sbitset0` / `pto.sbitset1`: `src` with bit `bit` cleared or set.
+    BitSet {
+        /// Result.
+        dst: Reg,
+        /// Value.
+        src: Reg,
+        /// Bit index.
+        bit: Reg,
+        /// Set (else clear).
+        set: bool,
+    },
+    /// `pto.reserve_buffer`: a named consumer slot buffer in this core's
+    /// local memory; the result is its byte address.
+    ReserveBuf {
+        /// Result (i32 address).
+        dst: Reg,
+        /// The buffer's name.
+        name: String,
+        /// Bytes.
+        size: u64,
+        /// Local space.
+        space: Space,
+        /// Explicit address (`auto = false`).
+        base: Option<u64>,
+    },
+    /// `pto.import_reserved_buffer`: the address of a peer function's
+    /// `reserve_buffer` (waits until the peer has placed it).
+    ImportBuf {
+        /// Result.
+        dst: Reg,
+        /// The buffer's name.
+        name: String,
+        /// The peer function.
+        peer: String,
+    },
+    /// `pto.aic_initialize_pipe` / `pto.aiv_initialize_pipe`.
+    PipeInit(Box<crate::fifo::PipeInit>),
+    /// `tpush_to_aiv` / `tpush_to_aic`.
+    FifoPush {
+        /// Logical pipe id.
+        id: u32,
+        /// Cube to vector.
+        c2v: bool,
+        /// `TileSplitAxis` (0 none, 1 up-down, 2 left-right).
+        split: u32,
+        /// The tile (or GM entry) pushed.
+        entry: Reg,
+    },
+    /// `tpop_from_aic` / `tpop_from_aiv`.
+    FifoPop {
+        /// Logical pipe id.
+        id: u32,
+        /// Cube to vector.
+        c2v: bool,
+        /// Split.
+        split: u32,
+        /// Result.
+        dst: Reg,
+        /// The result tile type (None: a GM entry).
+        tile: Option<(TileBuf, DType)>,
+    },
+    /// `talloc_to_aiv` / `talloc_to_aic`: the producer's next GM slot.
+    FifoAlloc {
+        /// Logical pipe id.
+        id: u32,
+        /// Cube to vector.
+        c2v: bool,
+        /// Result (the slot's GM view).
+        dst: Reg,
+    },
+    /// `tfree_from_aic` / `tfree_from_aiv`.
+    FifoFree {
+        /// Logical pipe id.
+        id: u32,
+        /// Cube to vector.
+        c2v: bool,
+        /// Split.
+        split: u32,
+    },
     /// An op ptovm parses but cannot execute yet.
     Unsupported {
         /// Why.
@@ -926,8 +1012,11 @@ pub struct Func {
     pub code: Vec<Inst>,
     /// Marked `pto.entry` / `pto.kernel`, or public.
     pub entry: bool,
-    /// Whether the body contains `section.cube`/`section.vector` (mixed kernel).
+    /// Whether the body contains `section.cube`/`section.vector` or calls a
+    /// function with a `pto.kernel_kind` (mixed kernel).
     pub mixed: bool,
+    /// `pto.kernel_kind`: Some(true) cube, Some(false) vector.
+    pub kernel_kind: Option<bool>,
     /// Per argument: bytes its static tensor views reach (0 if unknown).
     pub arg_bytes: Vec<u64>,
 }

@@ -221,6 +221,21 @@ pub fn io(k: &K) -> (Vec<Reg>, Vec<Reg>) {
             i.extend([*arr, *idx, *val]);
             o.push(*arr)
         }
+        K::ReserveBuf { dst, .. }
+        | K::ImportBuf { dst, .. }
+        | K::FifoPop { dst, .. }
+        | K::FifoAlloc { dst, .. } => o.push(*dst),
+        K::Ctrl { dst, src } => {
+            i.extend(src);
+            o.extend(dst)
+        }
+        K::BitSet { dst, src, bit, .. } => {
+            i.extend([*src, *bit]);
+            o.push(*dst)
+        }
+        K::PipeInit(p) => i.extend([p.c2v_buf, p.v2c_buf, p.gm_tensor].into_iter().flatten()),
+        K::FifoPush { entry, .. } => i.push(*entry),
+        K::FifoFree { .. } => {}
         K::Jump(_)
         | K::Section { .. }
         | K::End

@@ -355,3 +355,68 @@ fn mad_mx_applies_group_scales() {
         }
     }
 }
+
+/// The 8-bit right operand with `transpose = true` reads K x N in ZN
+/// fractals (32 K-rows by 16 N-columns, K contiguous): the same bytes as the
+/// N x K NZ the untransposed load reads (the PTOAS `mad_mx*` cases load 1024
+/// bytes for K = 64, N = 16, which only this layout fits).
+#[test]
+fn mte_l1_l0b_transpose_on_8_bit_reads_zn_fractals() {
+    let body = |t: &str| {
+        format!(
+            r#"module attributes {{pto.target_arch = "a5", pto.kernel_kind = #pto.kernel_kind<cube>}} {{
+  func.func @k(%a_gm: !pto.ptr<i8, gm>, %b_gm: !pto.ptr<i8, gm>, %o_gm: !pto.ptr<i32, gm>) attributes {{pto.kernel}} {{
+    %c0 = arith.constant 0 : i64
+    %c1 = arith.constant 1 : i64
+    %c16 = arith.constant 16 : i64
+    %c64 = arith.constant 64 : i64
+    %c1024 = arith.constant 1024 : i64
+    %l1_a = pto.castptr %c0 : i64 -> !pto.ptr<i8, l1>
+    %l1_b = pto.castptr %c1024 : i64 -> !pto.ptr<i8, l1>
+    %l0a = pto.castptr %c0 : i64 -> !pto.ptr<i8, l0a>
+    %l0b = pto.castptr %c0 : i64 -> !pto.ptr<i8, l0b>
+    %l0c = pto.castptr %c0 : i64 -> !pto.ptr<i32, l0c>
+    pto.mte_gm_l1 %a_gm, %l1_a, %c1024 nburst(%c1, %c0, %c0)
+      : !pto.ptr<i8, gm>, !pto.ptr<i8, l1>, i64, i64, i64, i64
+    pto.mte_gm_l1 %b_gm, %l1_b, %c1024 nburst(%c1, %c0, %c0)
+      : !pto.ptr<i8, gm>, !pto.ptr<i8, l1>, i64, i64, i64, i64
+    pto.set_flag["PIPE_MTE2", "PIPE_MTE1", "EVENT_ID0"]
+    pto.wait_flag["PIPE_MTE2", "PIPE_MTE1", "EVENT_ID0"]
+    pto.mte_l1_l0a %l1_a, %l0a, %c16, %c64, %c0, %c0
+      : !pto.ptr<i8, l1>, !pto.ptr<i8, l0a>, i64, i64, i64, i64
+    pto.mte_l1_l0b %l1_b, %l0b, %c64, %c16, %c0, %c0{t}
+      : !pto.ptr<i8, l1>, !pto.ptr<i8, l0b>, i64, i64, i64, i64
+    pto.set_flag["PIPE_MTE1", "PIPE_M", "EVENT_ID0"]
+    pto.wait_flag["PIPE_MTE1", "PIPE_M", "EVENT_ID0"]
+    pto.mad %l0a, %l0b, %l0c, %c16, %c16, %c64 disable_gemv
+      : !pto.ptr<i8, l0a>, !pto.ptr<i8, l0b>, !pto.ptr<i32, l0c>, i64, i64, i64
+    pto.set_flag["PIPE_M", "PIPE_FIX", "EVENT_ID0"]
+    pto.wait_flag["PIPE_M", "PIPE_FIX", "EVENT_ID0"]
+    pto.mte_l0c_gm %l0c, %o_gm, %c16, %c16, %c16, %c16, %c0, %c0, nz2nd
+      : !pto.ptr<i32, l0c>, !pto.ptr<i32, gm>, i64, i64, i64, i64, i64, i64
+    pto.barrier #pto.pipe<PIPE_ALL>
+    return
+  }}
+}}
+"#
+        )
+    };
+    let out = |t: &str| {
+        let src = body(t);
+        let k = load_text("t.pto", &src, None).unwrap_or_else(|e| panic!("does not load:\n{e}"));
+        let cfg = Config {
+            profile: k.profile,
+            check: CheckMode::Error,
+            ..Config::default()
+        };
+        let a: Vec<u8> = (0..1024u32).map(|i| (i * 7 % 5) as u8).collect();
+        let b: Vec<u8> = (0..1024u32).map(|i| (i * 3 % 7) as u8).collect();
+        let args = [Arg::Buffer(a), Arg::Buffer(b), Arg::Buffer(vec![0; 1024])];
+        let f = run_kernel(&k, &cfg, None, &args).expect("runs");
+        assert_eq!(f.out.error, None);
+        f.buffers[2].clone()
+    };
+    let plain = out("");
+    assert!(plain.iter().any(|&x| x != 0));
+    assert_eq!(out(" {transpose = true}"), plain);
+}

@@ -625,7 +625,7 @@ fn l1_l0(call: &CubeCall, m: &mut Mem<'_>, dsp: Space) -> Result<(), Fault> {
         }
         return Ok(());
     }
-    if transpose && es == 1 {
+    if transpose && es == 1 && dsp == Space::L0a {
         // the transpose granularity of 8-bit operands (32 x 32 blocks) is not
         // pinned by the docs; refuse rather than guess
         return fault(format!(
@@ -633,6 +633,10 @@ fn l1_l0(call: &CubeCall, m: &mut Mem<'_>, dsp: Space) -> Result<(), Fault> {
             call.op.name()
         ));
     }
+    // 8-bit right operands: L1 holds K x N in ZN fractals (32 K-rows by 16
+    // N-columns, K contiguous), the same bytes as the N x K NZ the
+    // untransposed load reads
+    let transpose = transpose && es != 1;
     // shape form: (rows, cols) are (m, k) for L0A and (k, n) for L0B
     let (rows, cols, r0, c0s) = (
         call.count(2)?,
