@@ -1116,6 +1116,32 @@ impl<'a> Lowerer<'a> {
         if in_vec && crate::exec::vec_ops::implemented(op.opcode) {
             return self.generic_vec(op, u, res, c);
         }
+        match op.opcode {
+            // the UB sorter ops are written outside vector scopes: each is a
+            // scope of its own on PIPE_V
+            Opcode::VBitsort | Opcode::VMrgsort4 if !in_vec => {
+                let mut body = Code {
+                    code: Vec::new(),
+                    exits: Vec::new(),
+                };
+                self.generic_vec(op, u, res, &mut body);
+                let end = self.inst(op, K::End);
+                body.code.push(end);
+                let captures = free_regs(&body.code);
+                return self.push(
+                    op,
+                    c,
+                    K::VecScope {
+                        body: Arc::new(body.code),
+                        captures,
+                        binds: Vec::new(),
+                    },
+                );
+            }
+            // a status register the scalar unit reads (after syncing with V)
+            Opcode::GetVms4Sr => return self.generic_vec(op, u, res, c),
+            _ => {}
+        }
         if info.class == pto_isa_spec::Class::Comm {
             return self.lower_comm(op, short, res, c);
         }

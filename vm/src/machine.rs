@@ -978,6 +978,21 @@ impl<'a> Cluster<'a> {
                 }
                 self.su_comm(ci, inst.id, *op, args, staging, group, *dst, attrs)
             }
+            // a vector status register the scalar unit reads (get_vms4_sr)
+            K::Vec(v @ VecOp::Generic { op, .. }) if *op == pto_isa_spec::Opcode::GetVms4Sr => {
+                let c = &mut self.cores[ci];
+                let mut acc = Accesses::default();
+                exec_vec(
+                    v,
+                    &mut c.arch.regs,
+                    &mut c.arch.local,
+                    &mut acc,
+                    &mut Vec::new(),
+                    &mut Vec::new(),
+                    inst.id,
+                )?;
+                Ok(Flow::Next)
+            }
             K::Vec(_) => fault(format!(
                 "'{}' is a vector micro-op and must be inside a pto.vecscope",
                 prog.info(inst.id).opcode.name()

@@ -267,6 +267,23 @@ impl std::fmt::Debug for Zeroed {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Local {
     bufs: [Zeroed; 7],
+    /// The vector unit's special registers that ops update outside SSA.
+    pub spr: Spr,
+}
+
+/// Special-purpose registers of a core's vector unit that instructions
+/// read and write implicitly (see `exec::vec_mem` and `exec::vsort`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Spr {
+    /// `AR`: the byte offset of the register-offset unaligned store stream
+    /// (`vstur`), cleared by `sprclr`, stored by `sprsti`/`sprsts`.
+    pub ar: u64,
+    /// `SQZN`: the byte count of the last `vsqz` (active lanes times lane
+    /// size), which `vstur` stores and advances `AR` by.
+    pub sqzn: u64,
+    /// `VMS4_SR`: the per-list consumed counts of the last `vmrgsort4`,
+    /// 16 bits each (list 0 lowest).
+    pub vms4_sr: u64,
 }
 
 impl Local {
@@ -282,6 +299,7 @@ impl Local {
                 Zeroed::new(p.bias_bytes),
                 Zeroed::new(p.fb_bytes),
             ],
+            spr: Spr::default(),
         }
     }
 
