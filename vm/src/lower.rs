@@ -1157,8 +1157,10 @@ impl<'a> Lowerer<'a> {
                     self.push(op, c, K::Query { dst, what });
                 }
             }
-            "load_scalar" | "store_scalar" => {
-                let load = short == "load_scalar";
+            // ld_dev/st_dev: the same one-element access, bypassing the
+            // scalar data cache (which ptovm does not model)
+            "load_scalar" | "store_scalar" | "ld_dev" | "st_dev" => {
+                let load = short == "load_scalar" || short == "ld_dev";
                 let k = match (load, u, r0) {
                     (true, [ptr, off, ..], Some(val)) => K::ScalarMem {
                         load,
@@ -1533,6 +1535,29 @@ impl<'a> Lowerer<'a> {
                 }
                 _ => self.unsupported(op, c, "needs two operands"),
             },
+            "set_atomic_add" | "set_atomic_max" | "set_atomic_min" | "set_atomic_none" => {
+                let how = Combine::parse(short.trim_start_matches("set_"));
+                self.push(op, c, K::SetAtomic { op: how, dt: None })
+            }
+            "set_atomic_f32" | "set_atomic_f16" | "set_atomic_bf16" | "set_atomic_s32"
+            | "set_atomic_s16" | "set_atomic_s8" => {
+                let dt = match short.trim_start_matches("set_atomic_") {
+                    "f32" => DType::F32,
+                    "f16" => DType::F16,
+                    "bf16" => DType::BF16,
+                    "s32" => DType::I32,
+                    "s16" => DType::I16,
+                    _ => DType::I8,
+                };
+                self.push(
+                    op,
+                    c,
+                    K::SetAtomic {
+                        op: None,
+                        dt: Some(dt),
+                    },
+                )
+            }
             "mte_gm_ub" | "copy_gm_to_ubuf" | "mte_ub_gm" | "copy_ubuf_to_gm" | "mte_ub_ub" => {
                 self.lower_dma(op, short, u, c)
             }

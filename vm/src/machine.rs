@@ -1551,6 +1551,7 @@ impl<'a> Cluster<'a> {
                     }
                     None => None,
                 };
+                let atomic = self.cores[ci].arch.loop_regs.atomic_for(*dir);
                 Resolved::Dma(Box::new(Transfer {
                     dir: *dir,
                     src: self.ptr(ci, *src)?,
@@ -1558,6 +1559,7 @@ impl<'a> Cluster<'a> {
                     len,
                     levels,
                     pad,
+                    atomic,
                 }))
             }
             PipeOp::DmaLegacy {
@@ -1588,6 +1590,7 @@ impl<'a> Cluster<'a> {
                     len: int(*len)?.max(0) as u64,
                     levels,
                     pad: None,
+                    atomic: lr.atomic_for(*dir),
                 }))
             }
             PipeOp::Cube { op, regs: rs, form } => Resolved::Cube(Box::new(exec::cube::CubeCall {
@@ -2844,6 +2847,14 @@ fn scalar_step(
                 }
                 1 => loop_regs.loop1[d] = (x, y),
                 _ => loop_regs.loop2[d] = (x, y),
+            }
+        }
+        K::SetAtomic { op, dt } => {
+            if let Some(op) = op {
+                loop_regs.atomic = *op;
+            }
+            if let Some(dt) = dt {
+                loop_regs.atomic_dt = *dt;
             }
         }
         K::Nop | K::End => {}

@@ -225,6 +225,7 @@ pub fn io(k: &K) -> (Vec<Reg>, Vec<Reg>) {
         | K::Section { .. }
         | K::End
         | K::Nop
+        | K::SetAtomic { .. }
         | K::Unsupported { .. }
         | K::TsyncNonVector { .. } => {}
     }

@@ -228,3 +228,87 @@ fn vstur_streams_squeezed_lanes_through_ar() {
     assert_eq!(o, [1.0, 2.0, 3.0, 4.0, 1.0, 2.0, 3.0, 0.0]);
     assert_eq!(u32s(&b[2])[0], 16);
 }
+
+/// `set_atomic_s32` + `set_atomic_add` make the next UB -> GM copy add into
+/// GM; `set_atomic_none` restores plain stores.
+#[test]
+fn mte3_atomics_follow_the_atomic_registers() {
+    let src = r#"module attributes {pto.target_arch = "a5"} {
+  func.func @k(%a: !pto.ptr<i32, gm>, %o: !pto.ptr<i32, gm>, %p: !pto.ptr<i32, gm>, %q: !pto.ptr<f32, gm>) attributes {pto.kernel} {
+    %c0_i64 = arith.constant 0 : i64
+    %c1_i64 = arith.constant 1 : i64
+    %c32_i64 = arith.constant 32 : i64
+    %u = pto.castptr %c0_i64 : i64 -> !pto.ptr<i32, ub>
+    %uf = pto.castptr %c0_i64 : i64 -> !pto.ptr<f32, ub>
+    pto.mte_gm_ub %a, %u, %c0_i64, %c32_i64 nburst(%c1_i64, %c32_i64, %c32_i64)
+      : !pto.ptr<i32, gm>, !pto.ptr<i32, ub>, i64, i64, i64, i64, i64
+    pto.set_flag["PIPE_MTE2", "PIPE_MTE3", "EVENT_ID0"]
+    pto.wait_flag["PIPE_MTE2", "PIPE_MTE3", "EVENT_ID0"]
+    pto.set_atomic_s32
+    pto.set_atomic_max
+    pto.mte_ub_gm %u, %o, %c32_i64 nburst(%c1_i64, %c32_i64, %c32_i64)
+      : !pto.ptr<i32, ub>, !pto.ptr<i32, gm>, i64, i64, i64, i64
+    pto.barrier #pto.pipe<PIPE_MTE3>
+    pto.set_atomic_add
+    pto.mte_ub_gm %u, %o, %c32_i64 nburst(%c1_i64, %c32_i64, %c32_i64)
+      : !pto.ptr<i32, ub>, !pto.ptr<i32, gm>, i64, i64, i64, i64
+    pto.set_atomic_none
+    pto.mte_ub_gm %u, %p, %c32_i64 nburst(%c1_i64, %c32_i64, %c32_i64)
+      : !pto.ptr<i32, ub>, !pto.ptr<i32, gm>, i64, i64, i64, i64
+    pto.set_atomic_f32
+    pto.set_atomic_add
+    pto.mte_ub_gm %uf, %q, %c32_i64 nburst(%c1_i64, %c32_i64, %c32_i64)
+      : !pto.ptr<f32, ub>, !pto.ptr<f32, gm>, i64, i64, i64, i64
+    pto.set_atomic_none
+    pto.barrier #pto.pipe<PIPE_ALL>
+    return
+  }
+}
+"#;
+    let a: Vec<u32> = (0..8).map(|i| i * 10).collect();
+    let o: Vec<u32> = (0..8).map(|i| 35 - i).collect();
+    let b = run(
+        src,
+        &[
+            Arg::Buffer(u32b(&a)),
+            Arg::Buffer(u32b(&o)),
+            Arg::Buffer(u32b(&[7; 8])),
+            Arg::Buffer(f32b(&[0.5; 8])),
+        ],
+    );
+    // max(a, o) + a
+    let want: Vec<u32> = (0..8).map(|i| (i * 10).max(35 - i) + i * 10).collect();
+    assert_eq!(u32s(&b[1]), want);
+    // atomics off: a plain copy
+    assert_eq!(u32s(&b[2]), a);
+    // f32 add of the i32 bit patterns read as f32 (tiny denormals) into 0.5
+    let q: Vec<f32> = b[3]
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    let fa: Vec<f32> = a.iter().map(|x| f32::from_bits(*x) + 0.5).collect();
+    assert_eq!(q, fa);
+}
+
+/// `ld_dev`/`st_dev`: one GM element read and written by the scalar unit.
+#[test]
+fn ld_dev_st_dev_move_one_gm_element() {
+    let src = r#"module attributes {pto.target_arch = "a5"} {
+  func.func @k(%s: !pto.ptr<i32, gm>, %d: !pto.ptr<i32, gm>) attributes {pto.aicore} {
+    %c2 = arith.constant 2 : index
+    %c5 = arith.constant 5 : index
+    %v = pto.ld_dev %s[%c2] : !pto.ptr<i32, gm> -> i32
+    pto.st_dev %v, %d[%c5] : !pto.ptr<i32, gm>, i32
+    return
+  }
+}
+"#;
+    let b = run(
+        src,
+        &[
+            Arg::Buffer(u32b(&[1, 2, 0xdead_beef, 4])),
+            Arg::Buffer(vec![0; 32]),
+        ],
+    );
+    assert_eq!(u32s(&b[1]), [0, 0, 0, 0, 0, 0xdead_beef, 0, 0]);
+}
