@@ -312,3 +312,55 @@ fn ld_dev_st_dev_move_one_gm_element() {
     );
     assert_eq!(u32s(&b[1]), [0, 0, 0, 0, 0, 0xdead_beef, 0, 0]);
 }
+
+/// A call inside a vector scope runs the callee's vector ops in the scope,
+/// with its results returned to the caller.
+#[test]
+fn call_inside_a_vector_scope_is_inlined() {
+    let src = r#"module attributes {pto.target_arch = "a5"} {
+  func.func private @twice(%x: !pto.vreg<64xf32>, %m: !pto.mask<b32>, %out: !pto.ptr<f32, ub>, %off: index) -> !pto.vreg<64xf32> {
+    %y = pto.vadd %x, %x, %m : !pto.vreg<64xf32>, !pto.vreg<64xf32>, !pto.mask<b32> -> !pto.vreg<64xf32>
+    pto.vsts %y, %out[%off], %m : !pto.vreg<64xf32>, !pto.ptr<f32, ub>, !pto.mask<b32>
+    return %y : !pto.vreg<64xf32>
+  }
+  func.func @k(%a: !pto.ptr<f32, gm>, %o: !pto.ptr<f32, gm>) attributes {pto.kernel} {
+    %c0 = arith.constant 0 : index
+    %c64 = arith.constant 64 : index
+    %c0_i64 = arith.constant 0 : i64
+    %c1_i64 = arith.constant 1 : i64
+    %c256_i64 = arith.constant 256 : i64
+    %c512_i64 = arith.constant 512 : i64
+    %ua = pto.castptr %c0_i64 : i64 -> !pto.ptr<f32, ub>
+    %uo = pto.castptr %c512_i64 : i64 -> !pto.ptr<f32, ub>
+    pto.mte_gm_ub %a, %ua, %c0_i64, %c256_i64 nburst(%c1_i64, %c256_i64, %c256_i64)
+      : !pto.ptr<f32, gm>, !pto.ptr<f32, ub>, i64, i64, i64, i64, i64
+    pto.set_flag["PIPE_MTE2", "PIPE_V", "EVENT_ID0"]
+    pto.wait_flag["PIPE_MTE2", "PIPE_V", "EVENT_ID0"]
+    pto.vecscope {
+      %m = pto.pset_b32 "PAT_ALL" : !pto.mask<b32>
+      %x = pto.vlds %ua[%c0] : !pto.ptr<f32, ub> -> !pto.vreg<64xf32>
+      %y = func.call @twice(%x, %m, %uo, %c0) : (!pto.vreg<64xf32>, !pto.mask<b32>, !pto.ptr<f32, ub>, index) -> !pto.vreg<64xf32>
+      %z = func.call @twice(%y, %m, %uo, %c64) : (!pto.vreg<64xf32>, !pto.mask<b32>, !pto.ptr<f32, ub>, index) -> !pto.vreg<64xf32>
+    }
+    pto.set_flag["PIPE_V", "PIPE_MTE3", "EVENT_ID0"]
+    pto.wait_flag["PIPE_V", "PIPE_MTE3", "EVENT_ID0"]
+    pto.mte_ub_gm %uo, %o, %c512_i64 nburst(%c1_i64, %c512_i64, %c512_i64)
+      : !pto.ptr<f32, ub>, !pto.ptr<f32, gm>, i64, i64, i64, i64
+    pto.barrier #pto.pipe<PIPE_ALL>
+    return
+  }
+}
+"#;
+    let a: Vec<f32> = (0..64).map(|i| i as f32).collect();
+    let b = run(src, &[Arg::Buffer(f32b(&a)), Arg::Buffer(vec![0; 512])]);
+    let o: Vec<f32> = b[1]
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    let want: Vec<f32> = a
+        .iter()
+        .map(|x| 2.0 * x)
+        .chain(a.iter().map(|x| 4.0 * x))
+        .collect();
+    assert_eq!(o, want);
+}
