@@ -364,3 +364,76 @@ fn call_inside_a_vector_scope_is_inlined() {
         .collect();
     assert_eq!(o, want);
 }
+
+/// `vscatter`: active request i writes value lane i at dest + offsets[i];
+/// 8-bit data takes every other byte with 16-bit offsets.
+#[test]
+fn vscatter_writes_active_lanes_at_their_offsets() {
+    let src = r#"module attributes {pto.target_arch = "a5"} {
+  func.func @k(%a: !pto.ptr<f32, gm>, %o: !pto.ptr<f32, gm>, %o8: !pto.ptr<ui8, gm>) attributes {pto.kernel} {
+    %c0 = arith.constant 0 : index
+    %c60_i32 = arith.constant 60 : i32
+    %c63_i32 = arith.constant 63 : i32
+    %c0_i64 = arith.constant 0 : i64
+    %c1_i64 = arith.constant 1 : i64
+    %c256_i64 = arith.constant 256 : i64
+    %c512_i64 = arith.constant 512 : i64
+    %c1024_i64 = arith.constant 1024 : i64
+    %ua = pto.castptr %c0_i64 : i64 -> !pto.ptr<f32, ub>
+    %uo = pto.castptr %c512_i64 : i64 -> !pto.ptr<f32, ub>
+    %u8 = pto.castptr %c1024_i64 : i64 -> !pto.ptr<ui8, ub>
+    %ua8 = pto.castptr %c0_i64 : i64 -> !pto.ptr<ui8, ub>
+    pto.mte_gm_ub %a, %ua, %c0_i64, %c256_i64 nburst(%c1_i64, %c256_i64, %c256_i64)
+      : !pto.ptr<f32, gm>, !pto.ptr<f32, ub>, i64, i64, i64, i64, i64
+    pto.set_flag["PIPE_MTE2", "PIPE_V", "EVENT_ID0"]
+    pto.wait_flag["PIPE_MTE2", "PIPE_V", "EVENT_ID0"]
+    pto.vecscope {
+      %v = pto.vlds %ua[%c0] : !pto.ptr<f32, ub> -> !pto.vreg<64xf32>
+      %i = pto.vci %c63_i32 {order = "DESC"} : i32 -> !pto.vreg<64xi32>
+      %m, %r = pto.plt_b32 %c60_i32 : i32 -> !pto.mask<b32>, i32
+      pto.vscatter %v, %uo, %i, %m : !pto.vreg<64xf32>, !pto.ptr<f32, ub>, !pto.vreg<64xi32>, !pto.mask<b32>
+      %b = pto.vlds %ua8[%c0] : !pto.ptr<ui8, ub> -> !pto.vreg<256xui8>
+      %i16 = pto.vci %c0_i16 {order = "ASC"} : i16 -> !pto.vreg<128xi16>
+      %all = pto.pset_b16 "PAT_ALL" : !pto.mask<b16>
+      pto.vscatter %b, %u8, %i16, %all : !pto.vreg<256xui8>, !pto.ptr<ui8, ub>, !pto.vreg<128xi16>, !pto.mask<b16>
+    }
+    pto.set_flag["PIPE_V", "PIPE_MTE3", "EVENT_ID0"]
+    pto.wait_flag["PIPE_V", "PIPE_MTE3", "EVENT_ID0"]
+    pto.mte_ub_gm %uo, %o, %c256_i64 nburst(%c1_i64, %c256_i64, %c256_i64)
+      : !pto.ptr<f32, ub>, !pto.ptr<f32, gm>, i64, i64, i64, i64
+    pto.mte_ub_gm %u8, %o8, %c256_i64 nburst(%c1_i64, %c256_i64, %c256_i64)
+      : !pto.ptr<ui8, ub>, !pto.ptr<ui8, gm>, i64, i64, i64, i64
+    pto.barrier #pto.pipe<PIPE_ALL>
+    return
+  }
+}
+"#
+    .replace(
+        "    %c0_i64 = arith.constant 0 : i64\n",
+        "    %c0_i64 = arith.constant 0 : i64\n    %c0_i16 = arith.constant 0 : i16\n",
+    );
+    let a: Vec<f32> = (0..64).map(|i| i as f32 + 0.5).collect();
+    let b = run(
+        &src,
+        &[
+            Arg::Buffer(f32b(&a)),
+            Arg::Buffer(vec![0; 256]),
+            Arg::Buffer(vec![0; 256]),
+        ],
+    );
+    let o: Vec<f32> = b[1]
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    // lane i (the first 60 active) goes to element 63 - i
+    for (e, x) in o.iter().enumerate() {
+        let want = if e >= 4 { a[63 - e] } else { 0.0 };
+        assert_eq!(*x, want, "element {e}");
+    }
+    // 8-bit: request i writes byte 2i of the source at offset i
+    let src8 = f32b(&a);
+    for i in 0..128 {
+        assert_eq!(b[2][i], src8[2 * i], "byte {i}");
+    }
+    assert!(b[2][128..].iter().all(|&x| x == 0));
+}

@@ -29,6 +29,7 @@ pub fn handles(op: Opcode) -> bool {
             | Opcode::VSldb
             | Opcode::VSstb
             | Opcode::VGather2
+            | Opcode::VScatter
             | Opcode::InitAlign
             | Opcode::VLdas
             | Opcode::VLdus
@@ -287,6 +288,41 @@ pub fn run(cx: &Cx, a: &Args, local: &mut Local, acc: &mut Accesses) -> Result<V
             } else {
                 Vec::new()
             })
+        }
+        Opcode::VScatter => {
+            // request i (active at the offsets' width) writes one element at
+            // dest + offsets[i] elements: 16-bit offsets for 8- and 16-bit
+            // data (128 requests; 8-bit data takes every other byte), 32-bit
+            // for 32-bit data; equal offsets: the last request wins
+            let (Some(p), Some(v), Some(idx)) = (a.p.first(), a.v.first(), a.v.get(1)) else {
+                return cx.err("needs a vector, a UB pointer and an offset vector");
+            };
+            if p.space != Space::Ub {
+                return cx.err(format!("needs a UB pointer, got {}", p.space.name()));
+            }
+            let es = p.elem.bytes();
+            let (ow, step) = match es {
+                1 => (2, 2),
+                2 => (2, 2),
+                4 => (4, 4),
+                _ => {
+                    return cx.err(format!(
+                        "scatters 8-, 16- or 32-bit elements, not {}",
+                        p.elem
+                    ))
+                }
+            };
+            let m = a.m.first().copied();
+            for i in 0..256 / ow {
+                if m.is_some_and(|m| !bit(m, i * ow)) {
+                    continue;
+                }
+                let mut k = [0u8; 8];
+                k[..ow].copy_from_slice(&idx[i * ow..(i + 1) * ow]);
+                let at = p.addr + u64::from_le_bytes(k) * es as u64;
+                write(local, acc, at, &v[i * step..i * step + es])?;
+            }
+            Ok(Vec::new())
         }
         Opcode::VGather2 => {
             // lane i (active) loads source element offsets[i]; 8-bit sources

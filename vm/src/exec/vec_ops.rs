@@ -41,6 +41,7 @@ fn group(op: Opcode) -> Option<Group> {
         | O::VSubrelu
         | O::VAxpy
         | O::VMula
+        | O::VMadd
         | O::VMull
         | O::VAddc
         | O::VSubc
@@ -79,6 +80,7 @@ fn group(op: Opcode) -> Option<Group> {
         | O::VSldb
         | O::VSstb
         | O::VGather2
+        | O::VScatter
         | O::InitAlign
         | O::VLdas
         | O::VLdus
@@ -108,6 +110,9 @@ fn group(op: Opcode) -> Option<Group> {
         | O::PgeB8
         | O::PgeB16
         | O::PgeB32
+        | O::PltmB8
+        | O::PltmB16
+        | O::PltmB32
         | O::Plds
         | O::Pld
         | O::Pldi
