@@ -1757,15 +1757,28 @@ impl<'a> Cluster<'a> {
                 } else {
                     Vec::new()
                 };
-                let arch = &mut head[ci].arch;
-                let mut mem = exec::cube::Mem {
-                    gm,
-                    local: &mut arch.local,
-                    mx: &mut arch.mx,
-                    subs,
-                    acc: &mut acc,
+                // a vector core of a mixed cluster reaches the cube's L1
+                // (copy_ubuf_to_cbuf); the cube core is core 0
+                let (cube_core, rest) = head.split_at_mut(ci);
+                let cube_local = match cube_core.first_mut() {
+                    Some(c) if !cube && c.kind == CoreKind::Cube => Some(&mut c.arch.local),
+                    _ => None,
                 };
-                exec::cube::run(call, &mut mem)
+                match rest.first_mut() {
+                    Some(me) => {
+                        let arch = &mut me.arch;
+                        let mut mem = exec::cube::Mem {
+                            gm,
+                            local: &mut arch.local,
+                            mx: &mut arch.mx,
+                            subs,
+                            cube: cube_local,
+                            acc: &mut acc,
+                        };
+                        exec::cube::run(call, &mut mem)
+                    }
+                    None => fault("internal: no core for the cube op"),
+                }
             }
             Resolved::Vec { body, caps } => {
                 let body = body.clone();
@@ -2019,6 +2032,9 @@ impl<'a> Cluster<'a> {
             }
             CoreKind::Vector(sub) => {
                 let from = if mode2 { sub } else { u32::MAX };
+                // A5, the mirror of the cube's sets: subblock 1's ids reach
+                // the cube as 16-31 (it may name them either way)
+                let id = if !mode2 && sub == 1 { id % 16 + 16 } else { id };
                 self.cores[0]
                     .sb
                     .sems

@@ -437,3 +437,62 @@ fn vscatter_writes_active_lanes_at_their_offsets() {
     }
     assert!(b[2][128..].iter().all(|&x| x == 0));
 }
+
+/// `copy_ubuf_to_cbuf` on the vector subblocks writes the cube core's L1;
+/// `copy_cbuf_to_ubuf` on the cube writes the UB of subblock `sub_blockid`.
+/// Subblock 1's intra-block ids reach the cube as 16-31, the mirror of the
+/// cube's sets.
+#[test]
+fn cbuf_ubuf_copies_cross_the_mixed_cluster() {
+    let src = r#"module attributes {pto.target_arch = "a5"} {
+  func.func @k(%src: !pto.ptr<i16, gm>, %dst: !pto.ptr<i16, gm>) attributes {pto.kernel} {
+    %c0_i64 = arith.constant 0 : i64
+    %c1_i64 = arith.constant 1 : i64
+    %c2_i64 = arith.constant 2 : i64
+    %c8_i64 = arith.constant 8 : i64
+    %c128_i64 = arith.constant 128 : i64
+    %c1024_i64 = arith.constant 1024 : i64
+    %l1 = pto.castptr %c1024_i64 : i64 -> !pto.ptr<i16, l1>
+    %ub0 = pto.castptr %c0_i64 : i64 -> !pto.ptr<i16, ub>
+    %ub1 = pto.castptr %c1024_i64 : i64 -> !pto.ptr<i16, ub>
+    pto.section.vector {
+      %sb = pto.get_subblock_idx
+      %is0 = arith.cmpi eq, %sb, %c0_i64 : i64
+      scf.if %is0 {
+        pto.mte_gm_ub %src, %ub0, %c0_i64, %c128_i64 nburst(%c1_i64, %c128_i64, %c128_i64)
+          : !pto.ptr<i16, gm>, !pto.ptr<i16, ub>, i64, i64, i64, i64, i64
+        pto.set_flag["PIPE_MTE2", "PIPE_MTE3", "EVENT_ID0"]
+        pto.wait_flag["PIPE_MTE2", "PIPE_MTE3", "EVENT_ID0"]
+        // two bursts of 2 blocks with a 2-block gap in L1
+        pto.copy_ubuf_to_cbuf %ub0, %l1, %c0_i64, %c2_i64, %c2_i64, %c0_i64, %c2_i64
+          : !pto.ptr<i16, ub>, !pto.ptr<i16, l1>, i64, i64, i64, i64, i64
+      }
+      pto.set_intra_block <PIPE_MTE3>, 0
+      pto.wait_intra_block <PIPE_MTE3>, 1
+      %is1 = arith.cmpi eq, %sb, %c1_i64 : i64
+      scf.if %is1 {
+        pto.mte_ub_gm %ub1, %dst, %c128_i64 nburst(%c2_i64, %c128_i64, %c128_i64)
+          : !pto.ptr<i16, ub>, !pto.ptr<i16, gm>, i64, i64, i64, i64
+      }
+      pto.barrier #pto.pipe<PIPE_ALL>
+    }
+    pto.section.cube {
+      pto.wait_intra_block <PIPE_MTE1>, 0
+      pto.wait_intra_block <PIPE_MTE1>, 16
+      // all 256 L1 bytes to subblock 1's UB
+      pto.copy_cbuf_to_ubuf %l1, %ub1, %c1_i64, %c1_i64, %c8_i64, %c0_i64, %c0_i64
+        : !pto.ptr<i16, l1>, !pto.ptr<i16, ub>, i64, i64, i64, i64, i64
+      pto.set_intra_block <PIPE_MTE1>, 1
+      pto.set_intra_block <PIPE_MTE1>, 17
+    }
+    return
+  }
+}
+"#;
+    let x: Vec<u8> = (0..128u32).map(|i| (i * 3 + 1) as u8).collect();
+    let b = run(src, &[Arg::Buffer(x.clone()), Arg::Buffer(vec![0; 256])]);
+    // bursts of 64 bytes land at 0 and 128 in L1, zeros between
+    assert_eq!(&b[1][..64], &x[..64]);
+    assert!(b[1][64..128].iter().all(|&v| v == 0));
+    assert_eq!(&b[1][128..192], &x[64..128]);
+}
