@@ -14,9 +14,12 @@ mkdir -p "$work"; : > "$results"
 for k in $(find "$cases" -name kernel.pto | sort); do
   d=$(dirname "$k"); rel=${d#"$cases"/}
   w="$work/$rel"; rm -rf "$w"; mkdir -p "$w"; cp -r "$d/." "$w/"
+  # shared helpers next to the case directories (golden.py/compare.py
+  # import them from their parent directory)
+  for h in "$(dirname "$d")"/_*.py; do [ -f "$h" ] && cp "$h" "$(dirname "$w")/"; done
   msg=$(cd "$w" && timeout 120 "$pto_run" case . --golden-script --check warn -q 2>&1)
   rc=$?
-  m=$(echo "$msg" | grep -E "runtime fault|differs|cannot|error" | head -1 | cut -c1-200)
+  m=$(echo "$msg" | grep -E "runtime fault|differs|cannot|error|Error|failed|expected" | head -1 | cut -c1-200)
   echo "$rc $rel :: $m" >> "$results"
 done
 # per category: vmi_new, kernels, micro-op/<sub>, onboard-only

@@ -26,7 +26,11 @@ fn table_junit_and_coverage_over_the_repository_cases() {
     );
     let rows = stdout
         .lines()
-        .filter(|l| ["tile/", "vector/", "mixed/"].iter().any(|d| l.starts_with(d)))
+        .filter(|l| {
+            ["tile/", "vector/", "mixed/"]
+                .iter()
+                .any(|d| l.starts_with(d))
+        })
         .count();
     assert!(rows >= 30, "{stdout}");
     assert!(

@@ -280,7 +280,8 @@ fn sizeof(ty: &str) -> Option<f64> {
         .to_string();
     Some(match t.as_str() {
         "float" | "int" | "int32_t" | "uint32_t" | "unsigned" | "unsigned int" => 4.0,
-        "aclFloat16" | "half" | "bfloat16_t" | "bfloat16" | "int16_t" | "uint16_t" | "short" => 2.0,
+        "aclFloat16" | "__fp16" | "half" | "bfloat16_t" | "bfloat16" | "int16_t" | "uint16_t"
+        | "short" => 2.0,
         "double" | "int64_t" | "uint64_t" | "size_t" | "long" | "long long" => 8.0,
         "int8_t" | "uint8_t" | "char" | "bool" => 1.0,
         _ => return None,
@@ -486,6 +487,9 @@ fn file_key(s: &str, stems: &mut HashMap<usize, String>) -> Option<usize> {
 pub enum LaunchArg {
     /// Traced to the file `vK.bin`.
     File(usize),
+    /// A buffer of its own that the host filled with a copy (`memcpy`) of
+    /// the buffer read from `vK.bin`.
+    CopyOf(usize),
     /// A number (a literal, or a variable with a constant initializer).
     Scalar(f64),
     /// Not understood (the text of the argument).
@@ -508,6 +512,118 @@ fn last_id(t: &[Tok]) -> Option<&str> {
     })
 }
 
+/// A function of main.cpp that forwards its parameters to `ReadFile` or
+/// `WriteFile` (`static bool readExact(const char *path, void *dst, size_t
+/// size) { size_t n = size; return ReadFile(path, n, dst, size) && ...; }`).
+struct FileWrapper {
+    name: String,
+    /// `ReadFile` or `WriteFile`.
+    inner: String,
+    /// Per argument of the inner call: the wrapper parameter it is.
+    params: Vec<Option<usize>>,
+    /// Token range of the body.
+    body: (usize, usize),
+}
+
+/// The index of the token closing the bracket opened at `t[open]`.
+fn closing(t: &[Tok], open: usize, o: char, c: char) -> Option<usize> {
+    let mut d = 0i32;
+    for (j, x) in t.iter().enumerate().skip(open) {
+        if *x == Tok::P(o) {
+            d += 1;
+        } else if *x == Tok::P(c) {
+            d -= 1;
+            if d == 0 {
+                return Some(j);
+            }
+        }
+    }
+    None
+}
+
+/// The items of the parenthesised list at `t[open]`, split at top-level commas.
+fn list_items(t: &[Tok], open: usize, close: usize) -> Vec<Vec<Tok>> {
+    let mut out = vec![Vec::new()];
+    let mut d = 0i32;
+    for x in &t[open + 1..close] {
+        match x {
+            Tok::P('(' | '[' | '{') => d += 1,
+            Tok::P(')' | ']' | '}') => d -= 1,
+            Tok::P(',') if d == 0 => {
+                out.push(Vec::new());
+                continue;
+            }
+            _ => {}
+        }
+        if let Some(l) = out.last_mut() {
+            l.push(x.clone());
+        }
+    }
+    if out.len() == 1 && out[0].is_empty() {
+        out.clear();
+    }
+    out
+}
+
+fn file_wrappers(t: &[Tok]) -> Vec<FileWrapper> {
+    let mut out = Vec::new();
+    let mut depth = 0i32;
+    let mut i = 0;
+    while i < t.len() {
+        match &t[i] {
+            Tok::P('{') => depth += 1,
+            Tok::P('}') => depth -= 1,
+            Tok::Id(name) if depth == 0 && t.get(i + 1) == Some(&Tok::P('(')) => {
+                let Some(close) = closing(t, i + 1, '(', ')') else {
+                    break;
+                };
+                if t.get(close + 1) != Some(&Tok::P('{')) {
+                    i = close;
+                    i += 1;
+                    continue;
+                }
+                let Some(end) = closing(t, close + 1, '{', '}') else {
+                    break;
+                };
+                let params: Vec<Option<String>> = list_items(t, i + 1, close)
+                    .iter()
+                    .map(|p| last_id(p).map(str::to_string))
+                    .collect();
+                let inner = (close + 2..end).find(|&j| {
+                    matches!(&t[j], Tok::Id(n) if n == "ReadFile" || n == "WriteFile")
+                        && t.get(j + 1) == Some(&Tok::P('('))
+                });
+                if let Some(j) = inner {
+                    if let Some(c) = closing(t, j + 1, '(', ')') {
+                        let map: Vec<Option<usize>> = list_items(t, j + 1, c)
+                            .iter()
+                            .map(|a| match a.as_slice() {
+                                [Tok::Id(x)] => params.iter().position(|p| p.as_deref() == Some(x)),
+                                _ => None,
+                            })
+                            .collect();
+                        // only a function that forwards its path parameter
+                        if let (Tok::Id(inner), Some(Some(_))) = (&t[j], map.first()) {
+                            out.push(FileWrapper {
+                                name: name.clone(),
+                                inner: inner.clone(),
+                                params: map,
+                                body: (close + 1, end + 1),
+                            });
+                        }
+                    }
+                }
+                // skip the body: nothing at depth 0 inside it
+                i = end + 1;
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    out
+}
+
 /// Parses a PTOAS `main.cpp` heuristically. `entry` (the kernel's entry
 /// function name) picks among several launches.
 pub fn parse_main_cpp(src: &str, entry: &str) -> MainCpp {
@@ -515,6 +631,8 @@ pub fn parse_main_cpp(src: &str, entry: &str) -> MainCpp {
     let mut vars: HashMap<String, Vec<Tok>> = HashMap::new();
     // (name, args, brace depth)
     let mut calls: Vec<(String, Vec<Vec<Tok>>, u32)> = Vec::new();
+    // the token index of each call's name
+    let mut call_at: Vec<usize> = Vec::new();
     let mut depth = 0u32;
     for i in 0..t.len() {
         match &t[i] {
@@ -568,6 +686,7 @@ pub fn parse_main_cpp(src: &str, entry: &str) -> MainCpp {
                         args.clear();
                     }
                     calls.push((name.clone(), args, depth));
+                    call_at.push(i);
                 }
             }
             _ => {}
@@ -590,6 +709,7 @@ pub fn parse_main_cpp(src: &str, entry: &str) -> MainCpp {
     }
     // host/device buffer -> file
     let mut buf_file: HashMap<String, usize> = HashMap::new();
+    let mut copy_file: HashMap<String, usize> = HashMap::new();
     let mut h2d: Vec<(String, String)> = Vec::new(); // (device, host)
                                                      // arrays of file names (`const char *paths[N] = {"./a.bin", ...}`), used
                                                      // by hosts that loop over their buffers: `device[i]` is file `paths[i]`
@@ -630,7 +750,29 @@ pub fn parse_main_cpp(src: &str, entry: &str) -> MainCpp {
             _ => Some(None),
         }
     };
-    for (name, args, _) in &calls {
+    let wrappers = file_wrappers(&t);
+    for (ci, (name, args, d)) in calls.iter().enumerate() {
+        // the ReadFile/WriteFile inside a wrapper's body reads its
+        // parameters, and its definition (depth 0) is no call
+        if wrappers
+            .iter()
+            .any(|w| (w.body.0..w.body.1).contains(&call_at[ci]) || (*d == 0 && &w.name == name))
+        {
+            continue;
+        }
+        // a call to a wrapper is its inner call with the caller's arguments
+        let inner;
+        let (name, args) = match wrappers.iter().find(|w| &w.name == name) {
+            Some(w) => {
+                inner = w
+                    .params
+                    .iter()
+                    .map(|p| p.and_then(|p| args.get(p).cloned()).unwrap_or_default())
+                    .collect::<Vec<_>>();
+                (&w.inner, &inner)
+            }
+            None => (name, args),
+        };
         let file = args.first().and_then(|a| match a.as_slice() {
             [Tok::Str(s)] => file_key(s, &mut m.stems),
             _ => None,
@@ -675,6 +817,16 @@ pub fn parse_main_cpp(src: &str, entry: &str) -> MainCpp {
                     buf_file.entry(h.to_string()).or_insert(k);
                 }
             }
+            // a host buffer filled from another one: a copy of its file
+            ("memcpy", _) if args.len() >= 2 => {
+                if let (Some(d), Some(s)) = (last_id(&args[0]), last_id(&args[1])) {
+                    if let Some(k) = buf_file.get(s).copied() {
+                        if !buf_file.contains_key(d) {
+                            copy_file.entry(d.to_string()).or_insert(k);
+                        }
+                    }
+                }
+            }
             ("aclrtMemcpy", _) if args.len() >= 5 => {
                 let (Some(d), Some(s), Some(kind)) =
                     (last_id(&args[0]), last_id(&args[2]), last_id(&args[4]))
@@ -691,9 +843,12 @@ pub fn parse_main_cpp(src: &str, entry: &str) -> MainCpp {
         }
     }
     let mut dev_file: HashMap<String, usize> = HashMap::new();
+    let mut dev_copy: HashMap<String, usize> = HashMap::new();
     for (d, h) in &h2d {
         if let Some(k) = buf_file.get(h) {
             dev_file.entry(d.clone()).or_insert(*k);
+        } else if let Some(k) = copy_file.get(h) {
+            dev_copy.entry(d.clone()).or_insert(*k);
         }
     }
     // the launch: a call to Launch* inside a body (prototypes sit at depth 0)
@@ -730,6 +885,9 @@ pub fn parse_main_cpp(src: &str, entry: &str) -> MainCpp {
                 if let Some(id) = last_id(a) {
                     if let Some(k) = dev_file.get(id).or_else(|| buf_file.get(id)) {
                         return LaunchArg::File(*k);
+                    }
+                    if let Some(k) = dev_copy.get(id).or_else(|| copy_file.get(id)) {
+                        return LaunchArg::CopyOf(*k);
                     }
                     if let Some(k) = id
                         .strip_prefix('v')
@@ -1037,6 +1195,8 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
             .unwrap_or_else(|| format!("v{k}"))
     };
     let mut launch_scalars: Vec<Option<f64>> = vec![None; nargs];
+    // arguments bound to a copy of a file, not to the file's buffer
+    let mut copies: Vec<usize> = Vec::new();
     let mut launch_grid: Option<u32> = None;
     if let Some(m) = &mc {
         notes.extend(m.launch_note.clone());
@@ -1050,7 +1210,7 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
                         .ok()
                         .filter(|b| b.len() == 4)
                         .map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]) as f64),
-                    LaunchArg::Unknown(_) => None,
+                    LaunchArg::Unknown(_) | LaunchArg::CopyOf(_) => None,
                 })
                 .collect();
             launch_grid = std::fs::read_to_string(dir.join("launch.cpp"))
@@ -1090,6 +1250,10 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
                             if aliasing || !order.contains(k) =>
                         {
                             order.push(*k)
+                        }
+                        (LaunchArg::CopyOf(k), ArgType::GmPtr(_)) => {
+                            order.push(*k);
+                            copies.push(i);
                         }
                         (LaunchArg::Scalar(v), ArgType::Int(_) | ArgType::Float(_)) => {
                             launch_scalars[i] = Some(*v);
@@ -1133,6 +1297,7 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
                         (a, _) => {
                             let what = match a {
                                 LaunchArg::File(k) => format!("{}.bin, bound twice", stem(*k)),
+                                LaunchArg::CopyOf(k) => format!("a copy of {}.bin", stem(*k)),
                                 LaunchArg::Scalar(v) => format!("the number {v}"),
                                 LaunchArg::Unknown(t) => format!("'{t}'"),
                             };
@@ -1162,6 +1327,9 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
                         order[i] = i + 1;
                     }
                 }
+                if !ok {
+                    copies.clear();
+                }
                 if ok {
                     // scalars keep their position as K
                     for (i, k) in order.iter_mut().enumerate() {
@@ -1180,13 +1348,17 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
     let mut args = Vec::new();
     let mut any_golden = false;
     let mut goldens: Vec<Option<Vec<u8>>> = Vec::new();
+    // bytes the host writes back per argument: its buffer, or the smaller
+    // file `ReadFile` filled it from (which sets the size variable to the
+    // file's size, so the later `WriteFile` writes that many bytes)
+    let mut file_lens: Vec<usize> = Vec::new();
     let mut first_arg: HashMap<usize, usize> = HashMap::new();
     for (i, t) in func.arg_types.iter().enumerate() {
         let k = ks[i];
         let sk = stem(k);
         let name = names[i].clone();
         match t {
-            ArgType::GmPtr(dt) if first_arg.contains_key(&k) => {
+            ArgType::GmPtr(dt) if first_arg.contains_key(&k) && !copies.contains(&i) => {
                 // the launch passes this file's buffer again
                 let j = first_arg[&k];
                 bindings.push(Binding {
@@ -1202,9 +1374,11 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
                 });
                 args.push(Arg::Alias(j));
                 goldens.push(None);
+                file_lens.push(bindings[j].bytes);
             }
             ArgType::GmPtr(dt) => {
-                first_arg.insert(k, i);
+                let copy = copies.contains(&i);
+                first_arg.entry(k).or_insert(i);
                 let es = dt.bytes() as u64;
                 let vp = dir.join(format!("{sk}.bin"));
                 let mut gp = dir.join(format!("golden_{sk}.bin"));
@@ -1215,7 +1389,8 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
                         gp = alt;
                     }
                 }
-                let golden = read_bin(&gp)?;
+                // a copy is an input only: the file's golden is its buffer's
+                let golden = if copy { None } else { read_bin(&gp)? };
                 // with a main.cpp, a pure output (never read) starts zeroed
                 let pure_out = mc
                     .as_ref()
@@ -1264,10 +1439,23 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
                         "cannot size {sk} (%{name}): no {sk}.bin, golden_{sk}.bin or main.cpp size, and the kernel's views do not say; add v{k} = \"{dt}:SHAPE\" under [args] in case.toml"
                     ));
                 };
+                // main.cpp's size is the buffer ReadFile fills: a smaller
+                // file is read whole and leaves the rest of it untouched
+                let file_len = match &input {
+                    Some(b)
+                        if main_bytes.is_some()
+                            && mc.as_ref().is_some_and(|m| m.reads.contains(&k))
+                            && !b.is_empty()
+                            && (b.len() as u64) < size =>
+                    {
+                        b.len() as u64
+                    }
+                    _ => size,
+                };
                 for (p, data) in [(&vp, &input), (&gp, &golden)] {
                     let Some(d) = data else { continue };
                     let n = d.len() as u64;
-                    if !why.is_empty() && n != size {
+                    if !why.is_empty() && n != size && n != file_len {
                         return bad(format!(
                             "{}: {n} bytes, expected {size} ({why} for %{name})",
                             p.display()
@@ -1328,8 +1516,11 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
                     output: golden.is_some(),
                     source,
                 });
-                args.push(Arg::Buffer(input.unwrap_or_else(|| vec![0; size as usize])));
+                let mut buf = input.unwrap_or_default();
+                buf.resize(size as usize, 0);
+                args.push(Arg::Buffer(buf));
                 goldens.push(golden);
+                file_lens.push(file_len as usize);
             }
             ArgType::Int(_) | ArgType::Float(_) => {
                 let v = match (launch_scalars[i], toml.get(&k)) {
@@ -1358,6 +1549,7 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
                     Arg::Int(v as i64)
                 });
                 goldens.push(None);
+                file_lens.push(0);
             }
             ArgType::Other(ty) => {
                 return bad(format!(
@@ -1437,7 +1629,9 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
     for &i in &script_outputs {
         let b = &bindings[i];
         let p = dir.join(format!("{}.bin", b.file));
-        std::fs::write(&p, &fin.buffers[b.arg]).map_err(|e| CaseError {
+        let got = &fin.buffers[b.arg];
+        let got = &got[..file_lens[b.arg].min(got.len())];
+        std::fs::write(&p, got).map_err(|e| CaseError {
             code: 2,
             msg: format!("cannot write {}: {e}", p.display()),
         })?;
@@ -1457,6 +1651,7 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
         let Some(dt) = b.dtype else { continue };
         let p = dir.join(format!("{}.bin", b.file));
         let got = &fin.buffers[b.arg];
+        let got = &got[..file_lens[b.arg].min(got.len())];
         std::fs::write(&p, got).map_err(|e| CaseError {
             code: 2,
             msg: format!("cannot write {}: {e}", p.display()),
@@ -1582,6 +1777,61 @@ int main() {
         assert_eq!(m.bytes.get(&1), Some(&1024));
         // neither the capacity (0) nor the in/out variable (declared 0) says
         assert_eq!(m.bytes.get(&2), None);
+    }
+
+    #[test]
+    fn file_helpers_forward_to_read_file_and_write_file() {
+        let src = r#"
+static bool readExact(const char *path, void *dst, size_t size) {
+    size_t inputSize = size;
+    return ReadFile(path, inputSize, dst, size) && inputSize == size;
+}
+static bool writeExact(const char *path, void *src, size_t size) {
+    return WriteFile(path, src, size);
+}
+void LaunchK(float *a, float *o, void *stream);
+int main() {
+    constexpr size_t kElem = 40 * 50;
+    constexpr size_t kSize = kElem * sizeof(__fp16);
+    FILE_CHECK(readExact("./lhs.bin", aHost, kSize), "./lhs.bin");
+    FILE_CHECK(readExact("./out.bin", oHost, 4096), "./out.bin");
+    ACL_CHECK(aclrtMemcpy(aDev, kSize, aHost, kSize, ACL_MEMCPY_HOST_TO_DEVICE));
+    ACL_CHECK(aclrtMemcpy(oDev, 4096, oHost, 4096, ACL_MEMCPY_HOST_TO_DEVICE));
+    LaunchK(aDev, oDev, stream);
+    ACL_CHECK(aclrtMemcpy(oHost, 4096, oDev, 4096, ACL_MEMCPY_DEVICE_TO_HOST));
+    FILE_CHECK(writeExact("./out.bin", oHost, 4096), "./out.bin");
+}"#;
+        let m = parse_main_cpp(src, "k");
+        assert!(!m.opaque_reads, "the helpers' own ReadFile is not a read");
+        let key = |stem: &str| m.stems.iter().find(|(_, v)| *v == stem).map(|(k, _)| *k);
+        let (a, o) = (key("lhs").unwrap(), key("out").unwrap());
+        assert_eq!(m.bytes.get(&a), Some(&4000));
+        assert_eq!(m.bytes.get(&o), Some(&4096));
+        assert!(m.reads.contains(&a) && m.reads.contains(&o) && m.writes == vec![o]);
+        let (_, la) = m.launch.unwrap();
+        assert_eq!(la[..2], [LaunchArg::File(a), LaunchArg::File(o)]);
+    }
+
+    #[test]
+    fn host_copies_bind_as_copies_of_the_file() {
+        let src = r#"
+void LaunchK(uint8_t *a, uint8_t *a8, float *c, void *stream);
+int main() {
+    size_t aSize = 1024;
+    size_t cSize = 4096;
+    ReadFile("./v1.bin", inputSize, aHost, aSize);
+    std::memcpy(aFp8Host, aHost, aSize);
+    ReadFile("./v3.bin", inputSize, cHost, cSize);
+    ACL_CHECK(aclrtMemcpy(aDevice, aSize, aHost, aSize, ACL_MEMCPY_HOST_TO_DEVICE));
+    ACL_CHECK(aclrtMemcpy(aFp8Device, aSize, aFp8Host, aSize, ACL_MEMCPY_HOST_TO_DEVICE));
+    ACL_CHECK(aclrtMemcpy(cDevice, cSize, cHost, cSize, ACL_MEMCPY_HOST_TO_DEVICE));
+    LaunchK(aDevice, aFp8Device, cDevice, stream);
+}"#;
+        let (_, la) = parse_main_cpp(src, "k").launch.unwrap();
+        assert_eq!(
+            la[..3],
+            [LaunchArg::File(1), LaunchArg::CopyOf(1), LaunchArg::File(3)]
+        );
     }
 
     #[test]

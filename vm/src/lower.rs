@@ -24,6 +24,8 @@ pub fn lower(file: &File) -> Result<Program, Vec<Diagnostic>> {
         file,
         insts: Vec::new(),
         funcs: HashMap::new(),
+        fops: Vec::new(),
+        inlining: Vec::new(),
         sites: 0,
         errors: Vec::new(),
     };
@@ -53,6 +55,7 @@ pub fn lower(file: &File) -> Result<Program, Vec<Diagnostic>> {
             l.funcs.insert(n.clone(), i);
         }
     }
+    l.fops = fops.clone();
     let mut funcs = Vec::new();
     for f in &fops {
         funcs.push(l.func(f));
@@ -89,6 +92,11 @@ struct Lowerer<'a> {
     file: &'a File,
     insts: Vec<InstInfo>,
     funcs: HashMap<String, usize>,
+    /// The functions, in `funcs` order (calls inside vector scopes inline them).
+    fops: Vec<&'a Op>,
+    /// Calls being inlined, innermost last: the call's result registers and
+    /// the `return` jumps to patch to the end of the inlined body.
+    inlining: Vec<(Vec<Reg>, Vec<usize>)>,
     sites: u32,
     errors: Vec<Diagnostic>,
 }
@@ -981,7 +989,24 @@ impl<'a> Lowerer<'a> {
                     c.exits.push(x);
                 }
             }
+            Opcode::Return if !self.inlining.is_empty() => {
+                // the end of an inlined call: results, then past the body
+                let dsts = self
+                    .inlining
+                    .last()
+                    .map(|x| x.0.clone())
+                    .unwrap_or_default();
+                if !dsts.is_empty() {
+                    self.push(op, c, K::Moves { dsts, srcs: u });
+                }
+                let j = c.code.len();
+                self.push(op, c, K::Jump(usize::MAX));
+                if let Some(top) = self.inlining.last_mut() {
+                    top.1.push(j);
+                }
+            }
             Opcode::Return => self.push(op, c, K::Ret { vals: u }),
+            Opcode::Call if in_vec => self.inline_call(op, &u, &res, c),
             Opcode::Call => {
                 let callee = op.body.iter().find_map(|e| match e {
                     Elem::Attr(Attr::Symbol(s)) => Some(s.clone()),
@@ -1003,6 +1028,68 @@ impl<'a> Lowerer<'a> {
                 }
             }
             _ => self.pto_op(op, short, &u, &res, c, in_vec),
+        }
+    }
+
+    /// A call inside a vector scope: the vector unit has no call stack, so
+    /// the callee's body is lowered in place (arguments moved into its
+    /// parameters, each `return` moving the results and jumping past it).
+    fn inline_call(&mut self, op: &Op, u: &[Reg], res: &[Reg], c: &mut Code) {
+        let callee = op.body.iter().find_map(|e| match e {
+            Elem::Attr(Attr::Symbol(s)) => Some(s.clone()),
+            _ => None,
+        });
+        let Some(f) = callee
+            .and_then(|s| self.funcs.get(&s).copied())
+            .and_then(|i| self.fops.get(i).copied())
+        else {
+            return self.unsupported(op, c, "calls a function that is not defined in this file");
+        };
+        if self.inlining.len() >= 16 {
+            return self.unsupported(
+                op,
+                c,
+                "inside a pto.vecscope nests calls more than 16 deep (recursion cannot be inlined)",
+            );
+        }
+        let params: Vec<Reg> = f
+            .body
+            .iter()
+            .filter_map(|e| match e {
+                Elem::Def(v) => Some(*v),
+                _ => None,
+            })
+            .collect();
+        if params.len() != u.len() {
+            return self.unsupported(
+                op,
+                c,
+                &format!(
+                    "passes {} argument(s) to a function taking {}",
+                    u.len(),
+                    params.len()
+                ),
+            );
+        }
+        let Some(body) = f.regions.first() else {
+            return self.unsupported(op, c, "calls a function without a body");
+        };
+        if !params.is_empty() {
+            self.push(
+                op,
+                c,
+                K::Moves {
+                    dsts: params,
+                    srcs: u.to_vec(),
+                },
+            );
+        }
+        self.inlining.push((res.to_vec(), Vec::new()));
+        self.region(body, c, &YieldTo::None, true);
+        let (_, jumps) = self.inlining.pop().unwrap_or_default();
+        let end = c.code.len();
+        for j in jumps {
+            c.code[j].k = K::Jump(end);
         }
     }
 
@@ -1259,6 +1346,32 @@ impl<'a> Lowerer<'a> {
         if in_vec && crate::exec::vec_ops::implemented(op.opcode) {
             return self.generic_vec(op, u, res, c);
         }
+        match op.opcode {
+            // the UB sorter ops are written outside vector scopes: each is a
+            // scope of its own on PIPE_V
+            Opcode::VBitsort | Opcode::VMrgsort4 if !in_vec => {
+                let mut body = Code {
+                    code: Vec::new(),
+                    exits: Vec::new(),
+                };
+                self.generic_vec(op, u, res, &mut body);
+                let end = self.inst(op, K::End);
+                body.code.push(end);
+                let captures = free_regs(&body.code);
+                return self.push(
+                    op,
+                    c,
+                    K::VecScope {
+                        body: Arc::new(body.code),
+                        captures,
+                        binds: Vec::new(),
+                    },
+                );
+            }
+            // a status register the scalar unit reads (after syncing with V)
+            Opcode::GetVms4Sr => return self.generic_vec(op, u, res, c),
+            _ => {}
+        }
         if info.class == pto_isa_spec::Class::Comm {
             return self.lower_comm(op, short, res, c);
         }
@@ -1277,8 +1390,10 @@ impl<'a> Lowerer<'a> {
                     self.push(op, c, K::Query { dst, what });
                 }
             }
-            "load_scalar" | "store_scalar" => {
-                let load = short == "load_scalar";
+            // ld_dev/st_dev: the same one-element access, bypassing the
+            // scalar data cache (which ptovm does not model)
+            "load_scalar" | "store_scalar" | "ld_dev" | "st_dev" => {
+                let load = short == "load_scalar" || short == "ld_dev";
                 let k = match (load, u, r0) {
                     (true, [ptr, off, ..], Some(val)) => K::ScalarMem {
                         load,
@@ -1788,6 +1903,29 @@ impl<'a> Lowerer<'a> {
                 }
                 _ => self.unsupported(op, c, "needs two operands"),
             },
+            "set_atomic_add" | "set_atomic_max" | "set_atomic_min" | "set_atomic_none" => {
+                let how = Combine::parse(short.trim_start_matches("set_"));
+                self.push(op, c, K::SetAtomic { op: how, dt: None })
+            }
+            "set_atomic_f32" | "set_atomic_f16" | "set_atomic_bf16" | "set_atomic_s32"
+            | "set_atomic_s16" | "set_atomic_s8" => {
+                let dt = match short.trim_start_matches("set_atomic_") {
+                    "f32" => DType::F32,
+                    "f16" => DType::F16,
+                    "bf16" => DType::BF16,
+                    "s32" => DType::I32,
+                    "s16" => DType::I16,
+                    _ => DType::I8,
+                };
+                self.push(
+                    op,
+                    c,
+                    K::SetAtomic {
+                        op: None,
+                        dt: Some(dt),
+                    },
+                )
+            }
             "mte_gm_ub" | "copy_gm_to_ubuf" | "mte_ub_gm" | "copy_ubuf_to_gm" | "mte_ub_ub" => {
                 self.lower_dma(op, short, u, c)
             }

@@ -1089,6 +1089,21 @@ impl<'a> Cluster<'a> {
                 }
                 self.su_comm(ci, inst.id, *op, args, staging, group, *dst, attrs)
             }
+            // a vector status register the scalar unit reads (get_vms4_sr)
+            K::Vec(v @ VecOp::Generic { op, .. }) if *op == pto_isa_spec::Opcode::GetVms4Sr => {
+                let c = &mut self.cores[ci];
+                let mut acc = Accesses::default();
+                exec_vec(
+                    v,
+                    &mut c.arch.regs,
+                    &mut c.arch.local,
+                    &mut acc,
+                    &mut Vec::new(),
+                    &mut Vec::new(),
+                    inst.id,
+                )?;
+                Ok(Flow::Next)
+            }
             K::Vec(_) => fault(format!(
                 "'{}' is a vector micro-op and must be inside a pto.vecscope",
                 prog.info(inst.id).opcode.name()
@@ -2099,6 +2114,7 @@ impl<'a> Cluster<'a> {
                     }
                     None => None,
                 };
+                let atomic = self.cores[ci].arch.loop_regs.atomic_for(*dir);
                 Resolved::Dma(Box::new(Transfer {
                     dir: *dir,
                     src: self.ptr(ci, *src)?,
@@ -2106,6 +2122,7 @@ impl<'a> Cluster<'a> {
                     len,
                     levels,
                     pad,
+                    atomic,
                 }))
             }
             PipeOp::DmaLegacy {
@@ -2136,6 +2153,7 @@ impl<'a> Cluster<'a> {
                     len: int(*len)?.max(0) as u64,
                     levels,
                     pad: None,
+                    atomic: lr.atomic_for(*dir),
                 }))
             }
             PipeOp::Cube { op, regs: rs, form } => Resolved::Cube(Box::new(exec::cube::CubeCall {
@@ -2302,15 +2320,28 @@ impl<'a> Cluster<'a> {
                 } else {
                     Vec::new()
                 };
-                let arch = &mut head[ci].arch;
-                let mut mem = exec::cube::Mem {
-                    gm,
-                    local: &mut arch.local,
-                    mx: &mut arch.mx,
-                    subs,
-                    acc: &mut acc,
+                // a vector core of a mixed cluster reaches the cube's L1
+                // (copy_ubuf_to_cbuf); the cube core is core 0
+                let (cube_core, rest) = head.split_at_mut(ci);
+                let cube_local = match cube_core.first_mut() {
+                    Some(c) if !cube && c.kind == CoreKind::Cube => Some(&mut c.arch.local),
+                    _ => None,
                 };
-                exec::cube::run(call, &mut mem)
+                match rest.first_mut() {
+                    Some(me) => {
+                        let arch = &mut me.arch;
+                        let mut mem = exec::cube::Mem {
+                            gm,
+                            local: &mut arch.local,
+                            mx: &mut arch.mx,
+                            subs,
+                            cube: cube_local,
+                            acc: &mut acc,
+                        };
+                        exec::cube::run(call, &mut mem)
+                    }
+                    None => fault("internal: no core for the cube op"),
+                }
             }
             Resolved::Vec { body, caps } => {
                 let body = body.clone();
@@ -2590,6 +2621,9 @@ impl<'a> Cluster<'a> {
             }
             CoreKind::Vector(sub) => {
                 let from = if mode2 { sub } else { u32::MAX };
+                // A5, the mirror of the cube's sets: subblock 1's ids reach
+                // the cube as 16-31 (it may name them either way)
+                let id = if !mode2 && sub == 1 { id % 16 + 16 } else { id };
                 self.cores[0]
                     .sb
                     .sems
@@ -3464,6 +3498,14 @@ fn scalar_step(
             let m = 1i64 << b;
             let v = if *on { x | m } else { x & !m };
             set(regs, *dst, Val::Int(v))?
+        }
+        K::SetAtomic { op, dt } => {
+            if let Some(op) = op {
+                loop_regs.atomic = *op;
+            }
+            if let Some(dt) = dt {
+                loop_regs.atomic_dt = *dt;
+            }
         }
         K::Nop | K::End => {}
         K::Unsupported { what } => return fault(what.clone()),

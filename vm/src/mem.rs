@@ -324,6 +324,23 @@ pub struct Local {
     /// The cube's TF32 transform mode (`settf32mode`): f32 matmul operands
     /// are rounded to TF32 while it is on.
     pub tf32: bool,
+    /// The vector unit's special registers that ops update outside SSA.
+    pub spr: Spr,
+}
+
+/// Special-purpose registers of a core's vector unit that instructions
+/// read and write implicitly (see `exec::vec_mem` and `exec::vsort`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Spr {
+    /// `AR`: the byte offset of the register-offset unaligned store stream
+    /// (`vstur`), cleared by `sprclr`, stored by `sprsti`/`sprsts`.
+    pub ar: u64,
+    /// `SQZN`: the byte count of the last `vsqz` (active lanes times lane
+    /// size), which `vstur` stores and advances `AR` by.
+    pub sqzn: u64,
+    /// `VMS4_SR`: the per-list consumed counts of the last `vmrgsort4`,
+    /// 16 bits each (list 0 lowest).
+    pub vms4_sr: u64,
 }
 
 impl Local {
@@ -340,6 +357,7 @@ impl Local {
                 Zeroed::new(p.fb_bytes),
             ],
             tf32: false,
+            spr: Spr::default(),
         }
     }
 

@@ -886,6 +886,14 @@ pub enum K {
         /// Second value (loop2 count / destination stride).
         b: Reg,
     },
+    /// `set_atomic_{add,max,min,none}` / `set_atomic_{f32,...,s8}`: how UB
+    /// to GM transfers issued afterwards combine with GM.
+    SetAtomic {
+        /// The operation (None: keep).
+        op: Option<Combine>,
+        /// The element type (None: keep).
+        dt: Option<DType>,
+    },
     /// `tsync` barrier on an op class that is not a vector op (reported, then a barrier).
     TsyncNonVector {
         /// The class as written.

@@ -240,6 +240,7 @@ pub fn io(k: &K) -> (Vec<Reg>, Vec<Reg>) {
         | K::Section { .. }
         | K::End
         | K::Nop
+        | K::SetAtomic { .. }
         | K::Unsupported { .. }
         | K::TsyncNonVector { .. } => {}
     }

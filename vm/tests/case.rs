@@ -489,3 +489,81 @@ int main() {
         "{e}"
     );
 }
+
+/// `ReadFile` fills a buffer from a smaller file and sets the size variable
+/// to the file's size, so `WriteFile` writes back only that many bytes: the
+/// PTOAS micro-op cases declare `float` buffers and ship `int16` files.
+#[test]
+fn read_file_smaller_than_its_buffer() {
+    let d = Dir::new("smallfile");
+    d.write(
+        "kernel.pto",
+        r#"module attributes {pto.target_arch = "a5"} {
+  func.func @knot(%a: !pto.ptr<i16, gm>, %b: !pto.ptr<i16, gm>) attributes {pto.kernel} {
+    %c0 = arith.constant 0 : index
+    %c128 = arith.constant 128 : index
+    %c1024 = arith.constant 1024 : index
+    %c0_i64 = arith.constant 0 : i64
+    %c1_i64 = arith.constant 1 : i64
+    %c2048_i64 = arith.constant 2048 : i64
+    %ui = pto.castptr %c0_i64 : i64 -> !pto.ptr<i16, ub>
+    %uo = pto.castptr %c2048_i64 : i64 -> !pto.ptr<i16, ub>
+    pto.mte_gm_ub %a, %ui, %c0_i64, %c2048_i64 nburst(%c1_i64, %c2048_i64, %c2048_i64)
+      : !pto.ptr<i16, gm>, !pto.ptr<i16, ub>, i64, i64, i64, i64, i64
+    pto.set_flag["PIPE_MTE2", "PIPE_V", "EVENT_ID0"]
+    pto.wait_flag["PIPE_MTE2", "PIPE_V", "EVENT_ID0"]
+    pto.vecscope {
+      %m = pto.pset_b16 "PAT_ALL" : !pto.mask<b16>
+      scf.for %i = %c0 to %c1024 step %c128 {
+        %v = pto.vlds %ui[%i] : !pto.ptr<i16, ub> -> !pto.vreg<128xi16>
+        %n = pto.vnot %v, %m : !pto.vreg<128xi16>, !pto.mask<b16> -> !pto.vreg<128xi16>
+        pto.vsts %n, %uo[%i], %m : !pto.vreg<128xi16>, !pto.ptr<i16, ub>, !pto.mask<b16>
+      }
+    }
+    pto.set_flag["PIPE_V", "PIPE_MTE3", "EVENT_ID0"]
+    pto.wait_flag["PIPE_V", "PIPE_MTE3", "EVENT_ID0"]
+    pto.mte_ub_gm %uo, %b, %c2048_i64 nburst(%c1_i64, %c2048_i64, %c2048_i64)
+      : !pto.ptr<i16, ub>, !pto.ptr<i16, gm>, i64, i64, i64, i64
+    pto.barrier #pto.pipe<PIPE_ALL>
+    return
+  }
+}
+"#,
+    );
+    d.write(
+        "main.cpp",
+        r#"
+void LaunchKnot(float *v1, float *v2, void *stream);
+int main() {
+    size_t elemCount_v1 = 1024;
+    size_t fileSize_v1 = elemCount_v1 * sizeof(float);
+    size_t elemCount_v2 = 1024;
+    size_t fileSize_v2 = elemCount_v2 * sizeof(float);
+    float *v1Host = nullptr, *v1Device = nullptr, *v2Host = nullptr, *v2Device = nullptr;
+    ReadFile("./v1.bin", fileSize_v1, v1Host, fileSize_v1);
+    ReadFile("./v2.bin", fileSize_v2, v2Host, fileSize_v2);
+    ACL_CHECK(aclrtMemcpy(v1Device, fileSize_v1, v1Host, fileSize_v1, ACL_MEMCPY_HOST_TO_DEVICE));
+    ACL_CHECK(aclrtMemcpy(v2Device, fileSize_v2, v2Host, fileSize_v2, ACL_MEMCPY_HOST_TO_DEVICE));
+    LaunchKnot(v1Device, v2Device, stream);
+    ACL_CHECK(aclrtMemcpy(v2Host, fileSize_v2, v2Device, fileSize_v2, ACL_MEMCPY_DEVICE_TO_HOST));
+    WriteFile("./v2.bin", v2Host, fileSize_v2);
+    return 0;
+}
+"#,
+    );
+    let x: Vec<i16> = (0..1024).map(|i| (i * 37 - 9000) as i16).collect();
+    let bytes = |v: &[i16]| -> Vec<u8> { v.iter().flat_map(|x| x.to_le_bytes()).collect() };
+    let want: Vec<i16> = x.iter().map(|v| !v).collect();
+    d.write("v1.bin", bytes(&x));
+    d.write("v2.bin", vec![0u8; 2048]);
+    d.write("golden_v2.bin", bytes(&want));
+    let (c, e) = case(&d, &[]);
+    assert_eq!(c, 0, "{e}");
+    // the host writes back the 2048 bytes it read, not its 4096-byte buffer
+    assert_eq!(d.read("v2.bin"), bytes(&want));
+    // a file larger than the buffer is refused, as ReadFile refuses it
+    d.write("v1.bin", vec![0u8; 8192]);
+    let (c, e) = case(&d, &[]);
+    assert_eq!(c, 2, "{e}");
+    assert!(e.contains("v1.bin: 8192 bytes, expected 4096"), "{e}");
+}

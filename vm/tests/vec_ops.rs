@@ -606,3 +606,69 @@ fn predicate_algebra_and_stores() {
     assert_eq!(bits(160, 128), (0..128).map(|i| i < 20).collect::<Vec<_>>());
     assert_eq!(bits(192, 256), (0..256).map(|i| i < 40).collect::<Vec<_>>());
 }
+
+/// `vmadd %acc, %lhs, %rhs`: lhs * acc + rhs with one rounding (f32 lanes
+/// where the separate product would round differently), wrapping for i32.
+#[test]
+fn vmadd_is_fused() {
+    // (1 + 2^-12)^2 - 1 keeps the 2^-24 term only when fused
+    let e = 1.0 + f32::powi(2.0, -12);
+    let x: Vec<f32> = (0..64).map(|i| if i == 0 { e } else { i as f32 }).collect();
+    let y: Vec<f32> = (0..64).map(|i| if i == 0 { e } else { 0.5 }).collect();
+    let z: Vec<f32> = (0..64).map(|i| if i == 0 { -1.0 } else { 3.0 }).collect();
+    let (vt, mt) = (vreg("f32"), mask("f32"));
+    let body = format!(
+        "      %r = pto.vmadd %x0, %x1, %x2, %all : {vt}, {vt}, {vt}, {mt} -> {vt}\n{}",
+        st("%r", "f32", "%c0")
+    );
+    let out = f32s(&run("f32", "f32", [&f32b(&x), &f32b(&y), &f32b(&z)], &body));
+    assert_eq!(out[0], e.mul_add(e, -1.0));
+    assert_ne!(
+        out[0],
+        e * e - 1.0,
+        "a separate product rounds the 2^-24 away"
+    );
+    for (i, x) in out.iter().enumerate().take(64).skip(1) {
+        assert_eq!(*x, 0.5 * i as f32 + 3.0, "lane {i}");
+    }
+    let (vt, mt) = (vreg("i32"), mask("i32"));
+    let body = format!(
+        "      %r = pto.vmadd %x0, %x1, %x2, %all : {vt}, {vt}, {vt}, {mt} -> {vt}\n{}",
+        st("%r", "i32", "%c0")
+    );
+    let a: Vec<i32> = (0..64).map(|i| i * 1000).collect();
+    let b: Vec<i32> = (0..64).map(|i| 7 - i).collect();
+    let c: Vec<i32> = vec![i32::MAX; 64];
+    let out = i32s(&run("i32", "i32", [&i32b(&a), &i32b(&b), &i32b(&c)], &body));
+    for i in 0..64 {
+        assert_eq!(
+            out[i],
+            b[i].wrapping_mul(a[i]).wrapping_add(c[i]),
+            "lane {i}"
+        );
+    }
+}
+
+/// `pltm_b16 %loop, %bound`: lane i is on while i + loop * 128 < bound.
+#[test]
+fn pltm_masks_the_tail_of_loop_iteration() {
+    let (vt, mt) = (vreg("i16"), mask("i16"));
+    let body = format!(
+        "      %lp = arith.constant 2 : i16
+      %bd = arith.constant 300 : i32
+      %m = pto.pltm_b16 %lp, %bd : i16, i32 -> {mt}
+      %r = pto.vsel %x0, %x1, %m : {vt}, {vt}, {mt} -> {vt}
+{}",
+        st("%r", "i16", "%c0")
+    );
+    let out = i16s(&run(
+        "i16",
+        "i16",
+        [&i16b(&[1; 128]), &i16b(&[2; 128]), &[0; 256]],
+        &body,
+    ));
+    // 300 - 256 = 44 lanes on
+    for (i, x) in out.iter().enumerate().take(128) {
+        assert_eq!(*x, if i < 44 { 1 } else { 2 }, "lane {i}");
+    }
+}

@@ -119,6 +119,8 @@ pub fn lowers(op: Opcode) -> bool {
             | O::MteL0cUb
             | O::LoadCbufToCa
             | O::LoadCbufToCb
+            | O::CopyCbufToUbuf
+            | O::CopyUbufToCbuf
     )
 }
 
@@ -324,6 +326,9 @@ pub struct Mem<'a> {
     pub mx: &'a mut MxScales,
     /// The vector subblocks' buffers (empty outside mixed clusters).
     pub subs: Vec<&'a mut Local>,
+    /// On a vector core of a mixed cluster: the cube core's buffers, whose
+    /// L1 `copy_ubuf_to_cbuf` writes.
+    pub cube: Option<&'a mut Local>,
     /// Accesses of this core, for the checker.
     pub acc: &'a mut Accesses,
 }
@@ -417,6 +422,7 @@ pub fn run(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
         O::MteL1L0aMx => mx_load(call, m, 0),
         O::MteL1L0bMx => mx_load(call, m, 1),
         O::MteL0cGm | O::MteL0cUb | O::MteL0cL1 => fixpipe(call, m),
+        O::CopyCbufToUbuf | O::CopyUbufToCbuf => cbuf_ubuf(call, m),
         _ => fault(format!("'{}' is not a cube micro-op", call.op.name())),
     }
 }
@@ -509,6 +515,48 @@ fn l1_ub(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
         }
         m.read(Space::L1, addr(src.addr, so)?, &mut buf)?;
         m.write_ub(0, addr(dst.addr, dof)?, &buf)?;
+    }
+    Ok(())
+}
+
+/// The CCE-level `copy_cbuf_to_ubuf` (cube MTE1: L1 -> the UB of subblock
+/// `sub_blockid`) and `copy_ubuf_to_cbuf` (vector MTE3: its UB -> the cube
+/// core's L1): `(src, dst, sub_blockid, nburst, len, src_gap, dst_gap)`,
+/// lengths and gaps (end of one burst to the start of the next) in 32-byte
+/// blocks.
+fn cbuf_ubuf(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
+    let to_ub = call.op == Opcode::CopyCbufToUbuf;
+    let (ss, ds) = if to_ub {
+        (Space::L1, Space::Ub)
+    } else {
+        (Space::Ub, Space::L1)
+    };
+    let src = call.ptr(0, ss)?;
+    let dst = call.ptr(1, ds)?;
+    let sub = call.int(2)?;
+    if !(0..=1).contains(&sub) {
+        return fault(format!(
+            "'{}': sub_blockid {sub} is not 0 or 1",
+            call.op.name()
+        ));
+    }
+    let n = call.count(3)?;
+    let len = call.count(4)?.saturating_mul(32);
+    let (sg, dg) = (call.count(5)? * 32, call.count(6)? * 32);
+    if n.saturating_mul(len) > MAX_WORK {
+        return fault(format!("'{}' moves too many bytes", call.op.name()));
+    }
+    let mut buf = vec![0u8; len as usize];
+    for k in 0..n {
+        m.read(ss, src.addr + k * (len + sg), &mut buf)?;
+        let at = dst.addr + k * (len + dg);
+        if to_ub {
+            m.write_ub(sub as usize, at, &buf)?;
+        } else if let Some(c) = m.cube.as_mut() {
+            c.slice_mut(Space::L1, at, len)?.copy_from_slice(&buf);
+        } else {
+            m.write(Space::L1, at, &buf)?;
+        }
     }
     Ok(())
 }

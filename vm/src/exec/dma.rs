@@ -4,9 +4,11 @@
 //! Lengths and strides are bytes; strides are start-to-start distances
 //! (`mte_ub_ub` counts 32-byte units and end-to-start gaps; the machine converts).
 
+use pto_isa_spec::DType;
+
 use crate::exec::{fault, Accesses, Fault};
 use crate::mem::{Gm, Local};
-use crate::program::DmaDir;
+use crate::program::{Combine, DmaDir};
 use crate::value::{Ptr, Space};
 
 /// One resolved transfer.
@@ -24,6 +26,9 @@ pub struct Transfer {
     pub levels: Vec<(u64, i64, i64)>,
     /// Pad fill value (element bytes) for UB rows; rows are padded to 32 bytes.
     pub pad: Option<Vec<u8>>,
+    /// A GM destination combines with what it holds (`set_atomic_*`):
+    /// element by element, in this type.
+    pub atomic: Option<(Combine, DType)>,
 }
 
 /// Upper bound on bytes one transfer may move (guards hostile loop counts).
@@ -80,7 +85,31 @@ pub fn run(gm: &Gm, local: &mut Local, t: &Transfer, acc: &mut Accesses) -> Resu
         }
         acc.add(t.src.space, sa, t.len, false);
         match t.dst.space {
-            Space::Gm => gm.write(da, &buf)?,
+            Space::Gm => match t.atomic {
+                Some((how, dt)) if how != Combine::Store => {
+                    let es = dt.bytes();
+                    if !t.len.is_multiple_of(es as u64) {
+                        return fault(format!(
+                            "atomic DMA of {} bytes is not a whole number of {dt} elements",
+                            t.len
+                        ));
+                    }
+                    let mut old = vec![0u8; t.len as usize];
+                    gm.read(da, &mut old)?;
+                    for (o, n) in old.chunks_mut(es).zip(buf.chunks(es)) {
+                        let v = crate::exec::comm::combine(
+                            how,
+                            crate::num::read(o, dt),
+                            crate::num::read(n, dt),
+                            dt,
+                        );
+                        crate::num::write(o, dt, v);
+                    }
+                    acc.add(Space::Gm, da, t.len, false);
+                    gm.write(da, &old)?
+                }
+                _ => gm.write(da, &buf)?,
+            },
             s => local.slice_mut(s, da, t.len)?.copy_from_slice(&buf),
         }
         acc.add(t.dst.space, da, t.len, true);
@@ -108,6 +137,18 @@ pub struct LoopRegs {
     pub loop1: [(i64, i64); 2],
     /// loop2 (src, dst) strides.
     pub loop2: [(i64, i64); 2],
+    /// The atomic operation of UB to GM transfers (`set_atomic_add`...).
+    pub atomic: Combine,
+    /// Its element type (`set_atomic_f32`...).
+    pub atomic_dt: DType,
+}
+
+impl LoopRegs {
+    /// The atomic mode a transfer in direction `dir` takes when issued.
+    pub fn atomic_for(&self, dir: DmaDir) -> Option<(Combine, DType)> {
+        (dir == DmaDir::UbToGm && self.atomic != Combine::Store)
+            .then_some((self.atomic, self.atomic_dt))
+    }
 }
 
 impl Default for LoopRegs {
@@ -116,6 +157,8 @@ impl Default for LoopRegs {
             size: [(1, 1); 2],
             loop1: [(0, 0); 2],
             loop2: [(0, 0); 2],
+            atomic: Combine::Store,
+            atomic_dt: DType::F32,
         }
     }
 }

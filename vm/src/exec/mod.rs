@@ -29,6 +29,7 @@ pub mod vec_mem;
 pub mod vec_ops;
 pub mod vec_pred;
 pub mod vec_rearrange;
+pub mod vec_sort;
 pub mod vector;
 pub mod vmi;
 

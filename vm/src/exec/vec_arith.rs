@@ -164,6 +164,24 @@ pub fn run(cx: &Cx, a: &Args) -> Result<Vec<Val>, Fault> {
             let dt = cx.dst()?;
             map(dt, &a.v[..3], m0, |x| add(x[0], mul(x[1], x[2], dt), dt))
         }
+        O::VMadd => {
+            // %acc, %lhs, %rhs: lhs * acc + rhs, fused (one rounding)
+            need_v(cx, a, 3)?;
+            let dt = cx.dst()?;
+            map(dt, &a.v[..3], m0, |x| {
+                if dt == DType::F32 {
+                    let (p, q, r) = (x[1].f() as f32, x[0].f() as f32, x[2].f() as f32);
+                    Num::F(f64::from(p.mul_add(q, r)))
+                } else if dt.is_float() {
+                    Num::F(x[1].f().mul_add(x[0].f(), x[2].f()))
+                } else {
+                    Num::I(wrap(
+                        x[1].i().wrapping_mul(x[0].i()).wrapping_add(x[2].i()),
+                        dt,
+                    ))
+                }
+            })
+        }
         O::VMull => return mull(cx, a),
         O::VAddc | O::VSubc | O::VAddcs | O::VSubcs => return carry(cx, a),
         O::VBcnt => {

@@ -29,11 +29,14 @@ pub fn handles(op: Opcode) -> bool {
             | Opcode::VSldb
             | Opcode::VSstb
             | Opcode::VGather2
+            | Opcode::VScatter
             | Opcode::InitAlign
             | Opcode::VLdas
             | Opcode::VLdus
             | Opcode::VStus
             | Opcode::VStas
+            | Opcode::VStur
+            | Opcode::VStar
             | Opcode::Sprclr
             | Opcode::Sprsti
             | Opcode::Sprsts
@@ -161,8 +164,36 @@ pub fn run(cx: &Cx, a: &Args, local: &mut Local, acc: &mut Accesses) -> Result<V
             Ok(next.into_iter().collect())
         }
         Opcode::VSldb | Opcode::VSstb => blocks(cx, a, local, acc),
-        Opcode::InitAlign | Opcode::VLdas | Opcode::VLdus | Opcode::VStus | Opcode::VStas => {
-            unaligned(cx, a, local, acc)
+        Opcode::InitAlign
+        | Opcode::VLdas
+        | Opcode::VLdus
+        | Opcode::VStus
+        | Opcode::VStas
+        | Opcode::VStar => unaligned(cx, a, local, acc),
+        // register-offset unaligned store: the SQZN bytes the last vsqz kept
+        // go to base + AR; POST_UPDATE advances AR past them
+        Opcode::VStur => {
+            let Some(p) = a.p.first().copied() else {
+                return cx.err("needs a UB pointer");
+            };
+            if p.space != Space::Ub {
+                return cx.err(format!("needs a UB pointer, got {}", p.space.name()));
+            }
+            let Some(v) = a.v.first() else {
+                return cx.err("needs a vector operand");
+            };
+            let n = local.spr.sqzn.min(256);
+            write(local, acc, p.addr + local.spr.ar, &v[..n as usize])?;
+            let post = match cx.sym_or_pos(&["mode"]) {
+                Some("POST_UPDATE") => true,
+                Some("NO_POST_UPDATE") => false,
+                Some(m) => return cx.err(format!("mode {m} is not POST_UPDATE or NO_POST_UPDATE")),
+                None => return cx.err("needs a mode (POST_UPDATE or NO_POST_UPDATE)"),
+            };
+            if post {
+                local.spr.ar += n;
+            }
+            Ok(vec![Val::Unit])
         }
         // predicate unaligned store, write-through: one bit per lane of the
         // mask's granularity, packed; the base advances past them
@@ -231,9 +262,11 @@ pub fn run(cx: &Cx, a: &Args, local: &mut Local, acc: &mut Accesses) -> Result<V
                 Ok(Vec::new())
             }
         }
-        // SPR AR: only the unaligned register-offset stores (vstur) move it,
-        // and ptovm does not execute those, so AR is 0 whenever it is read
-        Opcode::Sprclr => Ok(Vec::new()),
+        // SPR AR: only the unaligned register-offset stores (vstur) move it
+        Opcode::Sprclr => {
+            local.spr.ar = 0;
+            Ok(Vec::new())
+        }
         Opcode::Sprsti | Opcode::Sprsts => {
             let Some(p) = a.p.first().copied() else {
                 return cx.err("needs a UB pointer");
@@ -246,7 +279,7 @@ pub fn run(cx: &Cx, a: &Args, local: &mut Local, acc: &mut Accesses) -> Result<V
             }
             let post = results(cx) > 0;
             let at = if post { p.addr } else { moved as u64 };
-            write(local, acc, at, &0u32.to_le_bytes())?;
+            write(local, acc, at, &(local.spr.ar as u32).to_le_bytes())?;
             Ok(if post {
                 vec![Val::Ptr(Ptr {
                     addr: moved as u64,
@@ -255,6 +288,41 @@ pub fn run(cx: &Cx, a: &Args, local: &mut Local, acc: &mut Accesses) -> Result<V
             } else {
                 Vec::new()
             })
+        }
+        Opcode::VScatter => {
+            // request i (active at the offsets' width) writes one element at
+            // dest + offsets[i] elements: 16-bit offsets for 8- and 16-bit
+            // data (128 requests; 8-bit data takes every other byte), 32-bit
+            // for 32-bit data; equal offsets: the last request wins
+            let (Some(p), Some(v), Some(idx)) = (a.p.first(), a.v.first(), a.v.get(1)) else {
+                return cx.err("needs a vector, a UB pointer and an offset vector");
+            };
+            if p.space != Space::Ub {
+                return cx.err(format!("needs a UB pointer, got {}", p.space.name()));
+            }
+            let es = p.elem.bytes();
+            let (ow, step) = match es {
+                1 => (2, 2),
+                2 => (2, 2),
+                4 => (4, 4),
+                _ => {
+                    return cx.err(format!(
+                        "scatters 8-, 16- or 32-bit elements, not {}",
+                        p.elem
+                    ))
+                }
+            };
+            let m = a.m.first().copied();
+            for i in 0..256 / ow {
+                if m.is_some_and(|m| !bit(m, i * ow)) {
+                    continue;
+                }
+                let mut k = [0u8; 8];
+                k[..ow].copy_from_slice(&idx[i * ow..(i + 1) * ow]);
+                let at = p.addr + u64::from_le_bytes(k) * es as u64;
+                write(local, acc, at, &v[i * step..i * step + es])?;
+            }
+            Ok(Vec::new())
         }
         Opcode::VGather2 => {
             // lane i (active) loads source element offsets[i]; 8-bit sources
@@ -385,6 +453,11 @@ fn unaligned(cx: &Cx, a: &Args, local: &mut Local, acc: &mut Accesses) -> Result
                 out.push(advance(p, n)?);
             }
             Ok(out)
+        }
+        // vstar: the register-offset flush; nothing is buffered
+        Opcode::VStar => {
+            ptr()?;
+            Ok(Vec::new())
         }
         _ => {
             // vstas: the flush; the post-update form returns the advanced base

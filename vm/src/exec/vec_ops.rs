@@ -11,7 +11,7 @@
 use pto_isa_spec::{DType, Opcode};
 
 use crate::exec::{
-    fault, vec_arith, vec_convert, vec_mem, vec_pred, vec_rearrange, vmi, Accesses, Fault,
+    fault, vec_arith, vec_convert, vec_mem, vec_pred, vec_rearrange, vec_sort, vmi, Accesses, Fault,
 };
 use crate::mem::Local;
 use crate::num::{read, wrap, write, Num};
@@ -27,6 +27,7 @@ enum Group {
     Rearrange,
     Pred,
     Mem,
+    Sort,
 }
 
 /// Which group executes `op`; `None` when the interpreter lacks it. The one
@@ -40,6 +41,7 @@ fn group(op: Opcode) -> Option<Group> {
         | O::VSubrelu
         | O::VAxpy
         | O::VMula
+        | O::VMadd
         | O::VMull
         | O::VAddc
         | O::VSubc
@@ -78,11 +80,14 @@ fn group(op: Opcode) -> Option<Group> {
         | O::VSldb
         | O::VSstb
         | O::VGather2
+        | O::VScatter
         | O::InitAlign
         | O::VLdas
         | O::VLdus
         | O::VStus
         | O::VStas
+        | O::VStur
+        | O::VStar
         | O::Sprclr
         | O::Sprsti
         | O::Sprsts
@@ -105,12 +110,16 @@ fn group(op: Opcode) -> Option<Group> {
         | O::PgeB8
         | O::PgeB16
         | O::PgeB32
+        | O::PltmB8
+        | O::PltmB16
+        | O::PltmB32
         | O::Plds
         | O::Pld
         | O::Pldi
         | O::Psts
         | O::Pst
         | O::Psti => Group::Pred,
+        O::VBitsort | O::VMrgsort4 | O::GetVms4Sr => Group::Sort,
         _ => return None,
     })
 }
@@ -139,10 +148,23 @@ pub fn run(
         Some(Group::Arith) => vec_arith::run(&cx, &a),
         Some(Group::Reduce) => vec_arith::reduce(&cx, &a),
         Some(Group::Convert) => vec_convert::run(&cx, &a),
-        Some(Group::Rearrange) => vec_rearrange::run(&cx, &a),
+        Some(Group::Rearrange) => {
+            let out = vec_rearrange::run(&cx, &a)?;
+            if op == Opcode::VSqz {
+                // SPR SQZN: the bytes the squeeze kept, for a following vstur
+                let es = cx.src()?.bytes();
+                let m = a.m.first().copied();
+                let kept = (0..256 / es)
+                    .filter(|&i| m.is_none_or(|m| bit(m, i * es)))
+                    .count();
+                local.spr.sqzn = (kept * es) as u64;
+            }
+            Ok(out)
+        }
         Some(Group::Pred) => vec_pred::run(&cx, &a, local, acc),
         // vlds/vsts reach the generic path only for modes the built-in lacks
         Some(Group::Mem) => vec_mem::run(&cx, &a, local, acc),
+        Some(Group::Sort) => vec_sort::run(&cx, &a, local, acc),
         None if vec_mem::handles(op) => vec_mem::run(&cx, &a, local, acc),
         None if op == Opcode::VDup => vec_rearrange::dup(&cx, &a),
         None => fault(format!(

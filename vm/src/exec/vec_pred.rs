@@ -16,8 +16,8 @@ use crate::value::{Ptr, Space, Val};
 fn gran_of(op: Opcode) -> usize {
     use Opcode as O;
     match op {
-        O::PintlvB8 | O::PdintlvB8 | O::PgeB8 => 1,
-        O::PintlvB16 | O::PdintlvB16 | O::PgeB16 => 2,
+        O::PintlvB8 | O::PdintlvB8 | O::PgeB8 | O::PltmB8 => 1,
+        O::PintlvB16 | O::PdintlvB16 | O::PgeB16 | O::PltmB16 => 2,
         _ => 4,
     }
 }
@@ -170,6 +170,18 @@ pub fn run(cx: &Cx, a: &Args, local: &mut Local, acc: &mut Accesses) -> Result<V
                 )
             };
             return Ok(vec![Val::Mask(lo), Val::Mask(hi)]);
+        }
+        // lane i is on while i + loop * VL is below the bound
+        O::PltmB8 | O::PltmB16 | O::PltmB32 => {
+            let g = gran_of(cx.op);
+            let int = |k: usize| a.s.get(k).and_then(|s| s.as_i64());
+            let (Some(lp), Some(bound)) = (int(0), int(1)) else {
+                return cx.err("needs a loop index and a bound");
+            };
+            let vl = (256 / g) as i64;
+            mask_from(g, |i| {
+                (i as i64).saturating_add(lp.saturating_mul(vl)) < bound
+            })
         }
         O::PgeB8 | O::PgeB16 | O::PgeB32 => {
             let g = gran_of(cx.op);

@@ -137,9 +137,33 @@ pub fn lanewise(
 ) -> Box<[u8; 256]> {
     let es = elem.bytes();
     let mut out = Box::new([0u8; 256]);
+    // bitwise ops act on the lanes' bytes: going through a number would
+    // canonicalize NaN patterns of float lanes (fp8 0xff reads back as 0x7f)
+    let bitwise = matches!(op, EwOp::And | EwOp::Or | EwOp::Xor | EwOp::Not);
+    let mut sb = [0u8; 8];
+    if let (true, Some(s)) = (bitwise, s) {
+        write(&mut sb[..es], elem, s);
+    }
     for i in 0..256 / es {
         if !lane_on(mask, i, es) {
             continue; // zeroing
+        }
+        if bitwise {
+            for k in 0..es {
+                let x = a[i * es + k];
+                let y = match (b, s) {
+                    (Some(b), _) => b[i * es + k],
+                    (None, Some(_)) => sb[k],
+                    (None, None) => x,
+                };
+                out[i * es + k] = match op {
+                    EwOp::And => x & y,
+                    EwOp::Or => x | y,
+                    EwOp::Xor => x ^ y,
+                    _ => !x,
+                };
+            }
+            continue;
         }
         let x = read(&a[i * es..], elem);
         let y = match (b, s) {
@@ -191,5 +215,30 @@ mod tests {
         );
         assert_eq!(f32::from_le_bytes([r[0], r[1], r[2], r[3]]), 3.0);
         assert_eq!(f32::from_le_bytes([r[4], r[5], r[6], r[7]]), 0.0);
+    }
+
+    #[test]
+    fn bitwise_ops_keep_float_nan_patterns() {
+        // fp8 e4m3fn 0xff and 0x7f are both NaN; the sign bit must survive
+        let a = [0xffu8; 256];
+        let b = [0xf0u8; 256];
+        let r = lanewise(EwOp::And, &a, Some(&b), None, &all_mask(), DType::F8E4M3);
+        assert!(r.iter().all(|&x| x == 0xf0));
+        let r = lanewise(EwOp::Not, &b, None, None, &all_mask(), DType::F8E4M3);
+        assert!(r.iter().all(|&x| x == 0x0f));
+        // a signalling f32 NaN is not quieted by xor with zero
+        let mut s = [0u8; 256];
+        for ch in s.chunks_mut(4) {
+            ch.copy_from_slice(&0x7f80_0001u32.to_le_bytes());
+        }
+        let r = lanewise(
+            EwOp::Xor,
+            &s,
+            Some(&[0u8; 256]),
+            None,
+            &all_mask(),
+            DType::F32,
+        );
+        assert_eq!(&r[..4], &0x7f80_0001u32.to_le_bytes());
     }
 }
