@@ -49,40 +49,67 @@ out += ['## Assembler', '', '| stage | throughput |', '|---|---|',
         f'| parse + verify (text) | {thr_mb("asm", "parse+verify")} |',
         f'| encode (binary size) | {thr_mb("asm", "encode")} |',
         f'| decode (binary size) | {thr_mb("asm", "decode")} |', '']
-out += ['## One tile op: interpreter vs JIT', '',
-        '| op | interpreter | JIT | JIT speed-up | JIT throughput |', '|---|---|---|---|---|']
+def numpy_ns(stmt, setup, number=2000):
+    """Median of 7 timeit repeats of `stmt`, in ns per call (None without numpy)."""
+    try:
+        import timeit
+        import numpy  # noqa: F401
+        t = timeit.repeat(stmt, setup='import numpy as np\n' + setup, number=number, repeat=7)
+        return sorted(t)[3] / number * 1e9
+    except Exception:
+        return None
+
+np_ops = {
+    'tadd': 'np.add(a, b, out=d)',
+    'tmul': 'np.multiply(a, b, out=d)',
+    'tmuls': 'np.multiply(a, np.float32(1.5), out=d)',
+    'texp': 'np.exp(a, out=d)',
+}
+out += ['## One tile op: interpreter vs JIT vs numpy', '',
+        'numpy runs the same operation on float32 arrays of the same shape, in place (`out=`), '
+        'timed by `benches/report.py` right after the criterion run.', '',
+        '| op | interpreter | JIT | numpy | JIT speed-up | JIT throughput | JIT vs numpy |', '|---|---|---|---|---|---|---|']
 for n in (64, 128):
+    setup = (f'a = np.random.default_rng(1).uniform(-2, 2, ({n}, {n})).astype(np.float32)\n'
+             f'b = a.copy()\nd = np.empty_like(a)')
     for op in ('tadd', 'tmul', 'tmuls', 'texp'):
         g = f'exec_{op}_{n}x{n}_f32'
         i, j = median(g, 'interp'), median(g, 'jit')
+        npt = numpy_ns(np_ops[op], setup)
         ratio = f'{i/j:.0f}x' if i and j else 'n/a'
         thr = f'{n*n/j:.2f} Gelem/s' if j else 'n/a'
-        out.append(f'| {op.upper()} {n}x{n} f32 | {fmt_t(i)} | {fmt_t(j)} | {ratio} | {thr} |')
+        vs = f'{npt/j:.1f}x' if npt and j else 'n/a'
+        out.append(f'| {op.upper()} {n}x{n} f32 | {fmt_t(i)} | {fmt_t(j)} | {fmt_t(npt)} | {ratio} | {thr} | {vs} |')
 c = median('compile', 'region_tadd_f32')
 out += ['', f'JIT compile time per region (TADD f32): {fmt_t(c)}.', '']
 out += ['## TMATMUL 128x128x128: interpreter vs native matrix region', '',
         f'Kernel ISA on this machine: {os.environ.get("PTOVM_MATMUL_ISA", "see pto_jit::matmul_isa")}. '
         'The native region packs A (ZZ), B (ZN) and C (NZ) tiles to row-major f32, runs one FMA per k '
         'in k order (bit-identical to the interpreter), and unpacks C.', '',
-        '| inputs | interpreter | native region | speed-up | native GFLOP/s | bare kernel GFLOP/s |', '|---|---|---|---|---|---|']
+        '| inputs | interpreter | native region | speed-up | native GFLOP/s | bare kernel GFLOP/s | numpy GFLOP/s (f32 `a @ b`) |', '|---|---|---|---|---|---|---|']
+mm_np = numpy_ns('a @ b', 'a = np.ones((128, 128), np.float32)\nb = np.ones((128, 128), np.float32)', 500)
 for dt in ('f32', 'f16'):
     g = f'exec_tmatmul_128x128x128_{dt}'
     i, j, k = median(g, 'interp'), median(g, 'jit'), median(g, 'kernel')
     fl = 2 * 128 ** 3
+    npg = f'{fl/mm_np:.1f}' if mm_np and dt == 'f32' else '—'
     out.append(f'| {dt} | {fmt_t(i)} | {fmt_t(j)} | ' + (f'{i/j:.0f}x' if i and j else 'n/a') + ' | '
-               + (f'{fl/j:.1f}' if j else 'n/a') + ' | ' + (f'{fl/k:.1f}' if k else '—') + ' |')
+               + (f'{fl/j:.1f}' if j else 'n/a') + ' | ' + (f'{fl/k:.1f}' if k else '—') + f' | {npg} |')
 out += ['']
 out += ['## Whole kernels through the machine', '',
-        '| kernel | interpreter, check=off | interpreter, check=warn | JIT, check=off | JIT, check=warn |', '|---|---|---|---|---|']
-g = 'kernel_vadd32x32'
-vals = [median(g, k) for k in ('interp_check=off', 'interp_check=warn', 'jit_check=off', 'jit_check=warn')]
-out.append('| vadd 32x32 f32 (examples/vadd.pto) | ' + ' | '.join(fmt_t(v) for v in vals) + ' |')
+        'Each run includes placing the arguments in a fresh GM and reading them back.', '',
+        '| kernel | interpreter, check=off | interpreter, check=warn | JIT, check=off | JIT, check=warn | JIT speed-up (off / warn) |', '|---|---|---|---|---|---|']
+for g, name in (('kernel_vadd32x32', 'vadd 32x32 f32 once (examples/vadd.pto)'),
+                ('kernel_vadd_loop64x64x64', '64 tiles of 64x64 f32 vadd (benches/kernels/vadd_loop.pto)')):
+    vals = [median(g, k) for k in ('interp_check=off', 'interp_check=warn', 'jit_check=off', 'jit_check=warn')]
+    sp = (f'{vals[0]/vals[2]:.1f}x / {vals[1]/vals[3]:.1f}x' if all(vals) else 'n/a')
+    out.append(f'| {name} | ' + ' | '.join(fmt_t(v) for v in vals) + f' | {sp} |')
 g = 'vm_pingpong256'
 vals = [median(g, k) for k in ('inorder_check=off', 'inorder_check=warn', 'timed_check=off', 'timed_check=warn')]
 out += ['', '## Scheduler and checker (vector micro-op kernel, 256 double-buffered tiles)', '',
         '| inorder, check=off | inorder, check=warn | timed, check=off | timed, check=warn | checker overhead (inorder / timed) |', '|---|---|---|---|---|',
         '| ' + ' | '.join(fmt_t(v) for v in vals) + ' | ' +
         (f'{vals[1]/vals[0]:.2f}x / {vals[3]/vals[2]:.2f}x' if all(vals) else 'n/a') + ' |']
-out += ['', 'Not measured yet (the JIT does not compile these regions): TROWSUM, TCVT, '
-        'vector-scope loops, numpy comparisons.', '']
+out += ['', 'Not measured yet (the JIT does not compile these regions): TROWSUM, TCVT, f16 tiles, '
+        'vector-scope loops, softmax/rmsnorm/matmul-epilogue kernels end to end.', '']
 print('\n'.join(out))
