@@ -1855,6 +1855,21 @@ impl<'a> Rules<'a> {
                 tb.rows
             ));
         }
+        // a box column is 32 bytes (512-byte row-major boxes), 16 elements
+        // (col-major 512-byte and 1024-byte boxes) or 2 (32-byte MX boxes);
+        // a partial box column would put in-shape elements past the tile's end
+        let inner_cols = match tb.fractal {
+            1024 => 16,
+            32 => 2,
+            _ if tb.slayout == SLayout::RowMajor => 32 / elem,
+            _ => 16,
+        };
+        if tb.cols % inner_cols != 0 {
+            e.push(format!(
+                "expects result boxed tile cols to be a multiple of innerCols ({inner_cols}), but got {}",
+                tb.cols
+            ));
+        }
     }
 
     /// FIXPIPE frontend attributes that are internal to PTOAS lowering and

@@ -376,6 +376,21 @@ fn alloc_tile_layout_alignment() {
             .any(|(l, m)| *l == 5 && m.contains("multiple of innerRows (16)")),
         "{errs:?}"
     );
+    // a 1-byte NZ box is 16 x 32: 16 columns would be half a box column
+    let half = [tb("mat", "i8", 32, 16, 32, 16, "col_major", "row_major")];
+    let errs = errors(&kernel(&half, "%u = arith.constant 0 : index"), A2A3);
+    assert!(
+        errs.iter()
+            .any(|(l, m)| *l == 5
+                && m.contains("cols to be a multiple of innerCols (32), but got 16")),
+        "{errs:?}"
+    );
+    // the right operand's ZN box is 32 x 16: the same shape is whole boxes there
+    accepts(
+        &[tb("right", "i8", 32, 16, 32, 16, "row_major", "col_major")],
+        "%u = arith.constant 0 : index",
+        A2A3,
+    );
     accepts(&[vec("f32", 2, 8)], "%u = arith.constant 0 : index", A2A3);
     // a 1-row tile has no row stride to align
     accepts(&[vec("f32", 1, 7)], "%u = arith.constant 0 : index", A2A3);

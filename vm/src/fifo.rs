@@ -215,13 +215,8 @@ pub fn copy_entry(
     let (ss, ds) = (Space::of_tile(src.loc), Space::of_tile(dst.loc));
     for r in 0..rows {
         for c in 0..cols {
-            // out-of-range offsets wrap to addresses the bounds check rejects
-            let sa = src
-                .addr
-                .wrapping_add((src.elem_offset(r + sr, c + sc) as u64).wrapping_mul(es));
-            let da = dst
-                .addr
-                .wrapping_add((dst.elem_offset(r + dr, c + dc) as u64).wrapping_mul(es));
+            let sa = src.elem_addr(r + sr, c + sc)?;
+            let da = dst.elem_addr(r + dr, c + dc)?;
             let v = num::read(src_local.slice(ss, sa, es)?, src.elem);
             num::write(dst_local.slice_mut(ds, da, es)?, dst.elem, v);
             src_acc.add(ss, sa, es, false);

@@ -177,6 +177,34 @@ impl Tile {
     pub fn elem_offset(&self, r: i64, c: i64) -> i64 {
         crate::layout::offset(self, r, c)
     }
+
+    /// Address of element (r, c): faults unless the coordinate lies inside the
+    /// tile's shape and the element's bytes lie inside the tile's storage (a
+    /// boxed layout can map an in-shape coordinate past the tile's end when
+    /// the shape is not a whole number of boxes).
+    pub fn elem_addr(&self, r: i64, c: i64) -> Result<u64, crate::exec::Fault> {
+        if r < 0 || c < 0 || r >= self.rows || c >= self.cols {
+            return crate::exec::fault(format!(
+                "element ({r}, {c}) is outside the {}x{} tile",
+                self.rows, self.cols
+            ));
+        }
+        let es = self.elem.bytes() as u64;
+        let off = crate::layout::offset(self, r, c);
+        let size = self.bytes();
+        match (off as u64).checked_mul(es) {
+            Some(b) if off >= 0 && b + es <= size => Ok(self.addr + b),
+            _ => crate::exec::fault(format!(
+                "element ({r}, {c}) of the {}x{} {:?} tile maps to byte offset {}, outside the tile's {size} bytes at {:#x}..{:#x}",
+                self.rows,
+                self.cols,
+                self.elem,
+                off.saturating_mul(es as i64),
+                self.addr,
+                self.addr + size
+            )),
+        }
+    }
 }
 
 /// A runtime value.

@@ -316,7 +316,7 @@ fn gatherb(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(),
             let mut buf = [0u8; BLOCK as usize];
             buf.copy_from_slice(local.slice(sspace, from, BLOCK)?);
             acc.add(sspace, from, BLOCK, false);
-            let to = dst.addr + dst.elem_offset(r, b * per) as u64 * es;
+            let to = dst.elem_addr(r, b * per)?;
             let dspace = Space::of_tile(dst.loc);
             if to + BLOCK > dst.addr + dst.bytes() {
                 return fault("tgatherb: a destination block falls outside the destination tile");

@@ -171,7 +171,7 @@ fn check_valid(t: &Tile, what: &str) -> Result<(), Fault> {
 /// Reads element (r, c) of a tile.
 fn get(local: &Local, t: &Tile, r: i64, c: i64, acc: &mut Accesses) -> Result<Num, Fault> {
     let es = t.elem.bytes() as u64;
-    let addr = t.addr + t.elem_offset(r, c) as u64 * es;
+    let addr = t.elem_addr(r, c)?;
     let s = local.slice(space_of(t), addr, es)?;
     let _ = acc;
     Ok(read(s, t.elem))
@@ -186,7 +186,7 @@ fn put(
     acc: &mut Accesses,
 ) -> Result<(), Fault> {
     let es = t.elem.bytes() as u64;
-    let addr = t.addr + t.elem_offset(r, c) as u64 * es;
+    let addr = t.elem_addr(r, c)?;
     let s = local.slice_mut(space_of(t), addr, es)?;
     write(s, t.elem, v);
     let _ = acc;
@@ -302,7 +302,7 @@ pub fn tload(
             let addr = (src.base as i64 + off * es as i64) as u64;
             gm.read(addr, &mut buf)?;
             acc.add(Space::Gm, addr, es, false);
-            let dst_addr = dst.addr + dst.elem_offset(r, c) as u64 * es;
+            let dst_addr = dst.elem_addr(r, c)?;
             local
                 .slice_mut(space_of(dst), dst_addr, es)?
                 .copy_from_slice(&buf);
@@ -416,7 +416,7 @@ pub fn tstore(
     let mut out = [0u8; 8];
     for r in 0..src.v_row {
         for c in 0..src.v_col {
-            let a = src.addr + src.elem_offset(r, c) as u64 * es;
+            let a = src.elem_addr(r, c)?;
             let bytes = local.slice(space_of(src), a, es)?;
             acc.add(space_of(src), a, es, false);
             let off = dst.offset(r, c);

@@ -290,19 +290,7 @@ pub(crate) fn space(t: &Tile) -> Space {
 }
 
 fn elem_addr(t: &Tile, r: i64, c: i64) -> Result<(u64, u64), Fault> {
-    if r < 0 || c < 0 || r >= t.rows || c >= t.cols {
-        return fault(format!(
-            "element ({r}, {c}) is outside the {}x{} tile",
-            t.rows, t.cols
-        ));
-    }
-    let es = t.elem.bytes() as u64;
-    let off = t.elem_offset(r, c);
-    let addr = (off as u64)
-        .checked_mul(es)
-        .and_then(|o| o.checked_add(t.addr))
-        .ok_or_else(|| Fault::Msg(format!("element ({r}, {c}) address overflows")))?;
-    Ok((addr, es))
+    Ok((t.elem_addr(r, c)?, t.elem.bytes() as u64))
 }
 
 /// Reads element (r, c) of a tile (must be inside the tile's storage).
