@@ -1093,6 +1093,37 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// `pto.simt_launch @f<<<x, y, z>>>(args)`: one unit of work on PIPE_V (a
+    /// vector scope) that runs the entry function's body once per thread,
+    /// sequentially in thread-id order (x fastest). See docs/decisions.md.
+    fn simt_launch(&mut self, op: &Op, u: &[Reg], c: &mut Code) {
+        let [x, y, z, args @ ..] = u else {
+            return self.unsupported(op, c, "needs x, y and z thread counts");
+        };
+        let mut body = Code {
+            code: Vec::new(),
+            exits: Vec::new(),
+        };
+        let begin = self.inst(op, K::SimtBegin { dims: [*x, *y, *z] });
+        body.code.push(begin);
+        let top = body.code.len();
+        self.inline_call(op, args, &[], &mut body);
+        let next = self.inst(op, K::SimtNext { target: top });
+        body.code.push(next);
+        let end = self.inst(op, K::End);
+        body.code.push(end);
+        let captures = free_regs(&body.code);
+        self.push(
+            op,
+            c,
+            K::VecScope {
+                body: Arc::new(body.code),
+                captures,
+                binds: Vec::new(),
+            },
+        );
+    }
+
     fn lower_for(&mut self, op: &Op, c: &mut Code, in_vec: bool) {
         // body: Def(iv) = Use(lb) to Use(ub) step Use(step) [iter_args(Def = Use, ...)]
         let mut defs = Vec::new();
@@ -1379,6 +1410,51 @@ impl<'a> Lowerer<'a> {
             return self.push(op, c, k);
         }
         match short {
+            "simt_launch" => self.simt_launch(op, u, c),
+            "get_tid_x" | "get_tid_y" | "get_tid_z" | "get_block_dim_x" | "get_block_dim_y"
+            | "get_block_dim_z" | "get_laneid" | "get_grid_dim_x" | "get_grid_dim_y"
+            | "get_grid_dim_z" | "get_block_idx_x" | "get_block_idx_y" | "get_block_idx_z" => {
+                let what = match short {
+                    "get_tid_x" => 0,
+                    "get_tid_y" => 1,
+                    "get_tid_z" => 2,
+                    "get_block_dim_x" => 3,
+                    "get_block_dim_y" => 4,
+                    "get_block_dim_z" => 5,
+                    "get_laneid" => 6,
+                    "get_grid_dim_x" => 7,
+                    "get_grid_dim_y" => 8,
+                    "get_grid_dim_z" => 9,
+                    "get_block_idx_x" => 10,
+                    "get_block_idx_y" => 11,
+                    _ => 12,
+                };
+                if let Some(dst) = r0 {
+                    self.push(op, c, K::SimtId { dst, what });
+                }
+            }
+            // SIMT per-thread element accesses: one element at ptr[idx]
+            "load" | "ldg" | "store" | "stg" => {
+                let load = short == "load" || short == "ldg";
+                let k = match (load, u, r0) {
+                    (true, [ptr, off, ..], Some(val)) => K::ScalarMem {
+                        load,
+                        val,
+                        ptr: *ptr,
+                        off: *off,
+                        dt: self.vdtype(val),
+                    },
+                    (false, [val, ptr, off, ..], _) => K::ScalarMem {
+                        load,
+                        val: *val,
+                        ptr: *ptr,
+                        off: *off,
+                        dt: self.vdtype(*val),
+                    },
+                    _ => return self.unsupported(op, c, "needs a pointer, an index and a value"),
+                };
+                self.push(op, c, k);
+            }
             "get_block_idx" | "get_block_num" | "get_subblock_idx" | "get_subblock_num" => {
                 let what = match short {
                     "get_block_idx" => 0,

@@ -2684,6 +2684,8 @@ impl<'a> Cluster<'a> {
         let mut alias: Vec<(InstId, InstId)> = Vec::new();
         let mut steps: u64 = 0;
         let mut counts: Vec<InstId> = Vec::new();
+        // a pto.simt_launch in progress: (thread counts, current thread id)
+        let mut simt: Option<([i64; 3], [i64; 3])> = None;
         while let Some(inst) = body.get(pc) {
             steps += 1;
             counts.push(inst.id);
@@ -2724,7 +2726,9 @@ impl<'a> Cluster<'a> {
                     off,
                     dt,
                 } => {
-                    scalar_mem(
+                    // recorded so the checker sees a SIMT launch's (and any
+                    // scope's) element accesses with the scope's own
+                    let (space, addr, len) = scalar_mem(
                         self.gm,
                         &mut c.arch.local,
                         &mut c.arch.vregs,
@@ -2734,9 +2738,53 @@ impl<'a> Cluster<'a> {
                         *off,
                         *dt,
                     )?;
+                    acc.add(space, addr, len, !*load);
                     Flow::Next
                 }
                 K::Unsupported { what } => return fault(format!("{what} (inside a vector scope)")),
+                K::SimtBegin { dims } => {
+                    let mut d = [0i64; 3];
+                    for (k, r) in dims.iter().enumerate() {
+                        d[k] = rd_int(&c.arch.vregs, *r)?;
+                    }
+                    simt = Some((simt_dims(d)?, [0; 3]));
+                    Flow::Next
+                }
+                K::SimtNext { target } => match simt.as_mut() {
+                    Some((d, t)) => {
+                        t[0] += 1;
+                        if t[0] == d[0] {
+                            t[0] = 0;
+                            t[1] += 1;
+                            if t[1] == d[1] {
+                                t[1] = 0;
+                                t[2] += 1;
+                            }
+                        }
+                        if t[2] == d[2] {
+                            simt = None;
+                            Flow::Next
+                        } else {
+                            Flow::Jump(*target)
+                        }
+                    }
+                    None => return fault("internal: SIMT thread loop without a launch"),
+                },
+                K::SimtId { dst, what } => {
+                    let Some((d, t)) = simt else {
+                        return fault("a SIMT thread id read outside a pto.simt_launch");
+                    };
+                    let linear = t[0] + d[0] * (t[1] + d[1] * t[2]);
+                    let v = match what {
+                        0..=2 => t[*what as usize],
+                        3..=5 => d[*what as usize - 3],
+                        6 => linear % SIMT_WARP,
+                        7..=9 => 1, // one block per launch
+                        _ => 0,
+                    };
+                    set(&mut c.arch.vregs, *dst, Val::Int(v))?;
+                    Flow::Next
+                }
                 k => scalar_step(
                     k,
                     &mut c.arch.vregs,
@@ -3023,7 +3071,35 @@ fn get(regs: &[Val], r: Reg) -> Result<&Val, Fault> {
         .ok_or_else(|| Fault::Msg("bad register".into()))
 }
 
-/// `load_scalar` / `store_scalar` of one `dt` element at `ptr[off]`.
+/// Threads per SIMT warp (lane ids are the linear thread id modulo this).
+const SIMT_WARP: i64 = 32;
+/// Most threads one `pto.simt_launch` may run (the a5 vector core's SIMT
+/// limit is far below this; the cap keeps a bad launch from running forever).
+const SIMT_MAX_THREADS: i64 = 1 << 16;
+
+/// Checks a launch's x, y, z thread counts: each at least 1, product capped.
+fn simt_dims(d: [i64; 3]) -> Result<[i64; 3], Fault> {
+    if d.iter().any(|n| *n < 1) {
+        return fault(format!(
+            "pto.simt_launch thread counts must be at least 1, got <<<{}, {}, {}>>>",
+            d[0], d[1], d[2]
+        ));
+    }
+    let n = d
+        .iter()
+        .try_fold(1i64, |a, n| a.checked_mul(*n))
+        .filter(|n| *n <= SIMT_MAX_THREADS);
+    if n.is_none() {
+        return fault(format!(
+            "pto.simt_launch of <<<{}, {}, {}>>> threads exceeds ptovm's cap of {SIMT_MAX_THREADS}",
+            d[0], d[1], d[2]
+        ));
+    }
+    Ok(d)
+}
+
+/// `load_scalar` / `store_scalar` of one `dt` element at `ptr[off]`; returns
+/// the (space, address, bytes) it touched.
 #[allow(clippy::too_many_arguments)]
 fn scalar_mem(
     gm: &Gm,
@@ -3034,7 +3110,7 @@ fn scalar_mem(
     ptr: Reg,
     off: Reg,
     dt: pto_isa_spec::DType,
-) -> Result<(), Fault> {
+) -> Result<(Space, u64, u64), Fault> {
     let k = rd_int(regs, off)?;
     let p = match regs.get(ptr as usize) {
         Some(Val::Ptr(p)) => *p,
@@ -3094,7 +3170,7 @@ fn scalar_mem(
                 .copy_from_slice(&b[..es]);
         }
     }
-    Ok(())
+    Ok((p.space, addr, es as u64))
 }
 
 fn op_short(op: CommOp) -> &'static str {
@@ -3509,6 +3585,7 @@ fn scalar_step(
         }
         K::Nop | K::End => {}
         K::Unsupported { what } => return fault(what.clone()),
+        K::SimtId { .. } => return fault("a SIMT thread id read outside a pto.simt_launch"),
         other => return fault(format!("internal: {other:?} reached the scalar evaluator")),
     }
     Ok(Flow::Next)

@@ -991,6 +991,26 @@ pub enum K {
         /// Split.
         split: u32,
     },
+    /// Start of a `pto.simt_launch` thread loop (inside the vector scope the
+    /// launch lowers to): block dimensions x, y, z; thread (0,0,0) first.
+    SimtBegin {
+        /// Registers holding the x, y, z thread counts.
+        dims: [Reg; 3],
+    },
+    /// End of one thread's run: the next thread id, and a jump back to
+    /// `target` unless every thread has run.
+    SimtNext {
+        /// First instruction of the thread body.
+        target: usize,
+    },
+    /// A thread-id query inside a SIMT launch (`what`: 0..3 tid x/y/z,
+    /// 3..6 block dim x/y/z, 6 lane id, 7..10 grid dim, 10..13 block idx).
+    SimtId {
+        /// Destination.
+        dst: Reg,
+        /// Which id.
+        what: u8,
+    },
     /// An op ptovm parses but cannot execute yet.
     Unsupported {
         /// Why.

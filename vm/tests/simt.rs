@@ -1,0 +1,165 @@
+//! `pto.simt_launch`: the entry function's body runs once per thread, in
+//! thread-id order, as one vector-pipe unit of work (docs/decisions.md).
+
+use pto_vm::{load_text, run_kernel, Arg, CheckMode, Config};
+
+fn run(src: &str, args: &[Arg]) -> Result<Vec<Vec<u8>>, String> {
+    let k = load_text("t.pto", src, None).unwrap_or_else(|e| panic!("does not load:\n{e}\n{src}"));
+    let cfg = Config {
+        profile: k.profile,
+        check: CheckMode::Error,
+        max_steps: 1_000_000,
+        ..Config::default()
+    };
+    let f = run_kernel(&k, &cfg, None, args).expect("runs");
+    if let Some(e) = f.out.error {
+        return Err(format!("{e:?}"));
+    }
+    assert!(
+        f.out.diags.list.is_empty(),
+        "checker findings: {:?}\n{src}",
+        f.out.diags.list
+    );
+    Ok(f.buffers)
+}
+
+fn i32s(b: &[u8]) -> Vec<i32> {
+    b.chunks_exact(4)
+        .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+fn i32b(v: &[i32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+/// GM in, GM out: out[t] = 2 * in[t] + 100 * ty, out[8 + t] = lane id,
+/// over a 4x2x1 launch (t = ty * 4 + tx).
+const GM: &str = r#"module attributes {pto.target_arch = "a5"} {
+  func.func @k(%in: !pto.ptr<i32, gm>, %out: !pto.ptr<i32, gm>) attributes {pto.kernel} {
+    %x = arith.constant DX : i32
+    %y = arith.constant DY : i32
+    %z = arith.constant 1 : i32
+    pto.simt_launch @body<<<%x, %y, %z>>>(%in, %out) : (!pto.ptr<i32, gm>, !pto.ptr<i32, gm>) -> ()
+    pto.barrier #pto.pipe<PIPE_ALL>
+    return
+  }
+  func.func @body(%in: !pto.ptr<i32, gm>, %out: !pto.ptr<i32, gm>) attributes {pto.simt_entry} {
+    %tx = pto.get_tid_x : i32
+    %ty = pto.get_tid_y : i32
+    %bx = pto.get_block_dim_x : i32
+    %lane = pto.get_laneid : i32
+    %c2 = arith.constant 2 : i32
+    %c8 = arith.constant 8 : i32
+    %c100 = arith.constant 100 : i32
+    %row = arith.muli %ty, %bx : i32
+    %t = arith.addi %row, %tx : i32
+    %ti = arith.index_castui %t : i32 to index
+    %v = pto.load %in[%ti] : !pto.ptr<i32, gm> -> i32
+    %v2 = arith.muli %v, %c2 : i32
+    %bias = arith.muli %ty, %c100 : i32
+    %r = arith.addi %v2, %bias : i32
+    pto.store %r, %out[%ti] : !pto.ptr<i32, gm>, i32
+    %l = arith.addi %t, %c8 : i32
+    %li = arith.index_castui %l : i32 to index
+    pto.stg %lane, %out[%li] : !pto.ptr<i32, gm>, i32
+    return
+  }
+}"#;
+
+#[test]
+fn gm_launch_runs_every_thread() {
+    let src = GM.replace("DX", "4").replace("DY", "2");
+    let input: Vec<i32> = (0..8).map(|i| i * 3 - 5).collect();
+    let b = run(&src, &[Arg::Buffer(i32b(&input)), Arg::Buffer(vec![0; 64])]).unwrap();
+    let out = i32s(&b[1]);
+    for t in 0..8 {
+        let ty = t as i32 / 4;
+        assert_eq!(out[t], 2 * input[t] + 100 * ty, "thread {t}");
+        assert_eq!(out[8 + t], t as i32, "lane of thread {t}");
+    }
+}
+
+#[test]
+fn bad_thread_counts_fault() {
+    let zero = GM.replace("DX", "0").replace("DY", "2");
+    let e = run(&zero, &[Arg::Buffer(vec![0; 32]), Arg::Buffer(vec![0; 64])]).unwrap_err();
+    assert!(e.contains("at least 1"), "{e}");
+    let huge = GM.replace("DX", "65536").replace("DY", "65536");
+    let e = run(&huge, &[Arg::Buffer(vec![0; 32]), Arg::Buffer(vec![0; 64])]).unwrap_err();
+    assert!(e.contains("cap"), "{e}");
+}
+
+#[test]
+fn out_of_buffer_accesses_are_reported() {
+    // 16 threads index past the 8-element input and the 16-element output:
+    // the checker reports them (GM itself is bounds-checked, not faulting)
+    let src = GM.replace("DX", "4").replace("DY", "4");
+    let k = load_text("t.pto", &src, None).expect("loads");
+    let cfg = Config {
+        profile: k.profile,
+        check: CheckMode::Warn,
+        ..Config::default()
+    };
+    let args = [Arg::Buffer(vec![0; 32]), Arg::Buffer(vec![0; 64])];
+    let f = run_kernel(&k, &cfg, None, &args).expect("runs");
+    let msgs: Vec<String> = f.out.diags.list.iter().map(|d| d.message.clone()).collect();
+    assert!(
+        msgs.iter().any(|m| m.contains("'pto.load' reads GM")),
+        "{msgs:?}"
+    );
+    assert!(
+        msgs.iter().any(|m| m.contains("'pto.stg' writes GM")),
+        "{msgs:?}"
+    );
+}
+
+/// UB through the vector pipe: threads write tid into UB, MTE3 copies out
+/// after a V -> MTE3 flag (the checker sees the launch as one V unit).
+const UB: &str = r#"module attributes {pto.target_arch = "a5"} {
+  func.func @k(%out: !pto.ptr<i32, gm>) attributes {pto.kernel} {
+    %c0_i64 = arith.constant 0 : i64
+    %c1_i64 = arith.constant 1 : i64
+    %c64_i64 = arith.constant 64 : i64
+    %x = arith.constant 16 : i32
+    %one = arith.constant 1 : i32
+    %ub = pto.castptr %c0_i64 : i64 -> !pto.ptr<i32, ub>
+    pto.simt_launch @w<<<%x, %one, %one>>>(%ub) : (!pto.ptr<i32, ub>) -> ()
+    pto.set_flag["PIPE_V", "PIPE_MTE3", "EVENT_ID0"]
+    pto.wait_flag["PIPE_V", "PIPE_MTE3", "EVENT_ID0"]
+    pto.mte_ub_gm %ub, %out, %c64_i64
+      nburst(%c1_i64, %c64_i64, %c64_i64)
+      : !pto.ptr<i32, ub>, !pto.ptr<i32, gm>, i64, i64, i64, i64
+    pto.barrier #pto.pipe<PIPE_ALL>
+    return
+  }
+  func.func @w(%dst: !pto.ptr<i32, ub>) attributes {pto.simt_entry} {
+    %tx = pto.get_tid_x : i32
+    %c7 = arith.constant 7 : i32
+    %v = arith.muli %tx, %c7 : i32
+    %i = arith.index_castui %tx : i32 to index
+    pto.store %v, %dst[%i] : !pto.ptr<i32, ub>, i32
+    return
+  }
+}"#;
+
+#[test]
+fn ub_launch_then_mte3() {
+    let b = run(UB, &[Arg::Buffer(vec![0; 64])]).unwrap();
+    let want: Vec<i32> = (0..16).map(|t| t * 7).collect();
+    assert_eq!(i32s(&b[0]), want);
+}
+
+#[test]
+fn tid_outside_launch_faults() {
+    let src = r#"module attributes {pto.target_arch = "a5"} {
+  func.func @k(%out: !pto.ptr<i32, gm>) attributes {pto.kernel} {
+    %c0 = arith.constant 0 : index
+    %t = pto.get_tid_x : i32
+    pto.store %t, %out[%c0] : !pto.ptr<i32, gm>, i32
+    return
+  }
+}"#;
+    let e = run(src, &[Arg::Buffer(vec![0; 4])]).unwrap_err();
+    assert!(e.contains("outside a pto.simt_launch"), "{e}");
+}
