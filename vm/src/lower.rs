@@ -1433,6 +1433,45 @@ impl<'a> Lowerer<'a> {
                     self.push(op, c, K::SimtId { dst, what });
                 }
             }
+            "atomic_add" | "atomic_sub" | "atomic_min" | "atomic_max" | "atomic_and"
+            | "atomic_or" | "atomic_xor" | "atomic_exch" | "atomic_cas" => {
+                let name = &short["atomic_".len()..];
+                let opn: &'static str = match name {
+                    "add" => "add",
+                    "sub" => "sub",
+                    "min" => "min",
+                    "max" => "max",
+                    "and" => "and",
+                    "or" => "or",
+                    "xor" => "xor",
+                    "exch" => "exch",
+                    _ => "cas",
+                };
+                let unsigned = op.body.iter().any(|e| match e {
+                    Elem::Ident(w) => w == "unsigned",
+                    Elem::Attr(Attr::Keyword { kw, .. }) => kw == "unsigned",
+                    _ => false,
+                });
+                let (ptr, cmp, val) = match (opn, u) {
+                    ("cas", [p, c, v, ..]) => (*p, Some(*c), *v),
+                    (_, [p, v, ..]) if opn != "cas" => (*p, None, *v),
+                    _ => return self.unsupported(op, c, "needs a pointer and value operands"),
+                };
+                let dt = self.vdtype(val);
+                self.push(
+                    op,
+                    c,
+                    K::Atomic {
+                        op: opn,
+                        dst: r0,
+                        ptr,
+                        val,
+                        cmp,
+                        dt,
+                        unsigned,
+                    },
+                );
+            }
             // SIMT per-thread element accesses: one element at ptr[idx]
             "load" | "ldg" | "store" | "stg" => {
                 let load = short == "load" || short == "ldg";

@@ -1076,6 +1076,12 @@ impl<'a> Cluster<'a> {
                 )?;
                 Ok(Flow::Next)
             }
+            K::Atomic { .. } => {
+                let gm = self.gm;
+                let c = &mut self.cores[ci];
+                atomic(gm, &mut c.arch.local, &mut c.arch.regs, &inst.k)?;
+                Ok(Flow::Next)
+            }
             K::Comm {
                 op,
                 args,
@@ -2742,6 +2748,13 @@ impl<'a> Cluster<'a> {
                     Flow::Next
                 }
                 K::Unsupported { what } => return fault(format!("{what} (inside a vector scope)")),
+                K::Atomic { .. } => {
+                    let (space, addr, len) =
+                        atomic(self.gm, &mut c.arch.local, &mut c.arch.vregs, &inst.k)?;
+                    acc.add(space, addr, len, false);
+                    acc.add(space, addr, len, true);
+                    Flow::Next
+                }
                 K::SimtBegin { dims } => {
                     let mut d = [0i64; 3];
                     for (k, r) in dims.iter().enumerate() {
@@ -3069,6 +3082,139 @@ fn set(regs: &mut [Val], r: Reg, v: Val) -> Result<(), Fault> {
 fn get(regs: &[Val], r: Reg) -> Result<&Val, Fault> {
     regs.get(r as usize)
         .ok_or_else(|| Fault::Msg("bad register".into()))
+}
+
+/// A SIMT atomic (`K::Atomic`): reads the element, writes the combined
+/// value, puts the old one in `dst`. Threads run one at a time, so this is
+/// atomic by construction. Returns the (space, address, bytes) touched.
+fn atomic(gm: &Gm, local: &mut Local, regs: &mut [Val], k: &K) -> Result<(Space, u64, u64), Fault> {
+    let K::Atomic {
+        op,
+        dst,
+        ptr,
+        val,
+        cmp,
+        dt,
+        unsigned,
+    } = k
+    else {
+        return fault("internal: not an atomic");
+    };
+    let Some(Val::Ptr(p)) = regs.get(*ptr as usize).cloned() else {
+        return fault(format!("pto.atomic_{op} needs a pointer"));
+    };
+    let num = |v: Option<&Val>| -> Result<Num, Fault> {
+        match v {
+            Some(Val::Float(f)) => Ok(Num::F(*f)),
+            Some(Val::Int(i)) => Ok(Num::I(*i)),
+            Some(v) => fault(format!(
+                "pto.atomic_{op} of a {} value is not implemented (packed atomics)",
+                v.kind()
+            )),
+            None => fault("missing atomic operand"),
+        }
+    };
+    let v = num(regs.get(*val as usize))?;
+    let es = dt.bytes().max(1);
+    if es > 8 {
+        return fault(format!(
+            "pto.atomic_{op} of {es}-byte elements is not implemented"
+        ));
+    }
+    let mut b = [0u8; 8];
+    if p.space == Space::Gm {
+        gm.read(p.addr, &mut b[..es])?;
+    } else {
+        b[..es].copy_from_slice(local.slice(p.space, p.addr, es as u64)?);
+    }
+    let old = crate::num::read(&b[..es], *dt);
+    let new = match (old, v) {
+        (Num::F(a), x) => {
+            let x = x.f();
+            Num::F(match *op {
+                "add" => a + x,
+                "sub" => a - x,
+                "min" => a.min(x),
+                "max" => a.max(x),
+                "exch" => x,
+                "cas" => {
+                    if a == num(cmp.and_then(|c| regs.get(c as usize)))?.f() {
+                        x
+                    } else {
+                        a
+                    }
+                }
+                o => {
+                    return fault(format!(
+                        "pto.atomic_{o} on a float element is not implemented"
+                    ))
+                }
+            })
+        }
+        (Num::I(a), x) => {
+            let x = x.i();
+            // ordering of the element's width, signed unless `unsigned`
+            let key = |n: i64| -> i128 {
+                let m = if es >= 8 {
+                    u64::MAX
+                } else {
+                    (1u64 << (es * 8)) - 1
+                };
+                if *unsigned {
+                    ((n as u64) & m) as i128
+                } else {
+                    let sh = 64 - es as u32 * 8;
+                    (((n as u64) << sh) as i64 >> sh) as i128
+                }
+            };
+            Num::I(match *op {
+                "add" => a.wrapping_add(x),
+                "sub" => a.wrapping_sub(x),
+                "min" => {
+                    if key(x) < key(a) {
+                        x
+                    } else {
+                        a
+                    }
+                }
+                "max" => {
+                    if key(x) > key(a) {
+                        x
+                    } else {
+                        a
+                    }
+                }
+                "and" => a & x,
+                "or" => a | x,
+                "xor" => a ^ x,
+                "exch" => x,
+                _ => {
+                    let c = num(cmp.and_then(|c| regs.get(c as usize)))?.i();
+                    if key(a) == key(c) {
+                        x
+                    } else {
+                        a
+                    }
+                }
+            })
+        }
+    };
+    crate::num::write(&mut b[..es], *dt, new);
+    if p.space == Space::Gm {
+        gm.write(p.addr, &b[..es])?;
+    } else {
+        local
+            .slice_mut(p.space, p.addr, es as u64)?
+            .copy_from_slice(&b[..es]);
+    }
+    if let Some(d) = dst {
+        let o = match old {
+            Num::F(f) => Val::Float(f),
+            Num::I(i) => Val::Int(i),
+        };
+        set(regs, *d, o)?;
+    }
+    Ok((p.space, p.addr, es as u64))
 }
 
 /// Threads per SIMT warp (lane ids are the linear thread id modulo this).

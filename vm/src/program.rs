@@ -1011,6 +1011,24 @@ pub enum K {
         /// Which id.
         what: u8,
     },
+    /// A SIMT atomic read-modify-write of one element at `ptr`; `dst` gets
+    /// the old value.
+    Atomic {
+        /// `add` `sub` `min` `max` `and` `or` `xor` `exch` `cas`.
+        op: &'static str,
+        /// Old value.
+        dst: Option<Reg>,
+        /// Element pointer.
+        ptr: Reg,
+        /// Operand (the new value for `cas`).
+        val: Reg,
+        /// `cas` compare value.
+        cmp: Option<Reg>,
+        /// Element type.
+        dt: pto_isa_spec::DType,
+        /// `unsigned` integer ordering for min/max.
+        unsigned: bool,
+    },
     /// An op ptovm parses but cannot execute yet.
     Unsupported {
         /// Why.

@@ -15,6 +15,13 @@ pub fn io(k: &K) -> (Vec<Reg>, Vec<Reg>) {
     match k {
         K::Const { dst, .. } | K::Query { dst, .. } | K::SimtId { dst, .. } => o.push(*dst),
         K::SimtBegin { dims } => i.extend(dims),
+        K::Atomic {
+            dst, ptr, val, cmp, ..
+        } => {
+            i.extend([*ptr, *val]);
+            i.extend(cmp);
+            o.extend(dst)
+        }
         K::Bin { dst, a, b, .. } | K::Cmp { dst, a, b, .. } => {
             i.extend([*a, *b]);
             o.push(*dst)

@@ -163,3 +163,59 @@ fn tid_outside_launch_faults() {
     let e = run(src, &[Arg::Buffer(vec![0; 4])]).unwrap_err();
     assert!(e.contains("outside a pto.simt_launch"), "{e}");
 }
+
+/// Atomics: 16 threads each add their tid into out[0] (old values land in
+/// out[1 + tid]), then scalar-level max (signed/unsigned), cas and exch.
+const ATOMICS: &str = r#"module attributes {pto.target_arch = "a5"} {
+  func.func @k(%out: !pto.ptr<i32, gm>) attributes {pto.kernel} {
+    %x = arith.constant 16 : i32
+    %one = arith.constant 1 : i32
+    pto.simt_launch @t<<<%x, %one, %one>>>(%out) : (!pto.ptr<i32, gm>) -> ()
+    pto.barrier #pto.pipe<PIPE_ALL>
+    %c17 = arith.constant 17 : index
+    %c18 = arith.constant 18 : index
+    %c19 = arith.constant 19 : index
+    %c20 = arith.constant 20 : index
+    %c21 = arith.constant 21 : index
+    %m1 = arith.constant -1 : i32
+    %v3 = arith.constant 3 : i32
+    %v9 = arith.constant 9 : i32
+    %p17 = pto.addptr %out, %c17 : !pto.ptr<i32, gm> -> !pto.ptr<i32, gm>
+    %p18 = pto.addptr %out, %c18 : !pto.ptr<i32, gm> -> !pto.ptr<i32, gm>
+    %p19 = pto.addptr %out, %c19 : !pto.ptr<i32, gm> -> !pto.ptr<i32, gm>
+    %p20 = pto.addptr %out, %c20 : !pto.ptr<i32, gm> -> !pto.ptr<i32, gm>
+    %a = pto.atomic_max %p17, %m1 l2cache(nmfv) signed : !pto.ptr<i32, gm>, i32 -> i32
+    %b = pto.atomic_max %p18, %m1 l2cache(nmfv) unsigned : !pto.ptr<i32, gm>, i32 -> i32
+    %c = pto.atomic_cas %p19, %v3, %v9 l2cache(nmfv) signed : !pto.ptr<i32, gm>, i32 -> i32
+    %d = pto.atomic_exch %p20, %v9 l2cache(nmfv) signed : !pto.ptr<i32, gm>, i32 -> i32
+    pto.store %d, %out[%c21] : !pto.ptr<i32, gm>, i32
+    pto.barrier #pto.pipe<PIPE_ALL>
+    return
+  }
+  func.func @t(%out: !pto.ptr<i32, gm>) attributes {pto.simt_entry} {
+    %tx = pto.get_tid_x : i32
+    %c1 = arith.constant 1 : i32
+    %old = pto.atomic_add %out, %tx l2cache(nmfv) signed : !pto.ptr<i32, gm>, i32 -> i32
+    %i = arith.addi %tx, %c1 : i32
+    %ii = arith.index_castui %i : i32 to index
+    pto.store %old, %out[%ii] : !pto.ptr<i32, gm>, i32
+    return
+  }
+}"#;
+
+#[test]
+fn atomics_in_and_outside_a_launch() {
+    let mut init = vec![0i32; 24];
+    init[17] = 5; // signed max(5, -1) = 5; unsigned max picks 0xffffffff
+    init[18] = 5;
+    init[19] = 3; // cas 3 -> 9 succeeds
+    init[20] = 4; // exch 4 -> 9, old 4 stored at [21]
+    let b = run(ATOMICS, &[Arg::Buffer(i32b(&init))]).unwrap();
+    let out = i32s(&b[0]);
+    assert_eq!(out[0], (0..16).sum::<i32>());
+    for t in 0..16 {
+        // threads run in tid order: thread t saw the sum of 0..t
+        assert_eq!(out[1 + t], (0..t as i32).sum::<i32>(), "thread {t}");
+    }
+    assert_eq!(&out[17..22], &[5, -1, 9, 9, 4]);
+}
