@@ -476,7 +476,8 @@ impl<'a> Lowerer<'a> {
                 Some(&pipe) => SyncOp::Barrier { pipe },
                 None => SyncOp::Barrier { pipe: Pipe::All },
             },
-            "pto.get_buf" | "pto.rls_buf" => {
+            // the `_dyn` forms take the buffer id as a register
+            "pto.get_buf" | "pto.rls_buf" | "pto.get_buf_dyn" | "pto.rls_buf_dyn" => {
                 let pipe = pipes.first().copied();
                 let id = imms.iter().find_map(|i| match i {
                     Imm::Attr(Attr::Int { value, .. }) => Some(IdRef::Static(*value as i64)),
@@ -484,7 +485,9 @@ impl<'a> Lowerer<'a> {
                     _ => None,
                 });
                 match (pipe, id) {
-                    (Some(pipe), Some(id)) if name == "pto.get_buf" => SyncOp::GetBuf { pipe, id },
+                    (Some(pipe), Some(id)) if name.starts_with("pto.get_buf") => {
+                        SyncOp::GetBuf { pipe, id }
+                    }
                     (Some(pipe), Some(id)) => SyncOp::RlsBuf { pipe, id },
                     _ => return self.unsupported(op, c, "needs a pipe and a buffer id"),
                 }

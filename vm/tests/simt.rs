@@ -219,3 +219,35 @@ fn atomics_in_and_outside_a_launch() {
     }
     assert_eq!(&out[17..22], &[5, -1, 9, 9, 4]);
 }
+
+#[test]
+fn get_buf_dyn_with_a_register_id_around_a_launch() {
+    let src = r#"module attributes {pto.target_arch = "a5"} {
+  func.func @k(%out: !pto.ptr<i32, gm>) attributes {pto.kernel} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %x = arith.constant 8 : i32
+    %one = arith.constant 1 : i32
+    scf.for %it = %c0 to %c2 step %c1 {
+      %id = arith.andi %it, %c1 : index
+      pto.get_buf_dyn "PIPE_V", %id, 0
+      pto.simt_launch @t<<<%x, %one, %one>>>(%out) : (!pto.ptr<i32, gm>) -> ()
+      pto.barrier #pto.pipe<PIPE_ALL>
+      pto.rls_buf_dyn "PIPE_V", %id, 0
+    }
+    return
+  }
+  func.func @t(%out: !pto.ptr<i32, gm>) attributes {pto.simt_entry} {
+    %tx = pto.get_tid_x : i32
+    %i = arith.index_castui %tx : i32 to index
+    %v = pto.load %out[%i] : !pto.ptr<i32, gm> -> i32
+    %w = arith.addi %v, %tx : i32
+    pto.store %w, %out[%i] : !pto.ptr<i32, gm>, i32
+    return
+  }
+}"#;
+    let b = run(src, &[Arg::Buffer(vec![0; 32])]).unwrap();
+    let want: Vec<i32> = (0..8).map(|t| 2 * t).collect();
+    assert_eq!(i32s(&b[0]), want);
+}
