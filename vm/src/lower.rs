@@ -1436,6 +1436,36 @@ impl<'a> Lowerer<'a> {
                     self.push(op, c, K::SimtId { dst, what });
                 }
             }
+            "mulhi" | "mul_i32toi64" | "prmt" => {
+                let opn: &'static str = match short {
+                    "mulhi" => "mulhi",
+                    "prmt" => "prmt",
+                    _ => "mul_i32toi64",
+                };
+                let unsigned = op.body.iter().any(|e| match e {
+                    Elem::Ident(w) => w == "unsigned",
+                    Elem::Attr(Attr::Keyword { kw, .. }) => kw == "unsigned",
+                    _ => false,
+                });
+                let need = if opn == "prmt" { 3 } else { 2 };
+                match (r0, u.get(..need)) {
+                    (Some(dst), Some(args)) => {
+                        let bits = (self.vdtype(args[0]).bytes() * 8) as u32;
+                        self.push(
+                            op,
+                            c,
+                            K::IntMath {
+                                op: opn,
+                                dst,
+                                args: args.to_vec(),
+                                bits,
+                                unsigned,
+                            },
+                        )
+                    }
+                    _ => self.unsupported(op, c, "needs its operands and a result"),
+                }
+            }
             "atomic_add" | "atomic_sub" | "atomic_min" | "atomic_max" | "atomic_and"
             | "atomic_or" | "atomic_xor" | "atomic_exch" | "atomic_cas" => {
                 let name = &short["atomic_".len()..];

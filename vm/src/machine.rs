@@ -3732,6 +3732,63 @@ fn scalar_step(
         K::Nop | K::End => {}
         K::Unsupported { what } => return fault(what.clone()),
         K::SimtId { .. } => return fault("a SIMT thread id read outside a pto.simt_launch"),
+        K::IntMath {
+            op,
+            dst,
+            args,
+            bits,
+            unsigned,
+        } => {
+            let v: Vec<i64> = args
+                .iter()
+                .map(|r| rd_int(regs, *r))
+                .collect::<Result<_, _>>()?;
+            // operands at their width: sign- or zero-extended
+            let ext = |x: i64| -> i128 {
+                match (*bits, *unsigned) {
+                    (32, false) => x as i32 as i128,
+                    (32, true) => x as u32 as i128,
+                    (_, false) => x as i128,
+                    (_, true) => x as u64 as i128,
+                }
+            };
+            let r = match (*op, v.as_slice()) {
+                ("mulhi", [a, b]) if *bits == 32 => (((ext(*a) * ext(*b)) >> 32) as i32) as i64,
+                ("mulhi", [a, b]) if *bits == 64 => {
+                    let p = if *unsigned {
+                        ((ext(*a) as u128 * ext(*b) as u128) >> 64) as i128
+                    } else {
+                        (ext(*a) * ext(*b)) >> 64
+                    };
+                    p as i64
+                }
+                ("mul_i32toi64", [a, b]) => {
+                    let (a, b) = if *unsigned {
+                        (*a as u32 as i64, *b as u32 as i64)
+                    } else {
+                        (*a as i32 as i64, *b as i32 as i64)
+                    };
+                    a.wrapping_mul(b)
+                }
+                ("prmt", [a, b, sel]) => {
+                    // bytes 0..4 from b, 4..8 from a; selector nibble n
+                    // (low 3 bits) picks result byte n
+                    let src = ((*a as u32 as u64) << 32) | (*b as u32 as u64);
+                    let mut out = 0u32;
+                    for n in 0..4 {
+                        let i = (*sel >> (4 * n)) & 7;
+                        out |= (((src >> (8 * i)) & 0xff) as u32) << (8 * n);
+                    }
+                    out as i32 as i64
+                }
+                _ => {
+                    return fault(format!(
+                        "pto.{op} on {bits}-bit operands is not implemented"
+                    ))
+                }
+            };
+            set(regs, *dst, Val::Int(r))?
+        }
         other => return fault(format!("internal: {other:?} reached the scalar evaluator")),
     }
     Ok(Flow::Next)

@@ -1029,6 +1029,20 @@ pub enum K {
         /// `unsigned` integer ordering for min/max.
         unsigned: bool,
     },
+    /// SIMT integer helpers: `mulhi` (high half of the product),
+    /// `mul_i32toi64` (full 64-bit product) and `prmt` (byte permute).
+    IntMath {
+        /// `mulhi`, `mul_i32toi64` or `prmt`.
+        op: &'static str,
+        /// Result.
+        dst: Reg,
+        /// Operands (`prmt`: a, b, selector).
+        args: Vec<Reg>,
+        /// Operand width in bits (32 or 64).
+        bits: u32,
+        /// Unsigned operands.
+        unsigned: bool,
+    },
     /// An op ptovm parses but cannot execute yet.
     Unsupported {
         /// Why.

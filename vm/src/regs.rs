@@ -15,6 +15,10 @@ pub fn io(k: &K) -> (Vec<Reg>, Vec<Reg>) {
     match k {
         K::Const { dst, .. } | K::Query { dst, .. } | K::SimtId { dst, .. } => o.push(*dst),
         K::SimtBegin { dims } => i.extend(dims),
+        K::IntMath { dst, args, .. } => {
+            i.extend(args);
+            o.push(*dst)
+        }
         K::Atomic {
             dst, ptr, val, cmp, ..
         } => {

@@ -251,3 +251,45 @@ fn get_buf_dyn_with_a_register_id_around_a_launch() {
     let want: Vec<i32> = (0..8).map(|t| 2 * t).collect();
     assert_eq!(i32s(&b[0]), want);
 }
+
+#[test]
+fn mulhi_wide_multiply_and_byte_permute() {
+    let src = r#"module attributes {pto.target_arch = "a5"} {
+  func.func @k(%out: !pto.ptr<i32, gm>) attributes {pto.kernel} {
+    %one = arith.constant 1 : i32
+    pto.simt_launch @t<<<%one, %one, %one>>>(%out) : (!pto.ptr<i32, gm>) -> ()
+    pto.barrier #pto.pipe<PIPE_ALL>
+    return
+  }
+  func.func @t(%out: !pto.ptr<i32, gm>) attributes {pto.simt_entry} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c3 = arith.constant 3 : index
+    %c4 = arith.constant 4 : index
+    %a = arith.constant -7 : i32
+    %b = arith.constant 1073741824 : i32
+    %pa = arith.constant 287454020 : i32
+    %pb = arith.constant -1430532899 : i32
+    %sel = arith.constant 29251 : i32
+    %hs = pto.mulhi %a, %b signed : i32, i32 -> i32
+    %hu = pto.mulhi %a, %b unsigned : i32, i32 -> i32
+    %w = pto.mul_i32toi64 %a, %b signed : i32, i32 -> i64
+    %wl = arith.trunci %w : i64 to i32
+    %p = pto.prmt %pa, %pb, %sel : i32, i32, i32 -> i32
+    pto.store %hs, %out[%c0] : !pto.ptr<i32, gm>, i32
+    pto.store %hu, %out[%c1] : !pto.ptr<i32, gm>, i32
+    pto.store %wl, %out[%c2] : !pto.ptr<i32, gm>, i32
+    pto.store %p, %out[%c3] : !pto.ptr<i32, gm>, i32
+    return
+  }
+}"#;
+    let b = run(src, &[Arg::Buffer(vec![0; 16])]).unwrap();
+    let out = i32s(&b[0]);
+    let (a, bb) = (-7i64, 1i64 << 30);
+    assert_eq!(out[0], ((a * bb) >> 32) as i32);
+    assert_eq!(out[1], (((a as u32 as u64) * (bb as u64)) >> 32) as i32);
+    assert_eq!(out[2], (a * bb) as i32);
+    // selector 0x7243: bytes [3, 4, 2, 7] of b=0xAABBCCDD (0..4), a=0x11223344 (4..8)
+    assert_eq!(out[3] as u32, 0x11BB_44AA);
+}
