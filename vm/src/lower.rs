@@ -1436,6 +1436,73 @@ impl<'a> Lowerer<'a> {
                     self.push(op, c, K::SimtId { dst, what });
                 }
             }
+            "sqrt" | "absf" | "exp" | "log" | "sin" | "cos" | "ceil" | "floor" | "rint"
+            | "round" | "fmin" | "fmax" | "pow" | "fma" => {
+                const NAMES: [&str; 14] = [
+                    "sqrt", "absf", "exp", "log", "sin", "cos", "ceil", "floor", "rint", "round",
+                    "fmin", "fmax", "pow", "fma",
+                ];
+                let opn = NAMES
+                    .iter()
+                    .copied()
+                    .find(|n| *n == short)
+                    .unwrap_or("sqrt");
+                match r0 {
+                    Some(dst) => {
+                        let dt = self.vdtype(dst);
+                        self.push(
+                            op,
+                            c,
+                            K::FMath {
+                                op: opn,
+                                dst,
+                                args: u.to_vec(),
+                                dt,
+                            },
+                        )
+                    }
+                    None => self.unsupported(op, c, "needs a result"),
+                }
+            }
+            "convert" => {
+                let unsigned = op.body.iter().any(|e| match e {
+                    Elem::Ident(w) => w == "unsigned",
+                    Elem::Attr(Attr::Keyword { kw, .. }) => kw == "unsigned",
+                    _ => false,
+                });
+                // round(X): the identifier after `round`
+                let mut round = 'r';
+                let mut it = op.body.iter().peekable();
+                while let Some(e) = it.next() {
+                    if matches!(e, Elem::Ident(w) if w == "round") {
+                        for x in it.by_ref() {
+                            if let Elem::Ident(w) = x {
+                                round = w.chars().next().unwrap_or('r');
+                                break;
+                            }
+                        }
+                        break;
+                    }
+                }
+                match (r0, u.first()) {
+                    (Some(dst), Some(&src)) => {
+                        let (to, from) = (self.vdtype(dst), self.vdtype(src));
+                        self.push(
+                            op,
+                            c,
+                            K::SConvert {
+                                dst,
+                                src,
+                                to,
+                                from,
+                                round,
+                                unsigned,
+                            },
+                        )
+                    }
+                    _ => self.unsupported(op, c, "needs an operand and a result"),
+                }
+            }
             "mulhi" | "mul_i32toi64" | "prmt" => {
                 let opn: &'static str = match short {
                     "mulhi" => "mulhi",

@@ -3732,6 +3732,82 @@ fn scalar_step(
         K::Nop | K::End => {}
         K::Unsupported { what } => return fault(what.clone()),
         K::SimtId { .. } => return fault("a SIMT thread id read outside a pto.simt_launch"),
+        K::FMath { op, dst, args, dt } => {
+            let v: Vec<f64> = args
+                .iter()
+                .map(|r| match get(regs, *r)? {
+                    Val::Float(f) => Ok(*f),
+                    Val::Int(i) => Ok(*i as f64),
+                    v => fault(format!("pto.{op} of {}", v.kind())),
+                })
+                .collect::<Result<_, _>>()?;
+            let r = match (*op, v.as_slice()) {
+                ("sqrt", [a]) => a.sqrt(),
+                ("absf", [a]) => a.abs(),
+                ("exp", [a]) => a.exp(),
+                ("log", [a]) => a.ln(),
+                ("sin", [a]) => a.sin(),
+                ("cos", [a]) => a.cos(),
+                ("ceil", [a]) => a.ceil(),
+                ("floor", [a]) => a.floor(),
+                ("rint", [a]) => a.round_ties_even(),
+                ("round", [a]) => a.round(),
+                ("fmin", [a, b]) => a.min(*b),
+                ("fmax", [a, b]) => a.max(*b),
+                ("pow", [a, b]) => a.powf(*b),
+                ("fma", [a, b, c]) => a.mul_add(*b, *c),
+                _ => return fault(format!("pto.{op} with {} operand(s)", v.len())),
+            };
+            set(regs, *dst, Val::Float(crate::num::round_float(r, *dt)))?
+        }
+        K::SConvert {
+            dst,
+            src,
+            to,
+            from,
+            round,
+            unsigned,
+        } => {
+            let x = get(regs, *src)?.clone();
+            let v = match (x, to.is_float()) {
+                (Val::Int(i), true) => {
+                    let bits = from.bytes() as u32 * 8;
+                    let i = if *unsigned && bits < 64 {
+                        (i as u64 & ((1u64 << bits) - 1)) as f64
+                    } else if *unsigned {
+                        i as u64 as f64
+                    } else {
+                        i as f64
+                    };
+                    Val::Float(crate::num::round_float(i, *to))
+                }
+                (Val::Float(f), true) => Val::Float(crate::num::round_float(f, *to)),
+                (Val::Float(f), false) => {
+                    let r = match round {
+                        'z' => f.trunc(),
+                        'a' => f.round(),
+                        'f' => f.floor(),
+                        'c' => f.ceil(),
+                        _ => f.round_ties_even(),
+                    };
+                    // saturate to the result's range (NaN -> 0)
+                    let bits = to.bytes() as u32 * 8;
+                    let (lo, hi) = if *unsigned {
+                        (0f64, (2f64).powi(bits as i32) - 1.0)
+                    } else {
+                        (
+                            -(2f64).powi(bits as i32 - 1),
+                            (2f64).powi(bits as i32 - 1) - 1.0,
+                        )
+                    };
+                    let r = if r.is_nan() { 0.0 } else { r.clamp(lo, hi) };
+                    Val::Int(if *unsigned { r as u64 as i64 } else { r as i64 })
+                }
+                (Val::Int(i), false) => Val::Int(i),
+                (v, _) => return fault(format!("pto.convert of {} is not implemented", v.kind())),
+            };
+            set(regs, *dst, v)?
+        }
         K::IntMath {
             op,
             dst,

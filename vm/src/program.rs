@@ -1043,6 +1043,33 @@ pub enum K {
         /// Unsigned operands.
         unsigned: bool,
     },
+    /// SIMT scalar float math (`sqrt` `absf` `exp` `log` `sin` `cos` `ceil`
+    /// `floor` `rint` `round` `fmin` `fmax` `pow` `fma`), rounded to `dt`.
+    FMath {
+        /// Op name without `pto.`.
+        op: &'static str,
+        /// Result.
+        dst: Reg,
+        /// Operands.
+        args: Vec<Reg>,
+        /// Result type.
+        dt: pto_isa_spec::DType,
+    },
+    /// SIMT scalar `pto.convert` between integer and float types.
+    SConvert {
+        /// Result.
+        dst: Reg,
+        /// Operand.
+        src: Reg,
+        /// Result type.
+        to: pto_isa_spec::DType,
+        /// Operand type.
+        from: pto_isa_spec::DType,
+        /// `round(X)` letter for float -> int (`r` `z` `a` `f` `c`).
+        round: char,
+        /// Integers are unsigned.
+        unsigned: bool,
+    },
     /// An op ptovm parses but cannot execute yet.
     Unsupported {
         /// Why.

@@ -15,7 +15,11 @@ pub fn io(k: &K) -> (Vec<Reg>, Vec<Reg>) {
     match k {
         K::Const { dst, .. } | K::Query { dst, .. } | K::SimtId { dst, .. } => o.push(*dst),
         K::SimtBegin { dims } => i.extend(dims),
-        K::IntMath { dst, args, .. } => {
+        K::SConvert { dst, src, .. } => {
+            i.push(*src);
+            o.push(*dst)
+        }
+        K::IntMath { dst, args, .. } | K::FMath { dst, args, .. } => {
             i.extend(args);
             o.push(*dst)
         }

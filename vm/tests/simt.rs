@@ -293,3 +293,49 @@ fn mulhi_wide_multiply_and_byte_permute() {
     // selector 0x7243: bytes [3, 4, 2, 7] of b=0xAABBCCDD (0..4), a=0x11223344 (4..8)
     assert_eq!(out[3] as u32, 0x11BB_44AA);
 }
+
+#[test]
+fn scalar_float_math_and_convert() {
+    let src = r#"module attributes {pto.target_arch = "a5"} {
+  func.func @k(%out: !pto.ptr<i32, gm>) attributes {pto.kernel} {
+    %one = arith.constant 1 : i32
+    pto.simt_launch @t<<<%one, %one, %one>>>(%out) : (!pto.ptr<i32, gm>) -> ()
+    pto.barrier #pto.pipe<PIPE_ALL>
+    return
+  }
+  func.func @t(%out: !pto.ptr<i32, gm>) attributes {pto.simt_entry} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c3 = arith.constant 3 : index
+    %c4 = arith.constant 4 : index
+    %two = arith.constant 2.0 : f32
+    %ten = arith.constant 10.0 : f32
+    %neg = arith.constant -2.5 : f32
+    %big = arith.constant 3.0e10 : f32
+    %n7 = arith.constant -7 : i32
+    %p = pto.pow %two, %ten : f32, f32 -> f32
+    %f = pto.fma %two, %ten, %neg : f32, f32, f32 -> f32
+    %fl = pto.floor %neg : f32 -> f32
+    %pi = pto.convert %p round(z) sat signed : f32 -> i32
+    %fi = pto.convert %f round(z) sat signed : f32 -> i32
+    %fli = pto.convert %fl round(z) sat signed : f32 -> i32
+    %r = pto.convert %neg round(r) sat signed : f32 -> i32
+    %s = pto.convert %big round(z) sat signed : f32 -> i32
+    %h = pto.convert %n7 round(r) nosat signed : i32 -> f16
+    %hi = pto.convert %h round(z) sat signed : f16 -> i32
+    pto.store %pi, %out[%c0] : !pto.ptr<i32, gm>, i32
+    pto.store %fi, %out[%c1] : !pto.ptr<i32, gm>, i32
+    pto.store %fli, %out[%c2] : !pto.ptr<i32, gm>, i32
+    pto.store %r, %out[%c3] : !pto.ptr<i32, gm>, i32
+    pto.store %s, %out[%c4] : !pto.ptr<i32, gm>, i32
+    %c5 = arith.constant 5 : index
+    pto.store %hi, %out[%c5] : !pto.ptr<i32, gm>, i32
+    return
+  }
+}"#;
+    let b = run(src, &[Arg::Buffer(vec![0; 24])]).unwrap();
+    // pow 1024; fma 17 (17.5 truncated); floor -3; -2.5 to even -2;
+    // 3e10 saturates; -7 through f16
+    assert_eq!(i32s(&b[0]), vec![1024, 17, -3, -2, i32::MAX, -7]);
+}
