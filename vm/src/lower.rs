@@ -833,6 +833,28 @@ impl<'a> Lowerer<'a> {
                     _ => self.unsupported(op, c, "needs two operands"),
                 }
             }
+            Opcode::ArithBitcast | Opcode::LlvmBitcast
+                if r0.is_some_and(|d| {
+                    matches!(
+                        self.ty(d),
+                        Some(Type::Int(_) | Type::SInt(_) | Type::UInt(_) | Type::Float(_))
+                    )
+                }) && u.first().is_some_and(|s| {
+                    matches!(
+                        self.ty(*s),
+                        Some(Type::Int(_) | Type::SInt(_) | Type::UInt(_) | Type::Float(_))
+                    )
+                }) =>
+            {
+                let (Some(dst), Some(&src)) = (r0, u.first()) else {
+                    return;
+                };
+                let (to, from) = (self.vdtype(dst), self.vdtype(src));
+                if to.bytes() != from.bytes() || to.bytes() == 0 || to.bytes() > 8 {
+                    return self.unsupported(op, c, "bitcasts between scalars of different widths");
+                }
+                self.push(op, c, K::Bitcast { dst, src, to, from })
+            }
             Opcode::ArithSelect => match (r0, u.as_slice()) {
                 (Some(dst), [cnd, a, b]) => self.push(
                     op,

@@ -3760,6 +3760,23 @@ fn scalar_step(
             };
             set(regs, *dst, Val::Float(crate::num::round_float(r, *dt)))?
         }
+        K::Bitcast { dst, src, to, from } => {
+            let n = match get(regs, *src)? {
+                Val::Float(f) => Num::F(*f),
+                v => Num::I(
+                    v.as_i64()
+                        .ok_or_else(|| Fault::Msg(format!("bitcast of {}", v.kind())))?,
+                ),
+            };
+            let mut b = [0u8; 8];
+            let es = from.bytes().clamp(1, 8);
+            crate::num::write(&mut b[..es], *from, n);
+            let v = match crate::num::read(&b[..es], *to) {
+                Num::F(f) => Val::Float(f),
+                Num::I(i) => Val::Int(i),
+            };
+            set(regs, *dst, v)?
+        }
         K::SConvert {
             dst,
             src,

@@ -1070,6 +1070,17 @@ pub enum K {
         /// Integers are unsigned.
         unsigned: bool,
     },
+    /// A scalar bit reinterpretation (`arith.bitcast`, `llvm.bitcast`).
+    Bitcast {
+        /// Result.
+        dst: Reg,
+        /// Operand.
+        src: Reg,
+        /// Result type.
+        to: pto_isa_spec::DType,
+        /// Operand type.
+        from: pto_isa_spec::DType,
+    },
     /// An op ptovm parses but cannot execute yet.
     Unsupported {
         /// Why.

@@ -15,7 +15,7 @@ pub fn io(k: &K) -> (Vec<Reg>, Vec<Reg>) {
     match k {
         K::Const { dst, .. } | K::Query { dst, .. } | K::SimtId { dst, .. } => o.push(*dst),
         K::SimtBegin { dims } => i.extend(dims),
-        K::SConvert { dst, src, .. } => {
+        K::SConvert { dst, src, .. } | K::Bitcast { dst, src, .. } => {
             i.push(*src);
             o.push(*dst)
         }

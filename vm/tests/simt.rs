@@ -339,3 +339,23 @@ fn scalar_float_math_and_convert() {
     // 3e10 saturates; -7 through f16
     assert_eq!(i32s(&b[0]), vec![1024, 17, -3, -2, i32::MAX, -7]);
 }
+
+#[test]
+fn scalar_bitcast_keeps_the_bits() {
+    let src = r#"module attributes {pto.target_arch = "a5"} {
+  func.func @k(%out: !pto.ptr<i32, gm>) attributes {pto.kernel} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %h = arith.constant -2.0 : f16
+    %f = arith.constant 1.0 : f32
+    %hb = llvm.bitcast %h : f16 to i16
+    %fb = arith.bitcast %f : f32 to i32
+    %hw = arith.extui %hb : i16 to i32
+    pto.store %hw, %out[%c0] : !pto.ptr<i32, gm>, i32
+    pto.store %fb, %out[%c1] : !pto.ptr<i32, gm>, i32
+    return
+  }
+}"#;
+    let b = run(src, &[Arg::Buffer(vec![0; 8])]).unwrap();
+    assert_eq!(i32s(&b[0]), vec![0xC000, 0x3F80_0000]);
+}
