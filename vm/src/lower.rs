@@ -476,7 +476,8 @@ impl<'a> Lowerer<'a> {
                 Some(&pipe) => SyncOp::Barrier { pipe },
                 None => SyncOp::Barrier { pipe: Pipe::All },
             },
-            "pto.get_buf" | "pto.rls_buf" => {
+            // the `_dyn` forms take the buffer id as a register
+            "pto.get_buf" | "pto.rls_buf" | "pto.get_buf_dyn" | "pto.rls_buf_dyn" => {
                 let pipe = pipes.first().copied();
                 let id = imms.iter().find_map(|i| match i {
                     Imm::Attr(Attr::Int { value, .. }) => Some(IdRef::Static(*value as i64)),
@@ -484,7 +485,9 @@ impl<'a> Lowerer<'a> {
                     _ => None,
                 });
                 match (pipe, id) {
-                    (Some(pipe), Some(id)) if name == "pto.get_buf" => SyncOp::GetBuf { pipe, id },
+                    (Some(pipe), Some(id)) if name.starts_with("pto.get_buf") => {
+                        SyncOp::GetBuf { pipe, id }
+                    }
                     (Some(pipe), Some(id)) => SyncOp::RlsBuf { pipe, id },
                     _ => return self.unsupported(op, c, "needs a pipe and a buffer id"),
                 }
@@ -830,6 +833,28 @@ impl<'a> Lowerer<'a> {
                     _ => self.unsupported(op, c, "needs two operands"),
                 }
             }
+            Opcode::ArithBitcast | Opcode::LlvmBitcast
+                if r0.is_some_and(|d| {
+                    matches!(
+                        self.ty(d),
+                        Some(Type::Int(_) | Type::SInt(_) | Type::UInt(_) | Type::Float(_))
+                    )
+                }) && u.first().is_some_and(|s| {
+                    matches!(
+                        self.ty(*s),
+                        Some(Type::Int(_) | Type::SInt(_) | Type::UInt(_) | Type::Float(_))
+                    )
+                }) =>
+            {
+                let (Some(dst), Some(&src)) = (r0, u.first()) else {
+                    return;
+                };
+                let (to, from) = (self.vdtype(dst), self.vdtype(src));
+                if to.bytes() != from.bytes() || to.bytes() == 0 || to.bytes() > 8 {
+                    return self.unsupported(op, c, "bitcasts between scalars of different widths");
+                }
+                self.push(op, c, K::Bitcast { dst, src, to, from })
+            }
             Opcode::ArithSelect => match (r0, u.as_slice()) {
                 (Some(dst), [cnd, a, b]) => self.push(
                     op,
@@ -1091,6 +1116,37 @@ impl<'a> Lowerer<'a> {
         for j in jumps {
             c.code[j].k = K::Jump(end);
         }
+    }
+
+    /// `pto.simt_launch @f<<<x, y, z>>>(args)`: one unit of work on PIPE_V (a
+    /// vector scope) that runs the entry function's body once per thread,
+    /// sequentially in thread-id order (x fastest). See docs/decisions.md.
+    fn simt_launch(&mut self, op: &Op, u: &[Reg], c: &mut Code) {
+        let [x, y, z, args @ ..] = u else {
+            return self.unsupported(op, c, "needs x, y and z thread counts");
+        };
+        let mut body = Code {
+            code: Vec::new(),
+            exits: Vec::new(),
+        };
+        let begin = self.inst(op, K::SimtBegin { dims: [*x, *y, *z] });
+        body.code.push(begin);
+        let top = body.code.len();
+        self.inline_call(op, args, &[], &mut body);
+        let next = self.inst(op, K::SimtNext { target: top });
+        body.code.push(next);
+        let end = self.inst(op, K::End);
+        body.code.push(end);
+        let captures = free_regs(&body.code);
+        self.push(
+            op,
+            c,
+            K::VecScope {
+                body: Arc::new(body.code),
+                captures,
+                binds: Vec::new(),
+            },
+        );
     }
 
     fn lower_for(&mut self, op: &Op, c: &mut Code, in_vec: bool) {
@@ -1379,6 +1435,187 @@ impl<'a> Lowerer<'a> {
             return self.push(op, c, k);
         }
         match short {
+            "simt_launch" => self.simt_launch(op, u, c),
+            "get_tid_x" | "get_tid_y" | "get_tid_z" | "get_block_dim_x" | "get_block_dim_y"
+            | "get_block_dim_z" | "get_laneid" | "get_grid_dim_x" | "get_grid_dim_y"
+            | "get_grid_dim_z" | "get_block_idx_x" | "get_block_idx_y" | "get_block_idx_z" => {
+                let what = match short {
+                    "get_tid_x" => 0,
+                    "get_tid_y" => 1,
+                    "get_tid_z" => 2,
+                    "get_block_dim_x" => 3,
+                    "get_block_dim_y" => 4,
+                    "get_block_dim_z" => 5,
+                    "get_laneid" => 6,
+                    "get_grid_dim_x" => 7,
+                    "get_grid_dim_y" => 8,
+                    "get_grid_dim_z" => 9,
+                    "get_block_idx_x" => 10,
+                    "get_block_idx_y" => 11,
+                    _ => 12,
+                };
+                if let Some(dst) = r0 {
+                    self.push(op, c, K::SimtId { dst, what });
+                }
+            }
+            "sqrt" | "absf" | "exp" | "log" | "sin" | "cos" | "ceil" | "floor" | "rint"
+            | "round" | "fmin" | "fmax" | "pow" | "fma" => {
+                const NAMES: [&str; 14] = [
+                    "sqrt", "absf", "exp", "log", "sin", "cos", "ceil", "floor", "rint", "round",
+                    "fmin", "fmax", "pow", "fma",
+                ];
+                let opn = NAMES
+                    .iter()
+                    .copied()
+                    .find(|n| *n == short)
+                    .unwrap_or("sqrt");
+                match r0 {
+                    Some(dst) => {
+                        let dt = self.vdtype(dst);
+                        self.push(
+                            op,
+                            c,
+                            K::FMath {
+                                op: opn,
+                                dst,
+                                args: u.to_vec(),
+                                dt,
+                            },
+                        )
+                    }
+                    None => self.unsupported(op, c, "needs a result"),
+                }
+            }
+            "convert" => {
+                let unsigned = op.body.iter().any(|e| match e {
+                    Elem::Ident(w) => w == "unsigned",
+                    Elem::Attr(Attr::Keyword { kw, .. }) => kw == "unsigned",
+                    _ => false,
+                });
+                // round(X): the identifier after `round`
+                let mut round = 'r';
+                let mut it = op.body.iter().peekable();
+                while let Some(e) = it.next() {
+                    if matches!(e, Elem::Ident(w) if w == "round") {
+                        for x in it.by_ref() {
+                            if let Elem::Ident(w) = x {
+                                round = w.chars().next().unwrap_or('r');
+                                break;
+                            }
+                        }
+                        break;
+                    }
+                }
+                match (r0, u.first()) {
+                    (Some(dst), Some(&src)) => {
+                        let (to, from) = (self.vdtype(dst), self.vdtype(src));
+                        self.push(
+                            op,
+                            c,
+                            K::SConvert {
+                                dst,
+                                src,
+                                to,
+                                from,
+                                round,
+                                unsigned,
+                            },
+                        )
+                    }
+                    _ => self.unsupported(op, c, "needs an operand and a result"),
+                }
+            }
+            "mulhi" | "mul_i32toi64" | "prmt" => {
+                let opn: &'static str = match short {
+                    "mulhi" => "mulhi",
+                    "prmt" => "prmt",
+                    _ => "mul_i32toi64",
+                };
+                let unsigned = op.body.iter().any(|e| match e {
+                    Elem::Ident(w) => w == "unsigned",
+                    Elem::Attr(Attr::Keyword { kw, .. }) => kw == "unsigned",
+                    _ => false,
+                });
+                let need = if opn == "prmt" { 3 } else { 2 };
+                match (r0, u.get(..need)) {
+                    (Some(dst), Some(args)) => {
+                        let bits = (self.vdtype(args[0]).bytes() * 8) as u32;
+                        self.push(
+                            op,
+                            c,
+                            K::IntMath {
+                                op: opn,
+                                dst,
+                                args: args.to_vec(),
+                                bits,
+                                unsigned,
+                            },
+                        )
+                    }
+                    _ => self.unsupported(op, c, "needs its operands and a result"),
+                }
+            }
+            "atomic_add" | "atomic_sub" | "atomic_min" | "atomic_max" | "atomic_and"
+            | "atomic_or" | "atomic_xor" | "atomic_exch" | "atomic_cas" => {
+                let name = &short["atomic_".len()..];
+                let opn: &'static str = match name {
+                    "add" => "add",
+                    "sub" => "sub",
+                    "min" => "min",
+                    "max" => "max",
+                    "and" => "and",
+                    "or" => "or",
+                    "xor" => "xor",
+                    "exch" => "exch",
+                    _ => "cas",
+                };
+                let unsigned = op.body.iter().any(|e| match e {
+                    Elem::Ident(w) => w == "unsigned",
+                    Elem::Attr(Attr::Keyword { kw, .. }) => kw == "unsigned",
+                    _ => false,
+                });
+                let (ptr, cmp, val) = match (opn, u) {
+                    ("cas", [p, c, v, ..]) => (*p, Some(*c), *v),
+                    (_, [p, v, ..]) if opn != "cas" => (*p, None, *v),
+                    _ => return self.unsupported(op, c, "needs a pointer and value operands"),
+                };
+                let dt = self.vdtype(val);
+                self.push(
+                    op,
+                    c,
+                    K::Atomic {
+                        op: opn,
+                        dst: r0,
+                        ptr,
+                        val,
+                        cmp,
+                        dt,
+                        unsigned,
+                    },
+                );
+            }
+            // SIMT per-thread element accesses: one element at ptr[idx]
+            "load" | "ldg" | "store" | "stg" => {
+                let load = short == "load" || short == "ldg";
+                let k = match (load, u, r0) {
+                    (true, [ptr, off, ..], Some(val)) => K::ScalarMem {
+                        load,
+                        val,
+                        ptr: *ptr,
+                        off: *off,
+                        dt: self.vdtype(val),
+                    },
+                    (false, [val, ptr, off, ..], _) => K::ScalarMem {
+                        load,
+                        val: *val,
+                        ptr: *ptr,
+                        off: *off,
+                        dt: self.vdtype(*val),
+                    },
+                    _ => return self.unsupported(op, c, "needs a pointer, an index and a value"),
+                };
+                self.push(op, c, k);
+            }
             "get_block_idx" | "get_block_num" | "get_subblock_idx" | "get_subblock_num" => {
                 let what = match short {
                     "get_block_idx" => 0,

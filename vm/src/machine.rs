@@ -1076,6 +1076,12 @@ impl<'a> Cluster<'a> {
                 )?;
                 Ok(Flow::Next)
             }
+            K::Atomic { .. } => {
+                let gm = self.gm;
+                let c = &mut self.cores[ci];
+                atomic(gm, &mut c.arch.local, &mut c.arch.regs, &inst.k)?;
+                Ok(Flow::Next)
+            }
             K::Comm {
                 op,
                 args,
@@ -2684,6 +2690,8 @@ impl<'a> Cluster<'a> {
         let mut alias: Vec<(InstId, InstId)> = Vec::new();
         let mut steps: u64 = 0;
         let mut counts: Vec<InstId> = Vec::new();
+        // a pto.simt_launch in progress: (thread counts, current thread id)
+        let mut simt: Option<([i64; 3], [i64; 3])> = None;
         while let Some(inst) = body.get(pc) {
             steps += 1;
             counts.push(inst.id);
@@ -2724,7 +2732,9 @@ impl<'a> Cluster<'a> {
                     off,
                     dt,
                 } => {
-                    scalar_mem(
+                    // recorded so the checker sees a SIMT launch's (and any
+                    // scope's) element accesses with the scope's own
+                    let (space, addr, len) = scalar_mem(
                         self.gm,
                         &mut c.arch.local,
                         &mut c.arch.vregs,
@@ -2734,9 +2744,60 @@ impl<'a> Cluster<'a> {
                         *off,
                         *dt,
                     )?;
+                    acc.add(space, addr, len, !*load);
                     Flow::Next
                 }
                 K::Unsupported { what } => return fault(format!("{what} (inside a vector scope)")),
+                K::Atomic { .. } => {
+                    let (space, addr, len) =
+                        atomic(self.gm, &mut c.arch.local, &mut c.arch.vregs, &inst.k)?;
+                    acc.add(space, addr, len, false);
+                    acc.add(space, addr, len, true);
+                    Flow::Next
+                }
+                K::SimtBegin { dims } => {
+                    let mut d = [0i64; 3];
+                    for (k, r) in dims.iter().enumerate() {
+                        d[k] = rd_int(&c.arch.vregs, *r)?;
+                    }
+                    simt = Some((simt_dims(d)?, [0; 3]));
+                    Flow::Next
+                }
+                K::SimtNext { target } => match simt.as_mut() {
+                    Some((d, t)) => {
+                        t[0] += 1;
+                        if t[0] == d[0] {
+                            t[0] = 0;
+                            t[1] += 1;
+                            if t[1] == d[1] {
+                                t[1] = 0;
+                                t[2] += 1;
+                            }
+                        }
+                        if t[2] == d[2] {
+                            simt = None;
+                            Flow::Next
+                        } else {
+                            Flow::Jump(*target)
+                        }
+                    }
+                    None => return fault("internal: SIMT thread loop without a launch"),
+                },
+                K::SimtId { dst, what } => {
+                    let Some((d, t)) = simt else {
+                        return fault("a SIMT thread id read outside a pto.simt_launch");
+                    };
+                    let linear = t[0] + d[0] * (t[1] + d[1] * t[2]);
+                    let v = match what {
+                        0..=2 => t[*what as usize],
+                        3..=5 => d[*what as usize - 3],
+                        6 => linear % SIMT_WARP,
+                        7..=9 => 1, // one block per launch
+                        _ => 0,
+                    };
+                    set(&mut c.arch.vregs, *dst, Val::Int(v))?;
+                    Flow::Next
+                }
                 k => scalar_step(
                     k,
                     &mut c.arch.vregs,
@@ -3023,7 +3084,168 @@ fn get(regs: &[Val], r: Reg) -> Result<&Val, Fault> {
         .ok_or_else(|| Fault::Msg("bad register".into()))
 }
 
-/// `load_scalar` / `store_scalar` of one `dt` element at `ptr[off]`.
+/// A SIMT atomic (`K::Atomic`): reads the element, writes the combined
+/// value, puts the old one in `dst`. Threads run one at a time, so this is
+/// atomic by construction. Returns the (space, address, bytes) touched.
+fn atomic(gm: &Gm, local: &mut Local, regs: &mut [Val], k: &K) -> Result<(Space, u64, u64), Fault> {
+    let K::Atomic {
+        op,
+        dst,
+        ptr,
+        val,
+        cmp,
+        dt,
+        unsigned,
+    } = k
+    else {
+        return fault("internal: not an atomic");
+    };
+    let Some(Val::Ptr(p)) = regs.get(*ptr as usize).cloned() else {
+        return fault(format!("pto.atomic_{op} needs a pointer"));
+    };
+    let num = |v: Option<&Val>| -> Result<Num, Fault> {
+        match v {
+            Some(Val::Float(f)) => Ok(Num::F(*f)),
+            Some(Val::Int(i)) => Ok(Num::I(*i)),
+            Some(v) => fault(format!(
+                "pto.atomic_{op} of a {} value is not implemented (packed atomics)",
+                v.kind()
+            )),
+            None => fault("missing atomic operand"),
+        }
+    };
+    let v = num(regs.get(*val as usize))?;
+    let es = dt.bytes().max(1);
+    if es > 8 {
+        return fault(format!(
+            "pto.atomic_{op} of {es}-byte elements is not implemented"
+        ));
+    }
+    let mut b = [0u8; 8];
+    if p.space == Space::Gm {
+        gm.read(p.addr, &mut b[..es])?;
+    } else {
+        b[..es].copy_from_slice(local.slice(p.space, p.addr, es as u64)?);
+    }
+    let old = crate::num::read(&b[..es], *dt);
+    let new = match (old, v) {
+        (Num::F(a), x) => {
+            let x = x.f();
+            Num::F(match *op {
+                "add" => a + x,
+                "sub" => a - x,
+                "min" => a.min(x),
+                "max" => a.max(x),
+                "exch" => x,
+                "cas" => {
+                    if a == num(cmp.and_then(|c| regs.get(c as usize)))?.f() {
+                        x
+                    } else {
+                        a
+                    }
+                }
+                o => {
+                    return fault(format!(
+                        "pto.atomic_{o} on a float element is not implemented"
+                    ))
+                }
+            })
+        }
+        (Num::I(a), x) => {
+            let x = x.i();
+            // ordering of the element's width, signed unless `unsigned`
+            let key = |n: i64| -> i128 {
+                let m = if es >= 8 {
+                    u64::MAX
+                } else {
+                    (1u64 << (es * 8)) - 1
+                };
+                if *unsigned {
+                    ((n as u64) & m) as i128
+                } else {
+                    let sh = 64 - es as u32 * 8;
+                    (((n as u64) << sh) as i64 >> sh) as i128
+                }
+            };
+            Num::I(match *op {
+                "add" => a.wrapping_add(x),
+                "sub" => a.wrapping_sub(x),
+                "min" => {
+                    if key(x) < key(a) {
+                        x
+                    } else {
+                        a
+                    }
+                }
+                "max" => {
+                    if key(x) > key(a) {
+                        x
+                    } else {
+                        a
+                    }
+                }
+                "and" => a & x,
+                "or" => a | x,
+                "xor" => a ^ x,
+                "exch" => x,
+                _ => {
+                    let c = num(cmp.and_then(|c| regs.get(c as usize)))?.i();
+                    if key(a) == key(c) {
+                        x
+                    } else {
+                        a
+                    }
+                }
+            })
+        }
+    };
+    crate::num::write(&mut b[..es], *dt, new);
+    if p.space == Space::Gm {
+        gm.write(p.addr, &b[..es])?;
+    } else {
+        local
+            .slice_mut(p.space, p.addr, es as u64)?
+            .copy_from_slice(&b[..es]);
+    }
+    if let Some(d) = dst {
+        let o = match old {
+            Num::F(f) => Val::Float(f),
+            Num::I(i) => Val::Int(i),
+        };
+        set(regs, *d, o)?;
+    }
+    Ok((p.space, p.addr, es as u64))
+}
+
+/// Threads per SIMT warp (lane ids are the linear thread id modulo this).
+const SIMT_WARP: i64 = 32;
+/// Most threads one `pto.simt_launch` may run (the a5 vector core's SIMT
+/// limit is far below this; the cap keeps a bad launch from running forever).
+const SIMT_MAX_THREADS: i64 = 1 << 16;
+
+/// Checks a launch's x, y, z thread counts: each at least 1, product capped.
+fn simt_dims(d: [i64; 3]) -> Result<[i64; 3], Fault> {
+    if d.iter().any(|n| *n < 1) {
+        return fault(format!(
+            "pto.simt_launch thread counts must be at least 1, got <<<{}, {}, {}>>>",
+            d[0], d[1], d[2]
+        ));
+    }
+    let n = d
+        .iter()
+        .try_fold(1i64, |a, n| a.checked_mul(*n))
+        .filter(|n| *n <= SIMT_MAX_THREADS);
+    if n.is_none() {
+        return fault(format!(
+            "pto.simt_launch of <<<{}, {}, {}>>> threads exceeds ptovm's cap of {SIMT_MAX_THREADS}",
+            d[0], d[1], d[2]
+        ));
+    }
+    Ok(d)
+}
+
+/// `load_scalar` / `store_scalar` of one `dt` element at `ptr[off]`; returns
+/// the (space, address, bytes) it touched.
 #[allow(clippy::too_many_arguments)]
 fn scalar_mem(
     gm: &Gm,
@@ -3034,7 +3256,7 @@ fn scalar_mem(
     ptr: Reg,
     off: Reg,
     dt: pto_isa_spec::DType,
-) -> Result<(), Fault> {
+) -> Result<(Space, u64, u64), Fault> {
     let k = rd_int(regs, off)?;
     let p = match regs.get(ptr as usize) {
         Some(Val::Ptr(p)) => *p,
@@ -3094,7 +3316,7 @@ fn scalar_mem(
                 .copy_from_slice(&b[..es]);
         }
     }
-    Ok(())
+    Ok((p.space, addr, es as u64))
 }
 
 fn op_short(op: CommOp) -> &'static str {
@@ -3509,6 +3731,157 @@ fn scalar_step(
         }
         K::Nop | K::End => {}
         K::Unsupported { what } => return fault(what.clone()),
+        K::SimtId { .. } => return fault("a SIMT thread id read outside a pto.simt_launch"),
+        K::FMath { op, dst, args, dt } => {
+            let v: Vec<f64> = args
+                .iter()
+                .map(|r| match get(regs, *r)? {
+                    Val::Float(f) => Ok(*f),
+                    Val::Int(i) => Ok(*i as f64),
+                    v => fault(format!("pto.{op} of {}", v.kind())),
+                })
+                .collect::<Result<_, _>>()?;
+            let r = match (*op, v.as_slice()) {
+                ("sqrt", [a]) => a.sqrt(),
+                ("absf", [a]) => a.abs(),
+                ("exp", [a]) => a.exp(),
+                ("log", [a]) => a.ln(),
+                ("sin", [a]) => a.sin(),
+                ("cos", [a]) => a.cos(),
+                ("ceil", [a]) => a.ceil(),
+                ("floor", [a]) => a.floor(),
+                ("rint", [a]) => a.round_ties_even(),
+                ("round", [a]) => a.round(),
+                ("fmin", [a, b]) => a.min(*b),
+                ("fmax", [a, b]) => a.max(*b),
+                ("pow", [a, b]) => a.powf(*b),
+                ("fma", [a, b, c]) => a.mul_add(*b, *c),
+                _ => return fault(format!("pto.{op} with {} operand(s)", v.len())),
+            };
+            set(regs, *dst, Val::Float(crate::num::round_float(r, *dt)))?
+        }
+        K::Bitcast { dst, src, to, from } => {
+            let n = match get(regs, *src)? {
+                Val::Float(f) => Num::F(*f),
+                v => Num::I(
+                    v.as_i64()
+                        .ok_or_else(|| Fault::Msg(format!("bitcast of {}", v.kind())))?,
+                ),
+            };
+            let mut b = [0u8; 8];
+            let es = from.bytes().clamp(1, 8);
+            crate::num::write(&mut b[..es], *from, n);
+            let v = match crate::num::read(&b[..es], *to) {
+                Num::F(f) => Val::Float(f),
+                Num::I(i) => Val::Int(i),
+            };
+            set(regs, *dst, v)?
+        }
+        K::SConvert {
+            dst,
+            src,
+            to,
+            from,
+            round,
+            unsigned,
+        } => {
+            let x = get(regs, *src)?.clone();
+            let v = match (x, to.is_float()) {
+                (Val::Int(i), true) => {
+                    let bits = from.bytes() as u32 * 8;
+                    let i = if *unsigned && bits < 64 {
+                        (i as u64 & ((1u64 << bits) - 1)) as f64
+                    } else if *unsigned {
+                        i as u64 as f64
+                    } else {
+                        i as f64
+                    };
+                    Val::Float(crate::num::round_float(i, *to))
+                }
+                (Val::Float(f), true) => Val::Float(crate::num::round_float(f, *to)),
+                (Val::Float(f), false) => {
+                    let r = match round {
+                        'z' => f.trunc(),
+                        'a' => f.round(),
+                        'f' => f.floor(),
+                        'c' => f.ceil(),
+                        _ => f.round_ties_even(),
+                    };
+                    // saturate to the result's range (NaN -> 0)
+                    let bits = to.bytes() as u32 * 8;
+                    let (lo, hi) = if *unsigned {
+                        (0f64, (2f64).powi(bits as i32) - 1.0)
+                    } else {
+                        (
+                            -(2f64).powi(bits as i32 - 1),
+                            (2f64).powi(bits as i32 - 1) - 1.0,
+                        )
+                    };
+                    let r = if r.is_nan() { 0.0 } else { r.clamp(lo, hi) };
+                    Val::Int(if *unsigned { r as u64 as i64 } else { r as i64 })
+                }
+                (Val::Int(i), false) => Val::Int(i),
+                (v, _) => return fault(format!("pto.convert of {} is not implemented", v.kind())),
+            };
+            set(regs, *dst, v)?
+        }
+        K::IntMath {
+            op,
+            dst,
+            args,
+            bits,
+            unsigned,
+        } => {
+            let v: Vec<i64> = args
+                .iter()
+                .map(|r| rd_int(regs, *r))
+                .collect::<Result<_, _>>()?;
+            // operands at their width: sign- or zero-extended
+            let ext = |x: i64| -> i128 {
+                match (*bits, *unsigned) {
+                    (32, false) => x as i32 as i128,
+                    (32, true) => x as u32 as i128,
+                    (_, false) => x as i128,
+                    (_, true) => x as u64 as i128,
+                }
+            };
+            let r = match (*op, v.as_slice()) {
+                ("mulhi", [a, b]) if *bits == 32 => (((ext(*a) * ext(*b)) >> 32) as i32) as i64,
+                ("mulhi", [a, b]) if *bits == 64 => {
+                    let p = if *unsigned {
+                        ((ext(*a) as u128 * ext(*b) as u128) >> 64) as i128
+                    } else {
+                        (ext(*a) * ext(*b)) >> 64
+                    };
+                    p as i64
+                }
+                ("mul_i32toi64", [a, b]) => {
+                    let (a, b) = if *unsigned {
+                        (*a as u32 as i64, *b as u32 as i64)
+                    } else {
+                        (*a as i32 as i64, *b as i32 as i64)
+                    };
+                    a.wrapping_mul(b)
+                }
+                ("prmt", [a, b, sel]) => {
+                    // bytes 0..4 from b, 4..8 from a; selector nibble n
+                    // (low 3 bits) picks result byte n
+                    let src = ((*a as u32 as u64) << 32) | (*b as u32 as u64);
+                    let mut out = 0u32;
+                    for n in 0..4 {
+                        let i = (*sel >> (4 * n)) & 7;
+                        out |= (((src >> (8 * i)) & 0xff) as u32) << (8 * n);
+                    }
+                    out as i32 as i64
+                }
+                _ => {
+                    return fault(format!(
+                        "pto.{op} on {bits}-bit operands is not implemented"
+                    ))
+                }
+            };
+            set(regs, *dst, Val::Int(r))?
+        }
         other => return fault(format!("internal: {other:?} reached the scalar evaluator")),
     }
     Ok(Flow::Next)

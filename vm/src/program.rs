@@ -991,6 +991,96 @@ pub enum K {
         /// Split.
         split: u32,
     },
+    /// Start of a `pto.simt_launch` thread loop (inside the vector scope the
+    /// launch lowers to): block dimensions x, y, z; thread (0,0,0) first.
+    SimtBegin {
+        /// Registers holding the x, y, z thread counts.
+        dims: [Reg; 3],
+    },
+    /// End of one thread's run: the next thread id, and a jump back to
+    /// `target` unless every thread has run.
+    SimtNext {
+        /// First instruction of the thread body.
+        target: usize,
+    },
+    /// A thread-id query inside a SIMT launch (`what`: 0..3 tid x/y/z,
+    /// 3..6 block dim x/y/z, 6 lane id, 7..10 grid dim, 10..13 block idx).
+    SimtId {
+        /// Destination.
+        dst: Reg,
+        /// Which id.
+        what: u8,
+    },
+    /// A SIMT atomic read-modify-write of one element at `ptr`; `dst` gets
+    /// the old value.
+    Atomic {
+        /// `add` `sub` `min` `max` `and` `or` `xor` `exch` `cas`.
+        op: &'static str,
+        /// Old value.
+        dst: Option<Reg>,
+        /// Element pointer.
+        ptr: Reg,
+        /// Operand (the new value for `cas`).
+        val: Reg,
+        /// `cas` compare value.
+        cmp: Option<Reg>,
+        /// Element type.
+        dt: pto_isa_spec::DType,
+        /// `unsigned` integer ordering for min/max.
+        unsigned: bool,
+    },
+    /// SIMT integer helpers: `mulhi` (high half of the product),
+    /// `mul_i32toi64` (full 64-bit product) and `prmt` (byte permute).
+    IntMath {
+        /// `mulhi`, `mul_i32toi64` or `prmt`.
+        op: &'static str,
+        /// Result.
+        dst: Reg,
+        /// Operands (`prmt`: a, b, selector).
+        args: Vec<Reg>,
+        /// Operand width in bits (32 or 64).
+        bits: u32,
+        /// Unsigned operands.
+        unsigned: bool,
+    },
+    /// SIMT scalar float math (`sqrt` `absf` `exp` `log` `sin` `cos` `ceil`
+    /// `floor` `rint` `round` `fmin` `fmax` `pow` `fma`), rounded to `dt`.
+    FMath {
+        /// Op name without `pto.`.
+        op: &'static str,
+        /// Result.
+        dst: Reg,
+        /// Operands.
+        args: Vec<Reg>,
+        /// Result type.
+        dt: pto_isa_spec::DType,
+    },
+    /// SIMT scalar `pto.convert` between integer and float types.
+    SConvert {
+        /// Result.
+        dst: Reg,
+        /// Operand.
+        src: Reg,
+        /// Result type.
+        to: pto_isa_spec::DType,
+        /// Operand type.
+        from: pto_isa_spec::DType,
+        /// `round(X)` letter for float -> int (`r` `z` `a` `f` `c`).
+        round: char,
+        /// Integers are unsigned.
+        unsigned: bool,
+    },
+    /// A scalar bit reinterpretation (`arith.bitcast`, `llvm.bitcast`).
+    Bitcast {
+        /// Result.
+        dst: Reg,
+        /// Operand.
+        src: Reg,
+        /// Result type.
+        to: pto_isa_spec::DType,
+        /// Operand type.
+        from: pto_isa_spec::DType,
+    },
     /// An op ptovm parses but cannot execute yet.
     Unsupported {
         /// Why.

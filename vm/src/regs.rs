@@ -13,7 +13,23 @@ pub fn io(k: &K) -> (Vec<Reg>, Vec<Reg>) {
     let mut i = Vec::new();
     let mut o = Vec::new();
     match k {
-        K::Const { dst, .. } | K::Query { dst, .. } => o.push(*dst),
+        K::Const { dst, .. } | K::Query { dst, .. } | K::SimtId { dst, .. } => o.push(*dst),
+        K::SimtBegin { dims } => i.extend(dims),
+        K::SConvert { dst, src, .. } | K::Bitcast { dst, src, .. } => {
+            i.push(*src);
+            o.push(*dst)
+        }
+        K::IntMath { dst, args, .. } | K::FMath { dst, args, .. } => {
+            i.extend(args);
+            o.push(*dst)
+        }
+        K::Atomic {
+            dst, ptr, val, cmp, ..
+        } => {
+            i.extend([*ptr, *val]);
+            i.extend(cmp);
+            o.extend(dst)
+        }
         K::Bin { dst, a, b, .. } | K::Cmp { dst, a, b, .. } => {
             i.extend([*a, *b]);
             o.push(*dst)
@@ -242,6 +258,7 @@ pub fn io(k: &K) -> (Vec<Reg>, Vec<Reg>) {
         | K::Nop
         | K::SetAtomic { .. }
         | K::Unsupported { .. }
+        | K::SimtNext { .. }
         | K::TsyncNonVector { .. } => {}
     }
     (i, o)

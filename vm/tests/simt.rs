@@ -1,0 +1,361 @@
+//! `pto.simt_launch`: the entry function's body runs once per thread, in
+//! thread-id order, as one vector-pipe unit of work (docs/decisions.md).
+
+use pto_vm::{load_text, run_kernel, Arg, CheckMode, Config};
+
+fn run(src: &str, args: &[Arg]) -> Result<Vec<Vec<u8>>, String> {
+    let k = load_text("t.pto", src, None).unwrap_or_else(|e| panic!("does not load:\n{e}\n{src}"));
+    let cfg = Config {
+        profile: k.profile,
+        check: CheckMode::Error,
+        max_steps: 1_000_000,
+        ..Config::default()
+    };
+    let f = run_kernel(&k, &cfg, None, args).expect("runs");
+    if let Some(e) = f.out.error {
+        return Err(format!("{e:?}"));
+    }
+    assert!(
+        f.out.diags.list.is_empty(),
+        "checker findings: {:?}\n{src}",
+        f.out.diags.list
+    );
+    Ok(f.buffers)
+}
+
+fn i32s(b: &[u8]) -> Vec<i32> {
+    b.chunks_exact(4)
+        .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+fn i32b(v: &[i32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+/// GM in, GM out: out[t] = 2 * in[t] + 100 * ty, out[8 + t] = lane id,
+/// over a 4x2x1 launch (t = ty * 4 + tx).
+const GM: &str = r#"module attributes {pto.target_arch = "a5"} {
+  func.func @k(%in: !pto.ptr<i32, gm>, %out: !pto.ptr<i32, gm>) attributes {pto.kernel} {
+    %x = arith.constant DX : i32
+    %y = arith.constant DY : i32
+    %z = arith.constant 1 : i32
+    pto.simt_launch @body<<<%x, %y, %z>>>(%in, %out) : (!pto.ptr<i32, gm>, !pto.ptr<i32, gm>) -> ()
+    pto.barrier #pto.pipe<PIPE_ALL>
+    return
+  }
+  func.func @body(%in: !pto.ptr<i32, gm>, %out: !pto.ptr<i32, gm>) attributes {pto.simt_entry} {
+    %tx = pto.get_tid_x : i32
+    %ty = pto.get_tid_y : i32
+    %bx = pto.get_block_dim_x : i32
+    %lane = pto.get_laneid : i32
+    %c2 = arith.constant 2 : i32
+    %c8 = arith.constant 8 : i32
+    %c100 = arith.constant 100 : i32
+    %row = arith.muli %ty, %bx : i32
+    %t = arith.addi %row, %tx : i32
+    %ti = arith.index_castui %t : i32 to index
+    %v = pto.load %in[%ti] : !pto.ptr<i32, gm> -> i32
+    %v2 = arith.muli %v, %c2 : i32
+    %bias = arith.muli %ty, %c100 : i32
+    %r = arith.addi %v2, %bias : i32
+    pto.store %r, %out[%ti] : !pto.ptr<i32, gm>, i32
+    %l = arith.addi %t, %c8 : i32
+    %li = arith.index_castui %l : i32 to index
+    pto.stg %lane, %out[%li] : !pto.ptr<i32, gm>, i32
+    return
+  }
+}"#;
+
+#[test]
+fn gm_launch_runs_every_thread() {
+    let src = GM.replace("DX", "4").replace("DY", "2");
+    let input: Vec<i32> = (0..8).map(|i| i * 3 - 5).collect();
+    let b = run(&src, &[Arg::Buffer(i32b(&input)), Arg::Buffer(vec![0; 64])]).unwrap();
+    let out = i32s(&b[1]);
+    for t in 0..8 {
+        let ty = t as i32 / 4;
+        assert_eq!(out[t], 2 * input[t] + 100 * ty, "thread {t}");
+        assert_eq!(out[8 + t], t as i32, "lane of thread {t}");
+    }
+}
+
+#[test]
+fn bad_thread_counts_fault() {
+    let zero = GM.replace("DX", "0").replace("DY", "2");
+    let e = run(&zero, &[Arg::Buffer(vec![0; 32]), Arg::Buffer(vec![0; 64])]).unwrap_err();
+    assert!(e.contains("at least 1"), "{e}");
+    let huge = GM.replace("DX", "65536").replace("DY", "65536");
+    let e = run(&huge, &[Arg::Buffer(vec![0; 32]), Arg::Buffer(vec![0; 64])]).unwrap_err();
+    assert!(e.contains("cap"), "{e}");
+}
+
+#[test]
+fn out_of_buffer_accesses_are_reported() {
+    // 16 threads index past the 8-element input and the 16-element output:
+    // the checker reports them (GM itself is bounds-checked, not faulting)
+    let src = GM.replace("DX", "4").replace("DY", "4");
+    let k = load_text("t.pto", &src, None).expect("loads");
+    let cfg = Config {
+        profile: k.profile,
+        check: CheckMode::Warn,
+        ..Config::default()
+    };
+    let args = [Arg::Buffer(vec![0; 32]), Arg::Buffer(vec![0; 64])];
+    let f = run_kernel(&k, &cfg, None, &args).expect("runs");
+    let msgs: Vec<String> = f.out.diags.list.iter().map(|d| d.message.clone()).collect();
+    assert!(
+        msgs.iter().any(|m| m.contains("'pto.load' reads GM")),
+        "{msgs:?}"
+    );
+    assert!(
+        msgs.iter().any(|m| m.contains("'pto.stg' writes GM")),
+        "{msgs:?}"
+    );
+}
+
+/// UB through the vector pipe: threads write tid into UB, MTE3 copies out
+/// after a V -> MTE3 flag (the checker sees the launch as one V unit).
+const UB: &str = r#"module attributes {pto.target_arch = "a5"} {
+  func.func @k(%out: !pto.ptr<i32, gm>) attributes {pto.kernel} {
+    %c0_i64 = arith.constant 0 : i64
+    %c1_i64 = arith.constant 1 : i64
+    %c64_i64 = arith.constant 64 : i64
+    %x = arith.constant 16 : i32
+    %one = arith.constant 1 : i32
+    %ub = pto.castptr %c0_i64 : i64 -> !pto.ptr<i32, ub>
+    pto.simt_launch @w<<<%x, %one, %one>>>(%ub) : (!pto.ptr<i32, ub>) -> ()
+    pto.set_flag["PIPE_V", "PIPE_MTE3", "EVENT_ID0"]
+    pto.wait_flag["PIPE_V", "PIPE_MTE3", "EVENT_ID0"]
+    pto.mte_ub_gm %ub, %out, %c64_i64
+      nburst(%c1_i64, %c64_i64, %c64_i64)
+      : !pto.ptr<i32, ub>, !pto.ptr<i32, gm>, i64, i64, i64, i64
+    pto.barrier #pto.pipe<PIPE_ALL>
+    return
+  }
+  func.func @w(%dst: !pto.ptr<i32, ub>) attributes {pto.simt_entry} {
+    %tx = pto.get_tid_x : i32
+    %c7 = arith.constant 7 : i32
+    %v = arith.muli %tx, %c7 : i32
+    %i = arith.index_castui %tx : i32 to index
+    pto.store %v, %dst[%i] : !pto.ptr<i32, ub>, i32
+    return
+  }
+}"#;
+
+#[test]
+fn ub_launch_then_mte3() {
+    let b = run(UB, &[Arg::Buffer(vec![0; 64])]).unwrap();
+    let want: Vec<i32> = (0..16).map(|t| t * 7).collect();
+    assert_eq!(i32s(&b[0]), want);
+}
+
+#[test]
+fn tid_outside_launch_faults() {
+    let src = r#"module attributes {pto.target_arch = "a5"} {
+  func.func @k(%out: !pto.ptr<i32, gm>) attributes {pto.kernel} {
+    %c0 = arith.constant 0 : index
+    %t = pto.get_tid_x : i32
+    pto.store %t, %out[%c0] : !pto.ptr<i32, gm>, i32
+    return
+  }
+}"#;
+    let e = run(src, &[Arg::Buffer(vec![0; 4])]).unwrap_err();
+    assert!(e.contains("outside a pto.simt_launch"), "{e}");
+}
+
+/// Atomics: 16 threads each add their tid into out[0] (old values land in
+/// out[1 + tid]), then scalar-level max (signed/unsigned), cas and exch.
+const ATOMICS: &str = r#"module attributes {pto.target_arch = "a5"} {
+  func.func @k(%out: !pto.ptr<i32, gm>) attributes {pto.kernel} {
+    %x = arith.constant 16 : i32
+    %one = arith.constant 1 : i32
+    pto.simt_launch @t<<<%x, %one, %one>>>(%out) : (!pto.ptr<i32, gm>) -> ()
+    pto.barrier #pto.pipe<PIPE_ALL>
+    %c17 = arith.constant 17 : index
+    %c18 = arith.constant 18 : index
+    %c19 = arith.constant 19 : index
+    %c20 = arith.constant 20 : index
+    %c21 = arith.constant 21 : index
+    %m1 = arith.constant -1 : i32
+    %v3 = arith.constant 3 : i32
+    %v9 = arith.constant 9 : i32
+    %p17 = pto.addptr %out, %c17 : !pto.ptr<i32, gm> -> !pto.ptr<i32, gm>
+    %p18 = pto.addptr %out, %c18 : !pto.ptr<i32, gm> -> !pto.ptr<i32, gm>
+    %p19 = pto.addptr %out, %c19 : !pto.ptr<i32, gm> -> !pto.ptr<i32, gm>
+    %p20 = pto.addptr %out, %c20 : !pto.ptr<i32, gm> -> !pto.ptr<i32, gm>
+    %a = pto.atomic_max %p17, %m1 l2cache(nmfv) signed : !pto.ptr<i32, gm>, i32 -> i32
+    %b = pto.atomic_max %p18, %m1 l2cache(nmfv) unsigned : !pto.ptr<i32, gm>, i32 -> i32
+    %c = pto.atomic_cas %p19, %v3, %v9 l2cache(nmfv) signed : !pto.ptr<i32, gm>, i32 -> i32
+    %d = pto.atomic_exch %p20, %v9 l2cache(nmfv) signed : !pto.ptr<i32, gm>, i32 -> i32
+    pto.store %d, %out[%c21] : !pto.ptr<i32, gm>, i32
+    pto.barrier #pto.pipe<PIPE_ALL>
+    return
+  }
+  func.func @t(%out: !pto.ptr<i32, gm>) attributes {pto.simt_entry} {
+    %tx = pto.get_tid_x : i32
+    %c1 = arith.constant 1 : i32
+    %old = pto.atomic_add %out, %tx l2cache(nmfv) signed : !pto.ptr<i32, gm>, i32 -> i32
+    %i = arith.addi %tx, %c1 : i32
+    %ii = arith.index_castui %i : i32 to index
+    pto.store %old, %out[%ii] : !pto.ptr<i32, gm>, i32
+    return
+  }
+}"#;
+
+#[test]
+fn atomics_in_and_outside_a_launch() {
+    let mut init = vec![0i32; 24];
+    init[17] = 5; // signed max(5, -1) = 5; unsigned max picks 0xffffffff
+    init[18] = 5;
+    init[19] = 3; // cas 3 -> 9 succeeds
+    init[20] = 4; // exch 4 -> 9, old 4 stored at [21]
+    let b = run(ATOMICS, &[Arg::Buffer(i32b(&init))]).unwrap();
+    let out = i32s(&b[0]);
+    assert_eq!(out[0], (0..16).sum::<i32>());
+    for t in 0..16 {
+        // threads run in tid order: thread t saw the sum of 0..t
+        assert_eq!(out[1 + t], (0..t as i32).sum::<i32>(), "thread {t}");
+    }
+    assert_eq!(&out[17..22], &[5, -1, 9, 9, 4]);
+}
+
+#[test]
+fn get_buf_dyn_with_a_register_id_around_a_launch() {
+    let src = r#"module attributes {pto.target_arch = "a5"} {
+  func.func @k(%out: !pto.ptr<i32, gm>) attributes {pto.kernel} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %x = arith.constant 8 : i32
+    %one = arith.constant 1 : i32
+    scf.for %it = %c0 to %c2 step %c1 {
+      %id = arith.andi %it, %c1 : index
+      pto.get_buf_dyn "PIPE_V", %id, 0
+      pto.simt_launch @t<<<%x, %one, %one>>>(%out) : (!pto.ptr<i32, gm>) -> ()
+      pto.barrier #pto.pipe<PIPE_ALL>
+      pto.rls_buf_dyn "PIPE_V", %id, 0
+    }
+    return
+  }
+  func.func @t(%out: !pto.ptr<i32, gm>) attributes {pto.simt_entry} {
+    %tx = pto.get_tid_x : i32
+    %i = arith.index_castui %tx : i32 to index
+    %v = pto.load %out[%i] : !pto.ptr<i32, gm> -> i32
+    %w = arith.addi %v, %tx : i32
+    pto.store %w, %out[%i] : !pto.ptr<i32, gm>, i32
+    return
+  }
+}"#;
+    let b = run(src, &[Arg::Buffer(vec![0; 32])]).unwrap();
+    let want: Vec<i32> = (0..8).map(|t| 2 * t).collect();
+    assert_eq!(i32s(&b[0]), want);
+}
+
+#[test]
+fn mulhi_wide_multiply_and_byte_permute() {
+    let src = r#"module attributes {pto.target_arch = "a5"} {
+  func.func @k(%out: !pto.ptr<i32, gm>) attributes {pto.kernel} {
+    %one = arith.constant 1 : i32
+    pto.simt_launch @t<<<%one, %one, %one>>>(%out) : (!pto.ptr<i32, gm>) -> ()
+    pto.barrier #pto.pipe<PIPE_ALL>
+    return
+  }
+  func.func @t(%out: !pto.ptr<i32, gm>) attributes {pto.simt_entry} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c3 = arith.constant 3 : index
+    %c4 = arith.constant 4 : index
+    %a = arith.constant -7 : i32
+    %b = arith.constant 1073741824 : i32
+    %pa = arith.constant 287454020 : i32
+    %pb = arith.constant -1430532899 : i32
+    %sel = arith.constant 29251 : i32
+    %hs = pto.mulhi %a, %b signed : i32, i32 -> i32
+    %hu = pto.mulhi %a, %b unsigned : i32, i32 -> i32
+    %w = pto.mul_i32toi64 %a, %b signed : i32, i32 -> i64
+    %wl = arith.trunci %w : i64 to i32
+    %p = pto.prmt %pa, %pb, %sel : i32, i32, i32 -> i32
+    pto.store %hs, %out[%c0] : !pto.ptr<i32, gm>, i32
+    pto.store %hu, %out[%c1] : !pto.ptr<i32, gm>, i32
+    pto.store %wl, %out[%c2] : !pto.ptr<i32, gm>, i32
+    pto.store %p, %out[%c3] : !pto.ptr<i32, gm>, i32
+    return
+  }
+}"#;
+    let b = run(src, &[Arg::Buffer(vec![0; 16])]).unwrap();
+    let out = i32s(&b[0]);
+    let (a, bb) = (-7i64, 1i64 << 30);
+    assert_eq!(out[0], ((a * bb) >> 32) as i32);
+    assert_eq!(out[1], (((a as u32 as u64) * (bb as u64)) >> 32) as i32);
+    assert_eq!(out[2], (a * bb) as i32);
+    // selector 0x7243: bytes [3, 4, 2, 7] of b=0xAABBCCDD (0..4), a=0x11223344 (4..8)
+    assert_eq!(out[3] as u32, 0x11BB_44AA);
+}
+
+#[test]
+fn scalar_float_math_and_convert() {
+    let src = r#"module attributes {pto.target_arch = "a5"} {
+  func.func @k(%out: !pto.ptr<i32, gm>) attributes {pto.kernel} {
+    %one = arith.constant 1 : i32
+    pto.simt_launch @t<<<%one, %one, %one>>>(%out) : (!pto.ptr<i32, gm>) -> ()
+    pto.barrier #pto.pipe<PIPE_ALL>
+    return
+  }
+  func.func @t(%out: !pto.ptr<i32, gm>) attributes {pto.simt_entry} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c3 = arith.constant 3 : index
+    %c4 = arith.constant 4 : index
+    %two = arith.constant 2.0 : f32
+    %ten = arith.constant 10.0 : f32
+    %neg = arith.constant -2.5 : f32
+    %big = arith.constant 3.0e10 : f32
+    %n7 = arith.constant -7 : i32
+    %p = pto.pow %two, %ten : f32, f32 -> f32
+    %f = pto.fma %two, %ten, %neg : f32, f32, f32 -> f32
+    %fl = pto.floor %neg : f32 -> f32
+    %pi = pto.convert %p round(z) sat signed : f32 -> i32
+    %fi = pto.convert %f round(z) sat signed : f32 -> i32
+    %fli = pto.convert %fl round(z) sat signed : f32 -> i32
+    %r = pto.convert %neg round(r) sat signed : f32 -> i32
+    %s = pto.convert %big round(z) sat signed : f32 -> i32
+    %h = pto.convert %n7 round(r) nosat signed : i32 -> f16
+    %hi = pto.convert %h round(z) sat signed : f16 -> i32
+    pto.store %pi, %out[%c0] : !pto.ptr<i32, gm>, i32
+    pto.store %fi, %out[%c1] : !pto.ptr<i32, gm>, i32
+    pto.store %fli, %out[%c2] : !pto.ptr<i32, gm>, i32
+    pto.store %r, %out[%c3] : !pto.ptr<i32, gm>, i32
+    pto.store %s, %out[%c4] : !pto.ptr<i32, gm>, i32
+    %c5 = arith.constant 5 : index
+    pto.store %hi, %out[%c5] : !pto.ptr<i32, gm>, i32
+    return
+  }
+}"#;
+    let b = run(src, &[Arg::Buffer(vec![0; 24])]).unwrap();
+    // pow 1024; fma 17 (17.5 truncated); floor -3; -2.5 to even -2;
+    // 3e10 saturates; -7 through f16
+    assert_eq!(i32s(&b[0]), vec![1024, 17, -3, -2, i32::MAX, -7]);
+}
+
+#[test]
+fn scalar_bitcast_keeps_the_bits() {
+    let src = r#"module attributes {pto.target_arch = "a5"} {
+  func.func @k(%out: !pto.ptr<i32, gm>) attributes {pto.kernel} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %h = arith.constant -2.0 : f16
+    %f = arith.constant 1.0 : f32
+    %hb = llvm.bitcast %h : f16 to i16
+    %fb = arith.bitcast %f : f32 to i32
+    %hw = arith.extui %hb : i16 to i32
+    pto.store %hw, %out[%c0] : !pto.ptr<i32, gm>, i32
+    pto.store %fb, %out[%c1] : !pto.ptr<i32, gm>, i32
+    return
+  }
+}"#;
+    let b = run(src, &[Arg::Buffer(vec![0; 8])]).unwrap();
+    assert_eq!(i32s(&b[0]), vec![0xC000, 0x3F80_0000]);
+}
