@@ -243,7 +243,7 @@ pub fn run_kernel(
     entry: Option<&str>,
     args: &[Arg],
 ) -> Result<Finished, String> {
-    let mut f = run_kernel_ranks(kernel, cfg, entry, &[args.to_vec()])?;
+    let mut f = run_kernel_ranks(kernel, cfg, entry, &[args])?;
     Ok(Finished {
         out: f.out,
         buffers: f.buffers.pop().unwrap_or_default(),
@@ -261,11 +261,11 @@ pub struct FinishedRanks {
 
 /// Runs `args.len()` ranks of the kernel, each over its own GM (rank `r`'s GM
 /// is mapped at `r << mem::RANK_SHIFT`); `args[r]` are rank `r`'s arguments.
-pub fn run_kernel_ranks(
+pub fn run_kernel_ranks<A: AsRef<[Arg]>>(
     kernel: &Kernel,
     cfg: &Config,
     entry: Option<&str>,
-    args: &[Vec<Arg>],
+    args: &[A],
 ) -> Result<FinishedRanks, String> {
     let prog = &kernel.program;
     let entry = prog
@@ -279,7 +279,7 @@ pub fn run_kernel_ranks(
     let mut lens = Vec::new();
     let mut bufs = Vec::new();
     let names = prog.arg_names(entry);
-    for (r, rargs) in args.iter().enumerate() {
+    for (r, rargs) in args.iter().map(|a| a.as_ref()).enumerate() {
         let base = (r as u64) << mem::RANK_SHIFT;
         let mut addr = GM_BASE;
         let mut p = Vec::new();
@@ -318,7 +318,7 @@ pub fn run_kernel_ranks(
     gm.set_buffers(bufs);
     let func = &prog.funcs[entry];
     let mut vals = Vec::new();
-    for (r, rargs) in args.iter().enumerate() {
+    for (r, rargs) in args.iter().map(|a| a.as_ref()).enumerate() {
         let mut v = Vec::new();
         for (i, a) in rargs.iter().enumerate() {
             let elem = match func.arg_types.get(i) {
