@@ -1594,28 +1594,6 @@ impl<'a> Lowerer<'a> {
                     },
                 );
             }
-            // SIMT per-thread element accesses: one element at ptr[idx]
-            "load" | "ldg" | "store" | "stg" => {
-                let load = short == "load" || short == "ldg";
-                let k = match (load, u, r0) {
-                    (true, [ptr, off, ..], Some(val)) => K::ScalarMem {
-                        load,
-                        val,
-                        ptr: *ptr,
-                        off: *off,
-                        dt: self.vdtype(val),
-                    },
-                    (false, [val, ptr, off, ..], _) => K::ScalarMem {
-                        load,
-                        val: *val,
-                        ptr: *ptr,
-                        off: *off,
-                        dt: self.vdtype(*val),
-                    },
-                    _ => return self.unsupported(op, c, "needs a pointer, an index and a value"),
-                };
-                self.push(op, c, k);
-            }
             "get_block_idx" | "get_block_num" | "get_subblock_idx" | "get_subblock_num" => {
                 let what = match short {
                     "get_block_idx" => 0,
@@ -1627,10 +1605,12 @@ impl<'a> Lowerer<'a> {
                     self.push(op, c, K::Query { dst, what });
                 }
             }
-            // ld_dev/st_dev: the same one-element access, bypassing the
-            // scalar data cache (which ptovm does not model)
-            "load_scalar" | "store_scalar" | "ld_dev" | "st_dev" => {
-                let load = short == "load_scalar" || short == "ld_dev";
+            // one element at ptr[off]: the scalar unit's loads and stores;
+            // ld_dev/st_dev bypass the scalar data cache (which ptovm does
+            // not model); SIMT threads' per-thread load/ldg/store/stg
+            "load_scalar" | "store_scalar" | "ld_dev" | "st_dev" | "load" | "ldg" | "store"
+            | "stg" => {
+                let load = matches!(short, "load_scalar" | "ld_dev" | "load" | "ldg");
                 let k = match (load, u, r0) {
                     (true, [ptr, off, ..], Some(val)) => K::ScalarMem {
                         load,
