@@ -4012,7 +4012,13 @@ fn exec_vec(
             let m = xv::first_lanes(cnt.clamp(0, lanes) as usize, *gran as usize);
             set(regs, *dst, Val::Mask(m))?;
             if let Some(r) = rest {
-                set(regs, *r, Val::Int(cnt - lanes))?;
+                // the count left for the next plt of the chain: 0 once the
+                // tail is covered (never negative)
+                set(
+                    regs,
+                    *r,
+                    Val::Int(if cnt < lanes { 0 } else { cnt - lanes }),
+                )?;
             }
             Ok(())
         }

@@ -211,6 +211,30 @@ fn bit_counts_and_masked_move_i32() {
 }
 
 #[test]
+fn plt_count_stops_at_zero_after_the_tail() {
+    // 70 lanes of b32: 64 + 6, then the chain's count is 0, never negative
+    let (vt, mt) = (vreg("i32"), mask("i32"));
+    let body = format!(
+        "      %n = arith.constant 70 : i32
+      %m1, %r1 = pto.plt_b32 %n : i32 -> {mt}, i32
+      %m2, %r2 = pto.plt_b32 %r1 : i32 -> {mt}, i32
+      %v1 = pto.vbr %r1 : i32 -> {vt}
+      %v2 = pto.vbr %r2 : i32 -> {vt}
+{}{}",
+        st("%v1", "i32", "%c0"),
+        st("%v2", "i32", "%cN")
+    );
+    let out = i32s(&run(
+        "i32",
+        "i32",
+        [&i32b(&[]), &i32b(&[]), &i32b(&[])],
+        &body,
+    ));
+    assert_eq!(out[0], 6);
+    assert_eq!(out[64], 0);
+}
+
+#[test]
 fn compare_and_select() {
     let x = ramp(1.0, -32.0);
     let y: Vec<f32> = (0..64).map(|i| ((i * 7) % 64) as f32 - 32.0).collect();
