@@ -2348,7 +2348,11 @@ impl<'a> Lowerer<'a> {
             "vbr" | "vdup" => match (r0, u.first()) {
                 (Some(dst), Some(&s)) => {
                     let elem = self.vdtype(dst);
-                    self.push(op, c, K::Vec(VecOp::Broadcast { dst, s, elem }))
+                    let mask = u[1..]
+                        .iter()
+                        .copied()
+                        .find(|v| matches!(self.ty(*v), Some(Type::Mask(_))));
+                    self.push(op, c, K::Vec(VecOp::Broadcast { dst, s, mask, elem }))
                 }
                 _ => self.unsupported(op, c, "needs a scalar"),
             },

@@ -3994,13 +3994,29 @@ fn exec_vec(
             let r = xv::lanewise(*op, &av, bv.as_ref(), sv, &mk, *elem);
             set(regs, *dst, Val::VReg(r))
         }
-        VecOp::Broadcast { dst, s, elem } => {
+        VecOp::Broadcast {
+            dst,
+            s,
+            mask: m,
+            elem,
+        } => {
             let n = match get(regs, *s)? {
                 Val::Int(i) => Num::I(*i),
                 Val::Float(f) => Num::F(*f),
                 v => return fault(format!("vbr of {}", v.kind())),
             };
-            set(regs, *dst, Val::VReg(xv::broadcast(n, *elem)))
+            let mut r = xv::broadcast(n, *elem);
+            if m.is_some() {
+                // vdup: dst[i] = mask[i] ? x : 0
+                let mk = mask(regs, *m)?;
+                let es = elem.bytes().max(1);
+                for (i, lane) in r.chunks_exact_mut(es).enumerate() {
+                    if !xv::lane_on(&mk, i, es) {
+                        lane.fill(0);
+                    }
+                }
+            }
+            set(regs, *dst, Val::VReg(r))
         }
         VecOp::PSet { dst, pattern, gran } => {
             let m = xv::pattern(pattern, *gran as usize)?;

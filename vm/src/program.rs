@@ -534,6 +534,8 @@ pub enum VecOp {
         dst: Reg,
         /// Scalar.
         s: Reg,
+        /// `vdup`'s mask: inactive lanes are zero (`vbr` has none).
+        mask: Option<Reg>,
         /// Element type.
         elem: DType,
     },

@@ -205,8 +205,9 @@ pub fn io(k: &K) -> (Vec<Reg>, Vec<Reg>) {
                 i.extend(b.iter().chain(s).chain(mask));
                 o.push(*dst)
             }
-            VecOp::Broadcast { dst, s, .. } => {
+            VecOp::Broadcast { dst, s, mask, .. } => {
                 i.push(*s);
+                i.extend(mask);
                 o.push(*dst)
             }
             VecOp::PSet { dst, .. } => o.push(*dst),

@@ -235,6 +235,30 @@ fn plt_count_stops_at_zero_after_the_tail() {
 }
 
 #[test]
+fn vdup_of_a_scalar_zeroes_inactive_lanes() {
+    let (vt, mt) = (vreg("i32"), mask("i32"));
+    let body = format!(
+        "      %c7 = arith.constant 7 : i32
+      %m = pto.pset_b32 \"PAT_VL16\" : {mt}
+      %v = pto.vdup %c7, %m : i32, {mt} -> {vt}
+      %b = pto.vbr %c7 : i32 -> {vt}
+{}{}",
+        st("%v", "i32", "%c0"),
+        st("%b", "i32", "%cN")
+    );
+    let out = i32s(&run(
+        "i32",
+        "i32",
+        [&i32b(&[]), &i32b(&[]), &i32b(&[])],
+        &body,
+    ));
+    for i in 0..64 {
+        assert_eq!(out[i], if i < 16 { 7 } else { 0 }, "vdup lane {i}");
+        assert_eq!(out[64 + i], 7, "vbr lane {i}");
+    }
+}
+
+#[test]
 fn compare_and_select() {
     let x = ramp(1.0, -32.0);
     let y: Vec<f32> = (0..64).map(|i| ((i * 7) % 64) as f32 - 32.0).collect();
