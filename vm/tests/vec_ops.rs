@@ -259,6 +259,33 @@ fn vdup_of_a_scalar_zeroes_inactive_lanes() {
 }
 
 #[test]
+fn bare_intlv_and_dintlv_take_the_element_size_of_their_vectors() {
+    let x: Vec<i32> = (0..64).collect();
+    let y: Vec<i32> = (100..164).collect();
+    let (vt, mt) = (vreg("i32"), mask("i32"));
+    // interleave x and y into UB, then split them again with the bare token
+    let body = format!(
+        "      pto.vstsx2 %x0, %x1, %u2[%c0], \"INTLV\", %all : {vt}, {vt}, !pto.ptr<i32, ub>, index, {mt}
+      pto.mem_bar \"VST_VLD\"
+      %lo, %hi = pto.vldsx2 %u2[%c0], \"DINTLV\" : !pto.ptr<i32, ub>, index -> {vt}, {vt}
+      %d = pto.vsub %hi, %lo, %all : {vt}, {vt}, {mt} -> {vt}
+{}{}",
+        st("%lo", "i32", "%c0"),
+        st("%d", "i32", "%cN")
+    );
+    let out = i32s(&run(
+        "i32",
+        "i32",
+        [&i32b(&x), &i32b(&y), &i32b(&[])],
+        &body,
+    ));
+    for i in 0..64 {
+        assert_eq!(out[i], x[i], "lane {i}");
+        assert_eq!(out[64 + i], 100, "lane {i}");
+    }
+}
+
+#[test]
 fn compare_and_select() {
     let x = ramp(1.0, -32.0);
     let y: Vec<f32> = (0..64).map(|i| ((i * 7) % 64) as f32 - 32.0).collect();

@@ -119,7 +119,12 @@ pub fn run(cx: &Cx, a: &Args, local: &mut Local, acc: &mut Accesses) -> Result<V
         Opcode::VLdsx2 => {
             let post = results(cx) > 2;
             let (at, _, next) = place(cx, a, post)?;
-            let Some(w) = width(&mode).filter(|_| mode.starts_with("DINTLV")) else {
+            // bare DINTLV: the element size of the result
+            let w = match mode.as_str() {
+                "DINTLV" => cx.dst().ok().map(|t| t.bytes()).filter(|&b| b > 0),
+                _ => width(&mode),
+            };
+            let Some(w) = w.filter(|_| mode.starts_with("DINTLV")) else {
                 return cx.err(format!("distribution mode {mode} is not implemented yet"));
             };
             let src = read(local, acc, at, 512)?;
@@ -148,7 +153,13 @@ pub fn run(cx: &Cx, a: &Args, local: &mut Local, acc: &mut Accesses) -> Result<V
             let (Some(lo), Some(hi)) = (a.v.first(), a.v.get(1)) else {
                 return cx.err("needs two vector operands");
             };
-            let Some(w) = width(&mode).filter(|_| mode.starts_with("INTLV")) else {
+            // bare INTLV (the docs' name of the family): the element size of
+            // the stored vectors
+            let w = match mode.as_str() {
+                "INTLV" => cx.src().ok().map(|t| t.bytes()).filter(|&b| b > 0),
+                _ => width(&mode),
+            };
+            let Some(w) = w.filter(|_| mode.starts_with("INTLV")) else {
                 return cx.err(format!("distribution mode {mode} is not implemented yet"));
             };
             // the predicate is ignored by every INTLV form
