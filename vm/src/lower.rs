@@ -367,6 +367,43 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// A tile of `dst`'s `!pto.tile_buf` type at a fresh allocation site;
+    /// `place` is the optional byte address and valid row/column registers.
+    fn alloc_tile(
+        &mut self,
+        op: &Op,
+        c: &mut Code,
+        dst: Reg,
+        place: (Option<Reg>, Option<Reg>, Option<Reg>),
+    ) {
+        let Some(Type::TileBuf(tb)) = self.ty(dst) else {
+            return self.unsupported(op, c, "result is not a !pto.tile_buf");
+        };
+        let tb = *tb;
+        let elem = self
+            .file
+            .types
+            .get(tb.elem)
+            .scalar_dtype()
+            .unwrap_or(DType::U8);
+        let site = self.sites;
+        self.sites += 1;
+        let (addr, vrow, vcol) = place;
+        self.push(
+            op,
+            c,
+            K::AllocTile {
+                dst,
+                site,
+                tb,
+                elem,
+                addr,
+                vrow,
+                vcol,
+            },
+        );
+    }
+
     fn unsupported(&mut self, op: &Op, c: &mut Code, why: &str) {
         let i = self.inst(
             op,
@@ -1754,31 +1791,12 @@ impl<'a> Lowerer<'a> {
             }
             "alloc_tile" | "declare_tile" => {
                 let Some(dst) = r0 else { return };
-                let Some(Type::TileBuf(tb)) = self.ty(dst) else {
-                    return self.unsupported(op, c, "result is not a !pto.tile_buf");
-                };
-                let tb = *tb;
-                let elem = self
-                    .file
-                    .types
-                    .get(tb.elem)
-                    .scalar_dtype()
-                    .unwrap_or(DType::U8);
-                let site = self.sites;
-                self.sites += 1;
-                self.push(
-                    op,
-                    c,
-                    K::AllocTile {
-                        dst,
-                        site,
-                        tb,
-                        elem,
-                        addr: Self::kw_value(op, "addr"),
-                        vrow: Self::kw_value(op, "valid_row"),
-                        vcol: Self::kw_value(op, "valid_col"),
-                    },
+                let place = (
+                    Self::kw_value(op, "addr"),
+                    Self::kw_value(op, "valid_row"),
+                    Self::kw_value(op, "valid_col"),
                 );
+                self.alloc_tile(op, c, dst, place);
             }
             "declare_eventid_array" => {
                 let Some(dst) = r0 else { return };
@@ -1901,31 +1919,7 @@ impl<'a> Lowerer<'a> {
                 let (Some(dst), [_, addr, ..]) = (r0, u) else {
                     return self.unsupported(op, c, "needs a tile, an address and a result");
                 };
-                let Some(Type::TileBuf(tb)) = self.ty(dst) else {
-                    return self.unsupported(op, c, "result is not a !pto.tile_buf");
-                };
-                let tb = *tb;
-                let elem = self
-                    .file
-                    .types
-                    .get(tb.elem)
-                    .scalar_dtype()
-                    .unwrap_or(DType::U8);
-                let site = self.sites;
-                self.sites += 1;
-                self.push(
-                    op,
-                    c,
-                    K::AllocTile {
-                        dst,
-                        site,
-                        tb,
-                        elem,
-                        addr: Some(*addr),
-                        vrow: None,
-                        vcol: None,
-                    },
-                );
+                self.alloc_tile(op, c, dst, (Some(*addr), None, None));
             }
             "set_validshape" => match u {
                 [t, r, col, ..] => self.push(
