@@ -1881,24 +1881,9 @@ impl<'a> Lowerer<'a> {
                     },
                 );
             }
-            "treshape" => {
-                let (Some(dst), Some(&src)) = (r0, u.first()) else {
-                    return self.unsupported(op, c, "needs a source tile and a result");
-                };
-                let Some(Type::TileBuf(tb)) = self.ty(dst) else {
-                    return self.unsupported(op, c, "result is not a !pto.tile_buf");
-                };
-                let tb = *tb;
-                let elem = self
-                    .file
-                    .types
-                    .get(tb.elem)
-                    .scalar_dtype()
-                    .unwrap_or(DType::U8);
-                self.push(op, c, K::Reshape { dst, src, tb, elem });
-            }
-            // `talias` / `bitcast`: the same bytes under the result's type
-            "talias" | "bitcast" => {
+            // `treshape`, and `talias` / `bitcast`: the same bytes under the
+            // result's type
+            "treshape" | "talias" | "bitcast" => {
                 let (Some(dst), Some(&src)) = (r0, u.first()) else {
                     return self.unsupported(op, c, "needs a source tile and a result");
                 };
