@@ -18,10 +18,19 @@ pub const CRANELIFT_VERSION: &str = "0.135.8";
 
 type RegionFn = unsafe extern "C" fn(*mut u8, u64, *const i64) -> u32;
 
+/// Entry of a vector-scope region: (state, ub base, ub len, sink, callback) -> status.
+type ScopeFn = unsafe extern "C" fn(*mut u64, *mut u8, u64, *mut u8, *const u8) -> u32;
+
+/// What a vector-scope region reports through its callback: `kind` 0 is a
+/// 256-byte load at `addr`, 1 a one-element broadcast load of `es` bytes, 2 a
+/// store under the mask at `mask` (null: every lane) with lanes of `es`
+/// bytes, 3 a `mem_bar` that orders stores before later loads.
+pub type AccessFn = extern "C" fn(*mut u8, u32, u64, *const u8, u32, u32);
+
 /// Finalized machine code and the module that owns it.
 pub struct Code {
     module: Option<JITModule>,
-    f: RegionFn,
+    f: *const u8,
 }
 
 // SAFETY: after `finalize_definitions` the module's code and data are immutable;
@@ -42,22 +51,76 @@ impl Drop for Code {
 }
 
 impl Code {
-    /// Calls the region on `mem`.
+    /// Calls an elementwise region on `mem`.
     pub fn call(&self, mem: &mut [u8], args: &[i64; ARG_COUNT]) -> u32 {
-        // SAFETY: the generated code reads exactly ARG_COUNT i64 values from
-        // `args`, and touches `mem` only after checking at entry that every
-        // address it will form lies in `[mem.as_ptr(), mem.as_ptr() + mem.len())`;
+        // SAFETY: `build` made `f` from a function with the (ptr, i64, ptr) -> i32
+        // signature of `RegionFn`. The generated code reads exactly ARG_COUNT i64
+        // values from `args`, and touches `mem` only after checking at entry that
+        // every address it will form lies in `[mem.as_ptr(), mem.as_ptr() + mem.len())`;
         // `mem` is exclusively borrowed for the duration of the call.
-        unsafe { (self.f)(mem.as_mut_ptr(), mem.len() as u64, args.as_ptr()) }
+        unsafe {
+            let f = std::mem::transmute::<*const u8, RegionFn>(self.f);
+            f(mem.as_mut_ptr(), mem.len() as u64, args.as_ptr())
+        }
     }
+
+    /// Calls a vector-scope region (`crate::vscope`). `state` must have the
+    /// region's layout; `sink` is handed back to `cb` unchanged.
+    pub fn call_scope(
+        &self,
+        state: &mut [u64],
+        mem: &mut [u8],
+        sink: *mut u8,
+        cb: AccessFn,
+        state_words: usize,
+    ) -> u32 {
+        if state.len() < state_words {
+            return u32::MAX;
+        }
+        // SAFETY: `vscope::compile` made `f` from a function with the signature
+        // of `ScopeFn`. The code reads and writes `state` only at offsets below
+        // `state_words` words (its layout), checked just above; it touches `mem`
+        // only at addresses it has checked against `mem.len()` first (each load
+        // and store branches to an exit block otherwise). `sink` is only passed
+        // on to `cb`, a safe Rust function.
+        unsafe {
+            let f = std::mem::transmute::<*const u8, ScopeFn>(self.f);
+            f(
+                state.as_mut_ptr(),
+                mem.as_mut_ptr(),
+                mem.len() as u64,
+                sink,
+                cb as *const u8,
+            )
+        }
+    }
+}
+
+/// Runs `f` on the `T` behind `p` (the sink a scope call was given).
+pub(crate) fn with_sink<T>(p: *mut u8, f: impl FnOnce(&mut T)) {
+    // SAFETY: `p` is the `sink` argument of the `call_scope` this callback runs
+    // under: `vscope::ScopeCompiled::call` passes a pointer to a live, exclusively
+    // borrowed `T` (its `SinkRef`) and instantiates this function with that `T`;
+    // nothing else holds a reference to it while compiled code runs.
+    if let Some(t) = unsafe { p.cast::<T>().as_mut() } {
+        f(t)
+    }
+}
+
+/// The 32-byte mask at `p` (null: none).
+pub(crate) fn mask_bytes<'a>(p: *const u8) -> Option<&'a [u8; 32]> {
+    // SAFETY: compiled scope code passes either null or the address of a mask
+    // slot inside the state buffer (32 bytes, 8-byte aligned, alive and not
+    // written for the duration of the callback).
+    unsafe { p.cast::<[u8; 32]>().as_ref() }
 }
 
 fn err<E: std::fmt::Display>(e: E) -> Reject {
     Reject::Codegen(e.to_string())
 }
 
-/// Builds the machine code for a region; returns it and its size in bytes.
-pub fn build(r: &Region) -> Result<(Code, usize), Reject> {
+/// A JIT module for the host ISA.
+pub(crate) fn new_module() -> Result<JITModule, Reject> {
     let mut fb = settings::builder();
     fb.set("use_colocated_libcalls", "false").map_err(err)?;
     fb.set("is_pic", "false").map_err(err)?;
@@ -66,7 +129,48 @@ pub fn build(r: &Region) -> Result<(Code, usize), Reject> {
         .map_err(err)?
         .finish(settings::Flags::new(fb))
         .map_err(err)?;
-    let mut module = JITModule::new(JITBuilder::with_isa(isa, default_libcall_names()));
+    Ok(JITModule::new(JITBuilder::with_isa(
+        isa,
+        default_libcall_names(),
+    )))
+}
+
+/// Compiles the function in `ctx` as `id` of `module` and finalizes it.
+pub(crate) fn finish(
+    mut module: JITModule,
+    mut ctx: cranelift_codegen::Context,
+    id: cranelift_module::FuncId,
+    what: &str,
+) -> Result<(Code, usize), Reject> {
+    let disasm = std::env::var_os("PTOVM_JIT_DISASM").is_some();
+    ctx.set_disasm(disasm);
+    module
+        .define_function(id, &mut ctx)
+        .map_err(|e| Reject::Codegen(format!("{e:?}")))?;
+    if disasm {
+        if let Some(text) = ctx.compiled_code().and_then(|c| c.vcode.as_ref()) {
+            eprintln!("; pto-jit region {what}\n{text}");
+        }
+    }
+    let size = ctx
+        .compiled_code()
+        .map(|c| c.code_buffer().len())
+        .unwrap_or(0);
+    module.clear_context(&mut ctx);
+    module.finalize_definitions().map_err(err)?;
+    let f = module.get_finalized_function(id);
+    Ok((
+        Code {
+            module: Some(module),
+            f,
+        },
+        size,
+    ))
+}
+
+/// Builds the machine code for a region; returns it and its size in bytes.
+pub fn build(r: &Region) -> Result<(Code, usize), Reject> {
+    let mut module = new_module()?;
     let ptr = module.target_config().pointer_type();
     let mut sig = module.make_signature();
     sig.params.push(AbiParam::new(ptr));
@@ -86,38 +190,13 @@ pub fn build(r: &Region) -> Result<(Code, usize), Reject> {
         b.seal_all_blocks();
         b.finalize(module.target_config());
     }
-    let disasm = std::env::var_os("PTOVM_JIT_DISASM").is_some();
-    ctx.set_disasm(disasm);
-    module.define_function(id, &mut ctx).map_err(err)?;
-    if disasm {
-        if let Some(text) = ctx.compiled_code().and_then(|c| c.vcode.as_ref()) {
-            eprintln!("; pto-jit region {r:?}\n{text}");
-        }
-    }
-    let size = ctx
-        .compiled_code()
-        .map(|c| c.code_buffer().len())
-        .unwrap_or(0);
-    module.clear_context(&mut ctx);
-    module.finalize_definitions().map_err(err)?;
-    let raw = module.get_finalized_function(id);
-    // SAFETY: `raw` points to the function just defined with signature
-    // (ptr, i64, ptr) -> i32, which matches `RegionFn` under the platform's C ABI
-    // (the module's default calling convention).
-    let f: RegionFn = unsafe { std::mem::transmute::<*const u8, RegionFn>(raw) };
-    Ok((
-        Code {
-            module: Some(module),
-            f,
-        },
-        size,
-    ))
+    finish(module, ctx, id, &format!("{r:?}"))
 }
 
-struct Ctx {
-    lane: Lane,
-    op: Op,
-    operands: Operands,
+pub(crate) struct Ctx {
+    pub(crate) lane: Lane,
+    pub(crate) op: Op,
+    pub(crate) operands: Operands,
 }
 
 impl Ctx {
@@ -136,7 +215,7 @@ impl Ctx {
     }
 
     /// The operation on scalars or vectors (`ty` is the value type).
-    fn apply(&self, b: &mut FunctionBuilder, ty: Type, x: Value, y: Value) -> Value {
+    pub(crate) fn apply(&self, b: &mut FunctionBuilder, ty: Type, x: Value, y: Value) -> Value {
         let fl = self.lane == Lane::F32;
         match self.op {
             Op::Add if fl => b.ins().fadd(x, y),
@@ -315,7 +394,7 @@ impl Ctx {
     }
 }
 
-fn heap_flags() -> MemFlagsData {
+pub(crate) fn heap_flags() -> MemFlagsData {
     // not `trusted()`: that also claims alignment, and tile rows need not be 16-byte aligned
     let mut f = MemFlagsData::new();
     f.set_notrap();

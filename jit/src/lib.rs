@@ -18,6 +18,7 @@
 
 mod codegen;
 mod gemm;
+pub mod vscope;
 
 pub use codegen::{ARG_COUNT, CRANELIFT_VERSION};
 pub use gemm::{matmul_f32, matmul_isa, ShapeError};

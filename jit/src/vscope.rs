@@ -1,0 +1,1683 @@
+//! Vector-scope regions: the body of a `pto.vecscope` (its loops, branches,
+//! scalar index arithmetic, masks and vector-register ops) compiled to one
+//! native function.
+//!
+//! The VM translates a scope body into a [`Scope`]: one [`SInst`] per body
+//! instruction (so jump targets are instruction indices), with registers
+//! renumbered densely per class: scalar slots (integers, UB addresses, and
+//! float scalars as f64 bits), 256-byte vector registers and 32-byte masks.
+//! The compiled function keeps scalars in SSA variables and vector registers
+//! and masks in the state buffer ([`Layout`]); every UB address is checked
+//! against the buffer before use and a failed check returns a [`ScopeStatus`]
+//! naming the instruction, never a trap. Loops spend fuel on every backward
+//! jump, so a runaway scope stops like the interpreter's step limit.
+//!
+//! Every vector load and store, and every `mem_bar`, is reported through a
+//! callback ([`AccessSink`]): the VM feeds the checker and its own
+//! store-then-load alias diagnosis from it exactly as the interpreter does.
+//! Each basic block counts its executions in the state, from which the VM
+//! derives instruction counts and the vector-op count the timing model uses.
+
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{
+    types, AbiParam, Block, ConstantData, InstBuilder, MemFlagsData, Signature, Type, UserFuncName,
+    Value,
+};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
+use cranelift_module::{Linkage, Module};
+
+use crate::codegen::{self, heap_flags, Code, Ctx};
+use crate::{Lane, Op, Operands, Reject};
+
+/// Integer ops of the scalar unit (results wrap to the type's width).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum IntOp {
+    Add,
+    Sub,
+    Mul,
+    DivS,
+    RemS,
+    DivU,
+    RemU,
+    And,
+    Or,
+    Xor,
+    Shl,
+    ShrS,
+    ShrU,
+    MaxS,
+    MinS,
+    MaxU,
+    MinU,
+}
+
+/// Integer comparison predicates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum CmpPred {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+/// A register of some class (for parallel moves).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RegRef {
+    /// Scalar slot.
+    S(u32),
+    /// Vector register.
+    V(u32),
+    /// Mask.
+    M(u32),
+}
+
+/// One scope instruction. `S`, `V`, `M` indices are dense per class.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum SInst {
+    /// Scalar constant (integers; floats as their f64 bits).
+    Const {
+        /// Scalar slot.
+        dst: u32,
+        /// Value.
+        v: i64,
+    },
+    /// Integer op; the result wraps to `bits` (sign- or zero-extended).
+    Bin {
+        /// Op.
+        op: IntOp,
+        /// Result slot.
+        dst: u32,
+        /// Left slot.
+        a: u32,
+        /// Right slot.
+        b: u32,
+        /// Width of the result type (8, 16, 32 or 64).
+        bits: u8,
+        /// Whether the result type is unsigned (zero-extends).
+        unsigned: bool,
+    },
+    /// Integer comparison, 1 or 0.
+    Cmp {
+        /// Predicate.
+        pred: CmpPred,
+        /// Unsigned comparison.
+        unsigned: bool,
+        /// Result slot.
+        dst: u32,
+        /// Left.
+        a: u32,
+        /// Right.
+        b: u32,
+    },
+    /// dst = c != 0 ? a : b (scalars).
+    Select {
+        /// Result.
+        dst: u32,
+        /// Condition.
+        c: u32,
+        /// If true.
+        a: u32,
+        /// If false.
+        b: u32,
+    },
+    /// Parallel move.
+    Moves {
+        /// Destinations.
+        dsts: Vec<RegRef>,
+        /// Sources (same classes).
+        srcs: Vec<RegRef>,
+    },
+    /// Jump to an instruction index.
+    Jump(u32),
+    /// Jump if the scalar is zero.
+    BrFalse {
+        /// Condition slot.
+        c: u32,
+        /// Target.
+        target: u32,
+    },
+    /// Jump to `target` unless iv < ub (signed).
+    ForCheck {
+        /// Induction variable.
+        iv: u32,
+        /// Upper bound.
+        ub: u32,
+        /// Exit target.
+        target: u32,
+    },
+    /// iv += step; a step <= 0 stops the region.
+    ForStep {
+        /// Induction variable.
+        iv: u32,
+        /// Step.
+        step: u32,
+    },
+    /// dst = src, which must not be negative (an address).
+    CastPtr {
+        /// Result.
+        dst: u32,
+        /// Source.
+        src: u32,
+    },
+    /// dst = src + off * es, which must not be negative.
+    AddPtr {
+        /// Result.
+        dst: u32,
+        /// Pointer.
+        src: u32,
+        /// Element offset.
+        off: u32,
+        /// Element size of the pointer.
+        es: u8,
+    },
+    /// `vlds`: 256 bytes from UB at ptr + off*es (or one element, broadcast).
+    Load {
+        /// Vector result.
+        dst: u32,
+        /// Address slot.
+        ptr: u32,
+        /// Element offset slot.
+        off: Option<u32>,
+        /// Element size.
+        es: u8,
+        /// BRC distribution.
+        brc: bool,
+    },
+    /// `vsts`: the active lanes to UB at ptr + off*es.
+    Store {
+        /// Vector source.
+        src: u32,
+        /// Address slot.
+        ptr: u32,
+        /// Element offset slot.
+        off: Option<u32>,
+        /// Mask (none: every lane).
+        mask: Option<u32>,
+        /// Element size (lane width of the mask).
+        es: u8,
+    },
+    /// Lane-wise op on 32-bit lanes; masked-off lanes are zero.
+    Ew {
+        /// Operation.
+        op: Op,
+        /// Lane type.
+        lane: Lane,
+        /// Unsigned integer lanes (max/min compare unsigned).
+        unsigned: bool,
+        /// Result.
+        dst: u32,
+        /// First source.
+        a: u32,
+        /// Second source.
+        b: Option<u32>,
+        /// Scalar second operand (f64 bits for float lanes).
+        s: Option<u32>,
+        /// Mask.
+        mask: Option<u32>,
+    },
+    /// `vbr`/`vdup`: a scalar in every (active) lane.
+    Bcast {
+        /// Result.
+        dst: u32,
+        /// Scalar slot (f64 bits for float lanes).
+        s: u32,
+        /// Mask (inactive lanes zero).
+        mask: Option<u32>,
+        /// Lane type.
+        lane: Lane,
+    },
+    /// A constant mask.
+    MaskConst {
+        /// Result.
+        dst: u32,
+        /// Its 256 bits.
+        bits: [u8; 32],
+    },
+    /// `plt_b*`: the first n lanes (clamped), and n - lanes (at least 0).
+    PLt {
+        /// Mask result.
+        dst: u32,
+        /// Count left.
+        rest: Option<u32>,
+        /// Count.
+        n: u32,
+        /// Bytes per lane.
+        gran: u8,
+    },
+    /// `mem_bar` ordering stores before loads (reported to the sink).
+    StoreLoadBarrier,
+    /// An instruction with no effect here (counted only).
+    Nop,
+    /// End of the scope.
+    Exit,
+}
+
+/// A vector scope to compile.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Scope {
+    /// Instructions, one per body instruction.
+    pub insts: Vec<SInst>,
+    /// Scalar slots.
+    pub scalars: u32,
+    /// Vector registers.
+    pub vregs: u32,
+    /// Masks.
+    pub masks: u32,
+}
+
+/// Word offsets of the state buffer of a compiled scope (the one definition
+/// the generated code and [`ScopeState`] share).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Layout {
+    /// Scalar slots.
+    pub scalars: usize,
+    /// Vector registers (32 words each).
+    pub vregs: usize,
+    /// Masks (4 words each).
+    pub masks: usize,
+    /// Block execution counters.
+    pub counts: usize,
+    /// Total words.
+    pub words: usize,
+}
+
+/// Header words.
+const FUEL: usize = 0;
+const FAULT_INST: usize = 1;
+const FAULT_ADDR: usize = 2;
+const FAULT_LEN: usize = 3;
+const HEADER: usize = 4;
+
+impl Layout {
+    fn of(s: &Scope, blocks: usize) -> Layout {
+        let scalars = HEADER;
+        let vregs = scalars + s.scalars as usize;
+        let masks = vregs + 32 * s.vregs as usize;
+        let counts = masks + 4 * s.masks as usize;
+        Layout {
+            scalars,
+            vregs,
+            masks,
+            counts,
+            words: counts + blocks,
+        }
+    }
+}
+
+/// How a compiled scope ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScopeStatus {
+    /// Reached its end.
+    Ok,
+    /// A load or store at `addr` of `len` bytes lies outside the buffer.
+    OutOfBounds {
+        /// Instruction index.
+        inst: u32,
+        /// Byte address.
+        addr: i64,
+        /// Length.
+        len: u64,
+    },
+    /// `castptr`/`addptr` produced a negative address.
+    NegativeAddress {
+        /// Instruction index.
+        inst: u32,
+    },
+    /// `scf.for` step not positive.
+    BadStep {
+        /// Instruction index.
+        inst: u32,
+        /// The step.
+        step: i64,
+    },
+    /// Integer division by zero.
+    DivByZero {
+        /// Instruction index.
+        inst: u32,
+    },
+    /// Ran out of fuel (backward jumps).
+    OutOfFuel,
+    /// The code returned something this crate does not know.
+    Unknown,
+}
+
+/// Receives a compiled scope's memory accesses, in program order.
+pub trait AccessSink {
+    /// A vector load of `[lo, hi)` by instruction `inst`.
+    fn load(&mut self, inst: u32, lo: u64, hi: u64);
+    /// A vector store by `inst` that wrote `[lo, hi)` (the span of its active lanes).
+    fn store(&mut self, inst: u32, lo: u64, hi: u64);
+    /// A `mem_bar` ordering earlier stores before later loads.
+    fn barrier(&mut self);
+}
+
+/// The state buffer of one execution.
+#[derive(Clone, Debug)]
+pub struct ScopeState {
+    words: Vec<u64>,
+    layout: Layout,
+}
+
+impl ScopeState {
+    /// Scalar slot `i`.
+    pub fn set_scalar(&mut self, i: u32, v: i64) {
+        if let Some(w) = self.words.get_mut(self.layout.scalars + i as usize) {
+            *w = v as u64;
+        }
+    }
+
+    /// Scalar slot `i`.
+    pub fn scalar(&self, i: u32) -> i64 {
+        self.words
+            .get(self.layout.scalars + i as usize)
+            .map_or(0, |w| *w as i64)
+    }
+
+    /// Vector register `i` as bytes.
+    pub fn set_vreg(&mut self, i: u32, v: &[u8; 256]) {
+        let o = self.layout.vregs + 32 * i as usize;
+        if let Some(ws) = self.words.get_mut(o..o + 32) {
+            for (w, ch) in ws.iter_mut().zip(v.chunks_exact(8)) {
+                *w = u64::from_le_bytes(ch.try_into().unwrap_or([0; 8]));
+            }
+        }
+    }
+
+    /// Vector register `i`.
+    pub fn vreg(&self, i: u32) -> [u8; 256] {
+        let mut out = [0u8; 256];
+        let o = self.layout.vregs + 32 * i as usize;
+        if let Some(ws) = self.words.get(o..o + 32) {
+            for (ch, w) in out.chunks_exact_mut(8).zip(ws) {
+                ch.copy_from_slice(&w.to_le_bytes());
+            }
+        }
+        out
+    }
+
+    /// Mask `i`.
+    pub fn set_mask(&mut self, i: u32, m: &[u8; 32]) {
+        let o = self.layout.masks + 4 * i as usize;
+        if let Some(ws) = self.words.get_mut(o..o + 4) {
+            for (w, ch) in ws.iter_mut().zip(m.chunks_exact(8)) {
+                *w = u64::from_le_bytes(ch.try_into().unwrap_or([0; 8]));
+            }
+        }
+    }
+
+    /// Mask `i`.
+    pub fn mask(&self, i: u32) -> [u8; 32] {
+        let mut out = [0u8; 32];
+        let o = self.layout.masks + 4 * i as usize;
+        if let Some(ws) = self.words.get(o..o + 4) {
+            for (ch, w) in out.chunks_exact_mut(8).zip(ws) {
+                ch.copy_from_slice(&w.to_le_bytes());
+            }
+        }
+        out
+    }
+
+    /// Executions of each basic block in the last call.
+    pub fn block_counts(&self) -> &[u64] {
+        self.words.get(self.layout.counts..).unwrap_or(&[])
+    }
+}
+
+/// A compiled vector scope.
+pub struct ScopeCompiled {
+    code: Code,
+    layout: Layout,
+    /// Basic blocks as instruction index ranges, in the order of the counters.
+    pub blocks: Vec<std::ops::Range<u32>>,
+    /// Size of the machine code in bytes.
+    pub code_bytes: usize,
+    /// Compile time.
+    pub compile_time: std::time::Duration,
+    /// Whether the scope computes an approximated function (see [`Op::ulp_bound`]).
+    pub approximate: bool,
+}
+
+impl std::fmt::Debug for ScopeCompiled {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ScopeCompiled")
+            .field("blocks", &self.blocks.len())
+            .field("code_bytes", &self.code_bytes)
+            .finish()
+    }
+}
+
+struct SinkRef<'a>(&'a mut dyn AccessSink);
+
+extern "C" fn access_cb(sink: *mut u8, inst: u32, addr: u64, mask: *const u8, es: u32, kind: u32) {
+    codegen::with_sink(sink, |s: &mut SinkRef| match kind {
+        0 => s.0.load(inst, addr, addr + 256),
+        1 => s.0.load(inst, addr, addr + u64::from(es)),
+        2 => {
+            let m = codegen::mask_bytes(mask);
+            let es = es.max(1) as usize;
+            let on = |i: usize| {
+                let bit = i * es;
+                m.is_none_or(|m| m[bit / 8] & (1 << (bit % 8)) != 0)
+            };
+            let lanes = 256 / es;
+            if let (Some(first), Some(last)) = (
+                (0..lanes).find(|&i| on(i)),
+                (0..lanes).rev().find(|&i| on(i)),
+            ) {
+                s.0.store(
+                    inst,
+                    addr + (first * es) as u64,
+                    addr + ((last + 1) * es) as u64,
+                );
+            }
+        }
+        _ => s.0.barrier(),
+    });
+}
+
+impl ScopeCompiled {
+    /// A zeroed state buffer for this scope.
+    pub fn new_state(&self) -> ScopeState {
+        ScopeState {
+            words: vec![0; self.layout.words],
+            layout: self.layout,
+        }
+    }
+
+    /// Runs the scope on `ub` with the registers in `state`; `fuel` bounds
+    /// the backward jumps.
+    pub fn call(
+        &self,
+        state: &mut ScopeState,
+        ub: &mut [u8],
+        fuel: u64,
+        sink: &mut dyn AccessSink,
+    ) -> ScopeStatus {
+        if state.layout != self.layout {
+            return ScopeStatus::Unknown;
+        }
+        state.words[FUEL] = fuel;
+        for w in &mut state.words[self.layout.counts..] {
+            *w = 0;
+        }
+        let mut r = SinkRef(sink);
+        let st = self.code.call_scope(
+            &mut state.words,
+            ub,
+            (&mut r as *mut SinkRef).cast::<u8>(),
+            access_cb,
+            self.layout.words,
+        );
+        let w = &state.words;
+        let inst = w[FAULT_INST] as u32;
+        match st {
+            0 => ScopeStatus::Ok,
+            1 => ScopeStatus::OutOfBounds {
+                inst,
+                addr: w[FAULT_ADDR] as i64,
+                len: w[FAULT_LEN],
+            },
+            2 => ScopeStatus::NegativeAddress { inst },
+            3 => ScopeStatus::BadStep {
+                inst,
+                step: w[FAULT_ADDR] as i64,
+            },
+            4 => ScopeStatus::DivByZero { inst },
+            5 => ScopeStatus::OutOfFuel,
+            _ => ScopeStatus::Unknown,
+        }
+    }
+}
+
+fn unsupported<T>(what: impl Into<String>) -> Result<T, Reject> {
+    Err(Reject::Unsupported(what.into()))
+}
+
+/// Checks that every index of the scope is in range and every op is one the
+/// code generator handles (so no malformed scope reaches Cranelift).
+fn validate(s: &Scope) -> Result<(), Reject> {
+    let n = s.insts.len() as u32;
+    let sc = |i: u32| i < s.scalars;
+    let vr = |i: u32| i < s.vregs;
+    let mk = |i: u32| i < s.masks;
+    let opt = |o: Option<u32>, f: &dyn Fn(u32) -> bool| o.is_none_or(f);
+    let reg = |r: &RegRef| match *r {
+        RegRef::S(i) => sc(i),
+        RegRef::V(i) => vr(i),
+        RegRef::M(i) => mk(i),
+    };
+    for (k, i) in s.insts.iter().enumerate() {
+        let ok = match i {
+            SInst::Const { dst, .. } => sc(*dst),
+            SInst::Bin {
+                dst, a, b, bits, ..
+            } => sc(*dst) && sc(*a) && sc(*b) && matches!(bits, 8 | 16 | 32 | 64),
+            SInst::Cmp { dst, a, b, .. } => sc(*dst) && sc(*a) && sc(*b),
+            SInst::Select { dst, c, a, b } => sc(*dst) && sc(*c) && sc(*a) && sc(*b),
+            SInst::Moves { dsts, srcs } => {
+                dsts.len() == srcs.len()
+                    && dsts.iter().all(reg)
+                    && srcs.iter().all(reg)
+                    && dsts
+                        .iter()
+                        .zip(srcs)
+                        .all(|(d, s)| std::mem::discriminant(d) == std::mem::discriminant(s))
+            }
+            SInst::Jump(t) => *t <= n,
+            SInst::BrFalse { c, target } => sc(*c) && *target <= n,
+            SInst::ForCheck { iv, ub, target } => sc(*iv) && sc(*ub) && *target <= n,
+            SInst::ForStep { iv, step } => sc(*iv) && sc(*step),
+            SInst::CastPtr { dst, src } => sc(*dst) && sc(*src),
+            SInst::AddPtr { dst, src, off, es } => {
+                sc(*dst) && sc(*src) && sc(*off) && matches!(es, 1 | 2 | 4 | 8)
+            }
+            SInst::Load {
+                dst, ptr, off, es, ..
+            } => vr(*dst) && sc(*ptr) && opt(*off, &sc) && matches!(es, 1 | 2 | 4 | 8),
+            SInst::Store {
+                src,
+                ptr,
+                off,
+                mask,
+                es,
+            } => {
+                vr(*src) && sc(*ptr) && opt(*off, &sc) && opt(*mask, &mk) && matches!(es, 1 | 2 | 4)
+            }
+            SInst::Ew {
+                op,
+                lane,
+                unsigned,
+                dst,
+                a,
+                b,
+                s: sv,
+                mask,
+            } => {
+                use Op::*;
+                let lane_ok = match lane {
+                    Lane::F32 => !matches!(op, And | Or | Xor) && !unsigned,
+                    Lane::I32 if *unsigned => {
+                        matches!(op, Add | Sub | Mul | Max | Min | And | Or | Xor)
+                    }
+                    Lane::I32 => !matches!(op, Div | Sqrt | Recip | Exp),
+                };
+                let unary = matches!(op, Abs | Neg | Sqrt | Recip | Relu | Exp);
+                let form_ok = if unary {
+                    b.is_none() && sv.is_none()
+                } else {
+                    b.is_some() != sv.is_some()
+                };
+                lane_ok
+                    && form_ok
+                    && vr(*dst)
+                    && vr(*a)
+                    && opt(*b, &vr)
+                    && opt(*sv, &sc)
+                    && opt(*mask, &mk)
+            }
+            SInst::Bcast {
+                dst, s: sv, mask, ..
+            } => vr(*dst) && sc(*sv) && opt(*mask, &mk),
+            SInst::MaskConst { dst, .. } => mk(*dst),
+            SInst::PLt { dst, rest, n, gran } => {
+                mk(*dst) && opt(*rest, &sc) && sc(*n) && matches!(gran, 1 | 2 | 4)
+            }
+            SInst::StoreLoadBarrier | SInst::Nop | SInst::Exit => true,
+        };
+        if !ok {
+            return unsupported(format!("scope instruction {k} ({i:?}) is malformed"));
+        }
+    }
+    if s.scalars > 4096 || s.vregs > 1024 || s.masks > 1024 || s.insts.len() > 1 << 20 {
+        return unsupported("scope too large");
+    }
+    Ok(())
+}
+
+/// Instruction indices that start a basic block.
+fn leaders(s: &Scope) -> Vec<bool> {
+    let n = s.insts.len();
+    let mut l = vec![false; n + 1];
+    l[0] = true;
+    for (k, i) in s.insts.iter().enumerate() {
+        let t = match i {
+            SInst::Jump(t) => Some(*t),
+            SInst::BrFalse { target, .. } | SInst::ForCheck { target, .. } => Some(*target),
+            _ => None,
+        };
+        if let Some(t) = t {
+            l[t as usize] = true;
+            l[k + 1] = true;
+        }
+        if matches!(i, SInst::Exit) {
+            l[k + 1] = true;
+        }
+    }
+    l
+}
+
+/// Compiles a vector scope, or says why not.
+pub fn compile(s: &Scope) -> Result<ScopeCompiled, Reject> {
+    validate(s)?;
+    let start = std::time::Instant::now();
+    let lead = leaders(s);
+    let mut blocks = Vec::new();
+    let mut b0 = 0;
+    for (k, l) in lead.iter().enumerate().skip(1) {
+        if *l {
+            blocks.push(b0 as u32..k as u32);
+            b0 = k;
+        }
+    }
+    let layout = Layout::of(s, blocks.len());
+    let mut module = codegen::new_module()?;
+    let ptr = module.target_config().pointer_type();
+    if ptr != types::I64 {
+        return unsupported("vector scopes need a 64-bit host");
+    }
+    let mut sig = module.make_signature();
+    for t in [ptr, ptr, types::I64, ptr, ptr] {
+        sig.params.push(AbiParam::new(t));
+    }
+    sig.returns.push(AbiParam::new(types::I32));
+    let id = module
+        .declare_function("scope", Linkage::Local, &sig)
+        .map_err(|e| Reject::Codegen(e.to_string()))?;
+    let mut cb_sig = module.make_signature();
+    for t in [ptr, types::I32, types::I64, ptr, types::I32, types::I32] {
+        cb_sig.params.push(AbiParam::new(t));
+    }
+    let mut ctx = module.make_context();
+    ctx.func.signature = sig;
+    ctx.func.name = UserFuncName::user(0, id.as_u32());
+    let mut fctx = FunctionBuilderContext::new();
+    {
+        let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
+        Gen::emit(&mut b, s, &lead, &blocks, layout, cb_sig);
+        b.seal_all_blocks();
+        b.finalize(module.target_config());
+    }
+    let (code, code_bytes) = codegen::finish(module, ctx, id, "vecscope")?;
+    let approximate = s
+        .insts
+        .iter()
+        .any(|i| matches!(i, SInst::Ew { op, .. } if op.ulp_bound() > 0));
+    Ok(ScopeCompiled {
+        code,
+        layout,
+        blocks,
+        code_bytes,
+        compile_time: start.elapsed(),
+        approximate,
+    })
+}
+
+struct Gen {
+    state: Value,
+    base: Value,
+    len: Value,
+    sink: Value,
+    cb: Value,
+    cb_sig: cranelift_codegen::ir::SigRef,
+    vars: Vec<Variable>,
+    fuel: Variable,
+    layout: Layout,
+}
+
+/// Flags of a bitcast that changes the lane count (lanes are little-endian).
+fn little() -> MemFlagsData {
+    MemFlagsData::new().with_endianness(cranelift_codegen::ir::Endianness::Little)
+}
+
+fn st_flags() -> MemFlagsData {
+    MemFlagsData::trusted()
+}
+
+impl Gen {
+    fn emit(
+        b: &mut FunctionBuilder,
+        s: &Scope,
+        lead: &[bool],
+        blocks: &[std::ops::Range<u32>],
+        layout: Layout,
+        cb_sig: Signature,
+    ) {
+        let entry = b.create_block();
+        b.append_block_params_for_function_params(entry);
+        b.switch_to_block(entry);
+        let p = b.block_params(entry).to_vec();
+        let cb_sig = b.import_signature(cb_sig);
+        let vars: Vec<Variable> = (0..s.scalars).map(|_| b.declare_var(types::I64)).collect();
+        let fuel = b.declare_var(types::I64);
+        let g = Gen {
+            state: p[0],
+            base: p[1],
+            len: p[2],
+            sink: p[3],
+            cb: p[4],
+            cb_sig,
+            vars,
+            fuel,
+            layout,
+        };
+        for (i, v) in g.vars.clone().into_iter().enumerate() {
+            let x = b.ins().load(
+                types::I64,
+                st_flags(),
+                g.state,
+                ((layout.scalars + i) * 8) as i32,
+            );
+            b.def_var(v, x);
+        }
+        let f0 = b
+            .ins()
+            .load(types::I64, st_flags(), g.state, (FUEL * 8) as i32);
+        b.def_var(fuel, f0);
+        // one Cranelift block per leader; index n is the end of the scope
+        let n = s.insts.len();
+        let mut bl: Vec<Option<Block>> = vec![None; n + 1];
+        for (k, l) in lead.iter().enumerate() {
+            if *l {
+                bl[k] = Some(b.create_block());
+            }
+        }
+        let end = bl[n].unwrap_or_else(|| b.create_block());
+        bl[n] = Some(end);
+        let target = |t: u32| bl[t as usize].unwrap_or(end);
+        b.ins().jump(target(0), &[]);
+        let mut counter = 0usize;
+        let mut open = false;
+        for (k, inst) in s.insts.iter().enumerate() {
+            if lead[k] {
+                let blk = target(k as u32);
+                if open {
+                    b.ins().jump(blk, &[]);
+                }
+                b.switch_to_block(blk);
+                open = true;
+                if counter < blocks.len() {
+                    let off = ((layout.counts + counter) * 8) as i32;
+                    let c = b.ins().load(types::I64, st_flags(), g.state, off);
+                    let c = b.ins().iadd_imm_s(c, 1);
+                    b.ins().store(st_flags(), c, g.state, off);
+                }
+                counter += 1;
+            }
+            if !open {
+                // unreachable code after a jump that no branch targets
+                continue;
+            }
+            let k32 = k as u32;
+            match inst {
+                SInst::Jump(t) => {
+                    g.jump(b, k32, *t, target(*t));
+                    open = false;
+                }
+                SInst::BrFalse { c, target: t } => {
+                    let cv = b.use_var(g.vars[*c as usize]);
+                    let taken = b.create_block();
+                    let fall = target(k32 + 1);
+                    b.ins().brif(cv, fall, &[], taken, &[]);
+                    b.switch_to_block(taken);
+                    g.jump(b, k32, *t, target(*t));
+                    open = false;
+                }
+                SInst::ForCheck { iv, ub, target: t } => {
+                    let i = b.use_var(g.vars[*iv as usize]);
+                    let u = b.use_var(g.vars[*ub as usize]);
+                    let more = b.ins().icmp(IntCC::SignedLessThan, i, u);
+                    let taken = b.create_block();
+                    let fall = target(k32 + 1);
+                    b.ins().brif(more, fall, &[], taken, &[]);
+                    b.switch_to_block(taken);
+                    g.jump(b, k32, *t, target(*t));
+                    open = false;
+                }
+                SInst::Exit => {
+                    b.ins().jump(end, &[]);
+                    open = false;
+                }
+                other => g.straight(b, k32, other),
+            }
+        }
+        if open {
+            b.ins().jump(end, &[]);
+        }
+        b.switch_to_block(end);
+        let z = b.ins().iconst(types::I32, 0);
+        b.ins().return_(&[z]);
+    }
+
+    fn var(&self, b: &mut FunctionBuilder, i: u32) -> Value {
+        b.use_var(self.vars[i as usize])
+    }
+
+    /// Jumps from instruction `k` to `t`; backward jumps spend fuel.
+    fn jump(&self, b: &mut FunctionBuilder, k: u32, t: u32, blk: Block) {
+        if t > k {
+            b.ins().jump(blk, &[]);
+            return;
+        }
+        let f = b.use_var(self.fuel);
+        let f = b.ins().iadd_imm_s(f, -1);
+        b.def_var(self.fuel, f);
+        let out = b.ins().icmp_imm_s(IntCC::SignedLessThan, f, 0);
+        let dead = b.create_block();
+        b.ins().brif(out, dead, &[], blk, &[]);
+        b.switch_to_block(dead);
+        self.exit(b, 5, k, None);
+    }
+
+    /// Returns `status`, recording the instruction and (addr, len).
+    fn exit(&self, b: &mut FunctionBuilder, status: i64, k: u32, info: Option<(Value, Value)>) {
+        let ki = b.ins().iconst(types::I64, i64::from(k));
+        b.ins()
+            .store(st_flags(), ki, self.state, (FAULT_INST * 8) as i32);
+        if let Some((a, l)) = info {
+            b.ins()
+                .store(st_flags(), a, self.state, (FAULT_ADDR * 8) as i32);
+            b.ins()
+                .store(st_flags(), l, self.state, (FAULT_LEN * 8) as i32);
+        }
+        let s = b.ins().iconst(types::I32, status);
+        b.ins().return_(&[s]);
+    }
+
+    /// Continues when `ok` (an i8 truth value), else returns `status`.
+    fn guard(
+        &self,
+        b: &mut FunctionBuilder,
+        ok: Value,
+        status: i64,
+        k: u32,
+        info: Option<(Value, Value)>,
+    ) {
+        let cont = b.create_block();
+        let bad = b.create_block();
+        b.ins().brif(ok, cont, &[], bad, &[]);
+        b.switch_to_block(bad);
+        self.exit(b, status, k, info);
+        b.switch_to_block(cont);
+    }
+
+    /// The UB address ptr + off*es, checked to lie with `n` bytes in the buffer;
+    /// returns (host pointer, UB address).
+    fn ub_addr(
+        &self,
+        b: &mut FunctionBuilder,
+        k: u32,
+        ptr: u32,
+        off: Option<u32>,
+        es: u8,
+        n: i64,
+    ) -> (Value, Value) {
+        let mut a = self.var(b, ptr);
+        if let Some(o) = off {
+            let o = self.var(b, o);
+            let o = b.ins().imul_imm_s(o, i64::from(es));
+            a = b.ins().iadd(a, o);
+        }
+        let nonneg = b.ins().icmp_imm_s(IntCC::SignedGreaterThanOrEqual, a, 0);
+        let end = b.ins().iadd_imm_s(a, n);
+        let fits = b.ins().icmp(IntCC::UnsignedLessThanOrEqual, end, self.len);
+        let ok = b.ins().band(nonneg, fits);
+        let nv = b.ins().iconst(types::I64, n);
+        self.guard(b, ok, 1, k, Some((a, nv)));
+        (b.ins().iadd(self.base, a), a)
+    }
+
+    fn vslot(&self, v: u32) -> i32 {
+        ((self.layout.vregs + 32 * v as usize) * 8) as i32
+    }
+
+    fn mslot(&self, m: u32) -> i32 {
+        ((self.layout.masks + 4 * m as usize) * 8) as i32
+    }
+
+    fn report(
+        &self,
+        b: &mut FunctionBuilder,
+        k: u32,
+        addr: Value,
+        mask: Option<u32>,
+        es: u8,
+        kind: i64,
+    ) {
+        let ki = b.ins().iconst(types::I32, i64::from(k));
+        let mp = match mask {
+            Some(m) => b.ins().iadd_imm_s(self.state, i64::from(self.mslot(m))),
+            None => b.ins().iconst(types::I64, 0),
+        };
+        let e = b.ins().iconst(types::I32, i64::from(es));
+        let kd = b.ins().iconst(types::I32, kind);
+        b.ins()
+            .call_indirect(self.cb_sig, self.cb, &[self.sink, ki, addr, mp, e, kd]);
+    }
+
+    fn const_vec(b: &mut FunctionBuilder, ty: Type, bytes: Vec<u8>) -> Value {
+        let c = b.func.dfg.constants.insert(ConstantData::from(bytes));
+        b.ins().vconst(ty, c)
+    }
+
+    /// The lanes of 16-byte chunk `j` that mask `m` enables, as an integer
+    /// vector with all-ones lanes (lane width `es`).
+    fn lane_mask(&self, b: &mut FunctionBuilder, m: u32, j: i32, es: u8) -> Value {
+        let off = self.mslot(m) + 2 * j;
+        let f = st_flags();
+        match es {
+            4 => {
+                let h = b.ins().uload16(types::I32, f, self.state, off);
+                let v = b.ins().splat(types::I32X4, h);
+                let bits: Vec<u8> = [1u32, 1 << 4, 1 << 8, 1 << 12]
+                    .iter()
+                    .flat_map(|x| x.to_le_bytes())
+                    .collect();
+                let c = Self::const_vec(b, types::I32X4, bits);
+                let t = b.ins().band(v, c);
+                Self::nonzero(b, t)
+            }
+            2 => {
+                let h = b.ins().load(types::I16, f, self.state, off);
+                let v = b.ins().splat(types::I16X8, h);
+                let bits: Vec<u8> = (0..8u16)
+                    .flat_map(|i| (1u16 << (2 * i)).to_le_bytes())
+                    .collect();
+                let c = Self::const_vec(b, types::I16X8, bits);
+                let t = b.ins().band(v, c);
+                Self::nonzero(b, t)
+            }
+            _ => {
+                let lo = b.ins().load(types::I8, f, self.state, off);
+                let hi = b.ins().load(types::I8, f, self.state, off + 1);
+                let lo = b.ins().splat(types::I8X16, lo);
+                let hi = b.ins().splat(types::I8X16, hi);
+                let half: Vec<u8> = (0..16).map(|i| if i < 8 { 0xff } else { 0 }).collect();
+                let half = Self::const_vec(b, types::I8X16, half);
+                let v = b.ins().bitselect(half, lo, hi);
+                let bits: Vec<u8> = (0..16).map(|i| 1u8 << (i % 8)).collect();
+                let c = Self::const_vec(b, types::I8X16, bits);
+                let t = b.ins().band(v, c);
+                Self::nonzero(b, t)
+            }
+        }
+    }
+
+    /// All-ones in the lanes of `t` that are not zero.
+    fn nonzero(b: &mut FunctionBuilder, t: Value) -> Value {
+        let ty = b.func.dfg.value_type(t);
+        let z = b.ins().iconst(ty.lane_type(), 0);
+        let z = b.ins().splat(ty, z);
+        b.ins().icmp(IntCC::NotEqual, t, z)
+    }
+
+    fn wrap(b: &mut FunctionBuilder, v: Value, bits: u8, unsigned: bool) -> Value {
+        if bits >= 64 {
+            return v;
+        }
+        let sh = i64::from(64 - bits);
+        if unsigned {
+            b.ins().band_imm_u(v, ((1u64 << bits) - 1) as i64)
+        } else {
+            let t = b.ins().ishl_imm_u(v, sh);
+            b.ins().sshr_imm_u(t, sh)
+        }
+    }
+
+    fn straight(&self, b: &mut FunctionBuilder, k: u32, inst: &SInst) {
+        let sf = st_flags();
+        let hf = heap_flags();
+        match inst {
+            SInst::Const { dst, v } => {
+                let c = b.ins().iconst(types::I64, *v);
+                b.def_var(self.vars[*dst as usize], c);
+            }
+            SInst::Bin {
+                op,
+                dst,
+                a,
+                b: rb,
+                bits,
+                unsigned,
+            } => {
+                let x = self.var(b, *a);
+                let y = self.var(b, *rb);
+                let r = self.bin(b, k, *op, x, y, *bits);
+                let r = Self::wrap(b, r, *bits, *unsigned);
+                b.def_var(self.vars[*dst as usize], r);
+            }
+            SInst::Cmp {
+                pred,
+                unsigned,
+                dst,
+                a,
+                b: rb,
+            } => {
+                let x = self.var(b, *a);
+                let y = self.var(b, *rb);
+                let cc = match (pred, unsigned) {
+                    (CmpPred::Eq, _) => IntCC::Equal,
+                    (CmpPred::Ne, _) => IntCC::NotEqual,
+                    (CmpPred::Lt, false) => IntCC::SignedLessThan,
+                    (CmpPred::Le, false) => IntCC::SignedLessThanOrEqual,
+                    (CmpPred::Gt, false) => IntCC::SignedGreaterThan,
+                    (CmpPred::Ge, false) => IntCC::SignedGreaterThanOrEqual,
+                    (CmpPred::Lt, true) => IntCC::UnsignedLessThan,
+                    (CmpPred::Le, true) => IntCC::UnsignedLessThanOrEqual,
+                    (CmpPred::Gt, true) => IntCC::UnsignedGreaterThan,
+                    (CmpPred::Ge, true) => IntCC::UnsignedGreaterThanOrEqual,
+                };
+                let c = b.ins().icmp(cc, x, y);
+                let c = b.ins().uextend(types::I64, c);
+                b.def_var(self.vars[*dst as usize], c);
+            }
+            SInst::Select { dst, c, a, b: rb } => {
+                let cv = self.var(b, *c);
+                let x = self.var(b, *a);
+                let y = self.var(b, *rb);
+                let r = b.ins().select(cv, x, y);
+                b.def_var(self.vars[*dst as usize], r);
+            }
+            SInst::Moves { dsts, srcs } => {
+                // read every source, then write: a parallel move
+                let vals: Vec<Vec<Value>> = srcs
+                    .iter()
+                    .map(|r| match *r {
+                        RegRef::S(i) => vec![self.var(b, i)],
+                        RegRef::V(i) => (0..16)
+                            .map(|j| {
+                                b.ins()
+                                    .load(types::I8X16, sf, self.state, self.vslot(i) + 16 * j)
+                            })
+                            .collect(),
+                        RegRef::M(i) => (0..4)
+                            .map(|j| {
+                                b.ins()
+                                    .load(types::I64, sf, self.state, self.mslot(i) + 8 * j)
+                            })
+                            .collect(),
+                    })
+                    .collect();
+                for (d, v) in dsts.iter().zip(vals) {
+                    match *d {
+                        RegRef::S(i) => b.def_var(self.vars[i as usize], v[0]),
+                        RegRef::V(i) => {
+                            for (j, x) in v.into_iter().enumerate() {
+                                b.ins()
+                                    .store(sf, x, self.state, self.vslot(i) + 16 * j as i32);
+                            }
+                        }
+                        RegRef::M(i) => {
+                            for (j, x) in v.into_iter().enumerate() {
+                                b.ins()
+                                    .store(sf, x, self.state, self.mslot(i) + 8 * j as i32);
+                            }
+                        }
+                    }
+                }
+            }
+            SInst::ForStep { iv, step } => {
+                let st = self.var(b, *step);
+                let pos = b.ins().icmp_imm_s(IntCC::SignedGreaterThan, st, 0);
+                let z = b.ins().iconst(types::I64, 0);
+                self.guard(b, pos, 3, k, Some((st, z)));
+                let i = self.var(b, *iv);
+                let r = b.ins().iadd(i, st);
+                b.def_var(self.vars[*iv as usize], r);
+            }
+            SInst::CastPtr { dst, src } => {
+                let a = self.var(b, *src);
+                let ok = b.ins().icmp_imm_s(IntCC::SignedGreaterThanOrEqual, a, 0);
+                self.guard(b, ok, 2, k, None);
+                b.def_var(self.vars[*dst as usize], a);
+            }
+            SInst::AddPtr { dst, src, off, es } => {
+                let a = self.var(b, *src);
+                let o = self.var(b, *off);
+                let o = b.ins().imul_imm_s(o, i64::from(*es));
+                let r = b.ins().iadd(a, o);
+                let ok = b.ins().icmp_imm_s(IntCC::SignedGreaterThanOrEqual, r, 0);
+                self.guard(b, ok, 2, k, None);
+                b.def_var(self.vars[*dst as usize], r);
+            }
+            SInst::Load {
+                dst,
+                ptr,
+                off,
+                es,
+                brc,
+            } => {
+                let n = if *brc { i64::from(*es) } else { 256 };
+                let (hp, a) = self.ub_addr(b, k, *ptr, *off, *es, n);
+                let d = self.vslot(*dst);
+                if *brc {
+                    let (ty, vty) = match es {
+                        1 => (types::I8, types::I8X16),
+                        2 => (types::I16, types::I16X8),
+                        4 => (types::I32, types::I32X4),
+                        _ => (types::I64, types::I64X2),
+                    };
+                    let x = b.ins().load(ty, hf, hp, 0);
+                    let v = b.ins().splat(vty, x);
+                    for j in 0..16 {
+                        b.ins().store(sf, v, self.state, d + 16 * j);
+                    }
+                } else {
+                    for j in 0..16 {
+                        let v = b.ins().load(types::I8X16, hf, hp, 16 * j);
+                        b.ins().store(sf, v, self.state, d + 16 * j);
+                    }
+                }
+                self.report(b, k, a, None, *es, if *brc { 1 } else { 0 });
+            }
+            SInst::Store {
+                src,
+                ptr,
+                off,
+                mask,
+                es,
+            } => {
+                let (hp, a) = self.ub_addr(b, k, *ptr, *off, *es, 256);
+                let s = self.vslot(*src);
+                for j in 0..16 {
+                    let v = b.ins().load(types::I8X16, sf, self.state, s + 16 * j);
+                    let v = match mask {
+                        Some(m) => {
+                            let lm = self.lane_mask(b, *m, j, *es);
+                            let lm = if *es == 1 {
+                                lm
+                            } else {
+                                b.ins().bitcast(types::I8X16, little(), lm)
+                            };
+                            let old = b.ins().load(types::I8X16, hf, hp, 16 * j);
+                            b.ins().bitselect(lm, v, old)
+                        }
+                        None => v,
+                    };
+                    b.ins().store(hf, v, hp, 16 * j);
+                }
+                self.report(b, k, a, *mask, *es, 2);
+            }
+            SInst::Ew {
+                op,
+                lane,
+                unsigned,
+                dst,
+                a,
+                b: rb,
+                s,
+                mask,
+            } => {
+                let cx = Ctx {
+                    lane: *lane,
+                    op: *op,
+                    operands: Operands::Binary,
+                };
+                let vt = match lane {
+                    Lane::F32 => types::F32X4,
+                    Lane::I32 => types::I32X4,
+                };
+                let sv = s.map(|s| {
+                    let x = self.var(b, s);
+                    let x = match lane {
+                        Lane::F32 => {
+                            let f = b.ins().bitcast(types::F64, MemFlagsData::new(), x);
+                            b.ins().fdemote(types::F32, f)
+                        }
+                        Lane::I32 => b.ins().ireduce(types::I32, x),
+                    };
+                    b.ins().splat(vt, x)
+                });
+                let le = MemFlagsData::new();
+                for j in 0..16 {
+                    let x = b.ins().load(vt, sf, self.state, self.vslot(*a) + 16 * j);
+                    let y = match (rb, sv) {
+                        (Some(r), _) => b.ins().load(vt, sf, self.state, self.vslot(*r) + 16 * j),
+                        (None, Some(v)) => v,
+                        (None, None) => x,
+                    };
+                    let r = if *unsigned && matches!(op, Op::Max | Op::Min) {
+                        if *op == Op::Max {
+                            b.ins().umax(x, y)
+                        } else {
+                            b.ins().umin(x, y)
+                        }
+                    } else {
+                        cx.apply(b, vt, x, y)
+                    };
+                    let r = match mask {
+                        Some(m) => {
+                            let lm = self.lane_mask(b, *m, j, 4);
+                            let ri = b.ins().bitcast(types::I32X4, le, r);
+                            b.ins().band(ri, lm)
+                        }
+                        None => r,
+                    };
+                    b.ins().store(sf, r, self.state, self.vslot(*dst) + 16 * j);
+                }
+            }
+            SInst::Bcast { dst, s, mask, lane } => {
+                let x = self.var(b, *s);
+                let v = match lane {
+                    Lane::F32 => {
+                        let f = b.ins().bitcast(types::F64, MemFlagsData::new(), x);
+                        let f = b.ins().fdemote(types::F32, f);
+                        let f = b.ins().bitcast(types::I32, MemFlagsData::new(), f);
+                        b.ins().splat(types::I32X4, f)
+                    }
+                    Lane::I32 => {
+                        let i = b.ins().ireduce(types::I32, x);
+                        b.ins().splat(types::I32X4, i)
+                    }
+                };
+                for j in 0..16 {
+                    let r = match mask {
+                        Some(m) => {
+                            let lm = self.lane_mask(b, *m, j, 4);
+                            b.ins().band(v, lm)
+                        }
+                        None => v,
+                    };
+                    b.ins().store(sf, r, self.state, self.vslot(*dst) + 16 * j);
+                }
+            }
+            SInst::MaskConst { dst, bits } => {
+                for (j, ch) in bits.chunks_exact(8).enumerate() {
+                    let w = i64::from_le_bytes(ch.try_into().unwrap_or([0; 8]));
+                    let c = b.ins().iconst(types::I64, w);
+                    b.ins()
+                        .store(sf, c, self.state, self.mslot(*dst) + 8 * j as i32);
+                }
+            }
+            SInst::PLt { dst, rest, n, gran } => {
+                let lanes = 256 / i64::from(*gran);
+                let nv = self.var(b, *n);
+                let z = b.ins().iconst(types::I64, 0);
+                let l = b.ins().iconst(types::I64, lanes);
+                let c = b.ins().smax(nv, z);
+                let c = b.ins().smin(c, l);
+                let bits = b.ins().imul_imm_s(c, i64::from(*gran));
+                for w in 0..4i64 {
+                    let bw = b.ins().iadd_imm_s(bits, -64 * w);
+                    let bw = b.ins().smax(bw, z);
+                    let s64 = b.ins().iconst(types::I64, 64);
+                    let bw = b.ins().smin(bw, s64);
+                    let one = b.ins().iconst(types::I64, 1);
+                    let sh = b.ins().ishl(one, bw);
+                    let low = b.ins().iadd_imm_s(sh, -1);
+                    let full = b.ins().icmp_imm_s(IntCC::SignedGreaterThanOrEqual, bw, 64);
+                    let all = b.ins().iconst(types::I64, -1);
+                    let word = b.ins().select(full, all, low);
+                    b.ins()
+                        .store(sf, word, self.state, self.mslot(*dst) + 8 * w as i32);
+                }
+                if let Some(r) = rest {
+                    let less = b.ins().icmp(IntCC::SignedLessThan, nv, l);
+                    let left = b.ins().isub(nv, l);
+                    let rv = b.ins().select(less, z, left);
+                    b.def_var(self.vars[*r as usize], rv);
+                }
+            }
+            SInst::StoreLoadBarrier => {
+                let z = b.ins().iconst(types::I64, 0);
+                self.report(b, k, z, None, 0, 3);
+            }
+            SInst::Nop
+            | SInst::Jump(_)
+            | SInst::BrFalse { .. }
+            | SInst::ForCheck { .. }
+            | SInst::Exit => {}
+        }
+    }
+
+    fn bin(
+        &self,
+        b: &mut FunctionBuilder,
+        k: u32,
+        op: IntOp,
+        x: Value,
+        y: Value,
+        bits: u8,
+    ) -> Value {
+        use IntOp::*;
+        let mask = |b: &mut FunctionBuilder, v: Value| Self::wrap(b, v, bits, true);
+        match op {
+            Add => b.ins().iadd(x, y),
+            Sub => b.ins().isub(x, y),
+            Mul => b.ins().imul(x, y),
+            And => b.ins().band(x, y),
+            Or => b.ins().bor(x, y),
+            Xor => b.ins().bxor(x, y),
+            MaxS => b.ins().smax(x, y),
+            MinS => b.ins().smin(x, y),
+            MaxU | MinU => {
+                let (ux, uy) = (mask(b, x), mask(b, y));
+                if op == MaxU {
+                    b.ins().umax(ux, uy)
+                } else {
+                    b.ins().umin(ux, uy)
+                }
+            }
+            DivS | RemS => {
+                let nz = b.ins().icmp_imm_s(IntCC::NotEqual, y, 0);
+                self.guard(b, nz, 4, k, None);
+                // x / -1 wraps (sdiv would trap on i64::MIN / -1)
+                let m1 = b.ins().icmp_imm_s(IntCC::Equal, y, -1);
+                let one = b.ins().iconst(types::I64, 1);
+                let safe = b.ins().select(m1, one, y);
+                if op == DivS {
+                    let q = b.ins().sdiv(x, safe);
+                    let neg = b.ins().ineg(x);
+                    b.ins().select(m1, neg, q)
+                } else {
+                    let r = b.ins().srem(x, safe);
+                    let z = b.ins().iconst(types::I64, 0);
+                    b.ins().select(m1, z, r)
+                }
+            }
+            DivU | RemU => {
+                let (ux, uy) = (mask(b, x), mask(b, y));
+                let nz = b.ins().icmp_imm_s(IntCC::NotEqual, uy, 0);
+                self.guard(b, nz, 4, k, None);
+                if op == DivU {
+                    b.ins().udiv(ux, uy)
+                } else {
+                    b.ins().urem(ux, uy)
+                }
+            }
+            Shl | ShrS | ShrU => {
+                let uy = mask(b, y);
+                let big =
+                    b.ins()
+                        .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, uy, i64::from(bits));
+                let r = match op {
+                    Shl => b.ins().ishl(x, uy),
+                    ShrS => b.ins().sshr(x, uy),
+                    _ => {
+                        let ux = mask(b, x);
+                        b.ins().ushr(ux, uy)
+                    }
+                };
+                let sat = match op {
+                    ShrS => b.ins().sshr_imm_u(x, 63),
+                    _ => b.ins().iconst(types::I64, 0),
+                };
+                b.ins().select(big, sat, r)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Default)]
+    struct Log(Vec<(u32, u64, u64, bool)>, u32);
+
+    impl AccessSink for Log {
+        fn load(&mut self, inst: u32, lo: u64, hi: u64) {
+            self.0.push((inst, lo, hi, false));
+        }
+        fn store(&mut self, inst: u32, lo: u64, hi: u64) {
+            self.0.push((inst, lo, hi, true));
+        }
+        fn barrier(&mut self) {
+            self.1 += 1;
+        }
+    }
+
+    /// z[i] = x[i] + y[i] for i < n, 64 lanes per iteration with a plt tail mask.
+    fn vadd_loop() -> Scope {
+        use SInst::*;
+        let insts = vec![
+            Const { dst: 8, v: 0 },
+            Const { dst: 2, v: 64 },
+            Moves {
+                dsts: vec![RegRef::S(1)],
+                srcs: vec![RegRef::S(8)],
+            },
+            Moves {
+                dsts: vec![RegRef::S(7)],
+                srcs: vec![RegRef::S(0)],
+            },
+            ForCheck {
+                iv: 1,
+                ub: 0,
+                target: 12,
+            },
+            PLt {
+                dst: 0,
+                rest: Some(7),
+                n: 7,
+                gran: 4,
+            },
+            Load {
+                dst: 0,
+                ptr: 4,
+                off: Some(1),
+                es: 4,
+                brc: false,
+            },
+            Load {
+                dst: 1,
+                ptr: 5,
+                off: Some(1),
+                es: 4,
+                brc: false,
+            },
+            Ew {
+                op: Op::Add,
+                lane: Lane::F32,
+                unsigned: false,
+                dst: 2,
+                a: 0,
+                b: Some(1),
+                s: None,
+                mask: Some(0),
+            },
+            Store {
+                src: 2,
+                ptr: 6,
+                off: Some(1),
+                mask: Some(0),
+                es: 4,
+            },
+            ForStep { iv: 1, step: 2 },
+            Jump(4),
+            Exit,
+        ];
+        Scope {
+            insts,
+            scalars: 9,
+            vregs: 3,
+            masks: 1,
+        }
+    }
+
+    fn f32s(ub: &[u8], at: usize, n: usize) -> Vec<f32> {
+        (0..n)
+            .map(|i| f32::from_le_bytes(ub[at + 4 * i..at + 4 * i + 4].try_into().unwrap()))
+            .collect()
+    }
+
+    #[test]
+    fn a_loop_with_a_tail_mask_matches_scalar_code() {
+        let c = compile(&vadd_loop()).unwrap();
+        let mut ub = vec![0u8; 4096];
+        for i in 0..128 {
+            ub[4 * i..4 * i + 4].copy_from_slice(&(i as f32).to_le_bytes());
+            ub[1024 + 4 * i..1028 + 4 * i].copy_from_slice(&(2.0 * i as f32).to_le_bytes());
+            ub[2048 + 4 * i..2052 + 4 * i].copy_from_slice(&(-1.0f32).to_le_bytes());
+        }
+        let mut st = c.new_state();
+        for (s, v) in [(0, 100), (4, 0), (5, 1024), (6, 2048)] {
+            st.set_scalar(s, v);
+        }
+        let mut log = Log::default();
+        assert_eq!(c.call(&mut st, &mut ub, 1000, &mut log), ScopeStatus::Ok);
+        let z = f32s(&ub, 2048, 128);
+        for (i, v) in z.iter().enumerate() {
+            let want = if i < 100 { 3.0 * i as f32 } else { -1.0 };
+            assert_eq!(*v, want, "lane {i}");
+        }
+        // two iterations: loads of whole registers, stores of the active lanes
+        assert_eq!(
+            log.0,
+            vec![
+                (6, 0, 256, false),
+                (7, 1024, 1280, false),
+                (9, 2048, 2304, true),
+                (6, 256, 512, false),
+                (7, 1280, 1536, false),
+                (9, 2304, 2448, true),
+            ]
+        );
+        // blocks: prologue, loop head, body, exit, each counted
+        let counts: Vec<(std::ops::Range<u32>, u64)> = c
+            .blocks
+            .iter()
+            .cloned()
+            .zip(st.block_counts().iter().copied())
+            .collect();
+        assert!(counts.contains(&(5..12, 2)), "{counts:?}");
+        assert!(counts.contains(&(4..5, 3)), "{counts:?}");
+    }
+
+    #[test]
+    fn out_of_bounds_addresses_stop_with_a_status() {
+        let c = compile(&vadd_loop()).unwrap();
+        let mut ub = vec![0u8; 4096];
+        let mut st = c.new_state();
+        for (s, v) in [(0, 100), (4, 0), (5, 1024), (6, 4000)] {
+            st.set_scalar(s, v);
+        }
+        let r = c.call(&mut st, &mut ub, 1000, &mut Log::default());
+        assert_eq!(
+            r,
+            ScopeStatus::OutOfBounds {
+                inst: 9,
+                addr: 4000,
+                len: 256
+            }
+        );
+        assert!(ub[3840..].iter().all(|b| *b == 0), "nothing stored");
+        // a negative address never reaches memory
+        for (s, v) in [(5, -1024), (6, 2048)] {
+            st.set_scalar(s, v);
+        }
+        let r = c.call(&mut st, &mut ub, 1000, &mut Log::default());
+        assert!(
+            matches!(r, ScopeStatus::OutOfBounds { inst: 7, .. }),
+            "{r:?}"
+        );
+        // huge addresses wrap around nothing
+        st.set_scalar(5, i64::MAX - 8);
+        let r = c.call(&mut st, &mut ub, 1000, &mut Log::default());
+        assert!(
+            matches!(r, ScopeStatus::OutOfBounds { inst: 7, .. }),
+            "{r:?}"
+        );
+    }
+
+    #[test]
+    fn runaway_loops_run_out_of_fuel() {
+        let s = Scope {
+            insts: vec![SInst::Nop, SInst::Jump(0)],
+            scalars: 0,
+            vregs: 0,
+            masks: 0,
+        };
+        let c = compile(&s).unwrap();
+        let mut st = c.new_state();
+        let r = c.call(&mut st, &mut [0u8; 16], 5000, &mut Log::default());
+        assert_eq!(r, ScopeStatus::OutOfFuel);
+        assert_eq!(st.block_counts(), &[5001]);
+    }
+
+    #[test]
+    fn integer_ops_wrap_and_guard_division() {
+        use SInst::*;
+        let s = Scope {
+            insts: vec![
+                Bin {
+                    op: IntOp::Add,
+                    dst: 2,
+                    a: 0,
+                    b: 1,
+                    bits: 32,
+                    unsigned: false,
+                },
+                Bin {
+                    op: IntOp::DivS,
+                    dst: 3,
+                    a: 0,
+                    b: 1,
+                    bits: 64,
+                    unsigned: false,
+                },
+                Bin {
+                    op: IntOp::Shl,
+                    dst: 4,
+                    a: 1,
+                    b: 0,
+                    bits: 8,
+                    unsigned: true,
+                },
+                Exit,
+            ],
+            scalars: 5,
+            vregs: 0,
+            masks: 0,
+        };
+        let c = compile(&s).unwrap();
+        let mut st = c.new_state();
+        st.set_scalar(0, i64::from(i32::MAX));
+        st.set_scalar(1, 1);
+        assert_eq!(
+            c.call(&mut st, &mut [], 10, &mut Log::default()),
+            ScopeStatus::Ok
+        );
+        st.set_scalar(0, i64::MIN);
+        st.set_scalar(1, -1);
+        assert_eq!(
+            c.call(&mut st, &mut [], 10, &mut Log::default()),
+            ScopeStatus::Ok
+        );
+        st.set_scalar(1, 0);
+        assert_eq!(
+            c.call(&mut st, &mut [], 10, &mut Log::default()),
+            ScopeStatus::DivByZero { inst: 1 }
+        );
+    }
+
+    #[test]
+    fn malformed_scopes_are_rejected() {
+        let s = Scope {
+            insts: vec![SInst::Jump(7)],
+            scalars: 0,
+            vregs: 0,
+            masks: 0,
+        };
+        assert!(compile(&s).is_err());
+        let s = Scope {
+            insts: vec![SInst::Ew {
+                op: Op::Exp,
+                lane: Lane::I32,
+                unsigned: false,
+                dst: 0,
+                a: 0,
+                b: None,
+                s: None,
+                mask: None,
+            }],
+            scalars: 0,
+            vregs: 1,
+            masks: 0,
+        };
+        assert!(compile(&s).is_err());
+    }
+}
