@@ -277,5 +277,51 @@ fn kernels(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, ops, matmul, kernels);
+fn scopes(c: &mut Criterion) {
+    // a pto.vecscope loop over 16 KiB of f32 (vlds, vadd or vexp, vsts under a
+    // plt tail mask), run `reps` times per kernel over the same UB data: the
+    // difference between 32 and 0 repetitions is 32 scope runs
+    for name in ["vadd", "vexp"] {
+        let file = format!("vscope_{name}.pto");
+        let path = format!("{}/kernels/{file}", env!("CARGO_MANIFEST_DIR"));
+        let src = std::fs::read_to_string(path).expect("bench kernel");
+        let k = load_text(&file, &src, None).expect("loads");
+        let x: Vec<u8> = (0..4096)
+            .flat_map(|i| ((i % 97) as f32 * 0.25 - 12.0).to_le_bytes())
+            .collect();
+        let mut g = c.benchmark_group(format!("kernel/vscope_{name}16k"));
+        g.sample_size(20);
+        for (tier, jit, check, reps) in [
+            ("interp/check=off/x0", JitMode::Off, CheckMode::Off, 0),
+            ("interp/check=off/x32", JitMode::Off, CheckMode::Off, 32),
+            ("interp/check=warn/x32", JitMode::Off, CheckMode::Warn, 32),
+            ("jit/check=off/x0", JitMode::Always, CheckMode::Off, 0),
+            ("jit/check=off/x32", JitMode::Always, CheckMode::Off, 32),
+            ("jit/check=warn/x32", JitMode::Always, CheckMode::Warn, 32),
+        ] {
+            let args = [
+                Arg::Buffer(x.clone()),
+                Arg::Buffer(x.clone()),
+                Arg::Buffer(vec![0; 16384]),
+                Arg::Int(reps),
+            ];
+            let cfg = Config {
+                profile: k.profile,
+                jit,
+                check,
+                ..Config::default()
+            };
+            g.bench_function(tier, |b| {
+                b.iter(|| {
+                    let f = run_kernel(&k, &cfg, None, &args).expect("runs");
+                    assert!(f.out.error.is_none() && f.out.diags.list.is_empty());
+                    f
+                })
+            });
+        }
+        g.finish();
+    }
+}
+
+criterion_group!(benches, ops, matmul, kernels, scopes);
 criterion_main!(benches);

@@ -10,7 +10,7 @@
 //!   golden_vK.bin     expected final contents of argument K
 //! ```
 //!
-//! Header keys (all optional): `tiers = ["interp", "jit", "crosscheck"]`,
+//! Header keys (all optional): `tiers = ["interp", "jit", "crosscheck"]` (the default),
 //! `profile = "a2a3" | "a5"`, `atol`, `rtol`, `expect-fail = "reason"` (a case
 //! that then passes is an error), `entry = "name"`, `blocks = N`,
 //! `sched = "inorder" | "timed" | "shuffle"`, `scalars = { v3 = 16 }`,
@@ -80,7 +80,7 @@ pub struct Header {
 impl Default for Header {
     fn default() -> Self {
         Header {
-            tiers: vec![Tier::Interp],
+            tiers: vec![Tier::Interp, Tier::Jit, Tier::Crosscheck],
             profile: None,
             atol: 0.0,
             rtol: 0.0,

@@ -21,10 +21,9 @@ type RegionFn = unsafe extern "C" fn(*mut u8, u64, *const i64) -> u32;
 /// Entry of a vector-scope region: (state, ub base, ub len, sink, callback) -> status.
 type ScopeFn = unsafe extern "C" fn(*mut u64, *mut u8, u64, *mut u8, *const u8) -> u32;
 
-/// What a vector-scope region reports through its callback: `kind` 0 is a
-/// 256-byte load at `addr`, 1 a one-element broadcast load of `es` bytes, 2 a
-/// store under the mask at `mask` (null: every lane) with lanes of `es`
-/// bytes, 3 a `mem_bar` that orders stores before later loads.
+/// What a vector-scope region reports through its callback: `kind` 2 is a
+/// store under the mask at `mask` with lanes of `es` bytes, 4 a batch of `es`
+/// access-log entries at `mask` (see `vscope::drain`).
 pub type AccessFn = extern "C" fn(*mut u8, u32, u64, *const u8, u32, u32);
 
 /// Finalized machine code and the module that owns it.
@@ -113,6 +112,18 @@ pub(crate) fn mask_bytes<'a>(p: *const u8) -> Option<&'a [u8; 32]> {
     // slot inside the state buffer (32 bytes, 8-byte aligned, alive and not
     // written for the duration of the callback).
     unsafe { p.cast::<[u8; 32]>().as_ref() }
+}
+
+/// The first `n` two-word entries of the access log at `p`.
+pub(crate) fn log_entries<'a>(p: *const u8, n: usize) -> &'a [u64] {
+    if p.is_null() {
+        return &[];
+    }
+    // SAFETY: compiled scope code passes the address of the log area of its
+    // state buffer (8-byte aligned, `2 * LOG_CAP` words, alive for the call) and
+    // the number of entries written, at most `LOG_CAP`; the code does not write
+    // the log while the callback runs.
+    unsafe { std::slice::from_raw_parts(p.cast::<u64>(), 2 * n.min(crate::vscope::LOG_CAP)) }
 }
 
 fn err<E: std::fmt::Display>(e: E) -> Reject {

@@ -100,6 +100,20 @@ pub enum SInst {
         /// Whether the result type is unsigned (zero-extends).
         unsigned: bool,
     },
+    /// Integer cast: zero-extend from `zext_from` bits (64: keep), then wrap
+    /// to `bits` (sign- or zero-extended).
+    Cast {
+        /// Result slot.
+        dst: u32,
+        /// Source slot.
+        src: u32,
+        /// Width the source is zero-extended from first.
+        zext_from: u8,
+        /// Width of the result type.
+        bits: u8,
+        /// Whether the result type is unsigned.
+        unsigned: bool,
+    },
     /// Integer comparison, 1 or 0.
     Cmp {
         /// Predicate.
@@ -281,6 +295,8 @@ pub struct Layout {
     pub masks: usize,
     /// Block execution counters.
     pub counts: usize,
+    /// Access log (2 words per entry).
+    pub log: usize,
     /// Total words.
     pub words: usize,
 }
@@ -290,7 +306,12 @@ const FUEL: usize = 0;
 const FAULT_INST: usize = 1;
 const FAULT_ADDR: usize = 2;
 const FAULT_LEN: usize = 3;
-const HEADER: usize = 4;
+/// Entries in the access log.
+const LOG_N: usize = 4;
+const HEADER: usize = 5;
+/// Capacity of the access log in entries (two words each: inst | es << 32 |
+/// kind << 40, then the address). A full log is handed to the sink.
+pub(crate) const LOG_CAP: usize = 256;
 
 impl Layout {
     fn of(s: &Scope, blocks: usize) -> Layout {
@@ -298,12 +319,14 @@ impl Layout {
         let vregs = scalars + s.scalars as usize;
         let masks = vregs + 32 * s.vregs as usize;
         let counts = masks + 4 * s.masks as usize;
+        let log = counts + blocks;
         Layout {
             scalars,
             vregs,
             masks,
             counts,
-            words: counts + blocks,
+            log,
+            words: log + 2 * LOG_CAP,
         }
     }
 }
@@ -326,6 +349,8 @@ pub enum ScopeStatus {
     NegativeAddress {
         /// Instruction index.
         inst: u32,
+        /// The address.
+        addr: i64,
     },
     /// `scf.for` step not positive.
     BadStep {
@@ -423,7 +448,9 @@ impl ScopeState {
 
     /// Executions of each basic block in the last call.
     pub fn block_counts(&self) -> &[u64] {
-        self.words.get(self.layout.counts..).unwrap_or(&[])
+        self.words
+            .get(self.layout.counts..self.layout.log)
+            .unwrap_or(&[])
     }
 }
 
@@ -475,8 +502,24 @@ extern "C" fn access_cb(sink: *mut u8, inst: u32, addr: u64, mask: *const u8, es
                 );
             }
         }
-        _ => s.0.barrier(),
+        3 => s.0.barrier(),
+        _ => drain(s.0, codegen::log_entries(mask, es as usize)),
     });
+}
+
+/// Hands logged accesses to the sink in order.
+fn drain(sink: &mut dyn AccessSink, log: &[u64]) {
+    for e in log.chunks_exact(2) {
+        let (w, addr) = (e[0], e[1]);
+        let inst = w as u32;
+        let es = (w >> 32) & 0xff;
+        match w >> 40 {
+            0 => sink.load(inst, addr, addr + 256),
+            1 => sink.load(inst, addr, addr + es),
+            2 => sink.store(inst, addr, addr + 256),
+            _ => sink.barrier(),
+        }
+    }
 }
 
 impl ScopeCompiled {
@@ -501,7 +544,8 @@ impl ScopeCompiled {
             return ScopeStatus::Unknown;
         }
         state.words[FUEL] = fuel;
-        for w in &mut state.words[self.layout.counts..] {
+        state.words[LOG_N] = 0;
+        for w in &mut state.words[self.layout.counts..self.layout.log] {
             *w = 0;
         }
         let mut r = SinkRef(sink);
@@ -513,6 +557,8 @@ impl ScopeCompiled {
             self.layout.words,
         );
         let w = &state.words;
+        let n = (w[LOG_N] as usize).min(LOG_CAP);
+        drain(r.0, &w[self.layout.log..self.layout.log + 2 * n]);
         let inst = w[FAULT_INST] as u32;
         match st {
             0 => ScopeStatus::Ok,
@@ -521,7 +567,10 @@ impl ScopeCompiled {
                 addr: w[FAULT_ADDR] as i64,
                 len: w[FAULT_LEN],
             },
-            2 => ScopeStatus::NegativeAddress { inst },
+            2 => ScopeStatus::NegativeAddress {
+                inst,
+                addr: w[FAULT_ADDR] as i64,
+            },
             3 => ScopeStatus::BadStep {
                 inst,
                 step: w[FAULT_ADDR] as i64,
@@ -556,6 +605,13 @@ fn validate(s: &Scope) -> Result<(), Reject> {
             SInst::Bin {
                 dst, a, b, bits, ..
             } => sc(*dst) && sc(*a) && sc(*b) && matches!(bits, 8 | 16 | 32 | 64),
+            SInst::Cast {
+                dst,
+                src,
+                zext_from,
+                bits,
+                ..
+            } => sc(*dst) && sc(*src) && matches!(zext_from, 1..=64) && matches!(bits, 1..=64),
             SInst::Cmp { dst, a, b, .. } => sc(*dst) && sc(*a) && sc(*b),
             SInst::Select { dst, c, a, b } => sc(*dst) && sc(*c) && sc(*a) && sc(*b),
             SInst::Moves { dsts, srcs } => {
@@ -938,7 +994,9 @@ impl Gen {
         ((self.layout.masks + 4 * m as usize) * 8) as i32
     }
 
-    fn report(
+    /// Calls the sink now (kind 2 with a mask: a store under a partial mask;
+    /// 4: drain `n` log entries), after draining the log so order is kept.
+    fn call_sink(
         &self,
         b: &mut FunctionBuilder,
         k: u32,
@@ -947,6 +1005,9 @@ impl Gen {
         es: u8,
         kind: i64,
     ) {
+        if kind != 4 {
+            self.flush(b);
+        }
         let ki = b.ins().iconst(types::I32, i64::from(k));
         let mp = match mask {
             Some(m) => b.ins().iadd_imm_s(self.state, i64::from(self.mslot(m))),
@@ -956,6 +1017,95 @@ impl Gen {
         let kd = b.ins().iconst(types::I32, kind);
         b.ins()
             .call_indirect(self.cb_sig, self.cb, &[self.sink, ki, addr, mp, e, kd]);
+    }
+
+    /// Hands the logged entries to the sink and empties the log.
+    fn flush(&self, b: &mut FunctionBuilder) {
+        let sf = st_flags();
+        let n = b.ins().load(types::I64, sf, self.state, (LOG_N * 8) as i32);
+        let some = b.ins().icmp_imm_s(IntCC::NotEqual, n, 0);
+        let go = b.create_block();
+        let cont = b.create_block();
+        b.ins().brif(some, go, &[], cont, &[]);
+        b.switch_to_block(go);
+        let base = b.ins().iadd_imm_s(self.state, (self.layout.log * 8) as i64);
+        let ki = b.ins().iconst(types::I32, 0);
+        let z = b.ins().iconst(types::I64, 0);
+        let n32 = b.ins().ireduce(types::I32, n);
+        let kd = b.ins().iconst(types::I32, 4);
+        b.ins()
+            .call_indirect(self.cb_sig, self.cb, &[self.sink, ki, z, base, n32, kd]);
+        b.ins().store(sf, z, self.state, (LOG_N * 8) as i32);
+        b.ins().jump(cont, &[]);
+        b.switch_to_block(cont);
+    }
+
+    /// Appends an access to the log (kind 0 load, 1 broadcast load, 2 full
+    /// store, 3 barrier), draining it first when full.
+    fn log(&self, b: &mut FunctionBuilder, k: u32, addr: Value, es: u8, kind: u64) {
+        let sf = st_flags();
+        let n = b.ins().load(types::I64, sf, self.state, (LOG_N * 8) as i32);
+        let full = b
+            .ins()
+            .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, n, LOG_CAP as i64);
+        let drain = b.create_block();
+        let put = b.create_block();
+        b.append_block_param(put, types::I64);
+        b.ins().brif(full, drain, &[], put, &[n.into()]);
+        b.switch_to_block(drain);
+        self.flush(b);
+        let z = b.ins().iconst(types::I64, 0);
+        b.ins().jump(put, &[z.into()]);
+        b.switch_to_block(put);
+        let n = b.block_params(put)[0];
+        let at = b.ins().imul_imm_s(n, 16);
+        let at = b.ins().iadd(self.state, at);
+        let off = (self.layout.log * 8) as i32;
+        let w = (u64::from(k) | u64::from(es) << 32 | kind << 40) as i64;
+        let w = b.ins().iconst(types::I64, w);
+        b.ins().store(sf, w, at, off);
+        b.ins().store(sf, addr, at, off + 8);
+        let n1 = b.ins().iadd_imm_s(n, 1);
+        b.ins().store(sf, n1, self.state, (LOG_N * 8) as i32);
+    }
+
+    /// Whether every bit of mask `m` is set (an i8 truth value).
+    fn mask_full(&self, b: &mut FunctionBuilder, m: u32) -> Value {
+        let sf = st_flags();
+        let mut acc = b.ins().load(types::I64, sf, self.state, self.mslot(m));
+        for j in 1..4 {
+            let w = b
+                .ins()
+                .load(types::I64, sf, self.state, self.mslot(m) + 8 * j);
+            acc = b.ins().band(acc, w);
+        }
+        b.ins().icmp_imm_s(IntCC::Equal, acc, -1)
+    }
+
+    /// Emits `body(masked)` twice behind a test of mask `m`: unmasked code
+    /// when every bit is set, masked code otherwise (no mask: unmasked only).
+    fn split_on_mask(
+        &self,
+        b: &mut FunctionBuilder,
+        m: Option<u32>,
+        body: &mut dyn FnMut(&mut FunctionBuilder, bool),
+    ) {
+        let Some(m) = m else {
+            body(b, false);
+            return;
+        };
+        let full = self.mask_full(b, m);
+        let fast = b.create_block();
+        let slow = b.create_block();
+        let join = b.create_block();
+        b.ins().brif(full, fast, &[], slow, &[]);
+        b.switch_to_block(fast);
+        body(b, false);
+        b.ins().jump(join, &[]);
+        b.switch_to_block(slow);
+        body(b, true);
+        b.ins().jump(join, &[]);
+        b.switch_to_block(join);
     }
 
     fn const_vec(b: &mut FunctionBuilder, ty: Type, bytes: Vec<u8>) -> Value {
@@ -1049,6 +1199,18 @@ impl Gen {
                 let r = Self::wrap(b, r, *bits, *unsigned);
                 b.def_var(self.vars[*dst as usize], r);
             }
+            SInst::Cast {
+                dst,
+                src,
+                zext_from,
+                bits,
+                unsigned,
+            } => {
+                let x = self.var(b, *src);
+                let x = Self::wrap(b, x, *zext_from, true);
+                let r = Self::wrap(b, x, *bits, *unsigned);
+                b.def_var(self.vars[*dst as usize], r);
+            }
             SInst::Cmp {
                 pred,
                 unsigned,
@@ -1131,7 +1293,8 @@ impl Gen {
             SInst::CastPtr { dst, src } => {
                 let a = self.var(b, *src);
                 let ok = b.ins().icmp_imm_s(IntCC::SignedGreaterThanOrEqual, a, 0);
-                self.guard(b, ok, 2, k, None);
+                let z = b.ins().iconst(types::I64, 0);
+                self.guard(b, ok, 2, k, Some((a, z)));
                 b.def_var(self.vars[*dst as usize], a);
             }
             SInst::AddPtr { dst, src, off, es } => {
@@ -1140,7 +1303,8 @@ impl Gen {
                 let o = b.ins().imul_imm_s(o, i64::from(*es));
                 let r = b.ins().iadd(a, o);
                 let ok = b.ins().icmp_imm_s(IntCC::SignedGreaterThanOrEqual, r, 0);
-                self.guard(b, ok, 2, k, None);
+                let z = b.ins().iconst(types::I64, 0);
+                self.guard(b, ok, 2, k, Some((r, z)));
                 b.def_var(self.vars[*dst as usize], r);
             }
             SInst::Load {
@@ -1171,7 +1335,7 @@ impl Gen {
                         b.ins().store(sf, v, self.state, d + 16 * j);
                     }
                 }
-                self.report(b, k, a, None, *es, if *brc { 1 } else { 0 });
+                self.log(b, k, a, *es, u64::from(*brc));
             }
             SInst::Store {
                 src,
@@ -1182,24 +1346,31 @@ impl Gen {
             } => {
                 let (hp, a) = self.ub_addr(b, k, *ptr, *off, *es, 256);
                 let s = self.vslot(*src);
-                for j in 0..16 {
-                    let v = b.ins().load(types::I8X16, sf, self.state, s + 16 * j);
-                    let v = match mask {
-                        Some(m) => {
-                            let lm = self.lane_mask(b, *m, j, *es);
-                            let lm = if *es == 1 {
-                                lm
-                            } else {
-                                b.ins().bitcast(types::I8X16, little(), lm)
-                            };
-                            let old = b.ins().load(types::I8X16, hf, hp, 16 * j);
-                            b.ins().bitselect(lm, v, old)
-                        }
-                        None => v,
-                    };
-                    b.ins().store(hf, v, hp, 16 * j);
-                }
-                self.report(b, k, a, *mask, *es, 2);
+                let es = *es;
+                self.split_on_mask(b, *mask, &mut |b, masked| {
+                    for j in 0..16 {
+                        let v = b.ins().load(types::I8X16, sf, self.state, s + 16 * j);
+                        let v = match mask {
+                            Some(m) if masked => {
+                                let lm = self.lane_mask(b, *m, j, es);
+                                let lm = if es == 1 {
+                                    lm
+                                } else {
+                                    b.ins().bitcast(types::I8X16, little(), lm)
+                                };
+                                let old = b.ins().load(types::I8X16, hf, hp, 16 * j);
+                                b.ins().bitselect(lm, v, old)
+                            }
+                            _ => v,
+                        };
+                        b.ins().store(hf, v, hp, 16 * j);
+                    }
+                    if masked {
+                        self.call_sink(b, k, a, *mask, es, 2);
+                    } else {
+                        self.log(b, k, a, es, 2);
+                    }
+                });
             }
             SInst::Ew {
                 op,
@@ -1232,32 +1403,36 @@ impl Gen {
                     b.ins().splat(vt, x)
                 });
                 let le = MemFlagsData::new();
-                for j in 0..16 {
-                    let x = b.ins().load(vt, sf, self.state, self.vslot(*a) + 16 * j);
-                    let y = match (rb, sv) {
-                        (Some(r), _) => b.ins().load(vt, sf, self.state, self.vslot(*r) + 16 * j),
-                        (None, Some(v)) => v,
-                        (None, None) => x,
-                    };
-                    let r = if *unsigned && matches!(op, Op::Max | Op::Min) {
-                        if *op == Op::Max {
-                            b.ins().umax(x, y)
+                self.split_on_mask(b, *mask, &mut |b, masked| {
+                    for j in 0..16 {
+                        let x = b.ins().load(vt, sf, self.state, self.vslot(*a) + 16 * j);
+                        let y = match (rb, sv) {
+                            (Some(r), _) => {
+                                b.ins().load(vt, sf, self.state, self.vslot(*r) + 16 * j)
+                            }
+                            (None, Some(v)) => v,
+                            (None, None) => x,
+                        };
+                        let r = if *unsigned && matches!(op, Op::Max | Op::Min) {
+                            if *op == Op::Max {
+                                b.ins().umax(x, y)
+                            } else {
+                                b.ins().umin(x, y)
+                            }
                         } else {
-                            b.ins().umin(x, y)
-                        }
-                    } else {
-                        cx.apply(b, vt, x, y)
-                    };
-                    let r = match mask {
-                        Some(m) => {
-                            let lm = self.lane_mask(b, *m, j, 4);
-                            let ri = b.ins().bitcast(types::I32X4, le, r);
-                            b.ins().band(ri, lm)
-                        }
-                        None => r,
-                    };
-                    b.ins().store(sf, r, self.state, self.vslot(*dst) + 16 * j);
-                }
+                            cx.apply(b, vt, x, y)
+                        };
+                        let r = match mask {
+                            Some(m) if masked => {
+                                let lm = self.lane_mask(b, *m, j, 4);
+                                let ri = b.ins().bitcast(types::I32X4, le, r);
+                                b.ins().band(ri, lm)
+                            }
+                            _ => r,
+                        };
+                        b.ins().store(sf, r, self.state, self.vslot(*dst) + 16 * j);
+                    }
+                });
             }
             SInst::Bcast { dst, s, mask, lane } => {
                 let x = self.var(b, *s);
@@ -1323,7 +1498,7 @@ impl Gen {
             }
             SInst::StoreLoadBarrier => {
                 let z = b.ins().iconst(types::I64, 0);
-                self.report(b, k, z, None, 0, 3);
+                self.log(b, k, z, 0, 3);
             }
             SInst::Nop
             | SInst::Jump(_)

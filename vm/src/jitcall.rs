@@ -40,6 +40,8 @@ pub struct JitStats {
     pub matmul_execs: u64,
     /// Executions of row-copy DMA regions (`tload`/`tstore`).
     pub dma_execs: u64,
+    /// Executions of compiled vector scopes.
+    pub scope_execs: u64,
 }
 
 /// Counters of one run, shared by every block. Compiled code itself is cached
@@ -55,6 +57,7 @@ pub struct JitCache {
     /// matmul regions: executions per (op, A type, B type)
     mm_counts: Mutex<HashMap<(pto_isa_spec::Opcode, DType, DType), u32>>,
     stats: Mutex<JitStats>,
+    scopes: crate::jitscope::ScopeCache,
 }
 
 type CodeMap = Mutex<HashMap<Region, Result<Arc<Compiled>, String>>>;
@@ -68,6 +71,32 @@ impl JitCache {
     /// The statistics so far.
     pub fn stats(&self) -> JitStats {
         self.stats.lock().map(|s| s.clone()).unwrap_or_default()
+    }
+
+    /// The vector-scope tier's per-run state.
+    pub(crate) fn scopes(&self) -> &crate::jitscope::ScopeCache {
+        &self.scopes
+    }
+
+    /// Counts a vector scope compiled (compile time, code bytes) or rejected.
+    pub(crate) fn note_scope(&self, r: Result<(std::time::Duration, usize), String>) {
+        if let Ok(mut st) = self.stats.lock() {
+            match r {
+                Ok((t, bytes)) => {
+                    st.compiled += 1;
+                    st.compile_us += t.as_micros() as u64;
+                    st.code_bytes += bytes as u64;
+                }
+                Err(e) => *st.rejected.entry(e).or_default() += 1,
+            }
+        }
+    }
+
+    /// Counts one execution of a compiled vector scope.
+    pub(crate) fn note_scope_exec(&self) {
+        if let Ok(mut st) = self.stats.lock() {
+            st.scope_execs += 1;
+        }
     }
 
     fn get(&self, r: &Region) -> Result<Arc<Compiled>, String> {
@@ -112,7 +141,7 @@ fn lane(dt: DType) -> Option<Lane> {
     }
 }
 
-fn jit_op(op: EwOp) -> Option<Op> {
+pub(crate) fn jit_op(op: EwOp) -> Option<Op> {
     Some(match op {
         EwOp::Add => Op::Add,
         EwOp::Sub => Op::Sub,

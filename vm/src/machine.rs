@@ -356,12 +356,17 @@ pub fn run_ranks(
     let units = ranks * blocks;
     let threads = if ranks > 1 {
         units as usize
+    } else if blocks <= 1 {
+        1
     } else {
-        std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1)
-            .min(blocks as usize)
-            .max(1)
+        // asked once per process: the answer reads cgroup files (tens of µs)
+        static CPUS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+        let cpus = *CPUS.get_or_init(|| {
+            std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1)
+        });
+        cpus.min(blocks as usize).max(1)
     };
     let world = World {
         clusters: units,
@@ -653,13 +658,17 @@ impl<'a> Cluster<'a> {
     }
 
     fn count(&mut self, inst: InstId) {
+        self.count_n(inst, 1);
+    }
+
+    fn count_n(&mut self, inst: InstId, n: u64) {
         let op = self.prog.info(inst).opcode as usize;
         if self.out.op_counts.len() <= op {
             self.out
                 .op_counts
                 .resize(pto_isa_spec::OPS.len().max(op + 1), 0);
         }
-        self.out.op_counts[op] += 1;
+        self.out.op_counts[op] += n;
     }
 
     fn agent(core: usize, slot: usize) -> usize {
@@ -2679,12 +2688,63 @@ impl<'a> Cluster<'a> {
         accs: &mut Vec<(InstId, exec::Access)>,
         vec_ops: &mut u64,
     ) -> Result<(), Fault> {
+        for (r, v) in caps {
+            self.cores[ci].arch.vregs[*r as usize] = v.clone();
+        }
+        if self.cfg.jit != crate::JitMode::Off {
+            let checking = self.checker.is_some();
+            let crosscheck = self.cfg.crosscheck;
+            let jit = self.jit;
+            let before = crosscheck.then(|| self.cores[ci].arch.local.clone());
+            let mut scratch = Vec::new();
+            let c = &mut self.cores[ci];
+            let ran = crate::jitscope::run(
+                jit,
+                self.cfg.jit,
+                self.cfg.jit_threshold,
+                body,
+                &c.arch.vregs,
+                &mut c.arch.local,
+                checking && !crosscheck,
+                if crosscheck { &mut scratch } else { accs },
+            )?;
+            if let crate::jitscope::Ran::Done(out) = ran {
+                if let Some(before) = before {
+                    // the interpreter's run is the one that counts; the JIT's
+                    // UB must equal it
+                    let got = std::mem::replace(&mut self.cores[ci].arch.local, before);
+                    self.interp_vecscope(ci, body, accs, vec_ops)?;
+                    let ulp = if body
+                        .first()
+                        .is_some_and(|i| crate::jitscope::approximate(jit, i.id))
+                    {
+                        pto_jit::EXP_ULP
+                    } else {
+                        0
+                    };
+                    return crosscheck_ub(&self.cores[ci].arch.local, &got, ulp);
+                }
+                for (id, n) in out.counts {
+                    self.count_n(id, n);
+                }
+                *vec_ops += out.vec_ops;
+                self.report_alias(out.alias);
+                return Ok(());
+            }
+        }
+        self.interp_vecscope(ci, body, accs, vec_ops)
+    }
+
+    fn interp_vecscope(
+        &mut self,
+        ci: usize,
+        body: &[Inst],
+        accs: &mut Vec<(InstId, exec::Access)>,
+        vec_ops: &mut u64,
+    ) -> Result<(), Fault> {
         let checking = self.checker.is_some();
         let (block, blocks) = (self.block, self.blocks);
         let c = &mut self.cores[ci];
-        for (r, v) in caps {
-            c.arch.vregs[*r as usize] = v.clone();
-        }
         let mut pc = 0;
         let mut pending_stores: Vec<(u64, u64, InstId)> = Vec::new();
         let mut alias: Vec<(InstId, InstId)> = Vec::new();
@@ -2808,21 +2868,8 @@ impl<'a> Cluster<'a> {
                     (block, blocks, (0, 1)),
                 )?,
             };
-            'next: for a in acc.list {
-                // a loop's successive vlds/vsts of one instruction walk
-                // contiguous bytes: keep them as one range
-                let n = accs.len();
-                for (id, last) in accs[n.saturating_sub(4)..].iter_mut().rev() {
-                    if *id == inst.id
-                        && last.space == a.space
-                        && last.write == a.write
-                        && last.addr + last.len == a.addr
-                    {
-                        last.len += a.len;
-                        continue 'next;
-                    }
-                }
-                accs.push((inst.id, a));
+            for a in acc.list {
+                push_access(accs, inst.id, a);
             }
             match flow {
                 Flow::Jump(t) => pc = t,
@@ -2832,6 +2879,11 @@ impl<'a> Cluster<'a> {
         for id in counts {
             self.count(id);
         }
+        self.report_alias(alias);
+        Ok(())
+    }
+
+    fn report_alias(&mut self, alias: Vec<(InstId, InstId)>) {
         for (st, ld) in alias {
             self.diags.report(
                 DiagKind::VectorAlias,
@@ -2841,7 +2893,6 @@ impl<'a> Cluster<'a> {
                 || Some("insert pto.mem_bar \"VST_VLD\" between the store and the load".into()),
             );
         }
-        Ok(())
     }
 
     // ───────────── diagnostics ─────────────
@@ -3336,6 +3387,67 @@ fn op_short(op: CommOp) -> &'static str {
         CommOp::Scatter => "tscatter",
         CommOp::Reduce => "treduce",
     }
+}
+
+/// Records an access of instruction `id`: a loop's successive `vlds`/`vsts`
+/// of one instruction walk contiguous bytes and stay one range.
+pub(crate) fn push_access(accs: &mut Vec<(InstId, exec::Access)>, id: InstId, a: exec::Access) {
+    let n = accs.len();
+    for (i, last) in accs[n.saturating_sub(4)..].iter_mut().rev() {
+        if *i == id
+            && last.space == a.space
+            && last.write == a.write
+            && last.addr + last.len == a.addr
+        {
+            last.len += a.len;
+            return;
+        }
+    }
+    accs.push((id, a));
+}
+
+/// Compares the UB a compiled vector scope left (`got`) with the
+/// interpreter's (`want`): bytes equal, or with `ulp` > 0, 4-byte words
+/// within that many f32 units in the last place.
+fn crosscheck_ub(want: &Local, got: &Local, ulp: u32) -> Result<(), Fault> {
+    let size = want.size(Space::Ub);
+    let (w, g) = (
+        want.slice(Space::Ub, 0, size)?,
+        got.slice(Space::Ub, 0, size)?,
+    );
+    for (k, (a, b)) in w.chunks(4).zip(g.chunks(4)).enumerate() {
+        if a == b {
+            continue;
+        }
+        let close = ulp > 0
+            && a.len() == 4
+            && b.len() == 4
+            && f32_ulps(a, b).is_some_and(|d| d <= u64::from(ulp));
+        if !close {
+            return fault(format!(
+                "crosscheck: compiled vector scope and interpreter differ at UB {:#x}: interpreter {a:02x?}, JIT {b:02x?}",
+                4 * k
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn f32_ulps(a: &[u8], b: &[u8]) -> Option<u64> {
+    let x = f32::from_le_bytes(a.try_into().ok()?);
+    let y = f32::from_le_bytes(b.try_into().ok()?);
+    if x.is_nan() && y.is_nan() {
+        return Some(0);
+    }
+    let key = |v: f32| {
+        let i = v.to_bits() as i32;
+        if i < 0 {
+            i64::from(i32::MIN) - i64::from(i)
+        } else {
+            i64::from(i)
+        }
+    };
+    Some(key(x).abs_diff(key(y)))
 }
 
 /// Scalar-unit instruction semantics shared by the scalar unit and vector scopes.

@@ -175,43 +175,56 @@ impl Gm {
 
     /// Reads `out.len()` bytes at `addr`.
     pub fn read(&self, addr: u64, out: &mut [u8]) -> Result<(), OutOfBounds> {
-        let (seg, mut a) = self.seg(addr, out.len() as u64)?;
-        let mut i = 0;
-        while i < out.len() {
+        let (seg, a) = self.seg(addr, out.len() as u64)?;
+        // a partial first word, whole words, a partial last word
+        let head = ((8 - a % 8) % 8).min(out.len());
+        let (first, rest) = out.split_at_mut(head);
+        if head > 0 {
             let w = seg.words[a / 8].load(Relaxed).to_le_bytes();
-            let off = a % 8;
-            let n = (8 - off).min(out.len() - i);
-            out[i..i + n].copy_from_slice(&w[off..off + n]);
-            i += n;
-            a += n;
+            first.copy_from_slice(&w[a % 8..a % 8 + head]);
+        }
+        let w0 = (a + head) / 8;
+        let wi = w0 + rest.len() / 8;
+        let mut chunks = rest.chunks_exact_mut(8);
+        for (ch, w) in (&mut chunks).zip(&seg.words[w0..]) {
+            ch.copy_from_slice(&w.load(Relaxed).to_le_bytes());
+        }
+        let tail = chunks.into_remainder();
+        if !tail.is_empty() {
+            let w = seg.words[wi].load(Relaxed).to_le_bytes();
+            tail.copy_from_slice(&w[..tail.len()]);
         }
         Ok(())
     }
 
     /// Writes `data` at `addr`.
     pub fn write(&self, addr: u64, data: &[u8]) -> Result<(), OutOfBounds> {
-        let (seg, mut a) = self.seg(addr, data.len() as u64)?;
-        let mut i = 0;
-        while i < data.len() {
-            let off = a % 8;
-            let n = (8 - off).min(data.len() - i);
-            let word = &seg.words[a / 8];
-            if n == 8 {
-                let mut b = [0u8; 8];
-                b.copy_from_slice(&data[i..i + 8]);
-                word.store(u64::from_le_bytes(b), Relaxed);
-            } else {
-                // merge the bytes without clobbering neighbours written by other blocks
-                let mut mask = [0u8; 8];
-                let mut val = [0u8; 8];
-                mask[off..off + n].fill(0xff);
-                val[off..off + n].copy_from_slice(&data[i..i + n]);
-                let mask = u64::from_le_bytes(mask);
-                word.fetch_and(!mask, Relaxed);
-                word.fetch_or(u64::from_le_bytes(val), Relaxed);
-            }
-            i += n;
-            a += n;
+        let (seg, a) = self.seg(addr, data.len() as u64)?;
+        // merge partial words without clobbering neighbours written by other blocks
+        let merge = |wi: usize, off: usize, bytes: &[u8]| {
+            let mut mask = [0u8; 8];
+            let mut val = [0u8; 8];
+            mask[off..off + bytes.len()].fill(0xff);
+            val[off..off + bytes.len()].copy_from_slice(bytes);
+            let word = &seg.words[wi];
+            word.fetch_and(!u64::from_le_bytes(mask), Relaxed);
+            word.fetch_or(u64::from_le_bytes(val), Relaxed);
+        };
+        let head = ((8 - a % 8) % 8).min(data.len());
+        let (first, rest) = data.split_at(head);
+        if head > 0 {
+            merge(a / 8, a % 8, first);
+        }
+        let w0 = (a + head) / 8;
+        let mut chunks = rest.chunks_exact(8);
+        for (ch, w) in (&mut chunks).zip(&seg.words[w0..]) {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(ch);
+            w.store(u64::from_le_bytes(b), Relaxed);
+        }
+        let tail = chunks.remainder();
+        if !tail.is_empty() {
+            merge(w0 + rest.len() / 8, 0, tail);
         }
         Ok(())
     }
@@ -419,6 +432,31 @@ impl Mapped {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn gm_reads_and_writes_any_span_like_a_byte_array() {
+        let gm = Gm::new(64);
+        let mut model = [0u8; 64];
+        let mut seed = 7u32;
+        for a in 0..24 {
+            for n in 0..=24 {
+                let data: Vec<u8> = (0..n)
+                    .map(|_| {
+                        seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12345);
+                        (seed >> 16) as u8
+                    })
+                    .collect();
+                gm.write(a as u64, &data).unwrap();
+                model[a..a + n].copy_from_slice(&data);
+                for ra in 0..40 {
+                    let mut got = vec![0u8; 24];
+                    gm.read(ra as u64, &mut got).unwrap();
+                    assert_eq!(got, model[ra..ra + 24], "write {a}+{n}, read {ra}");
+                }
+            }
+        }
+        assert!(gm.read(60, &mut [0u8; 8]).is_err());
+    }
 
     #[test]
     fn accesses_outside_the_argument_buffers_are_named() {

@@ -879,10 +879,10 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
             "jit: {} region(s) compiled ({} bytes, {} us), {} compiled runs, {} interpreted runs below the threshold",
             j.compiled, j.code_bytes, j.compile_us, j.jit_execs, j.interp_execs
         );
-        if j.matmul_execs + j.dma_execs > 0 {
+        if j.matmul_execs + j.dma_execs + j.scope_execs > 0 {
             eprintln!(
-                "jit: {} native matmul run(s), {} row-copy tload/tstore run(s)",
-                j.matmul_execs, j.dma_execs
+                "jit: {} native matmul run(s), {} row-copy tload/tstore run(s), {} compiled vector-scope run(s)",
+                j.matmul_execs, j.dma_execs, j.scope_execs
             );
         }
         for (why, n) in &j.rejected {

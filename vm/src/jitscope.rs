@@ -1,0 +1,865 @@
+//! Vector scopes through the JIT: a `pto.vecscope` body whose instructions
+//! all fall in the subset `pto_jit::vscope` compiles (scalar index math,
+//! `scf.for`/`scf.if` control flow, `castptr`/`addptr`, `vlds`/`vsts`,
+//! 32-bit lane-wise ops, `vbr`/`vdup`, `pset_b*`/`plt_b*`, `mem_bar`) runs as
+//! one native function once it has run `--jit-threshold` times.
+//!
+//! The translation types every register (integer, float scalar, pointer with
+//! its element size and space, vector register, mask) from its definitions
+//! and, for registers the body reads but does not define, from their values
+//! at the first execution; a later execution whose inputs have other kinds
+//! runs in the interpreter. The compiled scope reports each vector load and
+//! store to [`Sink`], which records them for the checker exactly as the
+//! interpreter does (contiguous accesses of one instruction merged) and runs
+//! the same store-then-load alias diagnosis; block execution counts give the
+//! instruction counts and the vector-op count of the timing model.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
+
+use pto_isa_spec::DType;
+use pto_jit::vscope::{self, AccessSink, CmpPred, IntOp, RegRef, SInst, Scope, ScopeStatus};
+use pto_jit::Lane;
+
+use crate::exec::{self, fault, Fault};
+use crate::mem::Local;
+use crate::program::{BinOp, Conv, Dist, Inst, InstId, Pred, Reg, VecOp, K};
+use crate::value::{Space, Val};
+
+/// What a register holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Kind {
+    Int,
+    Float,
+    Ptr { es: u8, ub: bool },
+    V,
+    M,
+}
+
+impl Kind {
+    fn of(v: &Val) -> Option<Kind> {
+        Some(match v {
+            Val::Int(_) => Kind::Int,
+            Val::Float(_) => Kind::Float,
+            Val::Ptr(p) => Kind::Ptr {
+                es: u8::try_from(p.elem.bytes()).ok()?,
+                ub: p.space == Space::Ub,
+            },
+            Val::VReg(_) => Kind::V,
+            Val::Mask(_) => Kind::M,
+            _ => return None,
+        })
+    }
+
+    fn scalar(self) -> bool {
+        !matches!(self, Kind::V | Kind::M)
+    }
+}
+
+/// A translated scope: the region, how its registers map to the VM's, and
+/// per-block facts for the counters.
+pub struct Plan {
+    scope: Scope,
+    /// Registers read before any definition: (reg, kind, slot).
+    inputs: Vec<(Reg, Kind, RegRef)>,
+    /// The instruction id of each scope instruction.
+    ids: Vec<InstId>,
+}
+
+/// Result of running a compiled scope.
+pub struct Outcome {
+    /// Executions per instruction id.
+    pub counts: Vec<(InstId, u64)>,
+    /// Vector micro-ops executed.
+    pub vec_ops: u64,
+    /// (store, load) pairs with no `mem_bar` between them.
+    pub alias: Vec<(InstId, InstId)>,
+}
+
+type Translated = Result<(Arc<Plan>, Arc<vscope::ScopeCompiled>), String>;
+type ScopeCode = Result<Arc<vscope::ScopeCompiled>, String>;
+
+/// Per-run state of the vector-scope tier.
+#[derive(Default)]
+pub struct ScopeCache {
+    /// Translations by the scope's first instruction id.
+    plans: Mutex<HashMap<InstId, Translated>>,
+    /// Executions per scope (tiering).
+    counts: Mutex<HashMap<InstId, u32>>,
+}
+
+fn code_cache() -> &'static Mutex<HashMap<Scope, ScopeCode>> {
+    static CODE: std::sync::OnceLock<Mutex<HashMap<Scope, ScopeCode>>> = std::sync::OnceLock::new();
+    CODE.get_or_init(Default::default)
+}
+
+fn reject<T>(why: impl Into<String>) -> Result<T, String> {
+    Err(why.into())
+}
+
+/// (bits, unsigned) of an integer result type, as `num::wrap` treats it.
+fn int_width(dt: DType) -> Result<(u8, bool), String> {
+    Ok(match dt {
+        DType::I1 => (1, true),
+        DType::I8 => (8, false),
+        DType::U8 => (8, true),
+        DType::I16 => (16, false),
+        DType::U16 => (16, true),
+        DType::I32 => (32, false),
+        DType::U32 => (32, true),
+        DType::I64 => (64, false),
+        DType::U64 => (64, true),
+        other => return reject(format!("integer op on {other}")),
+    })
+}
+
+fn int_op(op: BinOp) -> Option<IntOp> {
+    Some(match op {
+        BinOp::Add => IntOp::Add,
+        BinOp::Sub => IntOp::Sub,
+        BinOp::Mul => IntOp::Mul,
+        BinOp::DivS => IntOp::DivS,
+        BinOp::RemS => IntOp::RemS,
+        BinOp::DivU => IntOp::DivU,
+        BinOp::RemU => IntOp::RemU,
+        BinOp::And => IntOp::And,
+        BinOp::Or => IntOp::Or,
+        BinOp::Xor => IntOp::Xor,
+        BinOp::Shl => IntOp::Shl,
+        BinOp::ShrS => IntOp::ShrS,
+        BinOp::ShrU => IntOp::ShrU,
+        BinOp::MaxS => IntOp::MaxS,
+        BinOp::MinS => IntOp::MinS,
+        BinOp::MaxU => IntOp::MaxU,
+        BinOp::MinU => IntOp::MinU,
+        _ => return None,
+    })
+}
+
+/// Registers an instruction reads and defines (supported instructions only).
+fn regs_of(k: &K) -> Result<(Vec<Reg>, Vec<Reg>), String> {
+    Ok(match k {
+        K::Const { dst, .. } => (vec![], vec![*dst]),
+        K::Bin { dst, a, b, .. } | K::Cmp { dst, a, b, .. } => (vec![*a, *b], vec![*dst]),
+        K::Select { dst, c, a, b } => (vec![*c, *a, *b], vec![*dst]),
+        K::Conv { dst, src, .. } => (vec![*src], vec![*dst]),
+        K::Moves { dsts, srcs } => (srcs.clone(), dsts.clone()),
+        K::Jump(_) | K::End | K::Ret { .. } => (vec![], vec![]),
+        K::BrFalse { cond, .. } => (vec![*cond], vec![]),
+        K::ForCheck { iv, ub, .. } => (vec![*iv, *ub], vec![]),
+        K::ForStep { iv, step } => (vec![*iv, *step], vec![*iv]),
+        K::CastPtr { dst, src, .. } => (vec![*src], vec![*dst]),
+        K::AddPtr { dst, src, off } => (vec![*src, *off], vec![*dst]),
+        K::Vec(v) => match v {
+            VecOp::Load { dst, ptr, off, .. } => {
+                (std::iter::once(*ptr).chain(*off).collect(), vec![*dst])
+            }
+            VecOp::Store {
+                src,
+                ptr,
+                off,
+                mask,
+                ..
+            } => (
+                [Some(*src), Some(*ptr), *off, *mask]
+                    .into_iter()
+                    .flatten()
+                    .collect(),
+                vec![],
+            ),
+            VecOp::Ew {
+                dst, a, b, s, mask, ..
+            } => (
+                [Some(*a), *b, *s, *mask].into_iter().flatten().collect(),
+                vec![*dst],
+            ),
+            VecOp::Broadcast { dst, s, mask, .. } => (
+                [Some(*s), *mask].into_iter().flatten().collect(),
+                vec![*dst],
+            ),
+            VecOp::PSet { dst, .. } => (vec![], vec![*dst]),
+            VecOp::PLt { dst, rest, n, .. } => {
+                (vec![*n], std::iter::once(*dst).chain(*rest).collect())
+            }
+            VecOp::MemBar { .. } => (vec![], vec![]),
+            VecOp::Generic { op, .. } => return reject(format!("'{}'", op.name())),
+        },
+        other => return reject(short_name(other)),
+    })
+}
+
+fn short_name(k: &K) -> String {
+    let s = format!("{k:?}");
+    s.split([' ', '(', '{']).next().unwrap_or("?").to_string()
+}
+
+/// The kind an instruction gives its definitions, from its operands' kinds
+/// (None: not known yet).
+fn def_kinds(
+    k: &K,
+    kind: &dyn Fn(Reg) -> Option<Kind>,
+) -> Result<Vec<(Reg, Option<Kind>)>, String> {
+    Ok(match k {
+        K::Const { dst, val } => vec![(
+            *dst,
+            Some(match val {
+                Val::Int(_) => Kind::Int,
+                Val::Float(_) => Kind::Float,
+                v => return reject(format!("a {} constant", v.kind())),
+            }),
+        )],
+        K::Bin { op, dst, .. } => {
+            if int_op(*op).is_none() {
+                return reject(format!("scalar {op:?}"));
+            }
+            vec![(*dst, Some(Kind::Int))]
+        }
+        K::Cmp { float, dst, .. } => {
+            if *float {
+                return reject("float comparison");
+            }
+            vec![(*dst, Some(Kind::Int))]
+        }
+        K::Conv { conv, dst, .. } => match conv {
+            Conv::IntToInt { .. } => vec![(*dst, Some(Kind::Int))],
+            c => return reject(format!("scalar {c:?}")),
+        },
+        K::Select { dst, a, .. } => vec![(*dst, kind(*a))],
+        K::Moves { dsts, srcs } => dsts.iter().zip(srcs).map(|(d, s)| (*d, kind(*s))).collect(),
+        K::ForStep { iv, .. } => vec![(*iv, Some(Kind::Int))],
+        K::CastPtr {
+            dst,
+            src,
+            space,
+            elem,
+        } => {
+            let es = u8::try_from(elem.bytes()).map_err(|_| "pointer element size")?;
+            let k = match kind(*src) {
+                Some(Kind::Int) => Some(Kind::Ptr {
+                    es,
+                    ub: *space == Some(Space::Ub),
+                }),
+                Some(Kind::Ptr { ub, .. }) => Some(Kind::Ptr {
+                    es,
+                    ub: space.map_or(ub, |s| s == Space::Ub),
+                }),
+                Some(_) => return reject("castptr of a non-scalar"),
+                None => None,
+            };
+            vec![(*dst, k)]
+        }
+        K::AddPtr { dst, src, .. } => vec![(*dst, kind(*src))],
+        K::Vec(v) => match v {
+            VecOp::Load { dst, .. } | VecOp::Ew { dst, .. } | VecOp::Broadcast { dst, .. } => {
+                vec![(*dst, Some(Kind::V))]
+            }
+            VecOp::PSet { dst, .. } => vec![(*dst, Some(Kind::M))],
+            VecOp::PLt { dst, rest, .. } => std::iter::once((*dst, Some(Kind::M)))
+                .chain(rest.map(|r| (r, Some(Kind::Int))))
+                .collect(),
+            _ => vec![],
+        },
+        _ => vec![],
+    })
+}
+
+/// Translates a scope body, reading the kinds of its inputs from `regs`.
+pub fn translate(body: &[Inst], regs: &[Val]) -> Result<Plan, String> {
+    let mut defined = HashSet::new();
+    let mut used = Vec::new();
+    for i in body {
+        let (u, d) = regs_of(&i.k)?;
+        used.extend(u);
+        defined.extend(d);
+    }
+    let mut kinds: HashMap<Reg, Kind> = HashMap::new();
+    let mut inputs_r: Vec<Reg> = Vec::new();
+    for r in &used {
+        if defined.contains(r) || kinds.contains_key(r) {
+            continue;
+        }
+        let Some(k) = regs.get(*r as usize).and_then(Kind::of) else {
+            return reject(format!(
+                "input register %{r} holds no scalar, vector or mask"
+            ));
+        };
+        kinds.insert(*r, k);
+        inputs_r.push(*r);
+    }
+    // definitions: iterate to a fixpoint (moves carry kinds around loops)
+    loop {
+        let mut changed = false;
+        for i in body {
+            let snapshot = kinds.clone();
+            let kind = |r: Reg| snapshot.get(&r).copied();
+            for (r, k) in def_kinds(&i.k, &kind)? {
+                let Some(k) = k else { continue };
+                match kinds.get(&r) {
+                    Some(old) if *old != k => {
+                        return reject(format!("register %{r} holds both {old:?} and {k:?}"))
+                    }
+                    Some(_) => {}
+                    None => {
+                        kinds.insert(r, k);
+                        changed = true;
+                    }
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    if let Some(r) = defined.iter().find(|r| !kinds.contains_key(r)) {
+        return reject(format!("cannot type register %{r}"));
+    }
+    // dense slots per class
+    let mut all: Vec<Reg> = kinds.keys().copied().collect();
+    all.sort_unstable();
+    let (mut ns, mut nv, mut nm) = (0u32, 0u32, 0u32);
+    let mut slot: HashMap<Reg, RegRef> = HashMap::new();
+    for r in all {
+        let s = match kinds[&r] {
+            Kind::V => {
+                nv += 1;
+                RegRef::V(nv - 1)
+            }
+            Kind::M => {
+                nm += 1;
+                RegRef::M(nm - 1)
+            }
+            _ => {
+                ns += 1;
+                RegRef::S(ns - 1)
+            }
+        };
+        slot.insert(r, s);
+    }
+    let t = Tr {
+        kinds: &kinds,
+        slot: &slot,
+    };
+    let mut insts = Vec::with_capacity(body.len());
+    for i in body {
+        insts.push(t.inst(&i.k)?);
+    }
+    let inputs = inputs_r
+        .into_iter()
+        .map(|r| (r, kinds[&r], slot[&r]))
+        .collect();
+    Ok(Plan {
+        scope: Scope {
+            insts,
+            scalars: ns,
+            vregs: nv,
+            masks: nm,
+        },
+        inputs,
+        ids: body.iter().map(|i| i.id).collect(),
+    })
+}
+
+struct Tr<'a> {
+    kinds: &'a HashMap<Reg, Kind>,
+    slot: &'a HashMap<Reg, RegRef>,
+}
+
+impl Tr<'_> {
+    fn kind(&self, r: Reg) -> Result<Kind, String> {
+        self.kinds
+            .get(&r)
+            .copied()
+            .ok_or_else(|| format!("untyped register %{r}"))
+    }
+
+    fn s(&self, r: Reg) -> Result<u32, String> {
+        match self.slot.get(&r) {
+            Some(RegRef::S(i)) => Ok(*i),
+            _ => reject(format!("%{r} is not a scalar")),
+        }
+    }
+
+    fn int(&self, r: Reg) -> Result<u32, String> {
+        match self.kind(r)? {
+            Kind::Int => self.s(r),
+            k => reject(format!("%{r} is {k:?}, not an integer")),
+        }
+    }
+
+    fn v(&self, r: Reg) -> Result<u32, String> {
+        match self.slot.get(&r) {
+            Some(RegRef::V(i)) => Ok(*i),
+            _ => reject(format!("%{r} is not a vector register")),
+        }
+    }
+
+    fn m(&self, r: Reg) -> Result<u32, String> {
+        match self.slot.get(&r) {
+            Some(RegRef::M(i)) => Ok(*i),
+            _ => reject(format!("%{r} is not a mask")),
+        }
+    }
+
+    fn ub_ptr(&self, r: Reg) -> Result<u32, String> {
+        match self.kind(r)? {
+            Kind::Ptr { ub: true, .. } => self.s(r),
+            _ => reject("vector access through a non-UB pointer"),
+        }
+    }
+
+    fn lane(elem: DType) -> Result<(Lane, bool), String> {
+        Ok(match elem {
+            DType::F32 => (Lane::F32, false),
+            DType::I32 => (Lane::I32, false),
+            DType::U32 => (Lane::I32, true),
+            other => return reject(format!("{other} lanes")),
+        })
+    }
+
+    fn inst(&self, k: &K) -> Result<SInst, String> {
+        Ok(match k {
+            K::Const { dst, val } => SInst::Const {
+                dst: self.s(*dst)?,
+                v: match val {
+                    Val::Int(i) => *i,
+                    Val::Float(f) => f.to_bits() as i64,
+                    _ => return reject("constant"),
+                },
+            },
+            K::Bin { op, dst, a, b, dt } => {
+                let (bits, unsigned) = int_width(*dt)?;
+                SInst::Bin {
+                    op: int_op(*op).ok_or("scalar op")?,
+                    dst: self.s(*dst)?,
+                    a: self.int(*a)?,
+                    b: self.int(*b)?,
+                    bits,
+                    unsigned,
+                }
+            }
+            K::Cmp {
+                pred,
+                unsigned,
+                dst,
+                a,
+                b,
+                ..
+            } => SInst::Cmp {
+                pred: match pred {
+                    Pred::Eq => CmpPred::Eq,
+                    Pred::Ne => CmpPred::Ne,
+                    Pred::Lt => CmpPred::Lt,
+                    Pred::Le => CmpPred::Le,
+                    Pred::Gt => CmpPred::Gt,
+                    Pred::Ge => CmpPred::Ge,
+                },
+                unsigned: *unsigned,
+                dst: self.s(*dst)?,
+                a: self.int(*a)?,
+                b: self.int(*b)?,
+            },
+            K::Conv {
+                conv: Conv::IntToInt { unsigned },
+                dst,
+                src,
+                dt,
+                from,
+            } => {
+                let (bits, uns) = if dt.is_float() {
+                    (64, false)
+                } else {
+                    int_width(*dt)?
+                };
+                let zext_from = match (unsigned, from) {
+                    (true, DType::I1) => 1,
+                    (true, DType::I8 | DType::U8) => 8,
+                    (true, DType::I16 | DType::U16) => 16,
+                    (true, DType::I32 | DType::U32) => 32,
+                    _ => 64,
+                };
+                SInst::Cast {
+                    dst: self.s(*dst)?,
+                    src: self.int(*src)?,
+                    zext_from,
+                    bits,
+                    unsigned: uns,
+                }
+            }
+            K::Select { dst, c, a, b } => {
+                if !self.kind(*a)?.scalar() || self.kind(*a)? != self.kind(*b)? {
+                    return reject("select of non-scalars");
+                }
+                SInst::Select {
+                    dst: self.s(*dst)?,
+                    c: self.int(*c)?,
+                    a: self.s(*a)?,
+                    b: self.s(*b)?,
+                }
+            }
+            K::Moves { dsts, srcs } => {
+                let map = |r: &Reg| self.slot.get(r).copied().ok_or("untyped move");
+                SInst::Moves {
+                    dsts: dsts.iter().map(map).collect::<Result<_, _>>()?,
+                    srcs: srcs.iter().map(map).collect::<Result<_, _>>()?,
+                }
+            }
+            K::Jump(t) => SInst::Jump(*t as u32),
+            K::BrFalse { cond, target } => SInst::BrFalse {
+                c: self.int(*cond)?,
+                target: *target as u32,
+            },
+            K::ForCheck { iv, ub, target } => SInst::ForCheck {
+                iv: self.int(*iv)?,
+                ub: self.int(*ub)?,
+                target: *target as u32,
+            },
+            K::ForStep { iv, step } => SInst::ForStep {
+                iv: self.int(*iv)?,
+                step: self.int(*step)?,
+            },
+            K::End | K::Ret { .. } => SInst::Exit,
+            K::CastPtr { dst, src, .. } => SInst::CastPtr {
+                dst: self.s(*dst)?,
+                src: self.s(*src)?,
+            },
+            K::AddPtr { dst, src, off } => {
+                let Kind::Ptr { es, .. } = self.kind(*src)? else {
+                    return reject("addptr of a non-pointer");
+                };
+                SInst::AddPtr {
+                    dst: self.s(*dst)?,
+                    src: self.s(*src)?,
+                    off: self.int(*off)?,
+                    es,
+                }
+            }
+            K::Vec(v) => self.vec(v)?,
+            other => return reject(short_name(other)),
+        })
+    }
+
+    fn vec(&self, v: &VecOp) -> Result<SInst, String> {
+        Ok(match v {
+            VecOp::Load {
+                dst,
+                ptr,
+                off,
+                dist,
+                elem,
+            } => SInst::Load {
+                dst: self.v(*dst)?,
+                ptr: self.ub_ptr(*ptr)?,
+                off: off.map(|o| self.int(o)).transpose()?,
+                es: u8::try_from(elem.bytes()).map_err(|_| "element size")?,
+                brc: *dist == Dist::Brc,
+            },
+            VecOp::Store {
+                src,
+                ptr,
+                off,
+                mask,
+                elem,
+            } => {
+                let es = u8::try_from(elem.bytes()).map_err(|_| "element size")?;
+                if !matches!(es, 1 | 2 | 4) {
+                    return reject(format!("vsts of {elem}"));
+                }
+                SInst::Store {
+                    src: self.v(*src)?,
+                    ptr: self.ub_ptr(*ptr)?,
+                    off: off.map(|o| self.int(o)).transpose()?,
+                    mask: mask.map(|m| self.m(m)).transpose()?,
+                    es,
+                }
+            }
+            VecOp::Ew {
+                op,
+                dst,
+                a,
+                b,
+                s,
+                mask,
+                elem,
+            } => {
+                let (lane, unsigned) = Self::lane(*elem)?;
+                let jop = crate::jitcall::jit_op(*op).ok_or_else(|| format!("vector {op:?}"))?;
+                let s = match s {
+                    Some(s) => {
+                        let want = if lane == Lane::F32 {
+                            Kind::Float
+                        } else {
+                            Kind::Int
+                        };
+                        if self.kind(*s)? != want {
+                            return reject("vector-scalar op with a scalar of another kind");
+                        }
+                        Some(self.s(*s)?)
+                    }
+                    None => None,
+                };
+                SInst::Ew {
+                    op: jop,
+                    lane,
+                    unsigned,
+                    dst: self.v(*dst)?,
+                    a: self.v(*a)?,
+                    b: b.map(|r| self.v(r)).transpose()?,
+                    s,
+                    mask: mask.map(|m| self.m(m)).transpose()?,
+                }
+            }
+            VecOp::Broadcast { dst, s, mask, elem } => {
+                let (lane, _) = Self::lane(*elem)?;
+                let want = if lane == Lane::F32 {
+                    Kind::Float
+                } else {
+                    Kind::Int
+                };
+                if self.kind(*s)? != want {
+                    return reject("broadcast of a scalar of another kind");
+                }
+                SInst::Bcast {
+                    dst: self.v(*dst)?,
+                    s: self.s(*s)?,
+                    mask: mask.map(|m| self.m(m)).transpose()?,
+                    lane,
+                }
+            }
+            VecOp::PSet { dst, pattern, gran } => {
+                let m = exec::vector::pattern(pattern, *gran as usize).map_err(|_| "pattern")?;
+                SInst::MaskConst {
+                    dst: self.m(*dst)?,
+                    bits: *m,
+                }
+            }
+            VecOp::PLt { dst, rest, n, gran } => SInst::PLt {
+                dst: self.m(*dst)?,
+                rest: rest.map(|r| self.int(r)).transpose()?,
+                n: self.int(*n)?,
+                gran: u8::try_from(*gran).map_err(|_| "granularity")?,
+            },
+            VecOp::MemBar { kind } => {
+                if kind.contains("VST_VLD") || kind.contains("VV_ALL") {
+                    SInst::StoreLoadBarrier
+                } else {
+                    SInst::Nop
+                }
+            }
+            VecOp::Generic { op, .. } => return reject(format!("'{}'", op.name())),
+        })
+    }
+}
+
+/// Records a compiled scope's accesses the way the interpreter does.
+struct Sink<'a> {
+    ids: &'a [InstId],
+    checking: bool,
+    accs: &'a mut Vec<(InstId, exec::Access)>,
+    /// stores since the last `mem_bar`, contiguous ones of one instruction merged
+    pending: Vec<(u64, u64, InstId)>,
+    alias: Vec<(InstId, InstId)>,
+}
+
+impl AccessSink for Sink<'_> {
+    fn load(&mut self, inst: u32, lo: u64, hi: u64) {
+        let id = self.ids.get(inst as usize).copied().unwrap_or_default();
+        for (slo, shi, st) in &self.pending {
+            if lo < *shi && *slo < hi && !self.alias.contains(&(*st, id)) {
+                self.alias.push((*st, id));
+            }
+        }
+        if self.checking {
+            crate::machine::push_access(
+                self.accs,
+                id,
+                exec::Access {
+                    space: Space::Ub,
+                    addr: lo,
+                    len: hi - lo,
+                    write: false,
+                },
+            );
+        }
+    }
+
+    fn store(&mut self, inst: u32, lo: u64, hi: u64) {
+        let id = self.ids.get(inst as usize).copied().unwrap_or_default();
+        match self.pending.last_mut() {
+            Some(last) if last.2 == id && last.1 == lo => last.1 = hi,
+            _ => self.pending.push((lo, hi, id)),
+        }
+        if self.checking {
+            crate::machine::push_access(
+                self.accs,
+                id,
+                exec::Access {
+                    space: Space::Ub,
+                    addr: lo,
+                    len: hi - lo,
+                    write: true,
+                },
+            );
+        }
+    }
+
+    fn barrier(&mut self) {
+        self.pending.clear();
+    }
+}
+
+/// Step limit of a vector scope (the interpreter's, spent here on backward jumps).
+const FUEL: u64 = 100_000_000;
+
+/// What [`run`] did.
+pub enum Ran {
+    /// The interpreter must run the scope (not compiled, or not yet).
+    Interpret,
+    /// The compiled scope ran.
+    Done(Outcome),
+}
+
+/// Runs a vector scope through the JIT when the tier says so.
+#[allow(clippy::too_many_arguments)]
+pub fn run(
+    cache: &crate::jitcall::JitCache,
+    mode: crate::JitMode,
+    threshold: u32,
+    body: &[Inst],
+    regs: &[Val],
+    local: &mut Local,
+    checking: bool,
+    accs: &mut Vec<(InstId, exec::Access)>,
+) -> Result<Ran, Fault> {
+    let Some(first) = body.first().map(|i| i.id) else {
+        return Ok(Ran::Interpret);
+    };
+    let sc = cache.scopes();
+    if mode == crate::JitMode::Auto {
+        let n = sc
+            .counts
+            .lock()
+            .map(|mut c| {
+                let e = c.entry(first).or_insert(0);
+                *e += 1;
+                *e
+            })
+            .unwrap_or(0);
+        if n <= threshold {
+            return Ok(Ran::Interpret);
+        }
+    }
+    let plan = {
+        let mut plans = match sc.plans.lock() {
+            Ok(p) => p,
+            Err(_) => return Ok(Ran::Interpret),
+        };
+        match plans.get(&first) {
+            Some(p) => p.clone(),
+            None => {
+                let p = translate(body, regs)
+                    .and_then(|p| compiled(&p.scope).map(|c| (Arc::new(p), c)));
+                cache.note_scope(match &p {
+                    Ok((_, c)) => Ok((c.compile_time, c.code_bytes)),
+                    Err(e) => Err(format!("vecscope: {e}")),
+                });
+                plans.insert(first, p.clone());
+                p
+            }
+        }
+    };
+    let Ok((plan, code)) = plan else {
+        return Ok(Ran::Interpret);
+    };
+    let mut st = code.new_state();
+    for (r, k, slot) in &plan.inputs {
+        let v = regs.get(*r as usize);
+        match (slot, v) {
+            (RegRef::S(i), Some(v)) if Kind::of(v) == Some(*k) => match v {
+                Val::Int(x) => st.set_scalar(*i, *x),
+                Val::Float(f) => st.set_scalar(*i, f.to_bits() as i64),
+                Val::Ptr(p) => st.set_scalar(*i, p.addr as i64),
+                _ => return Ok(Ran::Interpret),
+            },
+            (RegRef::V(i), Some(Val::VReg(x))) => st.set_vreg(*i, x),
+            (RegRef::M(i), Some(Val::Mask(x))) => st.set_mask(*i, x),
+            // an input of another kind than when the scope was compiled
+            _ => return Ok(Ran::Interpret),
+        }
+    }
+    let size = local.size(Space::Ub);
+    let mut sink = Sink {
+        ids: &plan.ids,
+        checking,
+        accs,
+        pending: Vec::new(),
+        alias: Vec::new(),
+    };
+    let status = {
+        let ub = local.slice_mut(Space::Ub, 0, size)?;
+        code.call(&mut st, ub, FUEL, &mut sink)
+    };
+    let alias = std::mem::take(&mut sink.alias);
+    match status {
+        ScopeStatus::Ok => {}
+        ScopeStatus::OutOfBounds { addr, len, .. } => {
+            if addr < 0 {
+                return fault("vector access at a negative UB address");
+            }
+            local.slice(Space::Ub, addr as u64, len)?;
+            return fault(format!(
+                "vector access [{addr:#x}, +{len}) outside UB ({size} bytes)"
+            ));
+        }
+        ScopeStatus::NegativeAddress { inst, addr } => {
+            return match body.get(inst as usize).map(|i| &i.k) {
+                Some(K::CastPtr { .. }) => fault(format!("castptr of negative address {addr}")),
+                _ => fault("addptr produced a negative address"),
+            }
+        }
+        ScopeStatus::BadStep { step, .. } => {
+            return fault(format!("scf.for step must be positive, got {step}"))
+        }
+        ScopeStatus::DivByZero { .. } => return fault("integer division by zero"),
+        ScopeStatus::OutOfFuel => return fault("vector scope ran for more than 10^8 steps"),
+        ScopeStatus::Unknown => return fault("compiled vector scope returned an unknown status"),
+    }
+    let mut counts = Vec::new();
+    let mut vec_ops = 0;
+    for (blk, n) in code.blocks.iter().zip(st.block_counts()) {
+        if *n == 0 {
+            continue;
+        }
+        for k in blk.clone() {
+            let k = k as usize;
+            counts.push((plan.ids[k], *n));
+            if matches!(body.get(k).map(|i| &i.k), Some(K::Vec(_))) {
+                vec_ops += n;
+            }
+        }
+    }
+    cache.note_scope_exec();
+    Ok(Ran::Done(Outcome {
+        counts,
+        vec_ops,
+        alias,
+    }))
+}
+
+fn compiled(s: &Scope) -> ScopeCode {
+    let mut code = code_cache()
+        .lock()
+        .map_err(|_| "JIT cache poisoned".to_string())?;
+    if let Some(c) = code.get(s) {
+        return c.clone();
+    }
+    let c = vscope::compile(s).map(Arc::new).map_err(|e| e.to_string());
+    code.insert(s.clone(), c.clone());
+    c
+}
+
+/// Whether the compiled form of a scope approximates (crosscheck tolerance).
+pub fn approximate(cache: &crate::jitcall::JitCache, first: InstId) -> bool {
+    let plans = cache.scopes().plans.lock();
+    let Ok(plans) = plans else { return false };
+    matches!(plans.get(&first), Some(Ok((_, c))) if c.approximate)
+}
