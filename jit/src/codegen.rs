@@ -249,10 +249,7 @@ impl Ctx {
                 let one = self.splat_f(b, ty, 1.0);
                 b.ins().fdiv(one, x)
             }
-            Op::Relu if fl => {
-                let zero = self.splat_f(b, ty, 0.0);
-                self.fmax(b, ty, x, zero)
-            }
+            Op::Relu if fl => self.relu_f(b, ty, x),
             Op::Relu => {
                 let zero = if ty.is_vector() {
                     let z = b.ins().iconst(types::I32, 0);
@@ -395,13 +392,47 @@ impl Ctx {
     }
 
     // IEEE 754-2019 maximum/minimum: NaN if either is NaN, +0 > -0. Cranelift's
-    // fmax/fmin have exactly these semantics; they are used directly.
-    fn fmax(&self, b: &mut FunctionBuilder, _ty: Type, x: Value, y: Value) -> Value {
-        b.ins().fmax(x, y)
+    // fmax/fmin have these semantics but leave the NaN's sign and payload to the
+    // host; the interpreter returns the canonical quiet NaN (0x7fc00000), so NaN
+    // results are replaced by it.
+    fn fmax(&self, b: &mut FunctionBuilder, ty: Type, x: Value, y: Value) -> Value {
+        let r = b.ins().fmax(x, y);
+        self.canonical_nan(b, ty, x, y, r)
     }
 
-    fn fmin(&self, b: &mut FunctionBuilder, _ty: Type, x: Value, y: Value) -> Value {
-        b.ins().fmin(x, y)
+    fn fmin(&self, b: &mut FunctionBuilder, ty: Type, x: Value, y: Value) -> Value {
+        let r = b.ins().fmin(x, y);
+        self.canonical_nan(b, ty, x, y, r)
+    }
+
+    fn canonical_nan(
+        &self,
+        b: &mut FunctionBuilder,
+        ty: Type,
+        x: Value,
+        y: Value,
+        r: Value,
+    ) -> Value {
+        let uno = b.ins().fcmp(FloatCC::Unordered, x, y);
+        let nan = self.splat_f(b, ty, f32::from_bits(0x7fc0_0000));
+        if ty.is_vector() {
+            let uno = b.ins().bitcast(ty, MemFlagsData::new(), uno);
+            b.ins().bitselect(uno, nan, r)
+        } else {
+            b.ins().select(uno, nan, r)
+        }
+    }
+
+    /// max(x, 0) keeping a NaN operand as it is (the interpreter's relu).
+    fn relu_f(&self, b: &mut FunctionBuilder, ty: Type, x: Value) -> Value {
+        let zero = self.splat_f(b, ty, 0.0);
+        let keep = b.ins().fcmp(FloatCC::UnorderedOrGreaterThan, x, zero);
+        if ty.is_vector() {
+            let keep = b.ins().bitcast(ty, MemFlagsData::new(), keep);
+            b.ins().bitselect(keep, x, zero)
+        } else {
+            b.ins().select(keep, x, zero)
+        }
     }
 }
 

@@ -237,8 +237,10 @@ pub enum SInst {
     Bcast {
         /// Result.
         dst: u32,
-        /// Scalar slot (f64 bits for float lanes).
+        /// Scalar slot (f64 bits for float lanes unless `int_scalar`).
         s: u32,
+        /// The scalar is an integer (converted through f64 for float lanes).
+        int_scalar: bool,
         /// Mask (inactive lanes zero).
         mask: Option<u32>,
         /// Lane type.
@@ -1434,11 +1436,21 @@ impl Gen {
                     }
                 });
             }
-            SInst::Bcast { dst, s, mask, lane } => {
+            SInst::Bcast {
+                dst,
+                s,
+                int_scalar,
+                mask,
+                lane,
+            } => {
                 let x = self.var(b, *s);
                 let v = match lane {
                     Lane::F32 => {
-                        let f = b.ins().bitcast(types::F64, MemFlagsData::new(), x);
+                        let f = if *int_scalar {
+                            b.ins().fcvt_from_sint(types::F64, x)
+                        } else {
+                            b.ins().bitcast(types::F64, MemFlagsData::new(), x)
+                        };
                         let f = b.ins().fdemote(types::F32, f);
                         let f = b.ins().bitcast(types::I32, MemFlagsData::new(), f);
                         b.ins().splat(types::I32X4, f)

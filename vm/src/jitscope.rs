@@ -610,17 +610,16 @@ impl Tr<'_> {
             }
             VecOp::Broadcast { dst, s, mask, elem } => {
                 let (lane, _) = Self::lane(*elem)?;
-                let want = if lane == Lane::F32 {
-                    Kind::Float
-                } else {
-                    Kind::Int
+                // integers broadcast to float lanes go through f64 as `num::write` does
+                let int_scalar = match (lane, self.kind(*s)?) {
+                    (Lane::F32, Kind::Float) => false,
+                    (_, Kind::Int) => true,
+                    _ => return reject("broadcast of a float scalar to integer lanes"),
                 };
-                if self.kind(*s)? != want {
-                    return reject("broadcast of a scalar of another kind");
-                }
                 SInst::Bcast {
                     dst: self.v(*dst)?,
                     s: self.s(*s)?,
+                    int_scalar,
                     mask: mask.map(|m| self.m(m)).transpose()?,
                     lane,
                 }

@@ -3407,8 +3407,10 @@ pub(crate) fn push_access(accs: &mut Vec<(InstId, exec::Access)>, id: InstId, a:
 }
 
 /// Compares the UB a compiled vector scope left (`got`) with the
-/// interpreter's (`want`): bytes equal, or with `ulp` > 0, 4-byte words
-/// within that many f32 units in the last place.
+/// interpreter's (`want`): bytes equal, or, for a scope with an approximated
+/// function (`ulp` > 0), 4-byte words within `ulp` f32 units in the last place
+/// or within 1e-5 * max(1, |x|) (an approximated value that later ops of the
+/// scope combined with others, where the ulp bound no longer applies).
 fn crosscheck_ub(want: &Local, got: &Local, ulp: u32) -> Result<(), Fault> {
     let size = want.size(Space::Ub);
     let (w, g) = (
@@ -3437,6 +3439,10 @@ fn f32_ulps(a: &[u8], b: &[u8]) -> Option<u64> {
     let x = f32::from_le_bytes(a.try_into().ok()?);
     let y = f32::from_le_bytes(b.try_into().ok()?);
     if x.is_nan() && y.is_nan() {
+        return Some(0);
+    }
+    let scale = 1f32.max(x.abs()).max(y.abs());
+    if (x - y).abs() <= 1e-5 * scale {
         return Some(0);
     }
     let key = |v: f32| {
