@@ -1,6 +1,8 @@
 //! The happens-before checker: vector clocks per agent (the scalar unit and each
 //! pipe of each core), shadow state per 32-byte granule of every on-chip buffer
-//! and of the GM bytes a cluster touches.
+//! and of the GM bytes a cluster touches. The shadow is kept as runs of
+//! granules with equal state (a tile written by one instruction is one run),
+//! so an access costs per run it overlaps, not per granule.
 //!
 //! Edges come from program order within a pipe, issue (scalar unit -> pipe),
 //! set/wait tokens, buffer tokens, barriers and cross-core semaphores; the
@@ -8,7 +10,7 @@
 //! of another agent when the earlier clock is not below the accessor's view of
 //! that agent.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 
 use crate::exec::Access;
 use crate::program::InstId;
@@ -19,9 +21,8 @@ pub const AGENTS_PER_CORE: usize = 7;
 
 const NONE: u16 = u16::MAX;
 const GRANULE: u64 = 32;
-const PAGE: u64 = 256; // granules per page
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Acc {
     agent: u16,
     clock: u32,
@@ -44,7 +45,7 @@ impl Default for Acc {
 /// per agent. The first reader is kept inline: a granule is almost always
 /// read by one agent between writes, and a heap vector per granule made the
 /// shadow of a large GM buffer cost more than the kernel.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 struct Cell {
     w: Acc,
     r1: Acc,
@@ -58,6 +59,7 @@ impl Cell {
             .chain(self.more.iter())
     }
 
+    #[cfg(test)]
     fn clear_reads(&mut self) {
         self.r1 = Acc::default();
         self.more.clear();
@@ -74,16 +76,70 @@ impl Cell {
     }
 }
 
+/// Shadow of one space: runs of granules `[start, end)` with equal state,
+/// keyed by `start`; granules in no run were never accessed.
 #[derive(Debug, Default)]
-struct Paged {
-    pages: HashMap<u64, Box<[Cell]>>,
+struct Shadow {
+    runs: BTreeMap<u64, (u64, Cell)>,
 }
 
-impl Paged {
-    fn page(&mut self, p: u64) -> &mut [Cell] {
-        self.pages
-            .entry(p)
-            .or_insert_with(|| vec![Cell::default(); PAGE as usize].into_boxed_slice())
+impl Shadow {
+    /// Makes `g` the start of a run if a run covers it.
+    fn split(&mut self, g: u64) {
+        let Some((&s, (e, cell))) = self.runs.range(..g).next_back() else {
+            return;
+        };
+        if *e > g {
+            let (e, cell) = (*e, cell.clone());
+            self.runs.insert(s, (g, cell.clone()));
+            self.runs.insert(g, (e, cell));
+        }
+    }
+
+    /// The runs and gaps covering granules `[first, last]`, in order, each
+    /// with its state (a gap's is the default).
+    fn pieces(&self, first: u64, last: u64) -> Vec<(u64, u64, Cell)> {
+        let mut out = Vec::new();
+        let mut at = first;
+        for (&s, (e, cell)) in self.runs.range(first..=last) {
+            if s > at {
+                out.push((at, s, Cell::default()));
+            }
+            out.push((s, *e, cell.clone()));
+            at = *e;
+        }
+        if at <= last {
+            out.push((at, last + 1, Cell::default()));
+        }
+        out
+    }
+
+    /// Merges equal neighbouring runs around `[first, last]`.
+    fn coalesce(&mut self, first: u64, last: u64) {
+        let lo = self
+            .runs
+            .range(..first)
+            .next_back()
+            .map_or(first, |(s, _)| *s);
+        let keys: Vec<u64> = self.runs.range(lo..=last + 1).map(|(s, _)| *s).collect();
+        let mut prev: Option<u64> = None;
+        for k in keys {
+            if let Some(p) = prev {
+                let merge = match (self.runs.get(&p), self.runs.get(&k)) {
+                    (Some((pe, pc)), Some((_, kc))) => *pe == k && pc == kc,
+                    _ => false,
+                };
+                if merge {
+                    if let Some((ke, _)) = self.runs.remove(&k) {
+                        if let Some(r) = self.runs.get_mut(&p) {
+                            r.0 = ke;
+                        }
+                    }
+                    continue;
+                }
+            }
+            prev = Some(k);
+        }
     }
 }
 
@@ -124,8 +180,8 @@ pub struct Checker {
     pub vc: Vec<Vec<u32>>,
     /// `pipe_barrier` epoch of each agent.
     pub epoch: Vec<u32>,
-    local: Vec<Vec<Paged>>,
-    gm: Paged,
+    local: Vec<Vec<Shadow>>,
+    gm: Shadow,
 }
 
 /// Whether an agent index is a DMA pipe (MTE1/MTE2/MTE3/FIX).
@@ -141,9 +197,9 @@ impl Checker {
             vc: vec![vec![0; n]; n],
             epoch: vec![0; n],
             local: (0..cores)
-                .map(|_| (0..7).map(|_| Paged::default()).collect())
+                .map(|_| (0..7).map(|_| Shadow::default()).collect())
                 .collect(),
-            gm: Paged::default(),
+            gm: Shadow::default(),
         }
     }
 
@@ -200,14 +256,19 @@ impl Checker {
         let first = a.addr / GRANULE;
         let last = (a.addr + a.len - 1) / GRANULE;
         let start = out.len();
-        let note = |kind: ConflictKind, other: &Acc, g: u64, out: &mut Vec<Conflict>| {
-            let lo = (g * GRANULE).max(a.addr);
-            let hi = ((g + 1) * GRANULE).min(a.addr + a.len);
+        // the bytes of granules [g0, g1) this access touches
+        let bytes = |g0: u64, g1: u64| {
+            (
+                (g0 * GRANULE).max(a.addr),
+                (g1 * GRANULE).min(a.addr + a.len),
+            )
+        };
+        let note = |kind: ConflictKind, other: &Acc, range: (u64, u64), out: &mut Vec<Conflict>| {
             // extend an existing conflict of this access with the same pair
             for c in out[start..].iter_mut() {
                 if c.kind == kind && c.earlier == (other.agent as usize, other.inst) {
-                    c.range.0 = c.range.0.min(lo);
-                    c.range.1 = c.range.1.max(hi);
+                    c.range.0 = c.range.0.min(range.0);
+                    c.range.1 = c.range.1.max(range.1);
                     return;
                 }
             }
@@ -217,17 +278,122 @@ impl Checker {
                 later: (agent, inst),
                 space: a.space,
                 core,
+                range,
+            });
+        };
+        let unordered = |x: &Acc| {
+            x.agent != NONE && x.agent as usize != agent && x.clock > vc[x.agent as usize]
+        };
+        let check = |g0: u64, g1: u64, cell: &Cell, out: &mut Vec<Conflict>| {
+            let range = bytes(g0, g1);
+            let w = cell.w;
+            if a.write {
+                if unordered(&w) {
+                    note(ConflictKind::Waw, &w, range, out);
+                } else if w.agent as usize == agent
+                    && a.space == Space::Gm
+                    && is_dma(agent)
+                    && w.epoch == me.epoch
+                    && w.clock != me.clock
+                {
+                    note(ConflictKind::SamePipeWaw, &w, range, out);
+                }
+                for r in cell.reads() {
+                    if unordered(r) {
+                        note(ConflictKind::War, r, range, out);
+                    }
+                }
+            } else if unordered(&w) {
+                note(ConflictKind::Raw, &w, range, out);
+            }
+        };
+        let written = Cell {
+            w: me,
+            ..Cell::default()
+        };
+        // the common case: the access covers exactly one run (a tile read or
+        // written again): update it in place
+        if let Some((e, cell)) = shadow.runs.get_mut(&first) {
+            if *e == last + 1 {
+                check(first, last + 1, cell, out);
+                if a.write {
+                    *cell = written;
+                } else {
+                    cell.add_read(me);
+                }
+                return;
+            }
+        }
+        shadow.split(first);
+        shadow.split(last + 1);
+        for (g0, g1, mut cell) in shadow.pieces(first, last) {
+            check(g0, g1, &cell, out);
+            if !a.write {
+                cell.add_read(me);
+                shadow.runs.insert(g0, (g1, cell));
+            }
+        }
+        if a.write {
+            let covered: Vec<u64> = shadow.runs.range(first..=last).map(|(s, _)| *s).collect();
+            for k in covered {
+                shadow.runs.remove(&k);
+            }
+            shadow.runs.insert(first, (last + 1, written));
+        }
+        shadow.coalesce(first, last);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn acc(addr: u64, len: u64, write: bool) -> Access {
+        Access {
+            space: Space::Ub,
+            addr,
+            len,
+            write,
+        }
+    }
+
+    /// The per-granule shadow the run-length one replaced, as a model.
+    fn reference(
+        cells: &mut std::collections::HashMap<u64, Cell>,
+        c: &Checker,
+        agent: usize,
+        inst: InstId,
+        a: &Access,
+        out: &mut Vec<Conflict>,
+    ) {
+        let me = Acc {
+            agent: agent as u16,
+            clock: c.vc[agent][agent],
+            inst,
+            epoch: c.epoch[agent],
+        };
+        let vc = &c.vc[agent];
+        let start = out.len();
+        let note = |kind, other: &Acc, g: u64, out: &mut Vec<Conflict>| {
+            let lo = (g * GRANULE).max(a.addr);
+            let hi = ((g + 1) * GRANULE).min(a.addr + a.len);
+            for x in out[start..].iter_mut() {
+                if x.kind == kind && x.earlier == (other.agent as usize, other.inst) {
+                    x.range = (x.range.0.min(lo), x.range.1.max(hi));
+                    return;
+                }
+            }
+            out.push(Conflict {
+                kind,
+                earlier: (other.agent as usize, other.inst),
+                later: (agent, inst),
+                space: a.space,
+                core: 0,
                 range: (lo, hi),
             });
         };
-        let mut page_no = u64::MAX;
-        let mut page: &mut [Cell] = &mut [];
-        for g in first..=last {
-            if g / PAGE != page_no {
-                page_no = g / PAGE;
-                page = shadow.page(page_no);
-            }
-            let cell = &mut page[(g % PAGE) as usize];
+        for g in a.addr / GRANULE..=(a.addr + a.len - 1) / GRANULE {
+            let cell = cells.entry(g).or_default();
             let w = cell.w;
             let unordered = |x: &Acc| {
                 x.agent != NONE && x.agent as usize != agent && x.clock > vc[x.agent as usize]
@@ -258,18 +424,61 @@ impl Checker {
             }
         }
     }
-}
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+    use proptest::prelude::*;
 
-    fn acc(addr: u64, len: u64, write: bool) -> Access {
-        Access {
-            space: Space::Ub,
-            addr,
-            len,
-            write,
+    #[derive(Clone, Debug)]
+    enum Step {
+        Access(usize, bool, u64, u64, bool),
+        Tick(usize),
+        Join(usize, usize),
+        Barrier(usize),
+    }
+
+    fn step() -> impl Strategy<Value = Step> {
+        prop_oneof![
+            4 => (0usize..7, any::<bool>(), 0u64..600, 1u64..300, any::<bool>())
+                .prop_map(|(g, w, a, l, gm)| Step::Access(g, w, a, l, gm)),
+            // tiles accessed again and again at the same place
+            4 => (0usize..7, any::<bool>(), 0u64..4, 1u64..3, any::<bool>())
+                .prop_map(|(g, w, a, l, gm)| Step::Access(g, w, a * 64, l * 64, gm)),
+            2 => (0usize..7).prop_map(Step::Tick),
+            1 => (0usize..7, 0usize..7).prop_map(|(a, b)| Step::Join(a, b)),
+            1 => (0usize..7).prop_map(Step::Barrier),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+        #[test]
+        fn run_length_shadow_finds_what_the_granule_shadow_finds(
+            steps in proptest::collection::vec(step(), 1..60)
+        ) {
+            let mut c = Checker::new(1);
+            let mut cells = [std::collections::HashMap::new(), std::collections::HashMap::new()];
+            for (i, s) in steps.iter().enumerate() {
+                match *s {
+                    Step::Access(agent, write, addr, len, gm) => {
+                        let a = Access {
+                            space: if gm { Space::Gm } else { Space::Ub },
+                            addr,
+                            len,
+                            write,
+                        };
+                        let (mut got, mut want) = (Vec::new(), Vec::new());
+                        reference(&mut cells[usize::from(gm)], &c, agent, i as InstId, &a, &mut want);
+                        c.access(agent, i as InstId, 0, &a, &mut got);
+                        prop_assert_eq!(got, want, "step {}", i);
+                    }
+                    Step::Tick(a) => c.tick(a),
+                    Step::Join(a, b) => {
+                        let v = c.vc[b].clone();
+                        c.join(a, &v);
+                    }
+                    Step::Barrier(a) => c.epoch[a] += 1,
+                }
+            }
         }
     }
 
