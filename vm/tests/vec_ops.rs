@@ -394,6 +394,69 @@ fn reductions() {
 }
 
 #[test]
+fn max_and_min_reductions_of_no_active_lane_yield_the_identity() {
+    // PTOAS micro-ISA doc (10-reduction-ops): vcmax/vcmin start from -INF/+INF
+    // (integers: the type's extreme) with index 0, vcgmax/vcgmin per VLane too
+    let (vt, mt) = (vreg("f32"), mask("f32"));
+    let x: Vec<f32> = (0..64).map(|i| i as f32 - 7.5).collect();
+    let body = format!(
+        "      %n = arith.constant 8 : i32
+      %m, %rest = pto.plt_b32 %n : i32 -> {mt}, i32
+      %none = pto.pset_b32 \"PAT_ALLF\" : {mt}
+      %mx = pto.vcmax %x0, %none : {vt}, {mt} -> {vt}
+      %mn = pto.vcmin %x0, %none : {vt}, {mt} -> {vt}
+      %gx = pto.vcgmax %x0, %m : {vt}, {mt} -> {vt}
+      %gn = pto.vcgmin %x0, %m : {vt}, {mt} -> {vt}
+      %o2 = arith.constant 2 : index
+      %o8 = arith.constant 8 : index
+      %o16 = arith.constant 16 : index
+      %m2 = pto.pset_b32 \"PAT_VL2\" : {mt}
+      %m8 = pto.pset_b32 \"PAT_VL8\" : {mt}
+      pto.vsts %mx, %uo[%c0], %m2 : {vt}, !pto.ptr<f32, ub>, {mt}
+      pto.vsts %mn, %uo[%o2], %m2 : {vt}, !pto.ptr<f32, ub>, {mt}
+      pto.vsts %gx, %uo[%o8], %m8 : {vt}, !pto.ptr<f32, ub>, {mt}
+      pto.vsts %gn, %uo[%o16], %m8 : {vt}, !pto.ptr<f32, ub>, {mt}
+"
+    );
+    let out = run("f32", "f32", [&f32b(&x), &f32b(&[]), &f32b(&[])], &body);
+    let (o, u) = (f32s(&out), i32s(&out));
+    assert_eq!((o[0], u[1]), (f32::NEG_INFINITY, 0));
+    assert_eq!((o[2], u[3]), (f32::INFINITY, 0));
+    // only VLane 0 (lanes 0..7) is active
+    assert_eq!(o[8], x[7]);
+    assert_eq!(o[16], x[0]);
+    for g in 1..8 {
+        assert_eq!(o[8 + g], f32::NEG_INFINITY, "vcgmax VLane {g}");
+        assert_eq!(o[16 + g], f32::INFINITY, "vcgmin VLane {g}");
+    }
+
+    let (vt, mt) = (vreg("i16"), mask("i16"));
+    let body = format!(
+        "      %none = pto.pset_b16 \"PAT_ALLF\" : {mt}
+      %mx = pto.vcmax %x0, %none : {vt}, {mt} -> {vt}
+      %mn = pto.vcmin %x0, %none : {vt}, {mt} -> {vt}
+      %gn = pto.vcgmin %x0, %none : {vt}, {mt} -> {vt}
+      %o2 = arith.constant 2 : index
+      %o8 = arith.constant 8 : index
+      %m2 = pto.pset_b16 \"PAT_VL2\" : {mt}
+      %m8 = pto.pset_b16 \"PAT_VL8\" : {mt}
+      pto.vsts %mx, %uo[%c0], %m2 : {vt}, !pto.ptr<i16, ub>, {mt}
+      pto.vsts %mn, %uo[%o2], %m2 : {vt}, !pto.ptr<i16, ub>, {mt}
+      pto.vsts %gn, %uo[%o8], %m8 : {vt}, !pto.ptr<i16, ub>, {mt}
+"
+    );
+    let out = run(
+        "i16",
+        "i16",
+        [&i16b(&[5; 128]), &i16b(&[]), &i16b(&[])],
+        &body,
+    );
+    let o = i16s(&out);
+    assert_eq!(&o[..4], &[i16::MIN, 0, i16::MAX, 0]);
+    assert_eq!(&o[8..16], &[i16::MAX; 8]);
+}
+
+#[test]
 fn conversions_with_parts_and_rounding() {
     let x: Vec<f32> = (0..64).map(|i| i as f32 * 0.75 - 20.3).collect();
     let y: Vec<f32> = (0..64).map(|i| i as f32 * 1000.5 - 1.0).collect();

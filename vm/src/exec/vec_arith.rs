@@ -378,6 +378,25 @@ fn tree_sum(mut xs: Vec<Num>, dt: DType) -> Num {
     xs[0]
 }
 
+/// The start value of a max (`max`) or min reduction, what it yields with no
+/// active lane: -inf/+inf for floats, the type's smallest/largest integer.
+fn identity(dt: DType, max: bool) -> Num {
+    if dt.is_float() {
+        return Num::F(if max {
+            f64::NEG_INFINITY
+        } else {
+            f64::INFINITY
+        });
+    }
+    let bits = dt.bits();
+    match (dt.is_signed_int(), max) {
+        (true, true) => Num::I(wrap(1i64 << (bits - 1).min(63), dt)),
+        (true, false) => Num::I(wrap((1i64 << (bits - 1).min(63)).wrapping_sub(1), dt)),
+        (false, true) => Num::I(0),
+        (false, false) => Num::I(wrap(-1, dt)),
+    }
+}
+
 /// Extreme of the active lanes: (value, first index). `max` picks the largest.
 fn extreme(xs: &[(usize, Num)], dt: DType, max: bool) -> Option<(Num, usize)> {
     let mut best: Option<(Num, usize)> = None;
@@ -428,10 +447,11 @@ pub fn reduce(cx: &Cx, a: &Args) -> Result<Vec<Val>, Fault> {
             );
         }
         O::VCmax | O::VCmin => {
-            if let Some((x, idx)) = extreme(&active, dt, cx.op == O::VCmax) {
-                put(&mut out, 0, dt, x);
-                set_raw(&mut out, 1, es, idx as u64);
-            }
+            // no active lane: the identity and index 0 (the micro-ISA doc)
+            let max = cx.op == O::VCmax;
+            let (x, idx) = extreme(&active, dt, max).unwrap_or((identity(dt, max), 0));
+            put(&mut out, 0, dt, x);
+            set_raw(&mut out, 1, es, idx as u64);
         }
         O::VCgadd | O::VCgmax | O::VCgmin => {
             let per = 32 / es;
@@ -442,12 +462,14 @@ pub fn reduce(cx: &Cx, a: &Args) -> Result<Vec<Val>, Fault> {
                     .filter(|(i, _)| i / per == g)
                     .collect();
                 let r = match cx.op {
-                    O::VCgadd => Some(tree_sum(xs.iter().map(|x| x.1).collect(), dt)),
-                    op => extreme(&xs, dt, op == O::VCgmax).map(|x| x.0),
+                    O::VCgadd => tree_sum(xs.iter().map(|x| x.1).collect(), dt),
+                    // a VLane with no active lane yields the identity
+                    op => {
+                        let max = op == O::VCgmax;
+                        extreme(&xs, dt, max).map_or(identity(dt, max), |x| x.0)
+                    }
                 };
-                if let Some(r) = r {
-                    put(&mut out, g, dt, r);
-                }
+                put(&mut out, g, dt, r);
             }
         }
         O::VCpadd => {
