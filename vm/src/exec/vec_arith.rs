@@ -422,8 +422,9 @@ fn extreme(xs: &[(usize, Num)], dt: DType, max: bool) -> Option<(Num, usize)> {
 }
 
 /// Reductions: `vcadd`, `vcmax`/`vcmin` (value in lane 0, index in lane 1),
-/// `vcgadd`/`vcgmax`/`vcgmin` (one result per 32-byte VLane, packed into the
-/// low lanes), `vcpadd` (inclusive prefix sum).
+/// `vcbmax`/`vcbmin` (value in lane 0 and a predicate of the lanes equal to
+/// it), `vcgadd`/`vcgmax`/`vcgmin` (one result per 32-byte VLane, packed into
+/// the low lanes), `vcpadd` (inclusive prefix sum).
 pub fn reduce(cx: &Cx, a: &Args) -> Result<Vec<Val>, Fault> {
     need_v(cx, a, 1)?;
     let dt = cx.dst()?;
@@ -452,6 +453,23 @@ pub fn reduce(cx: &Cx, a: &Args) -> Result<Vec<Val>, Fault> {
             let (x, idx) = extreme(&active, dt, max).unwrap_or((identity(dt, max), 0));
             put(&mut out, 0, dt, x);
             set_raw(&mut out, 1, es, idx as u64);
+        }
+        O::VCbmax | O::VCbmin => {
+            // value in lane 0 (the identity when no lane is active) and the
+            // active lanes equal to it; both zero signs match a zero
+            let max = cx.op == O::VCbmax;
+            let x = extreme(&active, dt, max).map_or(identity(dt, max), |x| x.0);
+            put(&mut out, 0, dt, x);
+            let hit = mask_from(es, |i| {
+                let y = get(v, i, dt);
+                on(m0, i, es)
+                    && if dt.is_float() {
+                        y.f() == x.f()
+                    } else {
+                        y.i() == x.i()
+                    }
+            });
+            return Ok(vec![Val::VReg(out), Val::Mask(hit)]);
         }
         O::VCgadd | O::VCgmax | O::VCgmin => {
             let per = 32 / es;

@@ -55,9 +55,15 @@ fn group(op: Opcode) -> Option<Group> {
         | O::VCmps
         | O::VSel
         | O::VSelr => Group::Arith,
-        O::VCadd | O::VCmax | O::VCmin | O::VCgadd | O::VCgmax | O::VCgmin | O::VCpadd => {
-            Group::Reduce
-        }
+        O::VCadd
+        | O::VCmax
+        | O::VCmin
+        | O::VCbmax
+        | O::VCbmin
+        | O::VCgadd
+        | O::VCgmax
+        | O::VCgmin
+        | O::VCpadd => Group::Reduce,
         O::VCvt
         | O::VTrc
         | O::VCi
