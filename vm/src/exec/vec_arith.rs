@@ -183,6 +183,7 @@ pub fn run(cx: &Cx, a: &Args) -> Result<Vec<Val>, Fault> {
             })
         }
         O::VMull => return mull(cx, a),
+        O::Chistv2 | O::Dhistv2 => return hist(cx, a),
         O::VAddc | O::VSubc | O::VAddcs | O::VSubcs => return carry(cx, a),
         O::VBcnt => {
             need_v(cx, a, 1)?;
@@ -271,6 +272,39 @@ pub fn run(cx: &Cx, a: &Args) -> Result<Vec<Val>, Fault> {
         }
         _ => return cx.err("is not an arithmetic op"),
     };
+    Ok(vec![Val::VReg(out)])
+}
+
+/// `dhistv2 %acc, %src, %mask, %bin` / `chistv2`: 256 ui8 samples into the
+/// 128 ui16 bins `128 * bin ..` of a 256-bin histogram (`bin` 0 or 1), added to
+/// `acc` (16-bit wrap). `dhistv2` counts the samples equal to a bin,
+/// `chistv2` those at or below it: cumulative over all 256 bins, so the high
+/// half includes the low half's samples. The PTOAS VMI manual's lowering of
+/// `vdhist`/`vchist` (bin 0 = bins 0..127, bin 1 = 128..255, "global
+/// cumulative" confirmed on A5) pins both.
+fn hist(cx: &Cx, a: &Args) -> Result<Vec<Val>, Fault> {
+    need_v(cx, a, 2)?;
+    let half = match a.s.first().and_then(|s| s.as_i64()) {
+        Some(b @ (0 | 1)) => b as usize,
+        Some(b) => return cx.err(format!("bin {b} is not 0 or 1")),
+        None => return cx.err("needs a bin operand (0 or 1)"),
+    };
+    let m0 = a.m.first().copied();
+    let mut count = [0u64; 256];
+    for i in 0..256 {
+        if on(m0, i, 1) {
+            count[raw(a.v[1], i, 1) as usize] += 1;
+        }
+    }
+    let cumulative = cx.op == Opcode::Chistv2;
+    let mut out = zreg();
+    let mut below: u64 = count[..128 * half].iter().sum();
+    for b in 0..128 {
+        let k = 128 * half + b;
+        below += count[k];
+        let n = if cumulative { below } else { count[k] };
+        set_raw(&mut out, b, 2, (raw(a.v[0], b, 2) + n) & 0xffff);
+    }
     Ok(vec![Val::VReg(out)])
 }
 

@@ -54,7 +54,9 @@ fn group(op: Opcode) -> Option<Group> {
         | O::VCmp
         | O::VCmps
         | O::VSel
-        | O::VSelr => Group::Arith,
+        | O::VSelr
+        | O::Chistv2
+        | O::Dhistv2 => Group::Arith,
         O::VCadd
         | O::VCmax
         | O::VCmin
