@@ -88,6 +88,8 @@ fn group(op: Opcode) -> Option<Group> {
         | O::VSldb
         | O::VSstb
         | O::VGather2
+        | O::VGather2Bc
+        | O::VGatherb
         | O::VScatter
         | O::InitAlign
         | O::VLdas

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""vsldb/vsstb block strides (both vsldb forms), vgather2 and vscatter on i32."""
+"""vsldb/vsstb block strides (both vsldb forms), vgather2, vgather2_bc, vgatherb and vscatter on i32."""
 import pathlib
 
 import numpy as np
@@ -22,5 +22,8 @@ for b in range(8):
     g[1, (2 + 3 * b) * 8 : (2 + 3 * b) * 8 + 8] = blk[b]
 g[0, 128:192] = x[40:104]
 g[2, :60] = x[gidx[:60]]
+g[2, 64:124] = x[gidx[:60]]  # vgather2_bc
+for b in range(6):  # vgatherb: 32-byte blocks at byte offsets 32 * (idx & 63)
+    g[2, 128 + 8 * b : 136 + 8 * b] = blk[gidx[b] & 63]
 g[3, sidx[:50]] = x[64:114]
 g.tofile(d / "golden_v4.bin")
