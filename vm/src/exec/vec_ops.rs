@@ -67,6 +67,7 @@ fn group(op: Opcode) -> Option<Group> {
         | O::VCgmin
         | O::VCpadd => Group::Reduce,
         O::VCvt
+        | O::VMulscvt
         | O::VTrc
         | O::VCi
         | O::VBitcast
