@@ -8,9 +8,11 @@ fn table_junit_and_coverage_over_the_repository_cases() {
     let dir = std::env::temp_dir().join(format!("pto-conformance-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let (junit, cov) = (dir.join("results.xml"), dir.join("coverage.tsv"));
+    let micro = dir.join("micro.md");
     let out = Command::new(env!("CARGO_BIN_EXE_pto-conformance"))
         .args(["--junit", junit.to_str().expect("utf-8")])
         .args(["--coverage", cov.to_str().expect("utf-8")])
+        .args(["--micro-coverage", micro.to_str().expect("utf-8")])
         .output()
         .expect("pto-conformance starts");
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -65,6 +67,37 @@ fn table_junit_and_coverage_over_the_repository_cases() {
         c.lines()
             .any(|l| l.starts_with("pto.tadd\t") && !l.ends_with("never\tnever")),
         "tadd is executed"
+    );
+
+    // micro coverage: one row per micro-instruction, covered rows name cases
+    let m = std::fs::read_to_string(&micro).expect("micro coverage written");
+    let listed: Vec<&str> = m
+        .lines()
+        .filter_map(|l| l.strip_prefix("| `pto."))
+        .filter_map(|l| l.split('`').next())
+        .collect();
+    let micro_ops: Vec<&str> = pto_isa_spec::OPS
+        .iter()
+        .filter(|i| pto_conformance::micro_group(i).is_some())
+        .map(|i| i.name.strip_prefix("pto.").unwrap_or(i.name))
+        .collect();
+    let mut sorted = listed.clone();
+    sorted.sort_unstable();
+    let mut want = micro_ops.clone();
+    want.sort_unstable();
+    assert_eq!(sorted, want);
+    let gaps = m.lines().filter(|l| l.ends_with("| **gap** |")).count();
+    let line = format!(
+        "micro coverage: {} of {}",
+        micro_ops.len() - gaps,
+        micro_ops.len()
+    );
+    assert!(m.contains(&line), "{line}\n{m}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains(&line));
+    assert!(
+        m.lines()
+            .any(|l| l.starts_with("| `pto.vadd` |") && l.contains("`vector/")),
+        "vadd names its cases"
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -394,6 +394,139 @@ fn reductions() {
 }
 
 #[test]
+fn max_and_min_reductions_of_no_active_lane_yield_the_identity() {
+    // PTOAS micro-ISA doc (10-reduction-ops): vcmax/vcmin start from -INF/+INF
+    // (integers: the type's extreme) with index 0, vcgmax/vcgmin per VLane too
+    let (vt, mt) = (vreg("f32"), mask("f32"));
+    let x: Vec<f32> = (0..64).map(|i| i as f32 - 7.5).collect();
+    let body = format!(
+        "      %n = arith.constant 8 : i32
+      %m, %rest = pto.plt_b32 %n : i32 -> {mt}, i32
+      %none = pto.pset_b32 \"PAT_ALLF\" : {mt}
+      %mx = pto.vcmax %x0, %none : {vt}, {mt} -> {vt}
+      %mn = pto.vcmin %x0, %none : {vt}, {mt} -> {vt}
+      %gx = pto.vcgmax %x0, %m : {vt}, {mt} -> {vt}
+      %gn = pto.vcgmin %x0, %m : {vt}, {mt} -> {vt}
+      %o2 = arith.constant 2 : index
+      %o8 = arith.constant 8 : index
+      %o16 = arith.constant 16 : index
+      %m2 = pto.pset_b32 \"PAT_VL2\" : {mt}
+      %m8 = pto.pset_b32 \"PAT_VL8\" : {mt}
+      pto.vsts %mx, %uo[%c0], %m2 : {vt}, !pto.ptr<f32, ub>, {mt}
+      pto.vsts %mn, %uo[%o2], %m2 : {vt}, !pto.ptr<f32, ub>, {mt}
+      pto.vsts %gx, %uo[%o8], %m8 : {vt}, !pto.ptr<f32, ub>, {mt}
+      pto.vsts %gn, %uo[%o16], %m8 : {vt}, !pto.ptr<f32, ub>, {mt}
+"
+    );
+    let out = run("f32", "f32", [&f32b(&x), &f32b(&[]), &f32b(&[])], &body);
+    let (o, u) = (f32s(&out), i32s(&out));
+    assert_eq!((o[0], u[1]), (f32::NEG_INFINITY, 0));
+    assert_eq!((o[2], u[3]), (f32::INFINITY, 0));
+    // only VLane 0 (lanes 0..7) is active
+    assert_eq!(o[8], x[7]);
+    assert_eq!(o[16], x[0]);
+    for g in 1..8 {
+        assert_eq!(o[8 + g], f32::NEG_INFINITY, "vcgmax VLane {g}");
+        assert_eq!(o[16 + g], f32::INFINITY, "vcgmin VLane {g}");
+    }
+
+    let (vt, mt) = (vreg("i16"), mask("i16"));
+    let body = format!(
+        "      %none = pto.pset_b16 \"PAT_ALLF\" : {mt}
+      %mx = pto.vcmax %x0, %none : {vt}, {mt} -> {vt}
+      %mn = pto.vcmin %x0, %none : {vt}, {mt} -> {vt}
+      %gn = pto.vcgmin %x0, %none : {vt}, {mt} -> {vt}
+      %o2 = arith.constant 2 : index
+      %o8 = arith.constant 8 : index
+      %m2 = pto.pset_b16 \"PAT_VL2\" : {mt}
+      %m8 = pto.pset_b16 \"PAT_VL8\" : {mt}
+      pto.vsts %mx, %uo[%c0], %m2 : {vt}, !pto.ptr<i16, ub>, {mt}
+      pto.vsts %mn, %uo[%o2], %m2 : {vt}, !pto.ptr<i16, ub>, {mt}
+      pto.vsts %gn, %uo[%o8], %m8 : {vt}, !pto.ptr<i16, ub>, {mt}
+"
+    );
+    let out = run(
+        "i16",
+        "i16",
+        [&i16b(&[5; 128]), &i16b(&[]), &i16b(&[])],
+        &body,
+    );
+    let o = i16s(&out);
+    assert_eq!(&o[..4], &[i16::MIN, 0, i16::MAX, 0]);
+    assert_eq!(&o[8..16], &[i16::MAX; 8]);
+}
+
+#[test]
+fn vcbmax_and_vcbmin_mark_every_active_lane_equal_to_the_extreme() {
+    // PTOAS micro-ISA doc (10-reduction-ops): value in lane 0, the rest 0; the
+    // predicate marks the active lanes matching it; no active lane: all clear
+    let (vt, mt) = (vreg("i32"), mask("i32"));
+    let mut x: Vec<i32> = (0..64).map(|i| (i * 13) % 29 - 14).collect();
+    x[3] = 40;
+    x[17] = 40;
+    x[50] = 99; // inactive: must neither win nor be marked
+    x[9] = -30;
+    x[30] = -30;
+    let body = format!(
+        "      %n = arith.constant 48 : i32
+      %m, %rest = pto.plt_b32 %n : i32 -> {mt}, i32
+      %none = pto.pset_b32 \"PAT_ALLF\" : {mt}
+      %one = arith.constant 1 : i32
+      %zero = arith.constant 0 : i32
+      %v1 = pto.vbr %one : i32 -> {vt}
+      %v0 = pto.vbr %zero : i32 -> {vt}
+      %mx, %pmx = pto.vcbmax %x0, %m : {vt}, {mt} -> {vt}, {mt}
+      %mn, %pmn = pto.vcbmin %x0, %m : {vt}, {mt} -> {vt}, {mt}
+      %nx, %pnx = pto.vcbmax %x0, %none : {vt}, {mt} -> {vt}, {mt}
+      %fx = pto.vsel %v1, %v0, %pmx : {vt}, {vt}, {mt} -> {vt}
+      %o1 = arith.constant 1 : index
+      %o2 = arith.constant 2 : index
+      %m1 = pto.pset_b32 \"PAT_VL1\" : {mt}
+      pto.vsts %mx, %uo[%c0], %allo : {vt}, !pto.ptr<i32, ub>, {mt}
+      pto.vsts %mn, %uo[%o1], %m1 : {vt}, !pto.ptr<i32, ub>, {mt}
+      pto.vsts %nx, %uo[%o2], %m1 : {vt}, !pto.ptr<i32, ub>, {mt}
+{}",
+        st("%fx", "i32", "%cN"),
+    );
+    let out = run("i32", "i32", [&i32b(&x), &i32b(&[]), &i32b(&[])], &body);
+    let o = i32s(&out);
+    assert_eq!(o[0], 40);
+    assert_eq!(o[1], -30);
+    assert_eq!(o[2], i32::MIN);
+    assert!(
+        o[3..64].iter().all(|&v| v == 0),
+        "value lanes past 0 are zero"
+    );
+    let marked: Vec<usize> = (0..64).filter(|&i| o[64 + i] == 1).collect();
+    assert_eq!(marked, vec![3, 17]);
+
+    let body = format!(
+        "      %n = arith.constant 48 : i32
+      %m, %rest = pto.plt_b32 %n : i32 -> {mt}, i32
+      %none = pto.pset_b32 \"PAT_ALLF\" : {mt}
+      %one = arith.constant 1 : i32
+      %zero = arith.constant 0 : i32
+      %v1 = pto.vbr %one : i32 -> {vt}
+      %v0 = pto.vbr %zero : i32 -> {vt}
+      %mn, %pmn = pto.vcbmin %x0, %m : {vt}, {mt} -> {vt}, {mt}
+      %nx, %pnx = pto.vcbmax %x0, %none : {vt}, {mt} -> {vt}, {mt}
+      %fn = pto.vsel %v1, %v0, %pmn : {vt}, {vt}, {mt} -> {vt}
+      %fz = pto.vsel %v1, %v0, %pnx : {vt}, {vt}, {mt} -> {vt}
+      %fs = pto.vadd %fz, %fn, %all : {vt}, {vt}, {mt} -> {vt}
+{}",
+        st("%fs", "i32", "%c0"),
+    );
+    let out = run("i32", "i32", [&i32b(&x), &i32b(&[]), &i32b(&[])], &body);
+    let o = i32s(&out);
+    let marked: Vec<usize> = (0..64).filter(|&i| o[i] == 1).collect();
+    assert_eq!(
+        marked,
+        vec![9, 30],
+        "vcbmin marks; no active lane marks nothing"
+    );
+}
+
+#[test]
 fn conversions_with_parts_and_rounding() {
     let x: Vec<f32> = (0..64).map(|i| i as f32 * 0.75 - 20.3).collect();
     let y: Vec<f32> = (0..64).map(|i| i as f32 * 1000.5 - 1.0).collect();

@@ -37,6 +37,10 @@ struct Cli {
     /// Write the tile instructions' coverage by dtype class here (Markdown).
     #[arg(long, value_name = "FILE")]
     tile_coverage: Option<PathBuf>,
+    /// Write the micro-instructions' coverage (vector, predicate, DMA, cube,
+    /// system, comm, SIMT) with the cases that execute each here (Markdown).
+    #[arg(long, value_name = "FILE")]
+    micro_coverage: Option<PathBuf>,
     /// Parallel jobs (default: the number of cores).
     #[arg(long, short = 'j')]
     jobs: Option<usize>,
@@ -115,6 +119,7 @@ fn main() -> ExitCode {
     let results: Mutex<Vec<(usize, Tier, Outcome, f64)>> = Mutex::new(Vec::new());
     let coverage = Mutex::new(Coverage::default());
     let classes = Mutex::new(pto_conformance::ClassCoverage::default());
+    let micro = Mutex::new(pto_conformance::MicroCoverage::default());
     let next = AtomicUsize::new(0);
     let n = cli
         .jobs
@@ -134,6 +139,11 @@ fn main() -> ExitCode {
                 let secs = start.elapsed().as_secs_f64();
                 if let Ok(mut c) = coverage.lock() {
                     c.add(t, &counts);
+                }
+                if o == Outcome::Pass {
+                    if let Ok(mut m) = micro.lock() {
+                        m.add(&cases[i].name, &counts);
+                    }
                 }
                 if o == Outcome::Pass && t == Tier::Interp {
                     if let Ok(mut c) = classes.lock() {
@@ -249,6 +259,14 @@ fn main() -> ExitCode {
         eprintln!(
             "pto-conformance: tile coverage: {covered} of {total} (instruction, dtype class) pairs"
         );
+    }
+    if let Some(p) = &cli.micro_coverage {
+        let (rep, covered, total) = micro.into_inner().map(|c| c.report()).unwrap_or_default();
+        if let Err(e) = std::fs::write(p, rep) {
+            eprintln!("pto-conformance: cannot write {}: {e}", p.display());
+            return ExitCode::from(2);
+        }
+        eprintln!("pto-conformance: micro coverage: {covered} of {total}");
     }
     ExitCode::from(if failed > 0 { 1 } else { 0 })
 }

@@ -183,6 +183,7 @@ pub fn run(cx: &Cx, a: &Args) -> Result<Vec<Val>, Fault> {
             })
         }
         O::VMull => return mull(cx, a),
+        O::Chistv2 | O::Dhistv2 => return hist(cx, a),
         O::VAddc | O::VSubc | O::VAddcs | O::VSubcs => return carry(cx, a),
         O::VBcnt => {
             need_v(cx, a, 1)?;
@@ -271,6 +272,39 @@ pub fn run(cx: &Cx, a: &Args) -> Result<Vec<Val>, Fault> {
         }
         _ => return cx.err("is not an arithmetic op"),
     };
+    Ok(vec![Val::VReg(out)])
+}
+
+/// `dhistv2 %acc, %src, %mask, %bin` / `chistv2`: 256 ui8 samples into the
+/// 128 ui16 bins `128 * bin ..` of a 256-bin histogram (`bin` 0 or 1), added to
+/// `acc` (16-bit wrap). `dhistv2` counts the samples equal to a bin,
+/// `chistv2` those at or below it: cumulative over all 256 bins, so the high
+/// half includes the low half's samples. The PTOAS VMI manual's lowering of
+/// `vdhist`/`vchist` (bin 0 = bins 0..127, bin 1 = 128..255, "global
+/// cumulative" confirmed on A5) pins both.
+fn hist(cx: &Cx, a: &Args) -> Result<Vec<Val>, Fault> {
+    need_v(cx, a, 2)?;
+    let half = match a.s.first().and_then(|s| s.as_i64()) {
+        Some(b @ (0 | 1)) => b as usize,
+        Some(b) => return cx.err(format!("bin {b} is not 0 or 1")),
+        None => return cx.err("needs a bin operand (0 or 1)"),
+    };
+    let m0 = a.m.first().copied();
+    let mut count = [0u64; 256];
+    for i in 0..256 {
+        if on(m0, i, 1) {
+            count[raw(a.v[1], i, 1) as usize] += 1;
+        }
+    }
+    let cumulative = cx.op == Opcode::Chistv2;
+    let mut out = zreg();
+    let mut below: u64 = count[..128 * half].iter().sum();
+    for b in 0..128 {
+        let k = 128 * half + b;
+        below += count[k];
+        let n = if cumulative { below } else { count[k] };
+        set_raw(&mut out, b, 2, (raw(a.v[0], b, 2) + n) & 0xffff);
+    }
     Ok(vec![Val::VReg(out)])
 }
 
@@ -378,6 +412,25 @@ fn tree_sum(mut xs: Vec<Num>, dt: DType) -> Num {
     xs[0]
 }
 
+/// The start value of a max (`max`) or min reduction, what it yields with no
+/// active lane: -inf/+inf for floats, the type's smallest/largest integer.
+fn identity(dt: DType, max: bool) -> Num {
+    if dt.is_float() {
+        return Num::F(if max {
+            f64::NEG_INFINITY
+        } else {
+            f64::INFINITY
+        });
+    }
+    let bits = dt.bits();
+    match (dt.is_signed_int(), max) {
+        (true, true) => Num::I(wrap(1i64 << (bits - 1).min(63), dt)),
+        (true, false) => Num::I(wrap((1i64 << (bits - 1).min(63)).wrapping_sub(1), dt)),
+        (false, true) => Num::I(0),
+        (false, false) => Num::I(wrap(-1, dt)),
+    }
+}
+
 /// Extreme of the active lanes: (value, first index). `max` picks the largest.
 fn extreme(xs: &[(usize, Num)], dt: DType, max: bool) -> Option<(Num, usize)> {
     let mut best: Option<(Num, usize)> = None;
@@ -403,8 +456,9 @@ fn extreme(xs: &[(usize, Num)], dt: DType, max: bool) -> Option<(Num, usize)> {
 }
 
 /// Reductions: `vcadd`, `vcmax`/`vcmin` (value in lane 0, index in lane 1),
-/// `vcgadd`/`vcgmax`/`vcgmin` (one result per 32-byte VLane, packed into the
-/// low lanes), `vcpadd` (inclusive prefix sum).
+/// `vcbmax`/`vcbmin` (value in lane 0 and a predicate of the lanes equal to
+/// it), `vcgadd`/`vcgmax`/`vcgmin` (one result per 32-byte VLane, packed into
+/// the low lanes), `vcpadd` (inclusive prefix sum).
 pub fn reduce(cx: &Cx, a: &Args) -> Result<Vec<Val>, Fault> {
     need_v(cx, a, 1)?;
     let dt = cx.dst()?;
@@ -428,10 +482,28 @@ pub fn reduce(cx: &Cx, a: &Args) -> Result<Vec<Val>, Fault> {
             );
         }
         O::VCmax | O::VCmin => {
-            if let Some((x, idx)) = extreme(&active, dt, cx.op == O::VCmax) {
-                put(&mut out, 0, dt, x);
-                set_raw(&mut out, 1, es, idx as u64);
-            }
+            // no active lane: the identity and index 0 (the micro-ISA doc)
+            let max = cx.op == O::VCmax;
+            let (x, idx) = extreme(&active, dt, max).unwrap_or((identity(dt, max), 0));
+            put(&mut out, 0, dt, x);
+            set_raw(&mut out, 1, es, idx as u64);
+        }
+        O::VCbmax | O::VCbmin => {
+            // value in lane 0 (the identity when no lane is active) and the
+            // active lanes equal to it; both zero signs match a zero
+            let max = cx.op == O::VCbmax;
+            let x = extreme(&active, dt, max).map_or(identity(dt, max), |x| x.0);
+            put(&mut out, 0, dt, x);
+            let hit = mask_from(es, |i| {
+                let y = get(v, i, dt);
+                on(m0, i, es)
+                    && if dt.is_float() {
+                        y.f() == x.f()
+                    } else {
+                        y.i() == x.i()
+                    }
+            });
+            return Ok(vec![Val::VReg(out), Val::Mask(hit)]);
         }
         O::VCgadd | O::VCgmax | O::VCgmin => {
             let per = 32 / es;
@@ -442,12 +514,14 @@ pub fn reduce(cx: &Cx, a: &Args) -> Result<Vec<Val>, Fault> {
                     .filter(|(i, _)| i / per == g)
                     .collect();
                 let r = match cx.op {
-                    O::VCgadd => Some(tree_sum(xs.iter().map(|x| x.1).collect(), dt)),
-                    op => extreme(&xs, dt, op == O::VCgmax).map(|x| x.0),
+                    O::VCgadd => tree_sum(xs.iter().map(|x| x.1).collect(), dt),
+                    // a VLane with no active lane yields the identity
+                    op => {
+                        let max = op == O::VCgmax;
+                        extreme(&xs, dt, max).map_or(identity(dt, max), |x| x.0)
+                    }
                 };
-                if let Some(r) = r {
-                    put(&mut out, g, dt, r);
-                }
+                put(&mut out, g, dt, r);
             }
         }
         O::VCpadd => {

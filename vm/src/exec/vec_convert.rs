@@ -288,10 +288,48 @@ fn vcvt(cx: &Cx, a: &Args) -> Result<Box<[u8; 256]>, Fault> {
             dt.mlir_name()
         ));
     }
-    let Some(v) = a.v.first() else {
+    let Some(&v0) = a.v.first() else {
         return cx.err("needs a vector operand");
     };
-    let rnd = match cx.sym("rnd").or_else(|| cx.sym("round_mode")) {
+    // vmulscvt %x, %s, %mask, "RND", "PART": convert(x * s), the product in
+    // the source type (the micro-ISA doc's `convert_type<T1>(src[i] * scalar, rnd)`)
+    let mul = cx.op == Opcode::VMulscvt;
+    let mut pos = cx.positional();
+    let (rnd_s, part_s) = if mul {
+        (
+            cx.sym("rnd").or_else(|| pos.next()),
+            cx.sym("part").or_else(|| pos.next()),
+        )
+    } else {
+        (
+            cx.sym("rnd").or_else(|| cx.sym("round_mode")),
+            cx.sym("part"),
+        )
+    };
+    let scaled;
+    let v = if mul {
+        if !st.is_float() {
+            return cx.err(format!("scales float sources, not {}", st.mlir_name()));
+        }
+        let Some(s) = a.s.first() else {
+            return cx.err("needs a scalar factor");
+        };
+        let k = scalar(s, st).f();
+        let mut r = zreg();
+        for i in 0..lanes(st) {
+            put(
+                &mut r,
+                i,
+                st,
+                Num::F(round_float(get(v0, i, st).f() * k, st)),
+            );
+        }
+        scaled = r;
+        &*scaled
+    } else {
+        v0
+    };
+    let rnd = match rnd_s {
         Some(s) => match Rnd::parse(s) {
             Some(r) => r,
             None => return cx.err(format!("has an unknown rounding mode '{s}'")),
@@ -301,7 +339,7 @@ fn vcvt(cx: &Cx, a: &Args) -> Result<Box<[u8; 256]>, Fault> {
     let sat = cx
         .sym("sat")
         .map(|s| matches!(s, "SAT" | "RS_ENABLE" | "SATURATE"));
-    let part = part_of(cx.sym("part"));
+    let part = part_of(part_s);
     // lane widths: a packed fp4 byte pairs with two 16-bit values
     let (ss, ds) = match (is_f4(st), is_f4(dt)) {
         (true, _) => (1, 2 * dt.bytes()),
@@ -357,7 +395,7 @@ pub fn run(cx: &Cx, a: &Args) -> Result<Vec<Val>, Fault> {
             Some(v) => Box::new(**v),
             None => return cx.err("needs a vector operand"),
         },
-        O::VCvt => vcvt(cx, a)?,
+        O::VCvt | O::VMulscvt => vcvt(cx, a)?,
         O::VTrc => {
             let dt = cx.dst()?;
             let Some(v) = a.v.first() else {

@@ -29,6 +29,8 @@ pub fn handles(op: Opcode) -> bool {
             | Opcode::VSldb
             | Opcode::VSstb
             | Opcode::VGather2
+            | Opcode::VGather2Bc
+            | Opcode::VGatherb
             | Opcode::VScatter
             | Opcode::InitAlign
             | Opcode::VLdas
@@ -335,9 +337,43 @@ pub fn run(cx: &Cx, a: &Args, local: &mut Local, acc: &mut Accesses) -> Result<V
             }
             Ok(Vec::new())
         }
-        Opcode::VGather2 => {
+        Opcode::VGatherb => {
+            // block b (on when b32 predicate lane b is) loads the 32 bytes at
+            // base + offsets[b] bytes; lanes 0..7 of the ui32 offsets count
+            let (Some(p), Some(idx)) = (a.p.first(), a.v.first()) else {
+                return cx.err("needs a UB pointer and an offset vector");
+            };
+            if p.space != Space::Ub {
+                return cx.err(format!("needs a UB pointer, got {}", p.space.name()));
+            }
+            if p.addr % 32 != 0 {
+                return cx.err(format!(
+                    "needs a 32-byte aligned source, got UB address {}",
+                    p.addr
+                ));
+            }
+            let m = a.m.first().copied();
+            let mut v = zreg();
+            for b in 0..8 {
+                if m.is_some_and(|m| !bit(m, b * 4)) {
+                    continue;
+                }
+                let mut k = [0u8; 4];
+                k.copy_from_slice(&idx[b * 4..b * 4 + 4]);
+                let off = u64::from(u32::from_le_bytes(k));
+                if off % 32 != 0 {
+                    return cx.err(format!(
+                        "block {b}: byte offset {off} is not 32-byte aligned"
+                    ));
+                }
+                v[b * 32..(b + 1) * 32].copy_from_slice(&read(local, acc, p.addr + off, 32)?);
+            }
+            Ok(vec![Val::VReg(v)])
+        }
+        Opcode::VGather2 | Opcode::VGather2Bc => {
             // lane i (active) loads source element offsets[i]; 8-bit sources
-            // zero-extend into 16-bit lanes
+            // zero-extend into 16-bit lanes. vgather2_bc: the compatibility
+            // form with 32-bit offsets, so 32-bit elements only
             let (Some(p), Some(idx)) = (a.p.first(), a.v.first()) else {
                 return cx.err("needs a UB pointer and an offset vector");
             };
@@ -345,6 +381,9 @@ pub fn run(cx: &Cx, a: &Args, local: &mut Local, acc: &mut Accesses) -> Result<V
                 return cx.err(format!("needs a UB pointer, got {}", p.space.name()));
             }
             let lw = cx.dst()?.bytes();
+            if cx.op == Opcode::VGather2Bc && lw != 4 {
+                return cx.err("gathers 32-bit elements (its offsets are 32-bit)");
+            }
             let sw = p.elem.bytes().min(lw);
             let m = a.m.first().copied();
             let mut v = zreg();

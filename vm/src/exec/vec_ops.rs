@@ -54,11 +54,20 @@ fn group(op: Opcode) -> Option<Group> {
         | O::VCmp
         | O::VCmps
         | O::VSel
-        | O::VSelr => Group::Arith,
-        O::VCadd | O::VCmax | O::VCmin | O::VCgadd | O::VCgmax | O::VCgmin | O::VCpadd => {
-            Group::Reduce
-        }
+        | O::VSelr
+        | O::Chistv2
+        | O::Dhistv2 => Group::Arith,
+        O::VCadd
+        | O::VCmax
+        | O::VCmin
+        | O::VCbmax
+        | O::VCbmin
+        | O::VCgadd
+        | O::VCgmax
+        | O::VCgmin
+        | O::VCpadd => Group::Reduce,
         O::VCvt
+        | O::VMulscvt
         | O::VTrc
         | O::VCi
         | O::VBitcast
@@ -80,6 +89,8 @@ fn group(op: Opcode) -> Option<Group> {
         | O::VSldb
         | O::VSstb
         | O::VGather2
+        | O::VGather2Bc
+        | O::VGatherb
         | O::VScatter
         | O::InitAlign
         | O::VLdas
