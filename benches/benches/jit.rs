@@ -323,5 +323,86 @@ fn scopes(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, ops, matmul, kernels, scopes);
+/// End-to-end kernels: the whole run (GM setup, every instruction, the
+/// checker, read-back), interpreter vs JIT.
+fn e2e(c: &mut Criterion) {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let f32s = |n: usize| -> Vec<u8> {
+        (0..n)
+            .flat_map(|i| (((i * 37) % 101) as f32 * 0.03 - 1.5).to_le_bytes())
+            .collect()
+    };
+    let f16s = |n: usize| -> Vec<u8> {
+        (0..n)
+            .flat_map(|i| half::f16::from_f32(((i * 13) % 17) as f32 * 0.125 - 1.0).to_le_bytes())
+            .collect()
+    };
+    let pingpong =
+        std::fs::read_to_string(format!("{root}/../examples/sync/03_pingpong_set_wait.pto"))
+            .expect("seed")
+            .replace(
+                "%c8 = arith.constant 8 : index",
+                "%c8 = arith.constant 256 : index",
+            );
+    let kernels: Vec<(&str, String, Vec<Arg>)> = vec![
+        (
+            "softmax1024x64",
+            std::fs::read_to_string(format!("{root}/kernels/softmax_rows.pto")).expect("kernel"),
+            vec![Arg::Buffer(f32s(65536)), Arg::Buffer(vec![0; 262144])],
+        ),
+        (
+            "rmsnorm1024x64",
+            std::fs::read_to_string(format!("{root}/kernels/rmsnorm_rows.pto")).expect("kernel"),
+            vec![Arg::Buffer(f32s(65536)), Arg::Buffer(vec![0; 262144])],
+        ),
+        (
+            "pingpong256x256",
+            pingpong,
+            vec![Arg::Buffer(f32s(65536)), Arg::Buffer(vec![0; 262144])],
+        ),
+        (
+            "matmul_bias_relu32x64x32",
+            std::fs::read_to_string(format!("{root}/../examples/mixed_matmul_relu.pto"))
+                .expect("example"),
+            vec![
+                Arg::Buffer(f16s(2048)),
+                Arg::Buffer(f16s(2048)),
+                Arg::Buffer(f32s(1024)),
+                Arg::Buffer(vec![0; 4096]),
+                Arg::Buffer(vec![0; 4096]),
+            ],
+        ),
+    ];
+    for (name, src, args) in kernels {
+        let k = load_text(&format!("{name}.pto"), &src, None).expect("loads");
+        let mut g = c.benchmark_group(format!("e2e/{name}"));
+        g.sample_size(10);
+        for (tier, jit, check) in [
+            ("interp/check=off", JitMode::Off, CheckMode::Off),
+            ("interp/check=warn", JitMode::Off, CheckMode::Warn),
+            ("jit/check=off", JitMode::Always, CheckMode::Off),
+            ("jit/check=warn", JitMode::Always, CheckMode::Warn),
+        ] {
+            let cfg = Config {
+                profile: k.profile,
+                jit,
+                check,
+                ..Config::default()
+            };
+            g.bench_function(tier, |b| {
+                b.iter(|| {
+                    let f = run_kernel(&k, &cfg, None, &args).expect("runs");
+                    assert!(
+                        f.out.error.is_none() && f.out.diags.list.is_empty(),
+                        "{name}"
+                    );
+                    f
+                })
+            });
+        }
+        g.finish();
+    }
+}
+
+criterion_group!(benches, ops, matmul, kernels, scopes, e2e);
 criterion_main!(benches);

@@ -348,6 +348,162 @@ pub fn run_ew(
     Ok(())
 }
 
+/// `trowexpand{add,sub,mul,div,max,min}` of a row-major f32 tile by a column
+/// of per-row values: each row runs the compiled tile-scalar region of the op
+/// with that row's value as the scalar (the interpreter computes
+/// `x op v[r]` element by element, which is what the region computes).
+/// Returns `None` when the call is not of that form (the interpreter runs it).
+pub fn run_row_expand(
+    cache: &JitCache,
+    mode: JitMode,
+    threshold: u32,
+    crosscheck: bool,
+    call: &crate::exec::tile_ops::TileCall,
+    local: &mut Local,
+    acc: &mut Accesses,
+) -> Option<Result<(), Fault>> {
+    use pto_isa_spec::Opcode as O;
+    let op = match call.op {
+        O::TRowExpandAdd => Op::Add,
+        O::TRowExpandSub => Op::Sub,
+        O::TRowExpandMul => Op::Mul,
+        O::TRowExpandDiv => Op::Div,
+        O::TRowExpandMax => Op::Max,
+        O::TRowExpandMin => Op::Min,
+        _ => return None,
+    };
+    if mode == JitMode::Off {
+        return None;
+    }
+    let tiles = crate::exec::tile_ops::in_tiles(call);
+    let (a, b) = (*tiles.first()?, *tiles.get(1)?);
+    let d = match call.outs.first() {
+        Some(crate::value::Val::Tile(t)) => t.as_ref(),
+        _ => return None,
+    };
+    let f32s = [a, b, d].iter().all(|t| t.elem == DType::F32);
+    let shapes = d.v_row >= 0
+        && d.v_col >= 0
+        && d.v_row <= d.rows
+        && d.v_col <= d.cols
+        && a.v_row == d.v_row
+        && a.v_col == d.v_col
+        && b.v_row == d.v_row
+        && b.v_col == 1;
+    if !(f32s && shapes && plain_ub(a) && plain_ub(d) && b.loc == TileLoc::Vec) {
+        return None;
+    }
+    // the per-row values must survive the writes of earlier rows
+    let (blo, bhi) = (b.addr, b.addr + b.bytes());
+    if blo < d.addr + d.bytes() && d.addr < bhi {
+        return None;
+    }
+    let region = Region {
+        op,
+        lane: Lane::F32,
+        operands: Operands::ScalarRight,
+    };
+    if mode == JitMode::Auto {
+        let n = cache
+            .counts
+            .lock()
+            .map(|mut c| {
+                let e = c.entry(region).or_insert(0);
+                *e += 1;
+                *e
+            })
+            .unwrap_or(0);
+        if n <= threshold {
+            return None;
+        }
+    }
+    let code = cache.get(&region).ok()?;
+    let mut vals = Vec::with_capacity(d.v_row.max(0) as usize);
+    for r in 0..d.v_row {
+        let at = match b.elem_addr(r, 0) {
+            Ok(x) => x,
+            Err(e) => return Some(Err(e)),
+        };
+        match local.slice(Space::Ub, at, 4) {
+            Ok(v) => vals.push((at, i64::from(u32::from_le_bytes([v[0], v[1], v[2], v[3]])))),
+            Err(e) => return Some(Err(e.into())),
+        }
+    }
+    let reference = if crosscheck {
+        let mut copy = local.clone();
+        let mut scratch = Accesses::default();
+        if let Err(e) = crate::exec::expand::run(call, &mut copy, &mut scratch) {
+            return Some(Err(e));
+        }
+        Some(copy)
+    } else {
+        None
+    };
+    let size = local.size(Space::Ub);
+    let row = d.v_col * 4;
+    {
+        let ub = match local.slice_mut(Space::Ub, 0, size) {
+            Ok(u) => u,
+            Err(e) => return Some(Err(e.into())),
+        };
+        for (r, (_, bits)) in vals.iter().enumerate() {
+            let r = r as i64;
+            let args = EwArgs {
+                dst: (d.addr as i64) + r * d.cols * 4,
+                dst_stride: row,
+                a: (a.addr as i64) + r * a.cols * 4,
+                a_stride: row,
+                b: 0,
+                b_stride: 0,
+                rows: 1,
+                cols: d.v_col,
+                scalar: *bits,
+            };
+            match code.call(ub, &args) {
+                Status::Ok => {}
+                _ => {
+                    return Some(fault(format!(
+                        "a {}x{} f32 tile operand reaches outside the {size} bytes of UB",
+                        d.v_row, d.v_col
+                    )))
+                }
+            }
+        }
+    }
+    if let Ok(mut st) = cache.stats.lock() {
+        st.jit_execs += 1;
+    }
+    if acc.on {
+        for (r, (at, _)) in vals.iter().enumerate() {
+            let r = r as u64;
+            acc.add(Space::Ub, a.addr + r * a.cols as u64 * 4, row as u64, false);
+            acc.add(Space::Ub, *at, 4, false);
+            acc.add(Space::Ub, d.addr + r * d.cols as u64 * 4, row as u64, true);
+        }
+    }
+    if let Some(want) = reference {
+        for r in 0..d.v_row {
+            let o = d.addr + (r * d.cols * 4) as u64;
+            let (x, y) = match (
+                want.slice(Space::Ub, o, row as u64),
+                local.slice(Space::Ub, o, row as u64),
+            ) {
+                (Ok(x), Ok(y)) => (x, y),
+                _ => return Some(fault("crosscheck: row outside UB")),
+            };
+            if let Some(c) =
+                (0..d.v_col as usize).find(|&c| x[4 * c..4 * c + 4] != y[4 * c..4 * c + 4])
+            {
+                return Some(fault(format!(
+                    "crosscheck: JIT and interpreter differ at element ({r}, {c}) of {}",
+                    call.op.name()
+                )));
+            }
+        }
+    }
+    Some(Ok(()))
+}
+
 /// Distance in units in the last place between two f32 values.
 fn ulps(a: f32, b: f32) -> u64 {
     let key = |x: f32| {

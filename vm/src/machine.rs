@@ -2258,7 +2258,17 @@ impl<'a> Cluster<'a> {
                 )
             }
             Resolved::Tile(call) => {
-                exec::tile_ops::run(call, gm, &mut self.cores[ci].arch.local, &mut acc)
+                let local = &mut self.cores[ci].arch.local;
+                crate::jitcall::run_row_expand(
+                    self.jit,
+                    self.cfg.jit,
+                    self.cfg.jit_threshold,
+                    self.cfg.crosscheck,
+                    call,
+                    local,
+                    &mut acc,
+                )
+                .unwrap_or_else(|| exec::tile_ops::run(call, gm, local, &mut acc))
             }
             Resolved::TLoad(v, t) => crate::jitcall::run_dma(
                 self.jit,

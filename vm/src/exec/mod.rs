@@ -67,11 +67,18 @@ impl Accesses {
             // row copies, and element loops that interleave their operands
             // (read a[i], read b[i], write d[i]) become one range per operand.
             // The accesses of one instruction are simultaneous for the
-            // checker, so their order does not matter.
+            // checker, so their order does not matter, and bytes one of them
+            // already covers (a per-row value read once per element) add nothing.
             let n = self.list.len();
             for last in self.list[n.saturating_sub(4)..].iter_mut().rev() {
-                if last.space == space && last.write == write && last.addr + last.len == addr {
+                if last.space != space || last.write != write {
+                    continue;
+                }
+                if last.addr + last.len == addr {
                     last.len += len;
+                    return;
+                }
+                if last.addr <= addr && addr + len <= last.addr + last.len {
                     return;
                 }
             }
