@@ -2044,6 +2044,21 @@ impl<'a> Lowerer<'a> {
                     },
                 },
             ),
+            // the FMATRIX registers feed MTE1's img2col: written in order
+            // with it on PIPE_MTE1
+            "setfmatrix" | "set_img2col_rpt" | "set_img2col_padding" => self.push(
+                op,
+                c,
+                K::Issue {
+                    pipe: Pipe::Mte1,
+                    op: PipeOp::Tile {
+                        op: op.opcode,
+                        ins: Vec::new(),
+                        outs: Vec::new(),
+                        attrs: Self::tile_attrs(op),
+                    },
+                },
+            ),
             // drained before and after: the print sees program order
             "tprint" => {
                 let ins = op.group_values("ins");

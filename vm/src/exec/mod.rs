@@ -9,6 +9,7 @@ pub mod fixpipe_fp;
 pub mod gather;
 pub mod gen;
 pub mod hist;
+pub mod img2col;
 pub mod irregular;
 pub mod layout_ops;
 pub mod matmul;
