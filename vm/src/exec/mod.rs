@@ -6,6 +6,7 @@ pub mod cube;
 pub mod dma;
 pub mod expand;
 pub mod fixpipe_fp;
+pub mod fixpipe_quant;
 pub mod gather;
 pub mod gen;
 pub mod hist;

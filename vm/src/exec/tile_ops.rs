@@ -165,6 +165,9 @@ pub fn run(call: &TileCall, gm: &Gm, local: &mut Local, acc: &mut Accesses) -> R
     ) {
         return crate::exec::fixpipe_fp::run(call, gm, local, acc);
     }
+    if call.op == Opcode::TStore {
+        return crate::exec::fixpipe_quant::run(call, gm, local, acc);
+    }
     if call.op == Opcode::TPrint {
         return crate::exec::print::run(call, gm, local, acc);
     }
