@@ -46,7 +46,12 @@ pub fn offset(t: &Tile, r: i64, c: i64) -> i64 {
                 (BLayout::RowMajor, SLayout::ColMajor) => {
                     rb * t.cols * ir + cb * inner + ci * ir + ri
                 }
-                // ZZ
+                // ZZ; a tile shorter than one box (pto-isa admits one-row
+                // boxed tiles) holds boxes clipped to its height, so its
+                // storage is rows x cols
+                (BLayout::RowMajor, SLayout::RowMajor) if t.rows < ir => {
+                    cb * t.rows * ic + ri * ic + ci
+                }
                 (BLayout::RowMajor, SLayout::RowMajor) => {
                     rb * t.cols * ir + cb * inner + ri * ic + ci
                 }
@@ -77,6 +82,19 @@ mod tests {
             fractal,
             pad: 0,
         }
+    }
+
+    #[test]
+    fn a_zz_tile_shorter_than_a_box_is_its_storage_in_order() {
+        let t = tile(BLayout::RowMajor, SLayout::RowMajor, 1, 128, DType::U8, 512);
+        for c in 0..128 {
+            assert_eq!(offset(&t, 0, c), c);
+        }
+        let t = tile(BLayout::RowMajor, SLayout::RowMajor, 2, 64, DType::U8, 512);
+        // two clipped boxes of 2 x 32, each row-major
+        assert_eq!(offset(&t, 1, 0), 32);
+        assert_eq!(offset(&t, 0, 32), 64);
+        assert_eq!(offset(&t, 1, 63), 127);
     }
 
     #[test]

@@ -98,7 +98,12 @@ fn no_extras(call: &TileCall, allowed_scalars: usize) -> Result<(), Fault> {
 /// int -> float / float -> int as a value conversion).
 fn mov(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(), Fault> {
     no_extras(call, 0)?;
-    if crate::exec::tile_ops::in_tiles(call).len() > 1 {
+    let tiles = crate::exec::tile_ops::in_tiles(call);
+    if tiles.len() == 2 && tiles[1].loc != pto_asm::ty::TileLoc::Scaling {
+        // a non-scaling third tile is the X -> ZZ exponent repack's scratch
+        return crate::exec::mx_zz::run(call, local, acc);
+    }
+    if tiles.len() > 1 {
         return fault(format!(
             "{}: vector quantization operands are not supported by ptovm yet",
             short(call)

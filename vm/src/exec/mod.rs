@@ -16,6 +16,7 @@ pub mod layout_ops;
 pub mod matmul;
 pub mod mgather;
 pub mod minifloat;
+pub mod mx_zz;
 pub mod print;
 pub mod quant;
 pub mod quant_mx;
