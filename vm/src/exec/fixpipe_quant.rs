@@ -1,6 +1,8 @@
 //! `tstore` of an accumulator tile through the FIXPIPE with a scalar
 //! pre-quantization word (`tstore ins(%acc, %word : ..., i64) outs(%view)`)
-//! and/or `reluPreMode = normal_relu`.
+//! and/or `reluPreMode = normal_relu`; `textract` from an acc tile
+//! (`ins(%acc, %row, %col[, %word])`) converts its elements the same way
+//! ([`Conv`]).
 //!
 //! This follows pto-isa's CPU model of the scalar FIXPIPE path
 //! (`TSTORE(dst, src, preQuantScalar)`): the 64-bit word carries the scale
@@ -121,6 +123,64 @@ pub(crate) fn relu_on(call: &TileCall) -> bool {
         .is_some_and(|s| s != "0" && !s.contains("NO_RELU") && !s.contains("NORELU"))
 }
 
+/// The FIXPIPE element conversion of one op: a scalar quant mode (with its
+/// word) or a plain cast, and ReLU.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Conv {
+    quant: Option<(Mode, Word)>,
+    relu: bool,
+}
+
+impl Conv {
+    /// The conversion from `src` to `dst` elements with an optional quant
+    /// word, ReLU from the op's `reluPreMode`.
+    pub(crate) fn new(
+        call: &TileCall,
+        src: DType,
+        dst: DType,
+        word: Option<u64>,
+    ) -> Result<Conv, Fault> {
+        let relu = relu_on(call);
+        let quant = match word {
+            Some(w) => match mode(src, dst) {
+                Some(m) => Some((m, decode(w))),
+                None => {
+                    return fault(format!(
+                        "{}: a scalar pre-quantization from {src} to {dst} is not implemented (pto-isa's CPU model defines f32/i32 -> i8/ui8, i32 -> f16/i16, f32 -> f16/bf16)",
+                        short(call)
+                    ))
+                }
+            },
+            None => {
+                // the CPU model's unquantized path is a plain cast; the
+                // manual lists these acc destinations
+                let plain = matches!(src, DType::F32 | DType::I32)
+                    && matches!(dst, DType::I32 | DType::F32 | DType::F16 | DType::BF16);
+                if !plain {
+                    return fault(format!(
+                        "{}: an acc conversion from {src} to {dst} needs a quantization word",
+                        short(call)
+                    ));
+                }
+                None
+            }
+        };
+        Ok(Conv { quant, relu })
+    }
+
+    /// Converts one accumulator element (the result still rounds or wraps
+    /// to the destination type when written).
+    pub(crate) fn apply(&self, x: Num) -> Num {
+        match self.quant {
+            Some((m, w)) => quantize(x, m, w, self.relu),
+            None => match x {
+                Num::F(f) => Num::F(if self.relu && f < 0.0 { 0.0 } else { f }),
+                Num::I(i) => Num::I(if self.relu && i < 0 { 0 } else { i }),
+            },
+        }
+    }
+}
+
 /// Executes a quantizing or ReLU `tstore` from an acc tile.
 pub fn run(call: &TileCall, gm: &Gm, local: &mut Local, acc: &mut Accesses) -> Result<(), Fault> {
     let src = in_tile(call, 0, "source")?;
@@ -147,36 +207,12 @@ pub fn run(call: &TileCall, gm: &Gm, local: &mut Local, acc: &mut Accesses) -> R
             src.v_col
         ));
     }
-    let relu = relu_on(call);
-    let word = in_scalars(call).first().map(|n| decode(n.i() as u64));
-    let m = match word {
-        Some(_) => match mode(src.elem, v.elem) {
-            Some(m) => Some(m),
-            None => {
-                return fault(format!(
-                    "{}: a scalar pre-quantization from {} to {} is not implemented (pto-isa's CPU model defines f32/i32 -> i8/ui8, i32 -> f16/i16, f32 -> f16/bf16)",
-                    short(call),
-                    src.elem,
-                    v.elem
-                ))
-            }
-        },
-        None => {
-            // the CPU model's unquantized path is a plain cast; the manual
-            // lists these acc destinations
-            let plain = matches!(src.elem, DType::F32 | DType::I32)
-                && matches!(v.elem, DType::I32 | DType::F32 | DType::F16 | DType::BF16);
-            if !plain {
-                return fault(format!(
-                    "{}: an acc tstore from {} to {} needs a quantization word",
-                    short(call),
-                    src.elem,
-                    v.elem
-                ));
-            }
-            None
-        }
-    };
+    let conv = Conv::new(
+        call,
+        src.elem,
+        v.elem,
+        in_scalars(call).first().map(|n| n.i() as u64),
+    )?;
     let how = match attr_sym(call, &["atomicType"]) {
         None => Combine::Store,
         Some(a) => match Combine::parse(&a) {
@@ -194,13 +230,7 @@ pub fn run(call: &TileCall, gm: &Gm, local: &mut Local, acc: &mut Accesses) -> R
     for r in 0..src.v_row {
         for c in 0..src.v_col {
             let x = get(local, src, r, c, acc)?;
-            let y = match (m, word) {
-                (Some(m), Some(w)) => quantize(x, m, w, relu),
-                _ => match x {
-                    Num::F(f) => Num::F(if relu && f < 0.0 { 0.0 } else { f }),
-                    Num::I(i) => Num::I(if relu && i < 0 { 0 } else { i }),
-                },
-            };
+            let y = conv.apply(x);
             let addr = (v.base as i64 + v.offset(r, c) * ds as i64) as u64;
             let y = if how == Combine::Store {
                 y

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""tstore of i32 and f32 acc tiles with a scalar FIXPIPE pre-quantization word
-and ReLU (pto-isa's CPU model of the scalar quant modes)."""
+"""tstore (and one textract) of i32 and f32 acc tiles with a scalar FIXPIPE
+pre-quantization word and ReLU (pto-isa's CPU model of the scalar quant modes)."""
 import pathlib
 import struct
 
@@ -51,6 +51,7 @@ outs = {
     10: bf16_bits(cf * f32(3.0)),
     11: to_int8(cf, word(0.25, 0, 1)).astype(np.int8),
     12: init12 + np.maximum(cf, 0),
+    13: to_int8(ci, word(1 / 256, 3, 1), relu=True).astype(np.int8),
 }
 for k, x in enumerate([a8, b8, a16, b16], start=1):
     x.tofile(d / f"v{k}.bin")
