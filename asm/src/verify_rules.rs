@@ -372,6 +372,22 @@ impl<'a> Rules<'a> {
                     &name[4..]
                 ));
             }
+            "pto.timg2col" => {
+                if let (Some(s), Some(d)) = (ins.first(), outs.first()) {
+                    if s.tb.loc != TileLoc::Mat || d.tb.loc != TileLoc::Left {
+                        e.push(format!(
+                            "expects a loc=mat feature map and a loc=left destination, got loc={} -> loc={}",
+                            s.tb.loc.name(),
+                            d.tb.loc.name()
+                        ));
+                    } else if s.tb.elem != d.tb.elem {
+                        e.push("expects src and dst to have the same element type".into());
+                    }
+                }
+            }
+            "pto.setfmatrix" if op.attr("fmap_h").is_none() || op.attr("fmap_w").is_none() => {
+                e.push("expects fmap_h and fmap_w attributes".into());
+            }
             "pto.tget_scale_addr" => {
                 if let Some(d) = outs.first() {
                     if d.tb.loc != TileLoc::Scaling {

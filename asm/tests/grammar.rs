@@ -374,3 +374,35 @@ fn severity_is_exported() {
     );
     assert!(d.iter().all(|d| d.severity == Severity::Error));
 }
+
+#[test]
+fn timg2col_and_its_fmatrix_registers() {
+    let mat = TB
+        .replace("loc=vec", "loc=mat")
+        .replace("dtype=f32", "dtype=f16")
+        .replace(
+            "blayout=row_major, slayout=none_box",
+            "blayout=col_major, slayout=row_major",
+        );
+    let left = TB
+        .replace("loc=vec", "loc=left")
+        .replace("dtype=f32", "dtype=f16")
+        .replace("slayout=none_box", "slayout=row_major");
+    let body = |dst: &str, fm: &str| {
+        format!(
+            "func.func @k() {{\n  %c0 = arith.constant 0 : index\n  %s = pto.alloc_tile : {mat}\n  %d = pto.alloc_tile : {dst}\n  pto.setfmatrix {fm}\n  pto.set_img2col_rpt {{repeat_time = 1}}\n  pto.set_img2col_padding {{pad_value = 0.0}}\n  pto.timg2col ins(%s, %c0, %c0 : {mat}, index, index) outs(%d : {dst}) {{filter_h = 3, filter_w = 3, stride_h = 2}}\n  return\n}}\n"
+        )
+    };
+    let fm = "{fmap_h = 4, fmap_w = 4, pad_left = 1}";
+    let f = ok(&body(&left, fm));
+    assert_eq!(find(&f, Opcode::TImg2col).uses().count(), 4);
+    let r = err(&body(&TB.replace("dtype=f32", "dtype=f16"), fm));
+    assert!(
+        r.contains("loc=left destination, got loc=mat -> loc=vec"),
+        "{r}"
+    );
+    let r = err(&body(&left.replace("dtype=f16", "dtype=f32"), fm));
+    assert!(r.contains("same element type"), "{r}");
+    let r = err(&body(&left, "{fmap_h = 4}"));
+    assert!(r.contains("expects fmap_h and fmap_w"), "{r}");
+}

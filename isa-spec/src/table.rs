@@ -310,7 +310,7 @@ ops! {
     TFillPad: "pto.tfillpad", Tile, BYLOC, Layout, Dps, "t | t", ANY, BOTH, "fill outside the valid region with the pad value";
     TFillPadInplace: "pto.tfillpad_inplace", Tile, BYLOC, Layout, Dps, "t | t", ANY, BOTH, "pad fill in place";
     TFillPadExpand: "pto.tfillpad_expand", Tile, BYLOC, Layout, Dps, "t | t", ANY, BOTH, "pad fill into a larger destination";
-    TImg2col: "pto.timg2col", Tile, MTE1, Layout, Dps, "t t? | t", ANY, BOTH, "image-to-column transform for convolution";
+    TImg2col: "pto.timg2col", Tile, MTE1, Layout, Dps, "t i? i? | t", ANY, BOTH, "image-to-column transform for convolution";
     TPack: "pto.tpack", Tile, V, Layout, Dps, "t | t", ANY, BOTH, "pack elements into a narrower representation";
     TInterleave: "pto.tinterleave", Tile, V, Layout, Dps, "t t | t t", ANY, BOTH, "interleave even/odd elements of two tiles";
     TDeinterleave: "pto.tdeinterleave", Tile, V, Layout, Dps, "t t? | t t", ANY, BOTH, "split even/odd elements into two tiles";

@@ -46,7 +46,9 @@ pub fn offset(t: &Tile, r: i64, c: i64) -> i64 {
                 (BLayout::RowMajor, SLayout::ColMajor) => {
                     rb * t.cols * ir + cb * inner + ci * ir + ri
                 }
-                // ZZ
+                // ZZ; a one-row tile (pto-isa exempts one-row boxed tiles
+                // from whole boxes) holds its columns in order
+                (BLayout::RowMajor, SLayout::RowMajor) if t.rows == 1 => c,
                 (BLayout::RowMajor, SLayout::RowMajor) => {
                     rb * t.cols * ir + cb * inner + ri * ic + ci
                 }
@@ -76,6 +78,14 @@ mod tests {
             slayout: sl,
             fractal,
             pad: 0,
+        }
+    }
+
+    #[test]
+    fn a_one_row_zz_tile_is_its_storage_in_order() {
+        let t = tile(BLayout::RowMajor, SLayout::RowMajor, 1, 128, DType::U8, 512);
+        for c in 0..128 {
+            assert_eq!(offset(&t, 0, c), c);
         }
     }
 

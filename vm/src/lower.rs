@@ -1982,11 +1982,31 @@ impl<'a> Lowerer<'a> {
             "tstore" => {
                 let ins = op.group_values("ins");
                 let outs = op.group_values("outs");
-                if ins.len() > 1 {
-                    return self.unsupported(
+                // a pre-quantization word or ReLU: the FIXPIPE's element path
+                let relu = matches!(
+                    attr(&Self::attrs_of(op), "reluPreMode"),
+                    Some(AttrVal::Sym(m)) if !m.eq_ignore_ascii_case("no_relu") && !m.eq_ignore_ascii_case("norelu")
+                );
+                if ins.len() > 1 || relu {
+                    if self.pipe_of(op, ins.first().copied()) != Pipe::Fix {
+                        return self.unsupported(
+                            op,
+                            c,
+                            "with a quantization word or reluPreMode needs an acc source",
+                        );
+                    }
+                    return self.push(
                         op,
                         c,
-                        "with a quantization operand (FIXPIPE pre-quant) is not implemented",
+                        K::Issue {
+                            pipe: Pipe::Fix,
+                            op: PipeOp::Tile {
+                                op: op.opcode,
+                                ins,
+                                outs,
+                                attrs: Self::tile_attrs(op),
+                            },
+                        },
                     );
                 }
                 let atomic = match attr(&Self::attrs_of(op), "atomicType") {
@@ -2036,6 +2056,21 @@ impl<'a> Lowerer<'a> {
                 c,
                 K::Issue {
                     pipe: Pipe::M,
+                    op: PipeOp::Tile {
+                        op: op.opcode,
+                        ins: Vec::new(),
+                        outs: Vec::new(),
+                        attrs: Self::tile_attrs(op),
+                    },
+                },
+            ),
+            // the FMATRIX registers feed MTE1's img2col: written in order
+            // with it on PIPE_MTE1
+            "setfmatrix" | "set_img2col_rpt" | "set_img2col_padding" => self.push(
+                op,
+                c,
+                K::Issue {
+                    pipe: Pipe::Mte1,
                     op: PipeOp::Tile {
                         op: op.opcode,
                         ins: Vec::new(),

@@ -337,6 +337,8 @@ pub struct Local {
     /// The cube's TF32 transform mode (`settf32mode`): f32 matmul operands
     /// are rounded to TF32 while it is on.
     pub tf32: bool,
+    /// The FMATRIX / img2col registers (`setfmatrix`, `set_img2col_*`).
+    pub img2col: crate::exec::img2col::Regs,
     /// The vector unit's special registers that ops update outside SSA.
     pub spr: Spr,
 }
@@ -370,6 +372,7 @@ impl Local {
                 Zeroed::new(p.fb_bytes),
             ],
             tf32: false,
+            img2col: Default::default(),
             spr: Spr::default(),
         }
     }

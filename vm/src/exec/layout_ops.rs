@@ -98,7 +98,12 @@ fn no_extras(call: &TileCall, allowed_scalars: usize) -> Result<(), Fault> {
 /// int -> float / float -> int as a value conversion).
 fn mov(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(), Fault> {
     no_extras(call, 0)?;
-    if crate::exec::tile_ops::in_tiles(call).len() > 1 {
+    let tiles = crate::exec::tile_ops::in_tiles(call);
+    if tiles.len() == 2 && tiles[1].loc != pto_asm::ty::TileLoc::Scaling {
+        // a non-scaling third tile is the X -> ZZ exponent repack's scratch
+        return crate::exec::mx_zz::run(call, local, acc);
+    }
+    if tiles.len() > 1 {
         return fault(format!(
             "{}: vector quantization operands are not supported by ptovm yet",
             short(call)
@@ -140,7 +145,17 @@ fn extract(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(),
     let dst = out_tile(call, 0, "destination")?;
     check_valid(call, src, "source")?;
     check_valid(call, dst, "destination")?;
-    no_extras(call, 2)?;
+    // from an acc tile through the FIXPIPE: a quant word after (row, col)
+    // and reluPreMode
+    let fix = if src.loc == pto_asm::ty::TileLoc::Acc {
+        let word = in_scalars(call).get(2).map(|w| w.i() as u64);
+        Some(crate::exec::fixpipe_quant::Conv::new(
+            call, src.elem, dst.elem, word,
+        )?)
+    } else {
+        no_extras(call, 2)?;
+        None
+    };
     let (r0, c0) = offsets(call)?;
     if r0 < 0 || c0 < 0 || r0 + dst.v_row > src.rows || c0 + dst.v_col > src.cols {
         return fault(format!(
@@ -152,7 +167,12 @@ fn extract(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(),
             src.cols
         ));
     }
-    let vals = read_block(local, src, r0, c0, dst.v_row, dst.v_col, acc)?;
+    let mut vals = read_block(local, src, r0, c0, dst.v_row, dst.v_col, acc)?;
+    if let Some(conv) = fix {
+        for v in &mut vals {
+            *v = conv.apply(*v);
+        }
+    }
     write_block(local, dst, (0, 0), (dst.v_row, dst.v_col), &vals, acc)
 }
 

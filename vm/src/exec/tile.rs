@@ -372,6 +372,18 @@ pub fn tstore_rows(
     Ok(())
 }
 
+/// Whether a view's elements are one contiguous run in row-major order.
+fn contiguous(v: &View) -> bool {
+    let mut want = 1;
+    for d in (0..5).rev() {
+        if v.shape[d] > 1 && v.strides[d] != want {
+            return false;
+        }
+        want *= v.shape[d].max(1);
+    }
+    true
+}
+
 /// `tstore`: tile valid region -> GM view; with an atomic type the value is
 /// added to (or max/min-ed with) what GM holds, in the view's element type.
 pub fn tstore(
@@ -384,7 +396,11 @@ pub fn tstore(
 ) -> Result<(), Fault> {
     check_valid(src, "source")?;
     let (vr, vc) = dst.rows_cols();
-    if src.v_row > vr || src.v_col > vc {
+    // a single valid row wider than the view continues into the view's next
+    // rows when the view is one contiguous run (the GM offset of (0, c) is
+    // c * col_stride, as pto-isa's CPU model maps ND tiles): a flattened store
+    let flat = src.v_row == 1 && src.v_col <= vr * vc && contiguous(dst);
+    if src.v_row > vr || (src.v_col > vc && !flat) {
         return fault(format!(
             "tstore writes a {}x{} valid region into a GM view of {}x{}",
             src.v_row, src.v_col, vr, vc

@@ -11,8 +11,8 @@
 use pto_isa_spec::{DType, Opcode};
 
 use crate::exec::{
-    convert, expand, fault, gather, gen, hist, irregular, layout_ops, matmul, mgather, quant,
-    quant_mx, random, reduce, sort, Accesses, Fault,
+    convert, expand, fault, gather, gen, hist, img2col, irregular, layout_ops, matmul, mgather,
+    quant, quant_mx, random, reduce, sort, Accesses, Fault,
 };
 use crate::mem::{Gm, Local};
 use crate::num::{read, write, Num};
@@ -114,6 +114,7 @@ fn group(op: Opcode) -> Option<Group> {
         | O::TDeinterleave
         | O::TPack => layout_ops::run,
         O::TCi | O::TTri => gen::run,
+        O::TImg2col | O::Setfmatrix | O::SetImg2colRpt | O::SetImg2colPadding => img2col::run,
         O::TGather | O::TScatter | O::TGatherb => gather::run,
         O::TQuant | O::TDequant => quant::run,
         O::TQuantMx => quant_mx::run,
@@ -163,6 +164,9 @@ pub fn run(call: &TileCall, gm: &Gm, local: &mut Local, acc: &mut Accesses) -> R
         Opcode::TMovFp | Opcode::TExtractFp | Opcode::TInsertFp | Opcode::TStoreFp
     ) {
         return crate::exec::fixpipe_fp::run(call, gm, local, acc);
+    }
+    if call.op == Opcode::TStore {
+        return crate::exec::fixpipe_quant::run(call, gm, local, acc);
     }
     if call.op == Opcode::TPrint {
         return crate::exec::print::run(call, gm, local, acc);
