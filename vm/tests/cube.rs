@@ -420,3 +420,24 @@ fn mte_l1_l0b_transpose_on_8_bit_reads_zn_fractals() {
     assert!(plain.iter().any(|&x| x != 0));
     assert_eq!(out(" {transpose = true}"), plain);
 }
+
+/// The raw `copy_cbuf_to_bt` takes its conversion from `conv_control`: 1
+/// widens a 16-bit float source to f32 (what PTOAS passes for an f16 source),
+/// anything else asked of it is refused.
+#[test]
+fn copy_cbuf_to_bt_widens_only_16_bit_floats() {
+    let body = |conv: &str| {
+        format!(
+            "    %conv = arith.constant {conv}\n    pto.copy_cbuf_to_bt %l1_x, %bt, %conv, %c1, %c1, %c0, %c0\n      : !pto.ptr<f32, l1>, !pto.ptr<f32, bt>, i1, i64, i64, i64, i64\n    pto.set_flag[\"PIPE_MTE1\", \"PIPE_M\", \"EVENT_ID1\"]\n    pto.wait_flag[\"PIPE_MTE1\", \"PIPE_M\", \"EVENT_ID1\"]\n    pto.mad_bias %l0a, %l0b, %l0c, %bt, %c2, %c16, %c16 disable_gemv\n      : !pto.ptr<f16, l0a>, !pto.ptr<f16, l0b>, !pto.ptr<f32, l0c>, !pto.ptr<f32, bt>, i64, i64, i64\n{STORE}"
+        )
+    };
+    // f32 bias values copied as bytes: the same result as mte_l1_bt
+    let (o, _) = run(&body("false")).unwrap();
+    for i in 0..2 {
+        for n in 0..16 {
+            assert_eq!(o[i * 16 + n], product(i, n) + 100.0 + n as f32);
+        }
+    }
+    let e = run(&body("true")).unwrap_err();
+    assert!(e.contains("conv_control 1 widens f16/bf16 to f32"), "{e}");
+}

@@ -121,6 +121,9 @@ pub fn lowers(op: Opcode) -> bool {
             | O::LoadCbufToCb
             | O::CopyCbufToUbuf
             | O::CopyUbufToCbuf
+            | O::CopyGmToCbuf
+            | O::CopyCbufToBt
+            | O::CopyCbufToFbuf
     )
 }
 
@@ -411,13 +414,13 @@ fn nz(r: u64, c: u64, rpad: u64, c0: u64) -> u64 {
 pub fn run(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
     use Opcode as O;
     match call.op {
-        O::MteGmL1 => burst_copy(call, m, Space::Gm, Space::L1),
+        O::MteGmL1 | O::CopyGmToCbuf => burst_copy(call, m, Space::Gm, Space::L1),
         O::MteL1Ub => l1_ub(call, m),
         O::MteGmL1Frac => gm_l1_frac(call, m),
         O::MteL1L0a | O::LoadCbufToCa => l1_l0(call, m, Space::L0a),
         O::MteL1L0b | O::LoadCbufToCb => l1_l0(call, m, Space::L0b),
-        O::MteL1Bt => l1_bt(call, m),
-        O::MteL1Fb => l1_fb(call, m),
+        O::MteL1Bt | O::CopyCbufToBt => l1_bt(call, m),
+        O::MteL1Fb | O::CopyCbufToFbuf => l1_fb(call, m),
         O::Mad | O::MadAcc | O::MadBias | O::MadMx | O::MadMxAcc | O::MadMxBias => mad(call, m),
         O::MteL1L0aMx => mx_load(call, m, 0),
         O::MteL1L0bMx => mx_load(call, m, 1),
@@ -430,26 +433,37 @@ pub fn run(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
 /// `mte_gm_l1`: `len` bytes per burst, `nburst(count, src_stride,
 /// dst_stride)` and outer `loop(...)` groups, byte strides start to start. A
 /// stride of 0 with more than one burst means contiguous bursts.
+/// `copy_gm_to_cbuf (src, dst, n_burst, len_burst, src_stride, dst_stride)`
+/// is the raw op PTOAS expands `mte_gm_l1` into, with the same values and no
+/// outer loops (the `set_loop*_outtol1` registers are not modelled).
 fn burst_copy(call: &CubeCall, m: &mut Mem<'_>, s_sp: Space, d_sp: Space) -> Result<(), Fault> {
     let src = call.ptr(0, s_sp)?;
     let dst = call.ptr(1, d_sp)?;
-    let len = call.count(2)?;
+    let raw = call.op == Opcode::CopyGmToCbuf;
+    let len = call.count(if raw { 3 } else { 2 })?;
+    let mut groups = Vec::new();
+    if raw {
+        groups.push((call.count(2)?, call.int(4)?, call.int(5)?, true));
+    }
+    for c in &call.form.clauses {
+        if c.name == "nburst" || c.name == "loop" {
+            let (n, ss, ds) = call.triple(c)?;
+            groups.push((n, ss, ds, c.name == "nburst"));
+        }
+    }
     let mut levels = Vec::new();
     let mut inner = len as i64;
     let mut have_nb = false;
-    for c in &call.form.clauses {
-        if c.name == "nburst" || c.name == "loop" {
-            have_nb |= c.name == "nburst";
-            let (n, mut ss, mut ds) = call.triple(c)?;
-            if n > 1 && ss == 0 {
-                ss = inner;
-            }
-            if n > 1 && ds == 0 {
-                ds = inner;
-            }
-            inner = ds.max(ss).saturating_mul(n as i64);
-            levels.push((n, ss, ds));
+    for (n, mut ss, mut ds, nb) in groups {
+        have_nb |= nb;
+        if n > 1 && ss == 0 {
+            ss = inner;
         }
+        if n > 1 && ds == 0 {
+            ds = inner;
+        }
+        inner = ds.max(ss).saturating_mul(n as i64);
+        levels.push((n, ss, ds));
     }
     if !have_nb {
         return fault(format!("'{}' needs nburst(...)", call.op.name()));
@@ -733,26 +747,48 @@ fn l1_l0(call: &CubeCall, m: &mut Mem<'_>, dsp: Space) -> Result<(), Fault> {
 }
 
 /// `mte_l1_bt`: bursts of `len` 64-byte destination units; f16/bf16 sources
-/// widen to f32 bias values.
+/// widen to f32 bias values. `copy_cbuf_to_bt (src, dst, conv_control,
+/// n_burst, len_burst, src_gap, dst_gap)` is the raw op PTOAS expands it into
+/// (the same values; `conv_control` is 1 for an f16 source): with
+/// `conv_control` 1 a 16-bit float source widens to f32, with 0 the bytes
+/// are copied.
 fn l1_bt(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
+    let name = call.op.name();
     let src = call.ptr(0, Space::L1)?;
     let dst = call.ptr(1, Space::Bias)?;
-    let len = call.count(2)?;
-    let Some(nb) = call.form.clause("nburst") else {
-        return fault("'pto.mte_l1_bt' needs nburst(...)");
+    let raw = call.op == Opcode::CopyCbufToBt;
+    let (len, n, sg, dg) = if raw {
+        (call.count(4)?, call.count(3)?, call.int(5)?, call.int(6)?)
+    } else {
+        let Some(nb) = call.form.clause("nburst") else {
+            return fault("'pto.mte_l1_bt' needs nburst(...)");
+        };
+        let (n, sg, dg) = call.triple(nb)?;
+        (call.count(2)?, n, sg, dg)
     };
-    let (n, sg, dg) = call.triple(nb)?;
     let (sdt, ddt) = (src.elem, dst.elem);
-    let widen = matches!(sdt, DType::F16 | DType::BF16) && ddt == DType::F32;
+    let can_widen = matches!(sdt, DType::F16 | DType::BF16) && ddt == DType::F32;
+    let widen = if raw {
+        match call.int(2)? {
+            0 => false,
+            1 if can_widen => true,
+            1 => {
+                return fault(format!(
+                    "'{name}': conv_control 1 widens f16/bf16 to f32, not {sdt:?} to {ddt:?}"
+                ))
+            }
+            c => return fault(format!("'{name}': conv_control {c} is not 0 or 1")),
+        }
+    } else {
+        can_widen
+    };
     if !widen && sdt.bytes() != ddt.bytes() {
-        return fault(format!(
-            "'pto.mte_l1_bt' does not convert {sdt:?} to {ddt:?}"
-        ));
+        return fault(format!("'{name}' does not convert {sdt:?} to {ddt:?}"));
     }
     let unit = 64u64;
     let vals = len * unit / ddt.bytes() as u64;
     if n.saturating_mul(vals) > MAX_WORK {
-        return fault("'pto.mte_l1_bt' moves too many elements");
+        return fault(format!("'{name}' moves too many elements"));
     }
     let (ses, des) = (sdt.bytes() as u64, ddt.bytes() as u64);
     for k in 0..n {
@@ -766,18 +802,24 @@ fn l1_bt(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
     Ok(())
 }
 
-/// `mte_l1_fb`: a byte copy in 64-byte units.
+/// `mte_l1_fb`: a byte copy in 64-byte units. `copy_cbuf_to_fbuf (src, dst,
+/// n_burst, len_burst, src_gap, dst_gap)` is the raw op PTOAS expands it
+/// into, with the same values.
 fn l1_fb(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
     let src = call.ptr(0, Space::L1)?;
     let dst = call.ptr(1, Space::Fb)?;
-    let len = call.count(2)?;
-    let Some(nb) = call.form.clause("nburst") else {
-        return fault("'pto.mte_l1_fb' needs nburst(...)");
+    let (len, n, sg, dg) = if call.op == Opcode::CopyCbufToFbuf {
+        (call.count(3)?, call.count(2)?, call.int(4)?, call.int(5)?)
+    } else {
+        let Some(nb) = call.form.clause("nburst") else {
+            return fault("'pto.mte_l1_fb' needs nburst(...)");
+        };
+        let (n, sg, dg) = call.triple(nb)?;
+        (call.count(2)?, n, sg, dg)
     };
-    let (n, sg, dg) = call.triple(nb)?;
     let unit = 64u64;
-    if n.saturating_mul(len * unit) > MAX_WORK {
-        return fault("'pto.mte_l1_fb' moves too many bytes");
+    if n.saturating_mul(len.saturating_mul(unit)) > MAX_WORK {
+        return fault(format!("'{}' moves too many bytes", call.op.name()));
     }
     let mut b = vec![0u8; (len * unit) as usize];
     for k in 0..n as i64 {
