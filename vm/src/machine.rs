@@ -2166,6 +2166,7 @@ impl<'a> Cluster<'a> {
                 op: *op,
                 vals: rs.iter().map(|r| regs[*r as usize].clone()).collect(),
                 form: form.clone(),
+                ctrl: self.ctrl[ci],
             })),
         })
     }

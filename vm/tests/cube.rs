@@ -441,3 +441,32 @@ fn copy_cbuf_to_bt_widens_only_16_bit_floats() {
     let e = run(&body("true")).unwrap_err();
     assert!(e.contains("conv_control 1 widens f16/bf16 to f32"), "{e}");
 }
+
+/// `mad_raw` decodes m | k << 12 | n << 24 and the init bits 61-63 of its
+/// config word and reads tf32 from CTRL bit 46 (set with `set_ctrl`, refused
+/// for f16 operands like the wrapper's tf32_mode); a word with other bits
+/// set, or a bias init without a bias operand, is refused.
+#[test]
+fn mad_raw_reads_the_packed_config_word() {
+    let raw = |word: i64, ctrl: i64| {
+        format!(
+            "    %xt = arith.constant {word} : i64\n    %ctl = arith.constant {ctrl} : i64\n    pto.set_ctrl %ctl : i64\n    pto.mad_raw %l0a, %l0b, %l0c, %xt\n      : !pto.ptr<f16, l0a>, !pto.ptr<f16, l0b>, !pto.ptr<f32, l0c>, i64\n{STORE}"
+        )
+    };
+    let (m, k, n) = (2i64, 16i64, 16i64);
+    let base = m | k << 12 | n << 24 | 1 << 61;
+    let zero = base | i64::MIN; // bit 63: initialise with zero
+    let (o, _) = run(&raw(zero, 0)).unwrap();
+    for i in 0..2 {
+        for j in 0..16 {
+            assert_eq!(o[i * 16 + j], product(i, j), "C[{i}][{j}]");
+        }
+    }
+    // tf32 on f16 operands is refused, as the wrapper's tf32_mode is
+    let e = run(&raw(zero, 1 << 46)).unwrap_err();
+    assert!(e.contains("tf32_mode needs f32 operands"), "{e}");
+    let e = run(&raw(zero | 1 << 40, 0)).unwrap_err();
+    assert!(e.contains("sets bits outside"), "{e}");
+    let e = run(&raw(base | 1 << 62, 0)).unwrap_err();
+    assert!(e.contains("bias initialisation (bit 62)"), "{e}");
+}

@@ -105,6 +105,10 @@ pub fn lowers(op: Opcode) -> bool {
             | O::MadMx
             | O::MadMxAcc
             | O::MadMxBias
+            | O::MadRaw
+            | O::MadBiasRaw
+            | O::MadMxRaw
+            | O::MadMxBiasRaw
             | O::MteL1L0aMx
             | O::MteL1L0bMx
             | O::MteGmL1
@@ -205,6 +209,9 @@ pub struct CubeCall {
     pub vals: Vec<Val>,
     /// Its structure.
     pub form: Arc<Form>,
+    /// The core's CTRL register when the op was issued (the raw `mad*_raw`
+    /// forms take their tf32 / saturation modes from it).
+    pub ctrl: i64,
 }
 
 impl CubeCall {
@@ -421,7 +428,16 @@ pub fn run(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
         O::MteL1L0b | O::LoadCbufToCb => l1_l0(call, m, Space::L0b),
         O::MteL1Bt | O::CopyCbufToBt => l1_bt(call, m),
         O::MteL1Fb | O::CopyCbufToFbuf => l1_fb(call, m),
-        O::Mad | O::MadAcc | O::MadBias | O::MadMx | O::MadMxAcc | O::MadMxBias => mad(call, m),
+        O::Mad
+        | O::MadAcc
+        | O::MadBias
+        | O::MadMx
+        | O::MadMxAcc
+        | O::MadMxBias
+        | O::MadRaw
+        | O::MadBiasRaw
+        | O::MadMxRaw
+        | O::MadMxBiasRaw => mad(call, m),
         O::MteL1L0aMx => mx_load(call, m, 0),
         O::MteL1L0bMx => mx_load(call, m, 1),
         O::MteL0cGm | O::MteL0cUb | O::MteL0cL1 => fixpipe(call, m),
@@ -898,31 +914,104 @@ fn tf32(x: f32, away: bool) -> f32 {
     f32::from_bits(hi << drop)
 }
 
-/// `mad`, `mad_acc`, `mad_bias`.
+/// The fields of a raw `mad*_raw` config word, as PTOAS packs it
+/// (VPTOExpandWrapperOps `packMadXt`): m in bits [0, 12), k in [12, 24), n in
+/// [24, 36), the unit-flag mode in [55, 57) (synchronization only),
+/// disable_gemv in bit 61, "initialise from the bias table" in bit 62,
+/// "initialise with zero" in bit 63 (neither: accumulate into L0C).
+struct MadXt {
+    m: u64,
+    n: u64,
+    k: u64,
+    disable_gemv: bool,
+    from_bias: bool,
+    zero: bool,
+}
+
+fn mad_xt(name: &str, xt: u64) -> Result<MadXt, Fault> {
+    let unknown = xt & (((1u64 << 19) - 1) << 36 | 0xF << 57);
+    if unknown != 0 {
+        return fault(format!(
+            "'{name}': config word {xt:#x} sets bits outside m/k/n, unit flag, disable_gemv and the init mode ({unknown:#x})"
+        ));
+    }
+    let x = MadXt {
+        m: xt & 0xFFF,
+        k: (xt >> 12) & 0xFFF,
+        n: (xt >> 24) & 0xFFF,
+        disable_gemv: xt >> 61 & 1 == 1,
+        from_bias: xt >> 62 & 1 == 1,
+        zero: xt >> 63 & 1 == 1,
+    };
+    if x.from_bias && x.zero {
+        return fault(format!(
+            "'{name}': config word {xt:#x} asks for both bias and zero initialisation"
+        ));
+    }
+    Ok(x)
+}
+
+/// `mad`, `mad_acc`, `mad_bias` (and the MX forms); the raw forms take m, n,
+/// k, GEMV and the accumulator initialisation from a packed config word and
+/// the tf32 / saturation modes from CTRL (bits 46/47 tf32 and round-away, bit
+/// 48 set = no saturation, bit 45 HiF8 operands: PTOAS `buildMadSemanticCtrl`).
 fn mad(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
+    use Opcode as O;
+    let name = call.op.name();
     let a = call.ptr(0, Space::L0a)?;
     let b = call.ptr(1, Space::L0b)?;
     let c = call.ptr(2, Space::L0c)?;
+    let raw = matches!(
+        call.op,
+        O::MadRaw | O::MadBiasRaw | O::MadMxRaw | O::MadMxBiasRaw
+    );
     let mx = matches!(
         call.op,
-        Opcode::MadMx | Opcode::MadMxAcc | Opcode::MadMxBias
+        O::MadMx | O::MadMxAcc | O::MadMxBias | O::MadMxRaw | O::MadMxBiasRaw
     );
-    let bias_form = matches!(call.op, Opcode::MadBias | Opcode::MadMxBias);
-    let bias = if bias_form {
+    let bias_operand = matches!(
+        call.op,
+        O::MadBias | O::MadMxBias | O::MadBiasRaw | O::MadMxBiasRaw
+    );
+    let bias = if bias_operand {
         Some(call.ptr(3, Space::Bias)?)
     } else {
         None
     };
-    let k0 = if bias_form { 4 } else { 3 };
-    let (mm, nn, kk) = (call.count(k0)?, call.count(k0 + 1)?, call.count(k0 + 2)?);
+    let k0 = if bias_operand { 4 } else { 3 };
+    let (mm, nn, kk, acc_form, bias_form, disable_gemv) = if raw {
+        let x = mad_xt(name, call.int(k0)? as u64)?;
+        if x.from_bias != bias_operand {
+            return fault(format!(
+                "'{name}': the config word's bias initialisation (bit 62) must be set exactly when the op has a bias operand"
+            ));
+        }
+        (
+            x.m,
+            x.n,
+            x.k,
+            !x.zero && !x.from_bias,
+            x.from_bias,
+            x.disable_gemv,
+        )
+    } else {
+        let (mm, nn, kk) = (call.count(k0)?, call.count(k0 + 1)?, call.count(k0 + 2)?);
+        (
+            mm,
+            nn,
+            kk,
+            matches!(call.op, O::MadAcc | O::MadMxAcc),
+            bias_operand,
+            call.form.flag("disable_gemv"),
+        )
+    };
     if mm == 0 || nn == 0 || kk == 0 {
-        return fault(format!("'{}': m, n and k must be positive", call.op.name()));
+        return fault(format!("'{name}': m, n and k must be positive"));
     }
     if mm.saturating_mul(nn).saturating_mul(kk) > MAX_WORK {
-        return fault(format!("'{}' is too large", call.op.name()));
+        return fault(format!("'{name}' is too large"));
     }
-    let acc_form = matches!(call.op, Opcode::MadAcc | Opcode::MadMxAcc);
-    let gemv = mm == 1 && !call.form.flag("disable_gemv");
+    let gemv = mm == 1 && !disable_gemv;
     let (adt, bdt, cdt) = (a.elem, b.elem, c.elem);
     let int = !adt.is_float() && !mx;
     if (!mx && int == bdt.is_float()) || (int && cdt != DType::I32) || (!int && cdt != DType::F32) {
@@ -931,10 +1020,25 @@ fn mad(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
             call.op.name()
         ));
     }
-    let tf = call
-        .form
-        .clause("tf32_mode")
-        .map(|c| c.syms().first().map(|s| s.to_string()).unwrap_or_default());
+    let ctrl_bit = |b: u32| (call.ctrl >> b) & 1 == 1;
+    if raw && ctrl_bit(45) != (adt == DType::HiF8) {
+        return fault(format!(
+            "'{name}': CTRL bit 45 (HiF8 operands) does not match the {adt:?} operands"
+        ));
+    }
+    let tf = if raw {
+        ctrl_bit(46).then(|| {
+            if ctrl_bit(47) {
+                "round_away".to_string()
+            } else {
+                "round".to_string()
+            }
+        })
+    } else {
+        call.form
+            .clause("tf32_mode")
+            .map(|c| c.syms().first().map(|s| s.to_string()).unwrap_or_default())
+    };
     if tf.is_some() && (adt != DType::F32 || bdt != DType::F32) {
         return fault(format!(
             "'{}': tf32_mode needs f32 operands",
@@ -944,7 +1048,11 @@ fn mad(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
     let away = tf.as_deref() == Some("round_away");
     // sat: nan inputs read as 0, infinities as the finite extrema, and the
     // running sum saturates to the finite f32 range
-    let sat = call.form.flag("sat");
+    let sat = if raw {
+        !ctrl_bit(48)
+    } else {
+        call.form.flag("sat")
+    };
     let (ca, cb) = (c0(adt)?, c0(bdt)?);
     let (mpad, npad) = (roundup(mm, 16), roundup(nn, 16));
     let (aes, bes) = (adt.bytes() as u64, bdt.bytes() as u64);
