@@ -470,3 +470,42 @@ fn mad_raw_reads_the_packed_config_word() {
     let e = run(&raw(base | 1 << 62, 0)).unwrap_err();
     assert!(e.contains("bias initialisation (bit 62)"), "{e}");
 }
+
+/// `raw_fill_l1` refuses a destination off the 32-byte grid (a dynamic
+/// offset at run time; the verifier catches constant ones) and a fill word
+/// width other than 16 or 32 (the PTOAS op definition's preconditions).
+#[test]
+fn raw_fill_l1_checks_alignment_and_word_width() {
+    let src = |bits: i64| {
+        format!(
+            r#"module attributes {{pto.target_arch = "a5", pto.kernel_kind = #pto.kernel_kind<cube>}} {{
+  func.func @k(%o: !pto.ptr<f32, gm>, %off: i64) attributes {{pto.kernel}} {{
+    %c0 = arith.constant 0 : i64
+    %c1 = arith.constant 1 : i64
+    %v = arith.constant 7 : i32
+    %l1 = pto.castptr %c0 : i64 -> !pto.ptr<ui16, l1>
+    pto.raw_fill_l1 %l1, %off, %v, %c1, %c1, %c0 {{fill_word_bits = {bits} : i64}}
+      : !pto.ptr<ui16, l1>, i64, i32, i64, i64, i64
+    pto.barrier #pto.pipe<PIPE_ALL>
+    return
+  }}
+}}
+"#
+        )
+    };
+    let run = |off: i64| {
+        let k = load_text("t.pto", &src(16), None).unwrap_or_else(|e| panic!("{e}"));
+        let cfg = Config {
+            profile: k.profile,
+            ..Config::default()
+        };
+        let args = [Arg::Buffer(vec![0; 64]), Arg::Int(off)];
+        let f = run_kernel(&k, &cfg, None, &args).expect("runs");
+        f.out.error.map(|e| format!("{e:?}"))
+    };
+    assert_eq!(run(64), None);
+    let e = run(16).expect("misaligned");
+    assert!(e.contains("not 32-byte aligned"), "{e}");
+    let e = load_text("t.pto", &src(8), None).expect_err("bad width");
+    assert!(e.to_string().contains("fill_word_bits"), "{e}");
+}

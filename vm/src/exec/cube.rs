@@ -128,6 +128,8 @@ pub fn lowers(op: Opcode) -> bool {
             | O::CopyGmToCbuf
             | O::CopyCbufToBt
             | O::CopyCbufToFbuf
+            | O::RawFillL1
+            | O::CreateCbufMatrix
     )
 }
 
@@ -442,6 +444,7 @@ pub fn run(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
         O::MteL1L0bMx => mx_load(call, m, 1),
         O::MteL0cGm | O::MteL0cUb | O::MteL0cL1 => fixpipe(call, m),
         O::CopyCbufToUbuf | O::CopyUbufToCbuf => cbuf_ubuf(call, m),
+        O::RawFillL1 | O::CreateCbufMatrix => fill_l1(call, m),
         _ => fault(format!("'{}' is not a cube micro-op", call.op.name())),
     }
 }
@@ -587,6 +590,63 @@ fn cbuf_ubuf(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
         } else {
             m.write(Space::L1, at, &buf)?;
         }
+    }
+    Ok(())
+}
+
+/// `raw_fill_l1 (dst, byte_offset, raw_value, repeat_times, block_num_32b,
+/// dst_gap_32b) {fill_word_bits}` and the `create_cbuf_matrix (dst,
+/// raw_value, repeat_times, block_num_32b, dst_gap_32b) {fill_word_bits}` it
+/// expands into (the PTOAS op definitions): `repeat_times` runs of
+/// `block_num_32b` 32-byte blocks, `dst_gap_32b` blocks apart (end to
+/// start), filled with the low 16 bits of `raw_value` repeated
+/// (`fill_word_bits = 16`) or all 32 bits (`32`). The address must be 32-byte
+/// aligned and the counts in [0, 32767].
+fn fill_l1(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
+    let name = call.op.name();
+    let dst = call.ptr(0, Space::L1)?;
+    let wrapper = call.op == Opcode::RawFillL1;
+    let k = if wrapper { 2 } else { 1 };
+    let offset = if wrapper { call.int(1)? } else { 0 };
+    let raw = call.int(k)? as u32;
+    let geo = |i: usize| -> Result<u64, Fault> {
+        let v = call.int(i)?;
+        if !(0..=32767).contains(&v) {
+            return fault(format!(
+                "'{name}': operand {} is {v}, outside [0, 32767]",
+                i + 1
+            ));
+        }
+        Ok(v as u64)
+    };
+    let (reps, blocks, gap) = (geo(k + 1)?, geo(k + 2)?, geo(k + 3)?);
+    let bits = match attr(&call.form.attrs, "fill_word_bits") {
+        Some(AttrVal::Int(b @ (16 | 32))) => *b,
+        _ => return fault(format!("'{name}' needs fill_word_bits = 16 or 32")),
+    };
+    if offset < 0 {
+        return fault(format!("'{name}': negative byte_offset {offset}"));
+    }
+    let base = addr(dst.addr, offset)?;
+    if base % 32 != 0 {
+        return fault(format!(
+            "'{name}': destination L1 address {base} is not 32-byte aligned"
+        ));
+    }
+    let word: [u8; 4] = if bits == 16 {
+        let h = (raw as u16).to_le_bytes();
+        [h[0], h[1], h[0], h[1]]
+    } else {
+        raw.to_le_bytes()
+    };
+    let run: Vec<u8> = word
+        .iter()
+        .copied()
+        .cycle()
+        .take((blocks * 32) as usize)
+        .collect();
+    for r in 0..reps {
+        m.write(Space::L1, base + r * (blocks + gap) * 32, &run)?;
     }
     Ok(())
 }
