@@ -2167,6 +2167,7 @@ impl<'a> Cluster<'a> {
                 vals: rs.iter().map(|r| regs[*r as usize].clone()).collect(),
                 form: form.clone(),
                 ctrl: self.ctrl[ci],
+                nz_para: self.cores[ci].arch.loop_regs.nz_para,
             })),
         })
     }
@@ -3705,6 +3706,7 @@ fn scalar_step(
                     loop_regs.size[d] = (x as u64, y as u64)
                 }
                 1 => loop_regs.loop1[d] = (x, y),
+                3 => loop_regs.nz_para = Some(x as u64),
                 _ => loop_regs.loop2[d] = (x, y),
             }
         }

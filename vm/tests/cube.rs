@@ -509,3 +509,84 @@ fn raw_fill_l1_checks_alignment_and_word_width() {
     let e = load_text("t.pto", &src(8), None).expect_err("bad width");
     assert!(e.to_string().contains("fill_word_bits"), "{e}");
 }
+
+/// `copy_gm_to_cbuf_multi_nd2nz` takes its group count and destination
+/// strides from the `set_mte2_nz_para` register: without it the copy faults;
+/// with it (1 group, loop2 stride 1, loop3 stride 16) it packs like
+/// `mte_gm_l1_frac` with the same values.
+#[test]
+fn multi_nd2nz_reads_the_nz_para_register() {
+    let src = |para: &str| {
+        format!(
+            r#"module attributes {{pto.target_arch = "a5", pto.kernel_kind = #pto.kernel_kind<cube>}} {{
+  func.func @k(%a_gm: !pto.ptr<f16, gm>, %o_gm: !pto.ptr<f16, gm>) attributes {{pto.kernel}} {{
+    %c0 = arith.constant 0 : i64
+    %c1 = arith.constant 1 : i64
+    %c2 = arith.constant 2 : i64
+    %c20 = arith.constant 20 : i64
+    %c32 = arith.constant 32 : i64
+    %c40 = arith.constant 40 : i64
+    %c1024 = arith.constant 1024 : i64
+    %false = arith.constant false
+    %para = arith.constant 68719542273 : i64
+    %l1 = pto.castptr %c0 : i64 -> !pto.ptr<f16, l1>
+    %ub = pto.castptr %c0 : i64 -> !pto.ptr<f16, ub>
+{para}    pto.copy_gm_to_cbuf_multi_nd2nz %a_gm, %l1, %c0, %c40, %c0, %c2, %c20, %c0, %false
+      : !pto.ptr<f16, gm>, !pto.ptr<f16, l1>, i64, i64, i64, i64, i64, i64, i1
+    pto.set_flag["PIPE_MTE2", "PIPE_MTE1", "EVENT_ID0"]
+    pto.wait_flag["PIPE_MTE2", "PIPE_MTE1", "EVENT_ID0"]
+    pto.mte_l1_ub %l1, %ub, %c32 nburst(%c1, %c0, %c0)
+      : !pto.ptr<f16, l1>, !pto.ptr<f16, ub>, i64, i64, i64, i64
+    pto.set_flag["PIPE_MTE1", "PIPE_MTE3", "EVENT_ID0"]
+    pto.wait_flag["PIPE_MTE1", "PIPE_MTE3", "EVENT_ID0"]
+    pto.mte_ub_gm %ub, %o_gm, %c1024 nburst(%c1, %c1024, %c1024)
+      : !pto.ptr<f16, ub>, !pto.ptr<f16, gm>, i64, i64, i64, i64
+    pto.barrier #pto.pipe<PIPE_ALL>
+    return
+  }}
+}}
+"#
+        )
+    };
+    let run = |para: &str| {
+        let text = src(para);
+        let k = load_text("t.pto", &text, None).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        let cfg = Config {
+            profile: k.profile,
+            check: CheckMode::Error,
+            ..Config::default()
+        };
+        let a: Vec<u8> = (0..40)
+            .flat_map(|i| f16::from_f32(1.0 + i as f32).to_le_bytes())
+            .collect();
+        let f = run_kernel(
+            &k,
+            &cfg,
+            None,
+            &[Arg::Buffer(a), Arg::Buffer(vec![0xff; 1024])],
+        )
+        .expect("runs");
+        (f.out.error.map(|e| format!("{e:?}")), f.buffers[1].clone())
+    };
+    let (e, _) = run("");
+    let e = e.expect("faults without the register");
+    assert!(e.contains("set_mte2_nz_para was not executed"), "{e}");
+    let (e, o) = run("    pto.set_mte2_nz_para %para : i64\n");
+    assert_eq!(e, None);
+    let o: Vec<f32> = o
+        .chunks(2)
+        .map(|c| f16::from_le_bytes([c[0], c[1]]).to_f32())
+        .collect();
+    // the 2 x 20 matrix as NZ: 16-row fractals of 16 columns, lanes 20..32 zero
+    for r in 0..2 {
+        for c in 0..32 {
+            let at = ((c / 16) * 16 + r) * 16 + c % 16;
+            let want = if c < 20 {
+                1.0 + (r * 20 + c) as f32
+            } else {
+                0.0
+            };
+            assert_eq!(o[at], want, "A[{r}][{c}] at {at}");
+        }
+    }
+}

@@ -130,6 +130,8 @@ pub fn lowers(op: Opcode) -> bool {
             | O::CopyCbufToFbuf
             | O::RawFillL1
             | O::CreateCbufMatrix
+            | O::CopyGmToCbufMultiNd2nz
+            | O::CopyGmToCbufMultiDn2nz
     )
 }
 
@@ -214,6 +216,9 @@ pub struct CubeCall {
     /// The core's CTRL register when the op was issued (the raw `mad*_raw`
     /// forms take their tf32 / saturation modes from it).
     pub ctrl: i64,
+    /// The MTE2 NZ parameter register when the op was issued (the raw
+    /// `copy_gm_to_cbuf_multi_*` forms read it).
+    pub nz_para: Option<u64>,
 }
 
 impl CubeCall {
@@ -425,7 +430,9 @@ pub fn run(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
     match call.op {
         O::MteGmL1 | O::CopyGmToCbuf => burst_copy(call, m, Space::Gm, Space::L1),
         O::MteL1Ub => l1_ub(call, m),
-        O::MteGmL1Frac => gm_l1_frac(call, m),
+        O::MteGmL1Frac | O::CopyGmToCbufMultiNd2nz | O::CopyGmToCbufMultiDn2nz => {
+            gm_l1_frac(call, m)
+        }
         O::MteL1L0a | O::LoadCbufToCa => l1_l0(call, m, Space::L0a),
         O::MteL1L0b | O::LoadCbufToCb => l1_l0(call, m, Space::L0b),
         O::MteL1Bt | O::CopyCbufToBt => l1_bt(call, m),
@@ -652,46 +659,70 @@ fn fill_l1(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
 }
 
 /// `mte_gm_l1_frac`: logical `n x d` from GM (ND rows or DN columns) into L1 NZ.
+/// `copy_gm_to_cbuf_multi_{nd,dn}2nz (src, dst, sid, loop1_src_stride,
+/// l2_cache_ctrl, n_value, d_value, loop4_src_stride, smallc0_en)` is the raw
+/// op PTOAS expands it into: the source strides and shape are operands, the
+/// group count and destination loop 2/3/4 strides come from the
+/// `set_mte2_nz_para` register (16-bit fields from bit 0 up).
 fn gm_l1_frac(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
+    let name = call.op.name();
     let src = call.ptr(0, Space::Gm)?;
     let dst = call.ptr(1, Space::L1)?;
-    let dn = if call.form.flag("dn2nz") {
-        true
-    } else if call.form.flag("nd2nz") {
-        false
-    } else {
-        return fault("'pto.mte_gm_l1_frac' needs nd2nz or dn2nz");
-    };
-    let f = &call.form;
-    let get = |n: &str, k: usize| -> Result<Vec<i64>, Fault> {
-        let Some(c) = f.clause(n) else {
-            return fault(format!("'pto.mte_gm_l1_frac' needs {n}(...)"));
+    let raw = matches!(
+        call.op,
+        Opcode::CopyGmToCbufMultiNd2nz | Opcode::CopyGmToCbufMultiDn2nz
+    );
+    let (nv, dv, inner, outer, smallc0, groups, l2, l3, l4, dn);
+    if raw {
+        let Some(w) = call.nz_para else {
+            return fault(format!(
+                "'{name}' needs the NZ parameters: set_mte2_nz_para was not executed"
+            ));
         };
-        let v = c.vals();
-        if v.len() < k {
-            return fault(format!("'pto.mte_gm_l1_frac': {n}(...) needs {k} operands"));
-        }
-        v.iter().map(|i| call.int_at(*i)).collect()
-    };
-    let shape = get("shape", 2)?;
-    let sl = get("src_layout", 1)?;
-    let dg = get("dst_group", 4)?;
-    if let Some(c) = f.clause("ctrl") {
-        if let Some(&i) = c.vals().get(1) {
-            if call.int_at(i)? != 0 {
-                return fault("'pto.mte_gm_l1_frac' with small-C0 packing is not implemented");
+        let field = |k: u32| ((w >> (16 * k)) & 0xFFFF) as i64;
+        (groups, l2, l3, l4) = (field(0), field(1), field(2), field(3));
+        (inner, nv, dv, outer) = (call.int(3)?, call.int(5)?, call.int(6)?, call.int(7)?);
+        smallc0 = call.int(8)?;
+        dn = call.op == Opcode::CopyGmToCbufMultiDn2nz;
+    } else {
+        dn = if call.form.flag("dn2nz") {
+            true
+        } else if call.form.flag("nd2nz") {
+            false
+        } else {
+            return fault("'pto.mte_gm_l1_frac' needs nd2nz or dn2nz");
+        };
+        let f = &call.form;
+        let get = |n: &str, k: usize| -> Result<Vec<i64>, Fault> {
+            let Some(c) = f.clause(n) else {
+                return fault(format!("'pto.mte_gm_l1_frac' needs {n}(...)"));
+            };
+            let v = c.vals();
+            if v.len() < k {
+                return fault(format!("'pto.mte_gm_l1_frac': {n}(...) needs {k} operands"));
             }
-        }
+            v.iter().map(|i| call.int_at(*i)).collect()
+        };
+        let shape = get("shape", 2)?;
+        let sl = get("src_layout", 1)?;
+        let dg = get("dst_group", 4)?;
+        smallc0 = match f.clause("ctrl").and_then(|c| c.vals().get(1).copied()) {
+            Some(i) => call.int_at(i)?,
+            None => 0,
+        };
+        (nv, dv) = (shape[0], shape[1]);
+        (inner, outer) = (sl[0], sl.get(1).copied().unwrap_or(0));
+        (groups, l2, l3, l4) = (dg[0], dg[1], dg[2], dg[3]);
     }
-    let (nv, dv) = (shape[0], shape[1]);
-    let (inner, outer) = (sl[0], sl.get(1).copied().unwrap_or(0));
-    let (groups, l2, l3, l4) = (dg[0], dg[1], dg[2], dg[3]);
+    if smallc0 != 0 {
+        return fault(format!("'{name}' with small-C0 packing is not implemented"));
+    }
     if nv < 0 || dv < 0 || groups < 0 {
-        return fault("'pto.mte_gm_l1_frac': negative shape or group count");
+        return fault(format!("'{name}': negative shape or group count"));
     }
     let (nv, dv, groups) = (nv as u64, dv as u64, groups as u64);
     if nv.saturating_mul(dv).saturating_mul(groups) > MAX_WORK {
-        return fault("'pto.mte_gm_l1_frac' moves too many elements");
+        return fault(format!("'{name}' moves too many elements"));
     }
     let dt = dst.elem;
     let es = dt.bytes() as i64;
