@@ -590,3 +590,28 @@ fn multi_nd2nz_reads_the_nz_para_register() {
         }
     }
 }
+
+/// `copy_matrix_cc_to_gm` decodes PTOAS's packed xm / xt words: m = 2,
+/// n = 16, strides 16, no_convert + nz2nd writes the product like
+/// `mte_l0c_gm ... nz2nd`; a relu mode in xt, or an atomic mode in CTRL, is
+/// refused rather than ignored.
+#[test]
+fn copy_matrix_cc_to_gm_decodes_xm_and_xt() {
+    let xm: i64 = 16 << 4 | 2 << 16 | 16 << 32;
+    let xt: i64 = 16 | 1 << 43;
+    let body = |xt: i64, ctrl: i64| {
+        format!(
+            "{MAD}    pto.set_flag[\"PIPE_M\", \"PIPE_FIX\", \"EVENT_ID0\"]\n    pto.wait_flag[\"PIPE_M\", \"PIPE_FIX\", \"EVENT_ID0\"]\n    %ctl = arith.constant {ctrl} : i64\n    pto.set_ctrl %ctl : i64\n    %xm = arith.constant {xm} : i64\n    %xt = arith.constant {xt} : i64\n    pto.copy_matrix_cc_to_gm %l0c, %o_gm, %xm, %xt\n      : !pto.ptr<f32, l0c>, !pto.ptr<f32, gm>, i64, i64\n"
+        )
+    };
+    let (o, _) = run(&body(xt, 0)).unwrap();
+    for i in 0..2 {
+        for n in 0..16 {
+            assert_eq!(o[i * 16 + n], product(i, n), "C[{i}][{n}]");
+        }
+    }
+    let e = run(&body(xt | 1 << 39, 0)).unwrap_err();
+    assert!(e.contains("with relu is not implemented"), "{e}");
+    let e = run(&body(xt, 1 << 6)).unwrap_err();
+    assert!(e.contains("CTRL atomic mode"), "{e}");
+}

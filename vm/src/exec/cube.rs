@@ -132,6 +132,8 @@ pub fn lowers(op: Opcode) -> bool {
             | O::CreateCbufMatrix
             | O::CopyGmToCbufMultiNd2nz
             | O::CopyGmToCbufMultiDn2nz
+            | O::CopyMatrixCcToGm
+            | O::CopyMatrixCcToCbuf
     )
 }
 
@@ -450,6 +452,7 @@ pub fn run(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
         O::MteL1L0aMx => mx_load(call, m, 0),
         O::MteL1L0bMx => mx_load(call, m, 1),
         O::MteL0cGm | O::MteL0cUb | O::MteL0cL1 => fixpipe(call, m),
+        O::CopyMatrixCcToGm | O::CopyMatrixCcToCbuf => matrix_cc(call, m),
         O::CopyCbufToUbuf | O::CopyUbufToCbuf => cbuf_ubuf(call, m),
         O::RawFillL1 | O::CreateCbufMatrix => fill_l1(call, m),
         _ => fault(format!("'{}' is not a cube micro-op", call.op.name())),
@@ -1536,6 +1539,99 @@ fn fixpipe(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
                     _ => m.write(dsp, da, &b[..des as usize])?,
                 }
             }
+        }
+    }
+    Ok(())
+}
+
+/// The raw FIXPIPE copies `copy_matrix_cc_to_gm` / `copy_matrix_cc_to_cbuf
+/// (src, dst, xm, xt)` PTOAS expands `mte_l0c_gm` / `mte_l0c_l1` into
+/// (VPTOExpandWrapperOps `packCopyMatrixCcToGmXm` / `packCopyMatrixCcToGmXt`):
+/// xm = sid [0, 4) | n [4, 16) | m [16, 32) | dst_stride [32, 64); xt =
+/// src_stride [0, 16) | l2 cache [16, 20) | quant mode bit 5 at 29 | clip
+/// [30, 32) | unit flag [32, 34) | quant mode bits 0-4 at [34, 39) | relu
+/// [39, 42) | channel split 42 | nz2nd 43 | nz2dn 62. ptovm runs the
+/// conversions `no_convert` (0), `f32_f16` (1) and `f32_bf16` (16) to an ND
+/// (nz2nd) or NZ destination, saturating unless CTRL bit 48 says no-sat (as
+/// the wrapper does without `nosat`); quant scales, relu, clip, the channel
+/// split, nz2dn, the loop3 / channel registers and CTRL's atomic and
+/// NaN-preserving modes are refused as not implemented.
+fn matrix_cc(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
+    let name = call.op.name();
+    let src = call.ptr(0, Space::L0c)?;
+    let dsp = if call.op == Opcode::CopyMatrixCcToGm {
+        Space::Gm
+    } else {
+        Space::L1
+    };
+    let dst = call.ptr(1, dsp)?;
+    let (xm, xt) = (call.int(2)? as u64, call.int(3)? as u64);
+    let nn = (xm >> 4) & 0xFFF;
+    let mm = (xm >> 16) & 0xFFFF;
+    let dst_stride = xm >> 32;
+    let src_stride = xt & 0xFFFF;
+    let quant = ((xt >> 34) & 0x1F) | ((xt >> 29) & 1) << 5;
+    let unsupported = [
+        ((xt >> 30) & 3, "clip"),
+        ((xt >> 39) & 7, "relu"),
+        ((xt >> 42) & 1, "channel split"),
+        ((xt >> 62) & 1, "nz2dn"),
+        (((call.ctrl as u64) >> 6) & 0x1F, "CTRL atomic mode"),
+        (
+            ((call.ctrl as u64) >> 50) & 1,
+            "CTRL NaN-preserving saturation",
+        ),
+    ];
+    for (v, what) in unsupported {
+        if v != 0 {
+            return fault(format!("'{name}' with {what} is not implemented"));
+        }
+    }
+    let nd = (xt >> 43) & 1 == 1;
+    let (sdt, ddt) = (src.elem, dst.elem);
+    let ok = match quant {
+        0 => sdt == ddt && matches!(sdt, DType::F32 | DType::I32),
+        1 => sdt == DType::F32 && ddt == DType::F16,
+        16 => sdt == DType::F32 && ddt == DType::BF16,
+        q => return fault(format!("'{name}' with quant mode {q} is not implemented")),
+    };
+    if !ok {
+        return fault(format!(
+            "'{name}': quant mode {quant} does not convert {sdt:?} to {ddt:?}"
+        ));
+    }
+    if mm.saturating_mul(nn) > MAX_WORK {
+        return fault(format!("'{name}' is too large"));
+    }
+    let sat = (call.ctrl >> 48) & 1 == 0;
+    let des = ddt.bytes() as u64;
+    let dc0 = c0(ddt)?;
+    let mut b = [0u8; 8];
+    for i in 0..mm {
+        for j in 0..nn {
+            let sa = src.addr + ((j / 16) * src_stride + i) * 64 + (j % 16) * 4;
+            let raw = m.get(Space::L0c, sa, sdt)?;
+            let v = if quant == 0 {
+                raw
+            } else {
+                let mut y = raw.f();
+                if sat {
+                    let lim = if ddt == DType::F16 {
+                        65504.0
+                    } else {
+                        3.389_531_389_251_535_5e38
+                    };
+                    y = if y.is_nan() { 0.0 } else { y.clamp(-lim, lim) };
+                }
+                Num::F(y)
+            };
+            let off = if nd {
+                i * dst_stride + j
+            } else {
+                ((j / dc0) * dst_stride + i) * dc0 + j % dc0
+            };
+            num::write(&mut b[..des as usize], ddt, v);
+            m.write(dsp, addr(dst.addr, (off * des) as i64)?, &b[..des as usize])?;
         }
     }
     Ok(())
