@@ -134,6 +134,7 @@ pub fn lowers(op: Opcode) -> bool {
             | O::CopyGmToCbufMultiDn2nz
             | O::CopyMatrixCcToGm
             | O::CopyMatrixCcToCbuf
+            | O::CopyMatrixCcToUb
     )
 }
 
@@ -452,7 +453,7 @@ pub fn run(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
         O::MteL1L0aMx => mx_load(call, m, 0),
         O::MteL1L0bMx => mx_load(call, m, 1),
         O::MteL0cGm | O::MteL0cUb | O::MteL0cL1 => fixpipe(call, m),
-        O::CopyMatrixCcToGm | O::CopyMatrixCcToCbuf => matrix_cc(call, m),
+        O::CopyMatrixCcToGm | O::CopyMatrixCcToCbuf | O::CopyMatrixCcToUb => matrix_cc(call, m),
         O::CopyCbufToUbuf | O::CopyUbufToCbuf => cbuf_ubuf(call, m),
         O::RawFillL1 | O::CreateCbufMatrix => fill_l1(call, m),
         _ => fault(format!("'{}' is not a cube micro-op", call.op.name())),
@@ -1550,7 +1551,11 @@ fn fixpipe(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
 /// xm = sid [0, 4) | n [4, 16) | m [16, 32) | dst_stride [32, 64); xt =
 /// src_stride [0, 16) | l2 cache [16, 20) | quant mode bit 5 at 29 | clip
 /// [30, 32) | unit flag [32, 34) | quant mode bits 0-4 at [34, 39) | relu
-/// [39, 42) | channel split 42 | nz2nd 43 | nz2dn 62. ptovm runs the
+/// [39, 42) | channel split 42 | nz2nd 43 | nz2dn 62. `copy_matrix_cc_to_ub
+/// (src, dst, config0, config1)` (`mte_l0c_ub`) packs config0 like xm (sid 0)
+/// and config1 like xt but with the UB destination mode in [16, 18) (0
+/// single: the subblock in bit 18; 1 split_m, 2 split_n: halves to the two
+/// subblocks, no conversion). ptovm runs the
 /// conversions `no_convert` (0), `f32_f16` (1) and `f32_bf16` (16) to an ND
 /// (nz2nd) or NZ destination, saturating unless CTRL bit 48 says no-sat (as
 /// the wrapper does without `nosat`); quant scales, relu, clip, the channel
@@ -1559,13 +1564,25 @@ fn fixpipe(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
 fn matrix_cc(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
     let name = call.op.name();
     let src = call.ptr(0, Space::L0c)?;
-    let dsp = if call.op == Opcode::CopyMatrixCcToGm {
-        Space::Gm
-    } else {
-        Space::L1
+    let dsp = match call.op {
+        Opcode::CopyMatrixCcToGm => Space::Gm,
+        Opcode::CopyMatrixCcToUb => Space::Ub,
+        _ => Space::L1,
     };
     let dst = call.ptr(1, dsp)?;
     let (xm, xt) = (call.int(2)? as u64, call.int(3)? as u64);
+    // UB: the destination subblock(s); the other copies keep bits 16-19 for
+    // the L2 cache control
+    let dual = if dsp == Space::Ub {
+        match (xt >> 16) & 3 {
+            0 => Some(((xt >> 18) & 1) as usize),
+            1 => Some(2),
+            2 => Some(3),
+            d => return fault(format!("'{name}': UB destination mode {d} does not exist")),
+        }
+    } else {
+        None
+    };
     let nn = (xm >> 4) & 0xFFF;
     let mm = (xm >> 16) & 0xFFFF;
     let dst_stride = xm >> 32;
@@ -1600,6 +1617,11 @@ fn matrix_cc(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
             "'{name}': quant mode {quant} does not convert {sdt:?} to {ddt:?}"
         ));
     }
+    if matches!(dual, Some(2 | 3)) && quant != 0 {
+        return fault(format!(
+            "'{name}': a split UB destination does not combine with a conversion"
+        ));
+    }
     if mm.saturating_mul(nn) > MAX_WORK {
         return fault(format!("'{name}' is too large"));
     }
@@ -1625,13 +1647,25 @@ fn matrix_cc(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
                 }
                 Num::F(y)
             };
+            let (ti, tj, sub) = match dual {
+                Some(2) if i >= mm / 2 => (i - mm / 2, j, 1),
+                Some(3) if j >= nn / 2 => (i, j - nn / 2, 1),
+                Some(2 | 3) => (i, j, 0),
+                Some(s) => (i, j, s),
+                None => (i, j, 0),
+            };
             let off = if nd {
-                i * dst_stride + j
+                ti * dst_stride + tj
             } else {
-                ((j / dc0) * dst_stride + i) * dc0 + j % dc0
+                ((tj / dc0) * dst_stride + ti) * dc0 + tj % dc0
             };
             num::write(&mut b[..des as usize], ddt, v);
-            m.write(dsp, addr(dst.addr, (off * des) as i64)?, &b[..des as usize])?;
+            let at = addr(dst.addr, (off * des) as i64)?;
+            if dsp == Space::Ub {
+                m.write_ub(sub, at, &b[..des as usize])?;
+            } else {
+                m.write(dsp, at, &b[..des as usize])?;
+            }
         }
     }
     Ok(())
