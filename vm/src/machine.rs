@@ -2168,6 +2168,7 @@ impl<'a> Cluster<'a> {
                 form: form.clone(),
                 ctrl: self.ctrl[ci],
                 nz_para: self.cores[ci].arch.loop_regs.nz_para,
+                fix: self.cores[ci].arch.loop_regs.fix,
             })),
         })
     }
@@ -3707,6 +3708,7 @@ fn scalar_step(
                 }
                 1 => loop_regs.loop1[d] = (x, y),
                 3 => loop_regs.nz_para = Some(x as u64),
+                4..=6 => loop_regs.fix[*which as usize - 4] = Some(x as u64),
                 _ => loop_regs.loop2[d] = (x, y),
             }
         }

@@ -593,8 +593,8 @@ fn multi_nd2nz_reads_the_nz_para_register() {
 
 /// `copy_matrix_cc_to_gm` decodes PTOAS's packed xm / xt words: m = 2,
 /// n = 16, strides 16, no_convert + nz2nd writes the product like
-/// `mte_l0c_gm ... nz2nd`; a relu mode in xt, or an atomic mode in CTRL, is
-/// refused rather than ignored.
+/// `mte_l0c_gm ... nz2nd`; a pwl relu mode in xt, an atomic mode in CTRL, or
+/// a scalar quant mode before `set_quant_pre` is refused rather than ignored.
 #[test]
 fn copy_matrix_cc_to_gm_decodes_xm_and_xt() {
     let xm: i64 = 16 << 4 | 2 << 16 | 16 << 32;
@@ -610,8 +610,11 @@ fn copy_matrix_cc_to_gm_decodes_xm_and_xt() {
             assert_eq!(o[i * 16 + n], product(i, n), "C[{i}][{n}]");
         }
     }
-    let e = run(&body(xt | 1 << 39, 0)).unwrap_err();
-    assert!(e.contains("with relu is not implemented"), "{e}");
+    let e = run(&body(xt | 4 << 39, 0)).unwrap_err();
+    assert!(e.contains("with relu mode 4 is not implemented"), "{e}");
     let e = run(&body(xt, 1 << 6)).unwrap_err();
     assert!(e.contains("CTRL atomic mode"), "{e}");
+    // a scalar quant mode (qf322f32_pre_scalar = 15) reads set_quant_pre
+    let e = run(&body(xt | 15 << 34, 0)).unwrap_err();
+    assert!(e.contains("needs set_quant_pre"), "{e}");
 }

@@ -222,6 +222,8 @@ pub struct CubeCall {
     /// The MTE2 NZ parameter register when the op was issued (the raw
     /// `copy_gm_to_cbuf_multi_*` forms read it).
     pub nz_para: Option<u64>,
+    /// The FIXPIPE quant / relu slope / clip registers when issued.
+    pub fix: [Option<u64>; 3],
 }
 
 impl CubeCall {
@@ -1588,9 +1590,22 @@ fn matrix_cc(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
     let dst_stride = xm >> 32;
     let src_stride = xt & 0xFFFF;
     let quant = ((xt >> 34) & 0x1F) | ((xt >> 29) & 1) << 5;
+    let reg = |k: usize, what: &str| -> Result<u64, Fault> {
+        call.fix[k].ok_or_else(|| {
+            Fault::Msg(format!(
+                "'{name}' needs {what}, which was not executed before it"
+            ))
+        })
+    };
+    // pre-relu: 0 none, 1 normal, 2 scalar (slope from set_relu_alpha)
+    let relu: Option<Option<f32>> = match (xt >> 39) & 7 {
+        0 => None,
+        1 => Some(None),
+        2 => Some(Some(f32::from_bits(reg(1, "set_relu_alpha")? as u32))),
+        r => return fault(format!("'{name}' with relu mode {r} is not implemented")),
+    };
+    let clip_on = (xt >> 30) & 3;
     let unsupported = [
-        ((xt >> 30) & 3, "clip"),
-        ((xt >> 39) & 7, "relu"),
         ((xt >> 42) & 1, "channel split"),
         ((xt >> 62) & 1, "nz2dn"),
         (((call.ctrl as u64) >> 6) & 0x1F, "CTRL atomic mode"),
@@ -1608,16 +1623,39 @@ fn matrix_cc(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
     let (sdt, ddt) = (src.elem, dst.elem);
     let ok = match quant {
         0 => sdt == ddt && matches!(sdt, DType::F32 | DType::I32),
-        1 => sdt == DType::F32 && ddt == DType::F16,
-        16 => sdt == DType::F32 && ddt == DType::BF16,
+        1 | 32 => sdt == DType::F32 && ddt == DType::F16,
+        16 | 34 => sdt == DType::F32 && ddt == DType::BF16,
+        15 => sdt == DType::F32 && ddt == DType::F32,
         q => return fault(format!("'{name}' with quant mode {q} is not implemented")),
     };
+    // scalar quant modes (qf322f32/f16/bf16_pre_scalar): the f32 scale from
+    // set_quant_pre's low 32 bits
+    let scale = if matches!(quant, 15 | 32 | 34) {
+        Some(f32::from_bits(reg(0, "set_quant_pre")? as u32))
+    } else {
+        None
+    };
+    // clip: the f16 bits from set_fix_clip_relu (f16 destinations)
+    let clip = match clip_on {
+        0 => None,
+        1 if ddt == DType::F16 => {
+            Some(half::f16::from_bits(reg(2, "set_fix_clip_relu")? as u16).to_f32())
+        }
+        c => {
+            return fault(format!(
+                "'{name}' with clip mode {c} to {ddt:?} is not implemented"
+            ))
+        }
+    };
+    if relu.is_some() && sdt != DType::F32 {
+        return fault(format!("'{name}': relu takes f32 accumulators"));
+    }
     if !ok {
         return fault(format!(
             "'{name}': quant mode {quant} does not convert {sdt:?} to {ddt:?}"
         ));
     }
-    if matches!(dual, Some(2 | 3)) && quant != 0 {
+    if matches!(dual, Some(2 | 3)) && (quant != 0 || relu.is_some() || clip.is_some()) {
         return fault(format!(
             "'{name}': a split UB destination does not combine with a conversion"
         ));
@@ -1633,11 +1671,23 @@ fn matrix_cc(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
         for j in 0..nn {
             let sa = src.addr + ((j / 16) * src_stride + i) * 64 + (j % 16) * 4;
             let raw = m.get(Space::L0c, sa, sdt)?;
-            let v = if quant == 0 {
+            let v = if quant == 0 && relu.is_none() {
                 raw
             } else {
-                let mut y = raw.f();
-                if sat {
+                let mut x = raw.f() as f32;
+                if let Some(sc) = scale {
+                    x *= sc;
+                }
+                match relu {
+                    Some(None) => x = x.max(0.0),
+                    Some(Some(al)) if x < 0.0 => x *= al,
+                    _ => {}
+                }
+                if let Some(cl) = clip {
+                    x = x.min(cl);
+                }
+                let mut y = x as f64;
+                if sat && ddt != DType::F32 {
                     let lim = if ddt == DType::F16 {
                         65504.0
                     } else {

@@ -145,6 +145,9 @@ pub struct LoopRegs {
     /// group count, destination loop 2/3/4 strides in 16-bit fields), read
     /// by `copy_gm_to_cbuf_multi_{nd,dn}2nz`; None until set.
     pub nz_para: Option<u64>,
+    /// The FIXPIPE scalar registers `set_quant_pre`, `set_relu_alpha` and
+    /// `set_fix_clip_relu` (None until set), read by `copy_matrix_cc_*`.
+    pub fix: [Option<u64>; 3],
 }
 
 impl LoopRegs {
@@ -164,6 +167,7 @@ impl Default for LoopRegs {
             atomic: Combine::Store,
             atomic_dt: DType::F32,
             nz_para: None,
+            fix: [None; 3],
         }
     }
 }
