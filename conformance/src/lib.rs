@@ -14,13 +14,15 @@
 //! `profile = "a2a3" | "a5"`, `atol`, `rtol`, `expect-fail = "reason"` (a case
 //! that then passes is an error), `entry = "name"`, `blocks = N`,
 //! `sched = "inorder" | "timed" | "shuffle"`, `scalars = { v3 = 16 }`,
-//! `check = "error" | "warn" | "off"` (default `error`: cases must be sync-clean).
+//! `check = "error" | "warn" | "off"` (default `error`: cases must be sync-clean),
+//! `ranks = R` with `peers = { v4 = "v2:+1" }` and `scalars = { v1 = "rank" }`
+//! (multi-rank cases: every `vK.bin`/`golden_vK.bin` stacks the R ranks' data).
 
 use std::path::{Path, PathBuf};
 
 use pto_isa_spec::{DType, ProfileId};
 use pto_vm::program::ArgType;
-use pto_vm::{load_text, run_kernel, Arg, CheckMode, Config, JitMode, RunError, Sched};
+use pto_vm::{load_text, run_kernel_ranks, Arg, CheckMode, Config, JitMode, RunError, Sched};
 
 /// How a case is executed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -75,6 +77,72 @@ pub struct Header {
     pub check: CheckMode,
     /// Scalar arguments by `vK`.
     pub scalars: Vec<(usize, f64)>,
+    /// Ranks (`pto-run --ranks R`): each runs the kernel over its own GM.
+    pub ranks: u32,
+    /// Per-rank arguments by `vK`: the rank number, the rank count, or a peer
+    /// pointer.
+    pub rank_args: Vec<(usize, RankArg)>,
+}
+
+/// An argument whose value depends on the rank (multi-rank cases).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RankArg {
+    /// The rank's number (`scalars = { v1 = "rank" }`).
+    Rank,
+    /// The rank count (`scalars = { v1 = "ranks" }`).
+    Ranks,
+    /// A pointer to buffer argument `arg` (1-based) of rank `rank`, or with
+    /// `relative` of the rank that many after this one (modulo the rank
+    /// count): `peers = { v4 = "v2:1" }`, `"v2:+1"`, `"v2:-1"`.
+    Peer {
+        /// Buffer argument (1-based).
+        arg: usize,
+        /// Rank, or offset when `relative`.
+        rank: i64,
+        /// Whether `rank` is an offset from this rank.
+        relative: bool,
+    },
+}
+
+impl RankArg {
+    fn arg(self, r: u32, ranks: u32) -> Arg {
+        match self {
+            RankArg::Rank => Arg::Int(r as i64),
+            RankArg::Ranks => Arg::Int(ranks as i64),
+            RankArg::Peer {
+                arg,
+                rank,
+                relative,
+            } => Arg::Peer {
+                arg: arg - 1,
+                rank: if relative {
+                    (r as i64 + rank).rem_euclid(ranks as i64) as u32
+                } else {
+                    rank as u32
+                },
+            },
+        }
+    }
+}
+
+/// `vK` -> K (1-based).
+fn arg_index(name: &str) -> Option<usize> {
+    name.strip_prefix('v')
+        .and_then(|n| n.parse::<usize>().ok())
+        .filter(|n| *n >= 1)
+}
+
+/// `"vJ:K"`, `"vJ:+K"`, `"vJ:-K"`.
+fn parse_peer(spec: &str) -> Option<RankArg> {
+    let (a, r) = spec.split_once(':')?;
+    let arg = arg_index(a)?;
+    let relative = r.starts_with('+') || r.starts_with('-');
+    let rank = r.parse::<i64>().ok().filter(|k| relative || *k >= 0)?;
+    Some(RankArg::Peer {
+        arg,
+        rank,
+        relative,
+    })
 }
 
 impl Default for Header {
@@ -90,6 +158,8 @@ impl Default for Header {
             sched: Sched::InOrder,
             check: CheckMode::Error,
             scalars: Vec::new(),
+            ranks: 1,
+            rank_args: Vec::new(),
         }
     }
 }
@@ -232,11 +302,19 @@ fn parse_header(text: &str) -> Result<Header, String> {
             "scalars" => {
                 let tb = v.as_table().ok_or_else(bad)?;
                 for (name, x) in tb {
-                    let k = name
-                        .strip_prefix('v')
-                        .and_then(|n| n.parse::<usize>().ok())
-                        .filter(|n| *n >= 1)
-                        .ok_or_else(|| format!("scalars: '{name}' is not vK"))?;
+                    let k =
+                        arg_index(name).ok_or_else(|| format!("scalars: '{name}' is not vK"))?;
+                    match x.as_str() {
+                        Some("rank") => {
+                            h.rank_args.push((k, RankArg::Rank));
+                            continue;
+                        }
+                        Some("ranks") => {
+                            h.rank_args.push((k, RankArg::Ranks));
+                            continue;
+                        }
+                        _ => {}
+                    }
                     let val = x
                         .as_float()
                         .or_else(|| x.as_integer().map(|i| i as f64))
@@ -244,7 +322,41 @@ fn parse_header(text: &str) -> Result<Header, String> {
                     h.scalars.push((k, val));
                 }
             }
+            "ranks" => {
+                h.ranks = v
+                    .as_integer()
+                    .filter(|r| (1..=256).contains(r))
+                    .ok_or_else(bad)? as u32
+            }
+            "peers" => {
+                let tb = v.as_table().ok_or_else(bad)?;
+                for (name, x) in tb {
+                    let k = arg_index(name).ok_or_else(|| format!("peers: '{name}' is not vK"))?;
+                    let p = x.as_str().and_then(parse_peer).ok_or_else(|| {
+                        format!("peers: {name} = {x:?} is not \"vJ:K\", \"vJ:+K\" or \"vJ:-K\"")
+                    })?;
+                    h.rank_args.push((k, p));
+                }
+            }
             other => return Err(format!("unknown header key '{other}'")),
+        }
+    }
+    for (k, a) in &h.rank_args {
+        if let RankArg::Peer {
+            arg,
+            rank,
+            relative,
+        } = a
+        {
+            if !relative && *rank >= h.ranks as i64 {
+                return Err(format!(
+                    "peers: v{k} names rank {rank}, but the case has {} rank(s)",
+                    h.ranks
+                ));
+            }
+            if arg == k {
+                return Err(format!("peers: v{k} points at itself"));
+            }
         }
     }
     Ok(h)
@@ -369,10 +481,35 @@ fn run_inner(case: &Case, tier: Tier) -> (Outcome, Vec<u64>) {
         return (Outcome::Error("no entry function".into()), Vec::new());
     };
     let func = &prog.funcs[entry];
-    let mut args = Vec::new();
+    let ranks = case.header.ranks as usize;
+    // per-argument values of every rank: `args[r][i]`
+    let mut args: Vec<Vec<Arg>> = vec![Vec::new(); ranks];
     let mut dtypes = Vec::new();
     for (i, t) in func.arg_types.iter().enumerate() {
         let k = i + 1;
+        if let Some((_, ra)) = case.header.rank_args.iter().find(|a| a.0 == k) {
+            let ok = match ra {
+                RankArg::Peer { arg, .. } => {
+                    matches!(t, ArgType::GmPtr(_))
+                        && matches!(func.arg_types.get(arg - 1), Some(ArgType::GmPtr(_)))
+                        && !case.header.rank_args.iter().any(|a| a.0 == *arg)
+                }
+                _ => matches!(t, ArgType::Int(_)),
+            };
+            if !ok {
+                return (
+                    Outcome::Error(format!(
+                        "v{k} = {ra:?} does not fit argument {k} ({t:?}); peers must point at buffer arguments"
+                    )),
+                    Vec::new(),
+                );
+            }
+            for (r, a) in args.iter_mut().enumerate() {
+                a.push(ra.arg(r as u32, ranks as u32));
+            }
+            dtypes.push(None);
+            continue;
+        }
         match t {
             ArgType::GmPtr(dt) => {
                 let p = case.dir.join(format!("v{k}.bin"));
@@ -393,7 +530,20 @@ fn run_inner(case: &Case, tier: Tier) -> (Outcome, Vec<u64>) {
                         }
                     }
                 };
-                args.push(Arg::Buffer(data));
+                // several ranks: the file stacks their data, rank r's slice r
+                if data.len() % ranks != 0 {
+                    return (
+                        Outcome::Error(format!(
+                            "v{k}.bin has {} bytes, not {ranks} equal rank slices",
+                            data.len()
+                        )),
+                        Vec::new(),
+                    );
+                }
+                let n = data.len() / ranks;
+                for (r, a) in args.iter_mut().enumerate() {
+                    a.push(Arg::Buffer(data[r * n..(r + 1) * n].to_vec()));
+                }
                 dtypes.push(Some(*dt));
             }
             ArgType::Int(_) | ArgType::Float(_) => {
@@ -405,11 +555,13 @@ fn run_inner(case: &Case, tier: Tier) -> (Outcome, Vec<u64>) {
                         Vec::new(),
                     );
                 };
-                args.push(if matches!(t, ArgType::Float(_)) {
-                    Arg::Float(v)
-                } else {
-                    Arg::Int(v as i64)
-                });
+                for a in args.iter_mut() {
+                    a.push(if matches!(t, ArgType::Float(_)) {
+                        Arg::Float(v)
+                    } else {
+                        Arg::Int(v as i64)
+                    });
+                }
                 dtypes.push(None);
             }
             ArgType::Other(ty) => {
@@ -436,7 +588,7 @@ fn run_inner(case: &Case, tier: Tier) -> (Outcome, Vec<u64>) {
         crosscheck: tier == Tier::Crosscheck,
         ..Config::default()
     };
-    let fin = match run_kernel(&kernel, &cfg, case.header.entry.as_deref(), &args) {
+    let fin = match run_kernel_ranks(&kernel, &cfg, case.header.entry.as_deref(), &args) {
         Ok(f) => f,
         Err(e) => return (Outcome::Error(e), Vec::new()),
     };
@@ -470,7 +622,8 @@ fn run_inner(case: &Case, tier: Tier) -> (Outcome, Vec<u64>) {
             continue;
         };
         goldens += 1;
-        let got = &fin.buffers[i];
+        // every rank's final bytes, stacked in rank order
+        let got: Vec<u8> = fin.buffers.iter().flat_map(|b| b[i].clone()).collect();
         if want.len() != got.len() {
             return (
                 Outcome::Error(format!(
@@ -483,7 +636,7 @@ fn run_inner(case: &Case, tier: Tier) -> (Outcome, Vec<u64>) {
             );
         }
         if let Some((count, total, max_abs, first)) =
-            compare(*dt, &want, got, case.header.atol, case.header.rtol)
+            compare(*dt, &want, &got, case.header.atol, case.header.rtol)
         {
             return (
                 Outcome::Mismatch {
@@ -572,6 +725,31 @@ mod tests {
         let got = (1i64 << 62).to_le_bytes();
         assert!(compare(DType::I64, &want, &got, 0.0, 0.0).is_some());
         assert!(compare(DType::U64, &want, &want, 0.0, 0.0).is_none());
+    }
+
+    #[test]
+    fn ranks_header_binds_peers_and_rank_numbers() {
+        let h = parse_header(
+            "//! ranks = 3\n//! peers = { v4 = \"v2:+1\", v5 = \"v2:0\" }\n//! scalars = { v1 = \"rank\", v6 = 2 }\n",
+        )
+        .unwrap();
+        assert_eq!(h.ranks, 3);
+        assert_eq!(h.scalars, vec![(6, 2.0)]);
+        let find = |k| h.rank_args.iter().find(|a| a.0 == k).unwrap().1;
+        assert_eq!(find(1).arg(2, 3), Arg::Int(2));
+        assert_eq!(find(4).arg(2, 3), Arg::Peer { arg: 1, rank: 0 });
+        assert_eq!(find(5).arg(2, 3), Arg::Peer { arg: 1, rank: 0 });
+        assert_eq!(
+            parse_peer("v2:-1").unwrap().arg(0, 4),
+            Arg::Peer { arg: 1, rank: 3 }
+        );
+        assert!(
+            parse_header("//! ranks = 2\n//! peers = { v3 = \"v1:2\" }\n")
+                .unwrap_err()
+                .contains("names rank 2")
+        );
+        assert!(parse_header("//! peers = { v3 = \"x\" }\n").is_err());
+        assert!(parse_header("//! ranks = 0\n").is_err());
     }
 
     #[test]

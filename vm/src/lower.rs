@@ -2134,6 +2134,26 @@ impl<'a> Lowerer<'a> {
                 }
                 _ => self.unsupported(op, c, "needs two operands"),
             },
+            "set_mte2_nz_para" | "set_quant_pre" | "set_relu_alpha" | "set_fix_clip_relu" => {
+                match u {
+                    [a] => self.push(
+                        op,
+                        c,
+                        K::SetLoop {
+                            which: match short {
+                                "set_mte2_nz_para" => 3,
+                                "set_quant_pre" => 4,
+                                "set_relu_alpha" => 5,
+                                _ => 6,
+                            },
+                            dir: 0,
+                            a: *a,
+                            b: *a,
+                        },
+                    ),
+                    _ => self.unsupported(op, c, "needs one operand"),
+                }
+            }
             "set_atomic_add" | "set_atomic_max" | "set_atomic_min" | "set_atomic_none" => {
                 let how = Combine::parse(short.trim_start_matches("set_"));
                 self.push(op, c, K::SetAtomic { op: how, dt: None })

@@ -2175,6 +2175,9 @@ impl<'a> Cluster<'a> {
                 op: *op,
                 vals: rs.iter().map(|r| regs[*r as usize].clone()).collect(),
                 form: form.clone(),
+                ctrl: self.ctrl[ci],
+                nz_para: self.cores[ci].arch.loop_regs.nz_para,
+                fix: self.cores[ci].arch.loop_regs.fix,
             })),
         })
     }
@@ -3832,6 +3835,8 @@ fn scalar_step(
                     loop_regs.size[d] = (x as u64, y as u64)
                 }
                 1 => loop_regs.loop1[d] = (x, y),
+                3 => loop_regs.nz_para = Some(x as u64),
+                4..=6 => loop_regs.fix[*which as usize - 4] = Some(x as u64),
                 _ => loop_regs.loop2[d] = (x, y),
             }
         }

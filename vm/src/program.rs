@@ -879,7 +879,9 @@ pub enum K {
     },
     /// Legacy DMA loop registers (`set_loop_size_*`, `set_loop{1,2}_stride_*`).
     SetLoop {
-        /// 0 = loop sizes, 1 = loop1 strides, 2 = loop2 strides.
+        /// 0 = loop sizes, 1 = loop1 strides, 2 = loop2 strides, 3 = the
+        /// MTE2 NZ parameters (`set_mte2_nz_para`), 4-6 = the FIXPIPE
+        /// quant / relu slope / clip registers (`a` = `b` = the word).
         which: u8,
         /// 0 = out->ub (GM to UB), 1 = ub->out.
         dir: u8,

@@ -420,3 +420,201 @@ fn mte_l1_l0b_transpose_on_8_bit_reads_zn_fractals() {
     assert!(plain.iter().any(|&x| x != 0));
     assert_eq!(out(" {transpose = true}"), plain);
 }
+
+/// The raw `copy_cbuf_to_bt` takes its conversion from `conv_control`: 1
+/// widens a 16-bit float source to f32 (what PTOAS passes for an f16 source),
+/// anything else asked of it is refused.
+#[test]
+fn copy_cbuf_to_bt_widens_only_16_bit_floats() {
+    let body = |conv: &str| {
+        format!(
+            "    %conv = arith.constant {conv}\n    pto.copy_cbuf_to_bt %l1_x, %bt, %conv, %c1, %c1, %c0, %c0\n      : !pto.ptr<f32, l1>, !pto.ptr<f32, bt>, i1, i64, i64, i64, i64\n    pto.set_flag[\"PIPE_MTE1\", \"PIPE_M\", \"EVENT_ID1\"]\n    pto.wait_flag[\"PIPE_MTE1\", \"PIPE_M\", \"EVENT_ID1\"]\n    pto.mad_bias %l0a, %l0b, %l0c, %bt, %c2, %c16, %c16 disable_gemv\n      : !pto.ptr<f16, l0a>, !pto.ptr<f16, l0b>, !pto.ptr<f32, l0c>, !pto.ptr<f32, bt>, i64, i64, i64\n{STORE}"
+        )
+    };
+    // f32 bias values copied as bytes: the same result as mte_l1_bt
+    let (o, _) = run(&body("false")).unwrap();
+    for i in 0..2 {
+        for n in 0..16 {
+            assert_eq!(o[i * 16 + n], product(i, n) + 100.0 + n as f32);
+        }
+    }
+    let e = run(&body("true")).unwrap_err();
+    assert!(e.contains("conv_control 1 widens f16/bf16 to f32"), "{e}");
+}
+
+/// `mad_raw` decodes m | k << 12 | n << 24 and the init bits 61-63 of its
+/// config word and reads tf32 from CTRL bit 46 (set with `set_ctrl`, refused
+/// for f16 operands like the wrapper's tf32_mode); a word with other bits
+/// set, or a bias init without a bias operand, is refused.
+#[test]
+fn mad_raw_reads_the_packed_config_word() {
+    let raw = |word: i64, ctrl: i64| {
+        format!(
+            "    %xt = arith.constant {word} : i64\n    %ctl = arith.constant {ctrl} : i64\n    pto.set_ctrl %ctl : i64\n    pto.mad_raw %l0a, %l0b, %l0c, %xt\n      : !pto.ptr<f16, l0a>, !pto.ptr<f16, l0b>, !pto.ptr<f32, l0c>, i64\n{STORE}"
+        )
+    };
+    let (m, k, n) = (2i64, 16i64, 16i64);
+    let base = m | k << 12 | n << 24 | 1 << 61;
+    let zero = base | i64::MIN; // bit 63: initialise with zero
+    let (o, _) = run(&raw(zero, 0)).unwrap();
+    for i in 0..2 {
+        for j in 0..16 {
+            assert_eq!(o[i * 16 + j], product(i, j), "C[{i}][{j}]");
+        }
+    }
+    // tf32 on f16 operands is refused, as the wrapper's tf32_mode is
+    let e = run(&raw(zero, 1 << 46)).unwrap_err();
+    assert!(e.contains("tf32_mode needs f32 operands"), "{e}");
+    let e = run(&raw(zero | 1 << 40, 0)).unwrap_err();
+    assert!(e.contains("sets bits outside"), "{e}");
+    let e = run(&raw(base | 1 << 62, 0)).unwrap_err();
+    assert!(e.contains("bias initialisation (bit 62)"), "{e}");
+}
+
+/// `raw_fill_l1` refuses a destination off the 32-byte grid (a dynamic
+/// offset at run time; the verifier catches constant ones) and a fill word
+/// width other than 16 or 32 (the PTOAS op definition's preconditions).
+#[test]
+fn raw_fill_l1_checks_alignment_and_word_width() {
+    let src = |bits: i64| {
+        format!(
+            r#"module attributes {{pto.target_arch = "a5", pto.kernel_kind = #pto.kernel_kind<cube>}} {{
+  func.func @k(%o: !pto.ptr<f32, gm>, %off: i64) attributes {{pto.kernel}} {{
+    %c0 = arith.constant 0 : i64
+    %c1 = arith.constant 1 : i64
+    %v = arith.constant 7 : i32
+    %l1 = pto.castptr %c0 : i64 -> !pto.ptr<ui16, l1>
+    pto.raw_fill_l1 %l1, %off, %v, %c1, %c1, %c0 {{fill_word_bits = {bits} : i64}}
+      : !pto.ptr<ui16, l1>, i64, i32, i64, i64, i64
+    pto.barrier #pto.pipe<PIPE_ALL>
+    return
+  }}
+}}
+"#
+        )
+    };
+    let run = |off: i64| {
+        let k = load_text("t.pto", &src(16), None).unwrap_or_else(|e| panic!("{e}"));
+        let cfg = Config {
+            profile: k.profile,
+            ..Config::default()
+        };
+        let args = [Arg::Buffer(vec![0; 64]), Arg::Int(off)];
+        let f = run_kernel(&k, &cfg, None, &args).expect("runs");
+        f.out.error.map(|e| format!("{e:?}"))
+    };
+    assert_eq!(run(64), None);
+    let e = run(16).expect("misaligned");
+    assert!(e.contains("not 32-byte aligned"), "{e}");
+    let e = load_text("t.pto", &src(8), None).expect_err("bad width");
+    assert!(e.to_string().contains("fill_word_bits"), "{e}");
+}
+
+/// `copy_gm_to_cbuf_multi_nd2nz` takes its group count and destination
+/// strides from the `set_mte2_nz_para` register: without it the copy faults;
+/// with it (1 group, loop2 stride 1, loop3 stride 16) it packs like
+/// `mte_gm_l1_frac` with the same values.
+#[test]
+fn multi_nd2nz_reads_the_nz_para_register() {
+    let src = |para: &str| {
+        format!(
+            r#"module attributes {{pto.target_arch = "a5", pto.kernel_kind = #pto.kernel_kind<cube>}} {{
+  func.func @k(%a_gm: !pto.ptr<f16, gm>, %o_gm: !pto.ptr<f16, gm>) attributes {{pto.kernel}} {{
+    %c0 = arith.constant 0 : i64
+    %c1 = arith.constant 1 : i64
+    %c2 = arith.constant 2 : i64
+    %c20 = arith.constant 20 : i64
+    %c32 = arith.constant 32 : i64
+    %c40 = arith.constant 40 : i64
+    %c1024 = arith.constant 1024 : i64
+    %false = arith.constant false
+    %para = arith.constant 68719542273 : i64
+    %l1 = pto.castptr %c0 : i64 -> !pto.ptr<f16, l1>
+    %ub = pto.castptr %c0 : i64 -> !pto.ptr<f16, ub>
+{para}    pto.copy_gm_to_cbuf_multi_nd2nz %a_gm, %l1, %c0, %c40, %c0, %c2, %c20, %c0, %false
+      : !pto.ptr<f16, gm>, !pto.ptr<f16, l1>, i64, i64, i64, i64, i64, i64, i1
+    pto.set_flag["PIPE_MTE2", "PIPE_MTE1", "EVENT_ID0"]
+    pto.wait_flag["PIPE_MTE2", "PIPE_MTE1", "EVENT_ID0"]
+    pto.mte_l1_ub %l1, %ub, %c32 nburst(%c1, %c0, %c0)
+      : !pto.ptr<f16, l1>, !pto.ptr<f16, ub>, i64, i64, i64, i64
+    pto.set_flag["PIPE_MTE1", "PIPE_MTE3", "EVENT_ID0"]
+    pto.wait_flag["PIPE_MTE1", "PIPE_MTE3", "EVENT_ID0"]
+    pto.mte_ub_gm %ub, %o_gm, %c1024 nburst(%c1, %c1024, %c1024)
+      : !pto.ptr<f16, ub>, !pto.ptr<f16, gm>, i64, i64, i64, i64
+    pto.barrier #pto.pipe<PIPE_ALL>
+    return
+  }}
+}}
+"#
+        )
+    };
+    let run = |para: &str| {
+        let text = src(para);
+        let k = load_text("t.pto", &text, None).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        let cfg = Config {
+            profile: k.profile,
+            check: CheckMode::Error,
+            ..Config::default()
+        };
+        let a: Vec<u8> = (0..40)
+            .flat_map(|i| f16::from_f32(1.0 + i as f32).to_le_bytes())
+            .collect();
+        let f = run_kernel(
+            &k,
+            &cfg,
+            None,
+            &[Arg::Buffer(a), Arg::Buffer(vec![0xff; 1024])],
+        )
+        .expect("runs");
+        (f.out.error.map(|e| format!("{e:?}")), f.buffers[1].clone())
+    };
+    let (e, _) = run("");
+    let e = e.expect("faults without the register");
+    assert!(e.contains("set_mte2_nz_para was not executed"), "{e}");
+    let (e, o) = run("    pto.set_mte2_nz_para %para : i64\n");
+    assert_eq!(e, None);
+    let o: Vec<f32> = o
+        .chunks(2)
+        .map(|c| f16::from_le_bytes([c[0], c[1]]).to_f32())
+        .collect();
+    // the 2 x 20 matrix as NZ: 16-row fractals of 16 columns, lanes 20..32 zero
+    for r in 0..2 {
+        for c in 0..32 {
+            let at = ((c / 16) * 16 + r) * 16 + c % 16;
+            let want = if c < 20 {
+                1.0 + (r * 20 + c) as f32
+            } else {
+                0.0
+            };
+            assert_eq!(o[at], want, "A[{r}][{c}] at {at}");
+        }
+    }
+}
+
+/// `copy_matrix_cc_to_gm` decodes PTOAS's packed xm / xt words: m = 2,
+/// n = 16, strides 16, no_convert + nz2nd writes the product like
+/// `mte_l0c_gm ... nz2nd`; a pwl relu mode in xt, an atomic mode in CTRL, or
+/// a scalar quant mode before `set_quant_pre` is refused rather than ignored.
+#[test]
+fn copy_matrix_cc_to_gm_decodes_xm_and_xt() {
+    let xm: i64 = 16 << 4 | 2 << 16 | 16 << 32;
+    let xt: i64 = 16 | 1 << 43;
+    let body = |xt: i64, ctrl: i64| {
+        format!(
+            "{MAD}    pto.set_flag[\"PIPE_M\", \"PIPE_FIX\", \"EVENT_ID0\"]\n    pto.wait_flag[\"PIPE_M\", \"PIPE_FIX\", \"EVENT_ID0\"]\n    %ctl = arith.constant {ctrl} : i64\n    pto.set_ctrl %ctl : i64\n    %xm = arith.constant {xm} : i64\n    %xt = arith.constant {xt} : i64\n    pto.copy_matrix_cc_to_gm %l0c, %o_gm, %xm, %xt\n      : !pto.ptr<f32, l0c>, !pto.ptr<f32, gm>, i64, i64\n"
+        )
+    };
+    let (o, _) = run(&body(xt, 0)).unwrap();
+    for i in 0..2 {
+        for n in 0..16 {
+            assert_eq!(o[i * 16 + n], product(i, n), "C[{i}][{n}]");
+        }
+    }
+    let e = run(&body(xt | 4 << 39, 0)).unwrap_err();
+    assert!(e.contains("with relu mode 4 is not implemented"), "{e}");
+    let e = run(&body(xt, 1 << 6)).unwrap_err();
+    assert!(e.contains("CTRL atomic mode"), "{e}");
+    // a scalar quant mode (qf322f32_pre_scalar = 15) reads set_quant_pre
+    let e = run(&body(xt | 15 << 34, 0)).unwrap_err();
+    assert!(e.contains("needs set_quant_pre"), "{e}");
+}

@@ -20,14 +20,20 @@ use crate::num::{self, Num};
 use crate::program::Combine;
 use crate::value::{Tile, View};
 
-/// Combines `new` into `old` (`tput` atomics, `treduce`, atomic `tstore`).
+/// Combines `new` into `old` (`tput` atomics, `treduce`, atomic `tstore`),
+/// rounded to the element type: a chain of combines (`treduce` over several
+/// members) accumulates in the element type, one rounding per step.
 pub fn combine(how: Combine, old: Num, new: Num, dt: DType) -> Num {
     use crate::program::EwOp;
-    match how {
+    let v = match how {
         Combine::Store => new,
         Combine::Sum => super::tile::ew(EwOp::Add, old, new, dt),
         Combine::Max => super::tile::ew(EwOp::Max, old, new, dt),
         Combine::Min => super::tile::ew(EwOp::Min, old, new, dt),
+    };
+    match v {
+        Num::F(x) if dt.is_float() => Num::F(num::round_float(x, dt)),
+        v => v,
     }
 }
 
@@ -379,6 +385,21 @@ mod tests {
         assert_eq!(get(&gm, w(1), 2), vec![9.0, 10.0]);
         // the destination is too small for three members' rows
         assert!(gather(&gm, &view(64, 2, 2), &group).is_err());
+    }
+
+    #[test]
+    fn reduce_rounds_every_step_to_the_element_type() {
+        // 1 + 2^-24 rounds back to 1 in f32 (ties to even), twice; summed in
+        // f64 and rounded once, the two small terms would survive as 2^-23
+        let gm = Gm::with_ranks(&[64, 64, 64]);
+        let w = |r: u64| r << RANK_SHIFT;
+        let tiny = 2f32.powi(-24);
+        put(&gm, w(0), &[1.0]);
+        put(&gm, w(1), &[tiny]);
+        put(&gm, w(2), &[tiny]);
+        let group = [view(w(0), 1, 1), view(w(1), 1, 1), view(w(2), 1, 1)];
+        reduce(&gm, &view(32, 1, 1), &group, Combine::Sum).unwrap();
+        assert_eq!(get(&gm, 32, 1), vec![1.0]);
     }
 
     #[test]

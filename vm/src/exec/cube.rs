@@ -105,6 +105,10 @@ pub fn lowers(op: Opcode) -> bool {
             | O::MadMx
             | O::MadMxAcc
             | O::MadMxBias
+            | O::MadRaw
+            | O::MadBiasRaw
+            | O::MadMxRaw
+            | O::MadMxBiasRaw
             | O::MteL1L0aMx
             | O::MteL1L0bMx
             | O::MteGmL1
@@ -121,6 +125,16 @@ pub fn lowers(op: Opcode) -> bool {
             | O::LoadCbufToCb
             | O::CopyCbufToUbuf
             | O::CopyUbufToCbuf
+            | O::CopyGmToCbuf
+            | O::CopyCbufToBt
+            | O::CopyCbufToFbuf
+            | O::RawFillL1
+            | O::CreateCbufMatrix
+            | O::CopyGmToCbufMultiNd2nz
+            | O::CopyGmToCbufMultiDn2nz
+            | O::CopyMatrixCcToGm
+            | O::CopyMatrixCcToCbuf
+            | O::CopyMatrixCcToUb
     )
 }
 
@@ -202,6 +216,14 @@ pub struct CubeCall {
     pub vals: Vec<Val>,
     /// Its structure.
     pub form: Arc<Form>,
+    /// The core's CTRL register when the op was issued (the raw `mad*_raw`
+    /// forms take their tf32 / saturation modes from it).
+    pub ctrl: i64,
+    /// The MTE2 NZ parameter register when the op was issued (the raw
+    /// `copy_gm_to_cbuf_multi_*` forms read it).
+    pub nz_para: Option<u64>,
+    /// The FIXPIPE quant / relu slope / clip registers when issued.
+    pub fix: [Option<u64>; 3],
 }
 
 impl CubeCall {
@@ -411,18 +433,31 @@ fn nz(r: u64, c: u64, rpad: u64, c0: u64) -> u64 {
 pub fn run(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
     use Opcode as O;
     match call.op {
-        O::MteGmL1 => burst_copy(call, m, Space::Gm, Space::L1),
+        O::MteGmL1 | O::CopyGmToCbuf => burst_copy(call, m, Space::Gm, Space::L1),
         O::MteL1Ub => l1_ub(call, m),
-        O::MteGmL1Frac => gm_l1_frac(call, m),
+        O::MteGmL1Frac | O::CopyGmToCbufMultiNd2nz | O::CopyGmToCbufMultiDn2nz => {
+            gm_l1_frac(call, m)
+        }
         O::MteL1L0a | O::LoadCbufToCa => l1_l0(call, m, Space::L0a),
         O::MteL1L0b | O::LoadCbufToCb => l1_l0(call, m, Space::L0b),
-        O::MteL1Bt => l1_bt(call, m),
-        O::MteL1Fb => l1_fb(call, m),
-        O::Mad | O::MadAcc | O::MadBias | O::MadMx | O::MadMxAcc | O::MadMxBias => mad(call, m),
+        O::MteL1Bt | O::CopyCbufToBt => l1_bt(call, m),
+        O::MteL1Fb | O::CopyCbufToFbuf => l1_fb(call, m),
+        O::Mad
+        | O::MadAcc
+        | O::MadBias
+        | O::MadMx
+        | O::MadMxAcc
+        | O::MadMxBias
+        | O::MadRaw
+        | O::MadBiasRaw
+        | O::MadMxRaw
+        | O::MadMxBiasRaw => mad(call, m),
         O::MteL1L0aMx => mx_load(call, m, 0),
         O::MteL1L0bMx => mx_load(call, m, 1),
         O::MteL0cGm | O::MteL0cUb | O::MteL0cL1 => fixpipe(call, m),
+        O::CopyMatrixCcToGm | O::CopyMatrixCcToCbuf | O::CopyMatrixCcToUb => matrix_cc(call, m),
         O::CopyCbufToUbuf | O::CopyUbufToCbuf => cbuf_ubuf(call, m),
+        O::RawFillL1 | O::CreateCbufMatrix => fill_l1(call, m),
         _ => fault(format!("'{}' is not a cube micro-op", call.op.name())),
     }
 }
@@ -430,26 +465,37 @@ pub fn run(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
 /// `mte_gm_l1`: `len` bytes per burst, `nburst(count, src_stride,
 /// dst_stride)` and outer `loop(...)` groups, byte strides start to start. A
 /// stride of 0 with more than one burst means contiguous bursts.
+/// `copy_gm_to_cbuf (src, dst, n_burst, len_burst, src_stride, dst_stride)`
+/// is the raw op PTOAS expands `mte_gm_l1` into, with the same values and no
+/// outer loops (the `set_loop*_outtol1` registers are not modelled).
 fn burst_copy(call: &CubeCall, m: &mut Mem<'_>, s_sp: Space, d_sp: Space) -> Result<(), Fault> {
     let src = call.ptr(0, s_sp)?;
     let dst = call.ptr(1, d_sp)?;
-    let len = call.count(2)?;
+    let raw = call.op == Opcode::CopyGmToCbuf;
+    let len = call.count(if raw { 3 } else { 2 })?;
+    let mut groups = Vec::new();
+    if raw {
+        groups.push((call.count(2)?, call.int(4)?, call.int(5)?, true));
+    }
+    for c in &call.form.clauses {
+        if c.name == "nburst" || c.name == "loop" {
+            let (n, ss, ds) = call.triple(c)?;
+            groups.push((n, ss, ds, c.name == "nburst"));
+        }
+    }
     let mut levels = Vec::new();
     let mut inner = len as i64;
     let mut have_nb = false;
-    for c in &call.form.clauses {
-        if c.name == "nburst" || c.name == "loop" {
-            have_nb |= c.name == "nburst";
-            let (n, mut ss, mut ds) = call.triple(c)?;
-            if n > 1 && ss == 0 {
-                ss = inner;
-            }
-            if n > 1 && ds == 0 {
-                ds = inner;
-            }
-            inner = ds.max(ss).saturating_mul(n as i64);
-            levels.push((n, ss, ds));
+    for (n, mut ss, mut ds, nb) in groups {
+        have_nb |= nb;
+        if n > 1 && ss == 0 {
+            ss = inner;
         }
+        if n > 1 && ds == 0 {
+            ds = inner;
+        }
+        inner = ds.max(ss).saturating_mul(n as i64);
+        levels.push((n, ss, ds));
     }
     if !have_nb {
         return fault(format!("'{}' needs nburst(...)", call.op.name()));
@@ -561,47 +607,128 @@ fn cbuf_ubuf(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
     Ok(())
 }
 
+/// `raw_fill_l1 (dst, byte_offset, raw_value, repeat_times, block_num_32b,
+/// dst_gap_32b) {fill_word_bits}` and the `create_cbuf_matrix (dst,
+/// raw_value, repeat_times, block_num_32b, dst_gap_32b) {fill_word_bits}` it
+/// expands into (the PTOAS op definitions): `repeat_times` runs of
+/// `block_num_32b` 32-byte blocks, `dst_gap_32b` blocks apart (end to
+/// start), filled with the low 16 bits of `raw_value` repeated
+/// (`fill_word_bits = 16`) or all 32 bits (`32`). The address must be 32-byte
+/// aligned and the counts in [0, 32767].
+fn fill_l1(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
+    let name = call.op.name();
+    let dst = call.ptr(0, Space::L1)?;
+    let wrapper = call.op == Opcode::RawFillL1;
+    let k = if wrapper { 2 } else { 1 };
+    let offset = if wrapper { call.int(1)? } else { 0 };
+    let raw = call.int(k)? as u32;
+    let geo = |i: usize| -> Result<u64, Fault> {
+        let v = call.int(i)?;
+        if !(0..=32767).contains(&v) {
+            return fault(format!(
+                "'{name}': operand {} is {v}, outside [0, 32767]",
+                i + 1
+            ));
+        }
+        Ok(v as u64)
+    };
+    let (reps, blocks, gap) = (geo(k + 1)?, geo(k + 2)?, geo(k + 3)?);
+    let bits = match attr(&call.form.attrs, "fill_word_bits") {
+        Some(AttrVal::Int(b @ (16 | 32))) => *b,
+        _ => return fault(format!("'{name}' needs fill_word_bits = 16 or 32")),
+    };
+    if offset < 0 {
+        return fault(format!("'{name}': negative byte_offset {offset}"));
+    }
+    let base = addr(dst.addr, offset)?;
+    if base % 32 != 0 {
+        return fault(format!(
+            "'{name}': destination L1 address {base} is not 32-byte aligned"
+        ));
+    }
+    let word: [u8; 4] = if bits == 16 {
+        let h = (raw as u16).to_le_bytes();
+        [h[0], h[1], h[0], h[1]]
+    } else {
+        raw.to_le_bytes()
+    };
+    let run: Vec<u8> = word
+        .iter()
+        .copied()
+        .cycle()
+        .take((blocks * 32) as usize)
+        .collect();
+    for r in 0..reps {
+        m.write(Space::L1, base + r * (blocks + gap) * 32, &run)?;
+    }
+    Ok(())
+}
+
 /// `mte_gm_l1_frac`: logical `n x d` from GM (ND rows or DN columns) into L1 NZ.
+/// `copy_gm_to_cbuf_multi_{nd,dn}2nz (src, dst, sid, loop1_src_stride,
+/// l2_cache_ctrl, n_value, d_value, loop4_src_stride, smallc0_en)` is the raw
+/// op PTOAS expands it into: the source strides and shape are operands, the
+/// group count and destination loop 2/3/4 strides come from the
+/// `set_mte2_nz_para` register (16-bit fields from bit 0 up).
 fn gm_l1_frac(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
+    let name = call.op.name();
     let src = call.ptr(0, Space::Gm)?;
     let dst = call.ptr(1, Space::L1)?;
-    let dn = if call.form.flag("dn2nz") {
-        true
-    } else if call.form.flag("nd2nz") {
-        false
-    } else {
-        return fault("'pto.mte_gm_l1_frac' needs nd2nz or dn2nz");
-    };
-    let f = &call.form;
-    let get = |n: &str, k: usize| -> Result<Vec<i64>, Fault> {
-        let Some(c) = f.clause(n) else {
-            return fault(format!("'pto.mte_gm_l1_frac' needs {n}(...)"));
+    let raw = matches!(
+        call.op,
+        Opcode::CopyGmToCbufMultiNd2nz | Opcode::CopyGmToCbufMultiDn2nz
+    );
+    let (nv, dv, inner, outer, smallc0, groups, l2, l3, l4, dn);
+    if raw {
+        let Some(w) = call.nz_para else {
+            return fault(format!(
+                "'{name}' needs the NZ parameters: set_mte2_nz_para was not executed"
+            ));
         };
-        let v = c.vals();
-        if v.len() < k {
-            return fault(format!("'pto.mte_gm_l1_frac': {n}(...) needs {k} operands"));
-        }
-        v.iter().map(|i| call.int_at(*i)).collect()
-    };
-    let shape = get("shape", 2)?;
-    let sl = get("src_layout", 1)?;
-    let dg = get("dst_group", 4)?;
-    if let Some(c) = f.clause("ctrl") {
-        if let Some(&i) = c.vals().get(1) {
-            if call.int_at(i)? != 0 {
-                return fault("'pto.mte_gm_l1_frac' with small-C0 packing is not implemented");
+        let field = |k: u32| ((w >> (16 * k)) & 0xFFFF) as i64;
+        (groups, l2, l3, l4) = (field(0), field(1), field(2), field(3));
+        (inner, nv, dv, outer) = (call.int(3)?, call.int(5)?, call.int(6)?, call.int(7)?);
+        smallc0 = call.int(8)?;
+        dn = call.op == Opcode::CopyGmToCbufMultiDn2nz;
+    } else {
+        dn = if call.form.flag("dn2nz") {
+            true
+        } else if call.form.flag("nd2nz") {
+            false
+        } else {
+            return fault("'pto.mte_gm_l1_frac' needs nd2nz or dn2nz");
+        };
+        let f = &call.form;
+        let get = |n: &str, k: usize| -> Result<Vec<i64>, Fault> {
+            let Some(c) = f.clause(n) else {
+                return fault(format!("'pto.mte_gm_l1_frac' needs {n}(...)"));
+            };
+            let v = c.vals();
+            if v.len() < k {
+                return fault(format!("'pto.mte_gm_l1_frac': {n}(...) needs {k} operands"));
             }
-        }
+            v.iter().map(|i| call.int_at(*i)).collect()
+        };
+        let shape = get("shape", 2)?;
+        let sl = get("src_layout", 1)?;
+        let dg = get("dst_group", 4)?;
+        smallc0 = match f.clause("ctrl").and_then(|c| c.vals().get(1).copied()) {
+            Some(i) => call.int_at(i)?,
+            None => 0,
+        };
+        (nv, dv) = (shape[0], shape[1]);
+        (inner, outer) = (sl[0], sl.get(1).copied().unwrap_or(0));
+        (groups, l2, l3, l4) = (dg[0], dg[1], dg[2], dg[3]);
     }
-    let (nv, dv) = (shape[0], shape[1]);
-    let (inner, outer) = (sl[0], sl.get(1).copied().unwrap_or(0));
-    let (groups, l2, l3, l4) = (dg[0], dg[1], dg[2], dg[3]);
+    if smallc0 != 0 {
+        return fault(format!("'{name}' with small-C0 packing is not implemented"));
+    }
     if nv < 0 || dv < 0 || groups < 0 {
-        return fault("'pto.mte_gm_l1_frac': negative shape or group count");
+        return fault(format!("'{name}': negative shape or group count"));
     }
     let (nv, dv, groups) = (nv as u64, dv as u64, groups as u64);
     if nv.saturating_mul(dv).saturating_mul(groups) > MAX_WORK {
-        return fault("'pto.mte_gm_l1_frac' moves too many elements");
+        return fault(format!("'{name}' moves too many elements"));
     }
     let dt = dst.elem;
     let es = dt.bytes() as i64;
@@ -733,26 +860,48 @@ fn l1_l0(call: &CubeCall, m: &mut Mem<'_>, dsp: Space) -> Result<(), Fault> {
 }
 
 /// `mte_l1_bt`: bursts of `len` 64-byte destination units; f16/bf16 sources
-/// widen to f32 bias values.
+/// widen to f32 bias values. `copy_cbuf_to_bt (src, dst, conv_control,
+/// n_burst, len_burst, src_gap, dst_gap)` is the raw op PTOAS expands it into
+/// (the same values; `conv_control` is 1 for an f16 source): with
+/// `conv_control` 1 a 16-bit float source widens to f32, with 0 the bytes
+/// are copied.
 fn l1_bt(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
+    let name = call.op.name();
     let src = call.ptr(0, Space::L1)?;
     let dst = call.ptr(1, Space::Bias)?;
-    let len = call.count(2)?;
-    let Some(nb) = call.form.clause("nburst") else {
-        return fault("'pto.mte_l1_bt' needs nburst(...)");
+    let raw = call.op == Opcode::CopyCbufToBt;
+    let (len, n, sg, dg) = if raw {
+        (call.count(4)?, call.count(3)?, call.int(5)?, call.int(6)?)
+    } else {
+        let Some(nb) = call.form.clause("nburst") else {
+            return fault("'pto.mte_l1_bt' needs nburst(...)");
+        };
+        let (n, sg, dg) = call.triple(nb)?;
+        (call.count(2)?, n, sg, dg)
     };
-    let (n, sg, dg) = call.triple(nb)?;
     let (sdt, ddt) = (src.elem, dst.elem);
-    let widen = matches!(sdt, DType::F16 | DType::BF16) && ddt == DType::F32;
+    let can_widen = matches!(sdt, DType::F16 | DType::BF16) && ddt == DType::F32;
+    let widen = if raw {
+        match call.int(2)? {
+            0 => false,
+            1 if can_widen => true,
+            1 => {
+                return fault(format!(
+                    "'{name}': conv_control 1 widens f16/bf16 to f32, not {sdt:?} to {ddt:?}"
+                ))
+            }
+            c => return fault(format!("'{name}': conv_control {c} is not 0 or 1")),
+        }
+    } else {
+        can_widen
+    };
     if !widen && sdt.bytes() != ddt.bytes() {
-        return fault(format!(
-            "'pto.mte_l1_bt' does not convert {sdt:?} to {ddt:?}"
-        ));
+        return fault(format!("'{name}' does not convert {sdt:?} to {ddt:?}"));
     }
     let unit = 64u64;
     let vals = len * unit / ddt.bytes() as u64;
     if n.saturating_mul(vals) > MAX_WORK {
-        return fault("'pto.mte_l1_bt' moves too many elements");
+        return fault(format!("'{name}' moves too many elements"));
     }
     let (ses, des) = (sdt.bytes() as u64, ddt.bytes() as u64);
     for k in 0..n {
@@ -766,18 +915,24 @@ fn l1_bt(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
     Ok(())
 }
 
-/// `mte_l1_fb`: a byte copy in 64-byte units.
+/// `mte_l1_fb`: a byte copy in 64-byte units. `copy_cbuf_to_fbuf (src, dst,
+/// n_burst, len_burst, src_gap, dst_gap)` is the raw op PTOAS expands it
+/// into, with the same values.
 fn l1_fb(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
     let src = call.ptr(0, Space::L1)?;
     let dst = call.ptr(1, Space::Fb)?;
-    let len = call.count(2)?;
-    let Some(nb) = call.form.clause("nburst") else {
-        return fault("'pto.mte_l1_fb' needs nburst(...)");
+    let (len, n, sg, dg) = if call.op == Opcode::CopyCbufToFbuf {
+        (call.count(3)?, call.count(2)?, call.int(4)?, call.int(5)?)
+    } else {
+        let Some(nb) = call.form.clause("nburst") else {
+            return fault("'pto.mte_l1_fb' needs nburst(...)");
+        };
+        let (n, sg, dg) = call.triple(nb)?;
+        (call.count(2)?, n, sg, dg)
     };
-    let (n, sg, dg) = call.triple(nb)?;
     let unit = 64u64;
-    if n.saturating_mul(len * unit) > MAX_WORK {
-        return fault("'pto.mte_l1_fb' moves too many bytes");
+    if n.saturating_mul(len.saturating_mul(unit)) > MAX_WORK {
+        return fault(format!("'{}' moves too many bytes", call.op.name()));
     }
     let mut b = vec![0u8; (len * unit) as usize];
     for k in 0..n as i64 {
@@ -856,31 +1011,104 @@ fn tf32(x: f32, away: bool) -> f32 {
     f32::from_bits(hi << drop)
 }
 
-/// `mad`, `mad_acc`, `mad_bias`.
+/// The fields of a raw `mad*_raw` config word, as PTOAS packs it
+/// (VPTOExpandWrapperOps `packMadXt`): m in bits [0, 12), k in [12, 24), n in
+/// [24, 36), the unit-flag mode in [55, 57) (synchronization only),
+/// disable_gemv in bit 61, "initialise from the bias table" in bit 62,
+/// "initialise with zero" in bit 63 (neither: accumulate into L0C).
+struct MadXt {
+    m: u64,
+    n: u64,
+    k: u64,
+    disable_gemv: bool,
+    from_bias: bool,
+    zero: bool,
+}
+
+fn mad_xt(name: &str, xt: u64) -> Result<MadXt, Fault> {
+    let unknown = xt & (((1u64 << 19) - 1) << 36 | 0xF << 57);
+    if unknown != 0 {
+        return fault(format!(
+            "'{name}': config word {xt:#x} sets bits outside m/k/n, unit flag, disable_gemv and the init mode ({unknown:#x})"
+        ));
+    }
+    let x = MadXt {
+        m: xt & 0xFFF,
+        k: (xt >> 12) & 0xFFF,
+        n: (xt >> 24) & 0xFFF,
+        disable_gemv: xt >> 61 & 1 == 1,
+        from_bias: xt >> 62 & 1 == 1,
+        zero: xt >> 63 & 1 == 1,
+    };
+    if x.from_bias && x.zero {
+        return fault(format!(
+            "'{name}': config word {xt:#x} asks for both bias and zero initialisation"
+        ));
+    }
+    Ok(x)
+}
+
+/// `mad`, `mad_acc`, `mad_bias` (and the MX forms); the raw forms take m, n,
+/// k, GEMV and the accumulator initialisation from a packed config word and
+/// the tf32 / saturation modes from CTRL (bits 46/47 tf32 and round-away, bit
+/// 48 set = no saturation, bit 45 HiF8 operands: PTOAS `buildMadSemanticCtrl`).
 fn mad(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
+    use Opcode as O;
+    let name = call.op.name();
     let a = call.ptr(0, Space::L0a)?;
     let b = call.ptr(1, Space::L0b)?;
     let c = call.ptr(2, Space::L0c)?;
+    let raw = matches!(
+        call.op,
+        O::MadRaw | O::MadBiasRaw | O::MadMxRaw | O::MadMxBiasRaw
+    );
     let mx = matches!(
         call.op,
-        Opcode::MadMx | Opcode::MadMxAcc | Opcode::MadMxBias
+        O::MadMx | O::MadMxAcc | O::MadMxBias | O::MadMxRaw | O::MadMxBiasRaw
     );
-    let bias_form = matches!(call.op, Opcode::MadBias | Opcode::MadMxBias);
-    let bias = if bias_form {
+    let bias_operand = matches!(
+        call.op,
+        O::MadBias | O::MadMxBias | O::MadBiasRaw | O::MadMxBiasRaw
+    );
+    let bias = if bias_operand {
         Some(call.ptr(3, Space::Bias)?)
     } else {
         None
     };
-    let k0 = if bias_form { 4 } else { 3 };
-    let (mm, nn, kk) = (call.count(k0)?, call.count(k0 + 1)?, call.count(k0 + 2)?);
+    let k0 = if bias_operand { 4 } else { 3 };
+    let (mm, nn, kk, acc_form, bias_form, disable_gemv) = if raw {
+        let x = mad_xt(name, call.int(k0)? as u64)?;
+        if x.from_bias != bias_operand {
+            return fault(format!(
+                "'{name}': the config word's bias initialisation (bit 62) must be set exactly when the op has a bias operand"
+            ));
+        }
+        (
+            x.m,
+            x.n,
+            x.k,
+            !x.zero && !x.from_bias,
+            x.from_bias,
+            x.disable_gemv,
+        )
+    } else {
+        let (mm, nn, kk) = (call.count(k0)?, call.count(k0 + 1)?, call.count(k0 + 2)?);
+        (
+            mm,
+            nn,
+            kk,
+            matches!(call.op, O::MadAcc | O::MadMxAcc),
+            bias_operand,
+            call.form.flag("disable_gemv"),
+        )
+    };
     if mm == 0 || nn == 0 || kk == 0 {
-        return fault(format!("'{}': m, n and k must be positive", call.op.name()));
+        return fault(format!("'{name}': m, n and k must be positive"));
     }
     if mm.saturating_mul(nn).saturating_mul(kk) > MAX_WORK {
-        return fault(format!("'{}' is too large", call.op.name()));
+        return fault(format!("'{name}' is too large"));
     }
-    let acc_form = matches!(call.op, Opcode::MadAcc | Opcode::MadMxAcc);
-    let gemv = mm == 1 && !call.form.flag("disable_gemv");
+    let gemv = mm == 1 && !disable_gemv;
     let (adt, bdt, cdt) = (a.elem, b.elem, c.elem);
     let int = !adt.is_float() && !mx;
     if (!mx && int == bdt.is_float()) || (int && cdt != DType::I32) || (!int && cdt != DType::F32) {
@@ -889,10 +1117,25 @@ fn mad(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
             call.op.name()
         ));
     }
-    let tf = call
-        .form
-        .clause("tf32_mode")
-        .map(|c| c.syms().first().map(|s| s.to_string()).unwrap_or_default());
+    let ctrl_bit = |b: u32| (call.ctrl >> b) & 1 == 1;
+    if raw && ctrl_bit(45) != (adt == DType::HiF8) {
+        return fault(format!(
+            "'{name}': CTRL bit 45 (HiF8 operands) does not match the {adt:?} operands"
+        ));
+    }
+    let tf = if raw {
+        ctrl_bit(46).then(|| {
+            if ctrl_bit(47) {
+                "round_away".to_string()
+            } else {
+                "round".to_string()
+            }
+        })
+    } else {
+        call.form
+            .clause("tf32_mode")
+            .map(|c| c.syms().first().map(|s| s.to_string()).unwrap_or_default())
+    };
     if tf.is_some() && (adt != DType::F32 || bdt != DType::F32) {
         return fault(format!(
             "'{}': tf32_mode needs f32 operands",
@@ -902,7 +1145,11 @@ fn mad(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
     let away = tf.as_deref() == Some("round_away");
     // sat: nan inputs read as 0, infinities as the finite extrema, and the
     // running sum saturates to the finite f32 range
-    let sat = call.form.flag("sat");
+    let sat = if raw {
+        !ctrl_bit(48)
+    } else {
+        call.form.flag("sat")
+    };
     let (ca, cb) = (c0(adt)?, c0(bdt)?);
     let (mpad, npad) = (roundup(mm, 16), roundup(nn, 16));
     let (aes, bes) = (adt.bytes() as u64, bdt.bytes() as u64);
@@ -1294,6 +1541,180 @@ fn fixpipe(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
                     (Space::Ub, Some(_)) => m.write_ub(sub, da, &b[..des as usize])?,
                     _ => m.write(dsp, da, &b[..des as usize])?,
                 }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The raw FIXPIPE copies `copy_matrix_cc_to_gm` / `copy_matrix_cc_to_cbuf
+/// (src, dst, xm, xt)` PTOAS expands `mte_l0c_gm` / `mte_l0c_l1` into
+/// (VPTOExpandWrapperOps `packCopyMatrixCcToGmXm` / `packCopyMatrixCcToGmXt`):
+/// xm = sid [0, 4) | n [4, 16) | m [16, 32) | dst_stride [32, 64); xt =
+/// src_stride [0, 16) | l2 cache [16, 20) | quant mode bit 5 at 29 | clip
+/// [30, 32) | unit flag [32, 34) | quant mode bits 0-4 at [34, 39) | relu
+/// [39, 42) | channel split 42 | nz2nd 43 | nz2dn 62. `copy_matrix_cc_to_ub
+/// (src, dst, config0, config1)` (`mte_l0c_ub`) packs config0 like xm (sid 0)
+/// and config1 like xt but with the UB destination mode in [16, 18) (0
+/// single: the subblock in bit 18; 1 split_m, 2 split_n: halves to the two
+/// subblocks, no conversion). ptovm runs the
+/// conversions `no_convert` (0), `f32_f16` (1) and `f32_bf16` (16) to an ND
+/// (nz2nd) or NZ destination, saturating unless CTRL bit 48 says no-sat (as
+/// the wrapper does without `nosat`); quant scales, relu, clip, the channel
+/// split, nz2dn, the loop3 / channel registers and CTRL's atomic and
+/// NaN-preserving modes are refused as not implemented.
+fn matrix_cc(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
+    let name = call.op.name();
+    let src = call.ptr(0, Space::L0c)?;
+    let dsp = match call.op {
+        Opcode::CopyMatrixCcToGm => Space::Gm,
+        Opcode::CopyMatrixCcToUb => Space::Ub,
+        _ => Space::L1,
+    };
+    let dst = call.ptr(1, dsp)?;
+    let (xm, xt) = (call.int(2)? as u64, call.int(3)? as u64);
+    // UB: the destination subblock(s); the other copies keep bits 16-19 for
+    // the L2 cache control
+    let dual = if dsp == Space::Ub {
+        match (xt >> 16) & 3 {
+            0 => Some(((xt >> 18) & 1) as usize),
+            1 => Some(2),
+            2 => Some(3),
+            d => return fault(format!("'{name}': UB destination mode {d} does not exist")),
+        }
+    } else {
+        None
+    };
+    let nn = (xm >> 4) & 0xFFF;
+    let mm = (xm >> 16) & 0xFFFF;
+    let dst_stride = xm >> 32;
+    let src_stride = xt & 0xFFFF;
+    let quant = ((xt >> 34) & 0x1F) | ((xt >> 29) & 1) << 5;
+    let reg = |k: usize, what: &str| -> Result<u64, Fault> {
+        call.fix[k].ok_or_else(|| {
+            Fault::Msg(format!(
+                "'{name}' needs {what}, which was not executed before it"
+            ))
+        })
+    };
+    // pre-relu: 0 none, 1 normal, 2 scalar (slope from set_relu_alpha)
+    let relu: Option<Option<f32>> = match (xt >> 39) & 7 {
+        0 => None,
+        1 => Some(None),
+        2 => Some(Some(f32::from_bits(reg(1, "set_relu_alpha")? as u32))),
+        r => return fault(format!("'{name}' with relu mode {r} is not implemented")),
+    };
+    let clip_on = (xt >> 30) & 3;
+    let unsupported = [
+        ((xt >> 42) & 1, "channel split"),
+        ((xt >> 62) & 1, "nz2dn"),
+        (((call.ctrl as u64) >> 6) & 0x1F, "CTRL atomic mode"),
+        (
+            ((call.ctrl as u64) >> 50) & 1,
+            "CTRL NaN-preserving saturation",
+        ),
+    ];
+    for (v, what) in unsupported {
+        if v != 0 {
+            return fault(format!("'{name}' with {what} is not implemented"));
+        }
+    }
+    let nd = (xt >> 43) & 1 == 1;
+    let (sdt, ddt) = (src.elem, dst.elem);
+    let ok = match quant {
+        0 => sdt == ddt && matches!(sdt, DType::F32 | DType::I32),
+        1 | 32 => sdt == DType::F32 && ddt == DType::F16,
+        16 | 34 => sdt == DType::F32 && ddt == DType::BF16,
+        15 => sdt == DType::F32 && ddt == DType::F32,
+        q => return fault(format!("'{name}' with quant mode {q} is not implemented")),
+    };
+    // scalar quant modes (qf322f32/f16/bf16_pre_scalar): the f32 scale from
+    // set_quant_pre's low 32 bits
+    let scale = if matches!(quant, 15 | 32 | 34) {
+        Some(f32::from_bits(reg(0, "set_quant_pre")? as u32))
+    } else {
+        None
+    };
+    // clip: the f16 bits from set_fix_clip_relu (f16 destinations)
+    let clip = match clip_on {
+        0 => None,
+        1 if ddt == DType::F16 => {
+            Some(half::f16::from_bits(reg(2, "set_fix_clip_relu")? as u16).to_f32())
+        }
+        c => {
+            return fault(format!(
+                "'{name}' with clip mode {c} to {ddt:?} is not implemented"
+            ))
+        }
+    };
+    if relu.is_some() && sdt != DType::F32 {
+        return fault(format!("'{name}': relu takes f32 accumulators"));
+    }
+    if !ok {
+        return fault(format!(
+            "'{name}': quant mode {quant} does not convert {sdt:?} to {ddt:?}"
+        ));
+    }
+    if matches!(dual, Some(2 | 3)) && (quant != 0 || relu.is_some() || clip.is_some()) {
+        return fault(format!(
+            "'{name}': a split UB destination does not combine with a conversion"
+        ));
+    }
+    if mm.saturating_mul(nn) > MAX_WORK {
+        return fault(format!("'{name}' is too large"));
+    }
+    let sat = (call.ctrl >> 48) & 1 == 0;
+    let des = ddt.bytes() as u64;
+    let dc0 = c0(ddt)?;
+    let mut b = [0u8; 8];
+    for i in 0..mm {
+        for j in 0..nn {
+            let sa = src.addr + ((j / 16) * src_stride + i) * 64 + (j % 16) * 4;
+            let raw = m.get(Space::L0c, sa, sdt)?;
+            let v = if quant == 0 && relu.is_none() {
+                raw
+            } else {
+                let mut x = raw.f() as f32;
+                if let Some(sc) = scale {
+                    x *= sc;
+                }
+                match relu {
+                    Some(None) => x = x.max(0.0),
+                    Some(Some(al)) if x < 0.0 => x *= al,
+                    _ => {}
+                }
+                if let Some(cl) = clip {
+                    x = x.min(cl);
+                }
+                let mut y = x as f64;
+                if sat && ddt != DType::F32 {
+                    let lim = if ddt == DType::F16 {
+                        65504.0
+                    } else {
+                        3.389_531_389_251_535_5e38
+                    };
+                    y = if y.is_nan() { 0.0 } else { y.clamp(-lim, lim) };
+                }
+                Num::F(y)
+            };
+            let (ti, tj, sub) = match dual {
+                Some(2) if i >= mm / 2 => (i - mm / 2, j, 1),
+                Some(3) if j >= nn / 2 => (i, j - nn / 2, 1),
+                Some(2 | 3) => (i, j, 0),
+                Some(s) => (i, j, s),
+                None => (i, j, 0),
+            };
+            let off = if nd {
+                ti * dst_stride + tj
+            } else {
+                ((tj / dc0) * dst_stride + ti) * dc0 + tj % dc0
+            };
+            num::write(&mut b[..des as usize], ddt, v);
+            let at = addr(dst.addr, (off * des) as i64)?;
+            if dsp == Space::Ub {
+                m.write_ub(sub, at, &b[..des as usize])?;
+            } else {
+                m.write(dsp, at, &b[..des as usize])?;
             }
         }
     }

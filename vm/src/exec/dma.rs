@@ -141,6 +141,13 @@ pub struct LoopRegs {
     pub atomic: Combine,
     /// Its element type (`set_atomic_f32`...).
     pub atomic_dt: DType,
+    /// The GM -> L1 ND/DN -> NZ repack parameters (`set_mte2_nz_para`:
+    /// group count, destination loop 2/3/4 strides in 16-bit fields), read
+    /// by `copy_gm_to_cbuf_multi_{nd,dn}2nz`; None until set.
+    pub nz_para: Option<u64>,
+    /// The FIXPIPE scalar registers `set_quant_pre`, `set_relu_alpha` and
+    /// `set_fix_clip_relu` (None until set), read by `copy_matrix_cc_*`.
+    pub fix: [Option<u64>; 3],
 }
 
 impl LoopRegs {
@@ -159,6 +166,8 @@ impl Default for LoopRegs {
             loop2: [(0, 0); 2],
             atomic: Combine::Store,
             atomic_dt: DType::F32,
+            nz_para: None,
+            fix: [None; 3],
         }
     }
 }
