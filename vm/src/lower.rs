@@ -1475,7 +1475,9 @@ impl<'a> Lowerer<'a> {
             "simt_launch" => self.simt_launch(op, u, c),
             "get_tid_x" | "get_tid_y" | "get_tid_z" | "get_block_dim_x" | "get_block_dim_y"
             | "get_block_dim_z" | "get_laneid" | "get_grid_dim_x" | "get_grid_dim_y"
-            | "get_grid_dim_z" | "get_block_idx_x" | "get_block_idx_y" | "get_block_idx_z" => {
+            | "get_grid_dim_z" | "get_block_idx_x" | "get_block_idx_y" | "get_block_idx_z"
+            | "get_lanemask_eq" | "get_lanemask_le" | "get_lanemask_lt" | "get_lanemask_ge"
+            | "get_lanemask_gt" => {
                 let what = match short {
                     "get_tid_x" => 0,
                     "get_tid_y" => 1,
@@ -1489,11 +1491,20 @@ impl<'a> Lowerer<'a> {
                     "get_grid_dim_z" => 9,
                     "get_block_idx_x" => 10,
                     "get_block_idx_y" => 11,
-                    _ => 12,
+                    "get_block_idx_z" => 12,
+                    "get_lanemask_eq" => 13,
+                    "get_lanemask_le" => 14,
+                    "get_lanemask_lt" => 15,
+                    "get_lanemask_ge" => 16,
+                    _ => 17,
                 };
                 if let Some(dst) = r0 {
                     self.push(op, c, K::SimtId { dst, what });
                 }
+            }
+            "vote_all" | "vote_any" | "vote_uni" | "vote_ballot" | "shuffle_idx" | "shuffle_up"
+            | "shuffle_down" | "shuffle_bfly" | "redux_add" | "redux_max" | "redux_min" => {
+                self.warp_op(op, short, u, r0, c)
             }
             "sqrt" | "absf" | "exp" | "log" | "sin" | "cos" | "ceil" | "floor" | "rint"
             | "round" | "fmin" | "fmax" | "pow" | "fma" => {
@@ -2370,6 +2381,61 @@ impl<'a> Lowerer<'a> {
                 self.unsupported(op, c, why);
             }
         }
+    }
+
+    /// A warp-wide SIMT collective: `pto.vote_*`, `pto.shuffle_*` (with an
+    /// optional `{width = 16|32}` subgroup) and `pto.redux_*`.
+    fn warp_op(&mut self, op: &Op, short: &str, u: &[Reg], r0: Option<Reg>, c: &mut Code) {
+        let wop = match short {
+            "vote_all" => WarpOp::VoteAll,
+            "vote_any" => WarpOp::VoteAny,
+            "vote_uni" => WarpOp::VoteUni,
+            "vote_ballot" => WarpOp::VoteBallot,
+            "shuffle_idx" => WarpOp::ShuffleIdx,
+            "shuffle_up" => WarpOp::ShuffleUp,
+            "shuffle_down" => WarpOp::ShuffleDown,
+            "shuffle_bfly" => WarpOp::ShuffleBfly,
+            "redux_add" => WarpOp::ReduxAdd,
+            "redux_max" => WarpOp::ReduxMax,
+            _ => WarpOp::ReduxMin,
+        };
+        let shuffle = short.starts_with("shuffle_");
+        let (Some(dst), Some(&src)) = (r0, u.first()) else {
+            return self.unsupported(op, c, "needs a value operand and a result");
+        };
+        let arg = u.get(1).copied();
+        if shuffle != arg.is_some() || u.len() > 2 {
+            return self.unsupported(op, c, "has the wrong number of operands");
+        }
+        let mut width = 32;
+        for (k, a) in op.attrs() {
+            if k == "width" {
+                match a {
+                    Attr::Int { value: 16, .. } => width = 16,
+                    Attr::Int { value: 32, .. } => width = 32,
+                    _ => return self.unsupported(op, c, "width must be 16 or 32"),
+                }
+            }
+        }
+        let unsigned = op.body.iter().any(|e| match e {
+            Elem::Ident(w) => w == "unsigned",
+            Elem::Attr(Attr::Keyword { kw, .. }) => kw == "unsigned",
+            _ => false,
+        });
+        let dt = self.vdtype(src);
+        self.push(
+            op,
+            c,
+            K::Warp {
+                op: wop,
+                dst,
+                src,
+                arg,
+                width,
+                dt,
+                unsigned,
+            },
+        );
     }
 
     /// `pto.comm.*`: leading operands, staging tiles, group members.

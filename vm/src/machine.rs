@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
 use pto_asm::ty::TileLoc;
-use pto_isa_spec::{Class, Pipe, ProfileId};
+use pto_isa_spec::{Class, DType, Pipe, ProfileId};
 
 use crate::checker::{Checker, ConflictKind, AGENTS_PER_CORE};
 use crate::diag::{DiagKind, Diags};
@@ -2690,8 +2690,8 @@ impl<'a> Cluster<'a> {
         let mut alias: Vec<(InstId, InstId)> = Vec::new();
         let mut steps: u64 = 0;
         let mut counts: Vec<InstId> = Vec::new();
-        // a pto.simt_launch in progress: (thread counts, current thread id)
-        let mut simt: Option<([i64; 3], [i64; 3])> = None;
+        // a pto.simt_launch in progress
+        let mut simt: Option<SimtRun> = None;
         while let Some(inst) = body.get(pc) {
             steps += 1;
             counts.push(inst.id);
@@ -2760,41 +2760,81 @@ impl<'a> Cluster<'a> {
                     for (k, r) in dims.iter().enumerate() {
                         d[k] = rd_int(&c.arch.vregs, *r)?;
                     }
-                    simt = Some((simt_dims(d)?, [0; 3]));
+                    let dims = simt_dims(d)?;
+                    simt = Some(SimtRun {
+                        dims,
+                        total: dims.iter().product(),
+                        linear: 0,
+                        top: pc + 1,
+                        pc: pc + 1,
+                        lanes: Vec::new(),
+                    });
                     Flow::Next
                 }
-                K::SimtNext { target } => match simt.as_mut() {
-                    Some((d, t)) => {
-                        t[0] += 1;
-                        if t[0] == d[0] {
-                            t[0] = 0;
-                            t[1] += 1;
-                            if t[1] == d[1] {
-                                t[1] = 0;
-                                t[2] += 1;
-                            }
-                        }
-                        if t[2] == d[2] {
-                            simt = None;
-                            Flow::Next
-                        } else {
-                            Flow::Jump(*target)
+                K::SimtNext { .. } => {
+                    let Some(s) = simt.as_mut() else {
+                        return fault("internal: SIMT thread loop without a launch");
+                    };
+                    if s.lanes.is_empty() {
+                        // no thread of this warp waits at a collective:
+                        // the next thread starts
+                        s.linear += 1;
+                    } else {
+                        let cur = s.lane();
+                        s.lanes[cur] = Lane::Done;
+                        s.advance(&mut c.arch.vregs, body)?;
+                    }
+                    if s.linear >= s.total {
+                        simt = None;
+                        Flow::Next
+                    } else if s.lanes.is_empty() {
+                        Flow::Jump(s.top)
+                    } else {
+                        Flow::Jump(s.pc)
+                    }
+                }
+                K::Warp { .. } => {
+                    let Some(s) = simt.as_mut() else {
+                        return fault("a warp-wide SIMT op outside a pto.simt_launch");
+                    };
+                    let cur = s.lane();
+                    if s.lanes.is_empty() {
+                        // the warp's earlier threads ran to the end without
+                        // reaching this op
+                        let n = (s.total - s.warp_base()).min(SIMT_WARP) as usize;
+                        s.lanes = vec![Lane::Done; n];
+                        for l in &mut s.lanes[cur..] {
+                            *l = Lane::Fresh;
                         }
                     }
-                    None => return fault("internal: SIMT thread loop without a launch"),
-                },
+                    s.lanes[cur] = Lane::Parked(pc, c.arch.vregs.clone());
+                    s.advance(&mut c.arch.vregs, body)?;
+                    Flow::Jump(s.pc)
+                }
                 K::SimtId { dst, what } => {
-                    let Some((d, t)) = simt else {
+                    let Some(s) = &simt else {
                         return fault("a SIMT thread id read outside a pto.simt_launch");
                     };
-                    let linear = t[0] + d[0] * (t[1] + d[1] * t[2]);
+                    let (d, linear) = (s.dims, s.linear);
+                    let t = [linear % d[0], linear / d[0] % d[1], linear / (d[0] * d[1])];
+                    let lane = linear % SIMT_WARP;
+                    let (le, lt) = ((2i64 << lane) - 1, (1i64 << lane) - 1);
                     let v = match what {
                         0..=2 => t[*what as usize],
                         3..=5 => d[*what as usize - 3],
-                        6 => linear % SIMT_WARP,
-                        7..=9 => 1, // one block per launch
+                        6 => lane,
+                        // a single-block launch reads grid dims 0 (what the
+                        // PTOAS simt-scalar-core golden records), block idx 0
+                        7..=9 => 0,
+                        13 => 1 << lane,
+                        14 => le,
+                        15 => lt,
+                        16 => !lt,
+                        17 => !le,
                         _ => 0,
                     };
+                    // lane masks are 32-bit
+                    let v = if *what >= 13 { v as i32 as i64 } else { v };
                     set(&mut c.arch.vregs, *dst, Val::Int(v))?;
                     Flow::Next
                 }
@@ -3215,6 +3255,248 @@ fn atomic(gm: &Gm, local: &mut Local, regs: &mut [Val], k: &K) -> Result<(Space,
         set(regs, *d, o)?;
     }
     Ok((p.space, p.addr, es as u64))
+}
+
+/// One thread of the warp being run (`SimtRun::lanes`).
+#[derive(Clone)]
+enum Lane {
+    /// Not started.
+    Fresh,
+    /// Stopped at the warp-wide op at this pc, with its registers.
+    Parked(usize, Vec<Val>),
+    /// Past a collective: resumes at this pc with these registers.
+    Ready(usize, Vec<Val>),
+    /// Ran to the end of the thread body.
+    Done,
+}
+
+/// A `pto.simt_launch` in progress. Threads run one at a time in linear id
+/// order (x fastest). A thread that reaches a warp-wide op (`K::Warp`)
+/// stops there with a copy of its registers and the next thread of its warp
+/// runs; once every thread of the warp has stopped (at the op or at the end
+/// of the body), the op combines the values of the threads waiting at it and
+/// they resume in lane order. Kernels without warp-wide ops never copy
+/// registers.
+struct SimtRun {
+    dims: [i64; 3],
+    total: i64,
+    /// The running thread's linear id.
+    linear: i64,
+    /// First pc of the thread body.
+    top: usize,
+    /// The pc the running thread continues at after `advance`.
+    pc: usize,
+    /// The current warp's threads while any of them waits at a collective
+    /// (empty otherwise).
+    lanes: Vec<Lane>,
+}
+
+impl SimtRun {
+    fn warp_base(&self) -> i64 {
+        self.linear - self.linear % SIMT_WARP
+    }
+
+    fn lane(&self) -> usize {
+        (self.linear % SIMT_WARP) as usize
+    }
+
+    /// Switches to the next thread of the warp that can run (setting
+    /// `linear`, `pc` and the live registers `regs`); when every thread has
+    /// stopped, runs the collective they wait at, or moves on to the next
+    /// warp once all are done.
+    fn advance(&mut self, regs: &mut Vec<Val>, body: &[Inst]) -> Result<(), Fault> {
+        let base = self.warp_base();
+        let mut from = self.lane() + 1;
+        loop {
+            for j in from..self.lanes.len() {
+                match std::mem::replace(&mut self.lanes[j], Lane::Done) {
+                    Lane::Fresh => {
+                        self.linear = base + j as i64;
+                        self.pc = self.top;
+                        return Ok(());
+                    }
+                    Lane::Ready(p, r) => {
+                        *regs = r;
+                        self.linear = base + j as i64;
+                        self.pc = p;
+                        return Ok(());
+                    }
+                    other => self.lanes[j] = other,
+                }
+            }
+            // every thread of the warp has stopped
+            let at: Vec<usize> = self
+                .lanes
+                .iter()
+                .filter_map(|l| match l {
+                    Lane::Parked(p, _) => Some(*p),
+                    _ => None,
+                })
+                .collect();
+            let Some(&p) = at.first() else {
+                // the warp is done
+                self.lanes.clear();
+                self.linear = base + SIMT_WARP;
+                self.pc = self.top;
+                return Ok(());
+            };
+            if at.iter().any(|q| *q != p) {
+                return fault(format!(
+                    "the threads of SIMT warp {} wait at different warp-wide ops (divergent control flow); ptovm runs a collective only when every waiting thread of the warp is at the same op",
+                    base / SIMT_WARP
+                ));
+            }
+            let Some(K::Warp {
+                op,
+                dst,
+                src,
+                arg,
+                width,
+                dt,
+                unsigned,
+            }) = body.get(p).map(|i| &i.k)
+            else {
+                return fault("internal: a SIMT thread stopped outside a warp-wide op");
+            };
+            let mut ins = Vec::new();
+            for (j, l) in self.lanes.iter().enumerate() {
+                if let Lane::Parked(_, r) = l {
+                    let a = match arg {
+                        Some(a) => rd_int(r, *a)?,
+                        None => 0,
+                    };
+                    ins.push((j, get(r, *src)?.clone(), a));
+                }
+            }
+            let outs = warp_collective(*op, &ins, *width as usize, *dt, *unsigned)?;
+            let mut k = 0;
+            for l in &mut self.lanes {
+                if let Lane::Parked(_, r) = l {
+                    let mut r = std::mem::take(r);
+                    set(&mut r, *dst, outs[k].clone())?;
+                    k += 1;
+                    *l = Lane::Ready(p + 1, r);
+                }
+            }
+            from = 0;
+        }
+    }
+}
+
+/// Sign-extends the low `bits` bits of `v`.
+fn sext(v: i64, bits: u32) -> i64 {
+    if bits >= 64 {
+        v
+    } else {
+        let s = 64 - bits;
+        (v << s) >> s
+    }
+}
+
+/// The results of a warp-wide collective for the threads `ins` waiting at it
+/// (lane within the warp, value, shuffle operand), in the same order.
+/// Semantics: PTOAS micro-ISA "SIMT" chapter (vote / shuffle / redux).
+/// A shuffle whose source lane is outside the subgroup or not waiting at the
+/// op returns the thread's own value; float reductions fold in lane order,
+/// rounding to the value type after each step.
+fn warp_collective(
+    op: WarpOp,
+    ins: &[(usize, Val, i64)],
+    width: usize,
+    dt: DType,
+    unsigned: bool,
+) -> Result<Vec<Val>, Fault> {
+    let truth = |v: &Val| v.as_i64().unwrap_or(0) != 0;
+    let n = ins.len();
+    let all = |x: Val| Ok(vec![x; n]);
+    match op {
+        WarpOp::VoteAll => all(Val::Int(ins.iter().all(|i| truth(&i.1)) as i64)),
+        WarpOp::VoteAny => all(Val::Int(ins.iter().any(|i| truth(&i.1)) as i64)),
+        WarpOp::VoteUni => {
+            let first = ins.first().map(|i| truth(&i.1));
+            all(Val::Int(
+                ins.iter().all(|i| Some(truth(&i.1)) == first) as i64
+            ))
+        }
+        WarpOp::VoteBallot => {
+            let bits = ins
+                .iter()
+                .filter(|i| truth(&i.1))
+                .fold(0u32, |m, i| m | 1 << i.0);
+            all(Val::Int(bits as i32 as i64))
+        }
+        WarpOp::ShuffleIdx | WarpOp::ShuffleUp | WarpOp::ShuffleDown | WarpOp::ShuffleBfly => {
+            let w = width as i64;
+            Ok(ins
+                .iter()
+                .map(|(lane, own, a)| {
+                    let lane = *lane as i64;
+                    let (group, local) = (lane - lane % w, lane % w);
+                    let src = match op {
+                        WarpOp::ShuffleIdx => a.rem_euclid(w),
+                        WarpOp::ShuffleUp => local - a,
+                        WarpOp::ShuffleDown => local + a,
+                        _ => local ^ a,
+                    };
+                    if !(0..w).contains(&src) {
+                        return own.clone();
+                    }
+                    let src = (group + src) as usize;
+                    ins.iter()
+                        .find(|i| i.0 == src)
+                        .map_or_else(|| own.clone(), |i| i.1.clone())
+                })
+                .collect())
+        }
+        WarpOp::ReduxAdd | WarpOp::ReduxMax | WarpOp::ReduxMin => {
+            let r = if dt.is_float() {
+                let mut acc: Option<f64> = None;
+                for (_, v, _) in ins {
+                    let Val::Float(x) = v else {
+                        return fault(format!("a float warp reduction of {}", v.kind()));
+                    };
+                    acc = Some(match acc {
+                        None => *x,
+                        Some(a) => crate::num::round_float(
+                            match op {
+                                WarpOp::ReduxAdd => a + x,
+                                WarpOp::ReduxMax => a.max(*x),
+                                _ => a.min(*x),
+                            },
+                            dt,
+                        ),
+                    });
+                }
+                Val::Float(acc.unwrap_or(0.0))
+            } else {
+                let bits = (dt.bytes() * 8).clamp(8, 64) as u32;
+                let key = |v: i64| -> i128 {
+                    if unsigned {
+                        (v as u64 & (u64::MAX >> (64 - bits))) as i128
+                    } else {
+                        sext(v, bits) as i128
+                    }
+                };
+                let mut acc: Option<i64> = None;
+                for (_, v, _) in ins {
+                    let x = v.as_i64().ok_or_else(|| {
+                        Fault::Msg(format!("an integer warp reduction of {}", v.kind()))
+                    })?;
+                    acc = Some(match acc {
+                        None => x,
+                        Some(a) => match op {
+                            WarpOp::ReduxAdd => a.wrapping_add(x),
+                            WarpOp::ReduxMax if key(x) > key(a) => x,
+                            WarpOp::ReduxMin if key(x) < key(a) => x,
+                            _ => a,
+                        },
+                    });
+                }
+                Val::Int(sext(acc.unwrap_or(0), bits))
+            };
+            all(r)
+        }
+    }
 }
 
 /// Threads per SIMT warp (lane ids are the linear thread id modulo this).
@@ -3732,6 +4014,7 @@ fn scalar_step(
         K::Nop | K::End => {}
         K::Unsupported { what } => return fault(what.clone()),
         K::SimtId { .. } => return fault("a SIMT thread id read outside a pto.simt_launch"),
+        K::Warp { .. } => return fault("a warp-wide SIMT op outside a pto.simt_launch"),
         K::FMath { op, dst, args, dt } => {
             let v: Vec<f64> = args
                 .iter()

@@ -1006,12 +1006,32 @@ pub enum K {
         target: usize,
     },
     /// A thread-id query inside a SIMT launch (`what`: 0..3 tid x/y/z,
-    /// 3..6 block dim x/y/z, 6 lane id, 7..10 grid dim, 10..13 block idx).
+    /// 3..6 block dim x/y/z, 6 lane id, 7..10 grid dim, 10..13 block idx,
+    /// 13..18 lane masks eq/le/lt/ge/gt).
     SimtId {
         /// Destination.
         dst: Reg,
         /// Which id.
         what: u8,
+    },
+    /// A warp-wide SIMT collective (`pto.vote_*`, `pto.shuffle_*`,
+    /// `pto.redux_*`): every thread of the warp stops here and the op
+    /// combines their `src` values (see `machine::warp_collective`).
+    Warp {
+        /// Which collective.
+        op: WarpOp,
+        /// Result.
+        dst: Reg,
+        /// This thread's value (the predicate for votes).
+        src: Reg,
+        /// Shuffle lane index / offset / xor mask.
+        arg: Option<Reg>,
+        /// Shuffle subgroup width (16 or 32).
+        width: u8,
+        /// Value type.
+        dt: pto_isa_spec::DType,
+        /// `unsigned` integer ordering for `redux_max` / `redux_min`.
+        unsigned: bool,
     },
     /// A SIMT atomic read-modify-write of one element at `ptr`; `dst` gets
     /// the old value.
@@ -1180,4 +1200,31 @@ impl Program {
     pub fn info(&self, id: InstId) -> &InstInfo {
         &self.insts[id as usize]
     }
+}
+
+/// The warp-wide SIMT collectives ([`K::Warp`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WarpOp {
+    /// `pto.vote_all`: the predicate holds on every participating lane.
+    VoteAll,
+    /// `pto.vote_any`: the predicate holds on some participating lane.
+    VoteAny,
+    /// `pto.vote_uni`: the predicate is the same on every participating lane.
+    VoteUni,
+    /// `pto.vote_ballot`: bit mask of the lanes whose predicate holds.
+    VoteBallot,
+    /// `pto.shuffle_idx`: the value of lane `arg` of the subgroup.
+    ShuffleIdx,
+    /// `pto.shuffle_up`: the value of lane `local - arg`.
+    ShuffleUp,
+    /// `pto.shuffle_down`: the value of lane `local + arg`.
+    ShuffleDown,
+    /// `pto.shuffle_bfly`: the value of lane `local ^ arg`.
+    ShuffleBfly,
+    /// `pto.redux_add`: sum over the participating lanes.
+    ReduxAdd,
+    /// `pto.redux_max`: maximum over the participating lanes.
+    ReduxMax,
+    /// `pto.redux_min`: minimum over the participating lanes.
+    ReduxMin,
 }

@@ -15,6 +15,11 @@ pub fn io(k: &K) -> (Vec<Reg>, Vec<Reg>) {
     match k {
         K::Const { dst, .. } | K::Query { dst, .. } | K::SimtId { dst, .. } => o.push(*dst),
         K::SimtBegin { dims } => i.extend(dims),
+        K::Warp { dst, src, arg, .. } => {
+            i.push(*src);
+            i.extend(arg);
+            o.push(*dst)
+        }
         K::SConvert { dst, src, .. } | K::Bitcast { dst, src, .. } => {
             i.push(*src);
             o.push(*dst)

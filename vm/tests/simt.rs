@@ -359,3 +359,135 @@ fn scalar_bitcast_keeps_the_bits() {
     let b = run(src, &[Arg::Buffer(vec![0; 8])]).unwrap();
     assert_eq!(i32s(&b[0]), vec![0xC000, 0x3F80_0000]);
 }
+
+/// Warp-wide collectives over a 40-thread launch (a full warp and a warp of
+/// 8): out[t * 6 + k] for k = ballot(lane even), shuffle_down(v, 1) in
+/// subgroups of 16, shuffle_idx(v, 5), redux_add(lane + 1),
+/// redux_max unsigned (lane 0 holds -1), and a redux_add repeated in a loop
+/// (three rounds of collectives).
+const WARP: &str = r#"module attributes {pto.target_arch = "a5"} {
+  func.func @k(%out: !pto.ptr<i32, gm>) attributes {pto.kernel} {
+    %x = arith.constant 40 : i32
+    %one = arith.constant 1 : i32
+    pto.simt_launch @body<<<%x, %one, %one>>>(%out) : (!pto.ptr<i32, gm>) -> ()
+    pto.barrier #pto.pipe<PIPE_ALL>
+    return
+  }
+  func.func @body(%out: !pto.ptr<i32, gm>) attributes {pto.simt_entry} {
+    %tx = pto.get_tid_x : i32
+    %lane = pto.get_laneid : i32
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c5 = arith.constant 5 : i32
+    %c6 = arith.constant 6 : i32
+    %c1000 = arith.constant 1000 : i32
+    %m1 = arith.constant -1 : i32
+    %low = arith.andi %lane, %c1 : i32
+    %even = arith.cmpi eq, %low, %c0 : i32
+    %ballot = pto.vote_ballot %even : i1 -> i32
+    %v = arith.addi %tx, %c1000 : i32
+    %down = pto.shuffle_down %v, %c1 {width = 16 : i32} : i32, i32 -> i32
+    %idx = pto.shuffle_idx %v, %c5 : i32, i32 -> i32
+    %lp1 = arith.addi %lane, %c1 : i32
+    %sum = pto.redux_add %lp1 signed : i32 -> i32
+    %is0 = arith.cmpi eq, %lane, %c0 : i32
+    %e = arith.select %is0, %m1, %lane : i1, i32
+    %umax = pto.redux_max %e unsigned : i32 -> i32
+    %i0 = arith.constant 0 : index
+    %i1 = arith.constant 1 : index
+    %i3 = arith.constant 3 : index
+    %acc = scf.for %i = %i0 to %i3 step %i1 iter_args(%a = %c1) -> (i32) {
+      %s = pto.redux_add %a signed : i32 -> i32
+      scf.yield %s : i32
+    }
+    %base = arith.muli %tx, %c6 : i32
+    %b0 = arith.index_castui %base : i32 to index
+    pto.stg %ballot, %out[%b0] : !pto.ptr<i32, gm>, i32
+    %p1 = arith.addi %base, %c1 : i32
+    %b1 = arith.index_castui %p1 : i32 to index
+    pto.stg %down, %out[%b1] : !pto.ptr<i32, gm>, i32
+    %p2 = arith.addi %p1, %c1 : i32
+    %b2 = arith.index_castui %p2 : i32 to index
+    pto.stg %idx, %out[%b2] : !pto.ptr<i32, gm>, i32
+    %p3 = arith.addi %p2, %c1 : i32
+    %b3 = arith.index_castui %p3 : i32 to index
+    pto.stg %sum, %out[%b3] : !pto.ptr<i32, gm>, i32
+    %p4 = arith.addi %p3, %c1 : i32
+    %b4 = arith.index_castui %p4 : i32 to index
+    pto.stg %umax, %out[%b4] : !pto.ptr<i32, gm>, i32
+    %p5 = arith.addi %p4, %c1 : i32
+    %b5 = arith.index_castui %p5 : i32 to index
+    pto.stg %acc, %out[%b5] : !pto.ptr<i32, gm>, i32
+    return
+  }
+}"#;
+
+#[test]
+fn warp_collectives_exchange_between_the_threads_of_a_warp() {
+    let b = run(WARP, &[Arg::Buffer(vec![0; 40 * 6 * 4])]).unwrap();
+    let out = i32s(&b[0]);
+    for t in 0..40usize {
+        let (warp, lane) = (t / 32, t % 32);
+        let n = if warp == 0 { 32 } else { 8 };
+        let r = &out[t * 6..t * 6 + 6];
+        let ballot = (0..n).filter(|l| l % 2 == 0).fold(0u32, |m, l| m | 1 << l);
+        assert_eq!(r[0], ballot as i32, "ballot, thread {t}");
+        // source lane + 1 must be inside the 16-lane group and exist
+        let src = if lane % 16 != 15 && lane + 1 < n {
+            t + 1
+        } else {
+            t
+        };
+        assert_eq!(r[1], 1000 + src as i32, "shuffle_down, thread {t}");
+        assert_eq!(
+            r[2],
+            1000 + (warp * 32 + 5) as i32,
+            "shuffle_idx, thread {t}"
+        );
+        assert_eq!(r[3], (n * (n + 1) / 2) as i32, "redux_add, thread {t}");
+        assert_eq!(r[4], -1, "unsigned redux_max, thread {t}");
+        assert_eq!(r[5], (n * n * n) as i32, "redux_add in a loop, thread {t}");
+    }
+}
+
+/// Threads that skip a collective (an `scf.if` on the lane id) do not take
+/// part in it; threads at two different collectives are a clear fault.
+#[test]
+fn warp_collectives_under_divergent_control_flow() {
+    let src = r#"module attributes {pto.target_arch = "a5"} {
+  func.func @k(%out: !pto.ptr<i32, gm>) attributes {pto.kernel} {
+    %x = arith.constant 32 : i32
+    %one = arith.constant 1 : i32
+    pto.simt_launch @body<<<%x, %one, %one>>>(%out) : (!pto.ptr<i32, gm>) -> ()
+    pto.barrier #pto.pipe<PIPE_ALL>
+    return
+  }
+  func.func @body(%out: !pto.ptr<i32, gm>) attributes {pto.simt_entry} {
+    %lane = pto.get_laneid : i32
+    %c4 = arith.constant 4 : i32
+    %c7 = arith.constant 7 : i32
+    %low = arith.cmpi ult, %lane, %c4 : i32
+    %li = arith.index_castui %lane : i32 to index
+    %r = scf.if %low -> (i32) {
+      %s = pto.redux_add %c7 signed : i32 -> i32
+      scf.yield %s : i32
+    } else {
+      ELSE
+      scf.yield %c4 : i32
+    }
+    pto.stg %r, %out[%li] : !pto.ptr<i32, gm>, i32
+    return
+  }
+}"#;
+    let b = run(&src.replace("ELSE", ""), &[Arg::Buffer(vec![0; 128])]).unwrap();
+    let out = i32s(&b[0]);
+    for (l, v) in out.iter().enumerate() {
+        assert_eq!(*v, if l < 4 { 28 } else { 4 }, "lane {l}");
+    }
+    let e = run(
+        &src.replace("ELSE", "%m = pto.redux_max %c7 signed : i32 -> i32"),
+        &[Arg::Buffer(vec![0; 128])],
+    )
+    .unwrap_err();
+    assert!(e.contains("different warp-wide ops"), "{e}");
+}
