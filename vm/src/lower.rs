@@ -140,6 +140,70 @@ impl<'a> Lowerer<'a> {
         Some(self.file.types.get(t))
     }
 
+    /// A SIMT packed value type (`vector<NxT>` of at most 64 bits): the
+    /// lane type and count. Packed values live as `Val::Lanes` (the lanes'
+    /// bytes, little-endian).
+    fn packed(&self, v: Reg) -> Option<(DType, usize)> {
+        let Some(Type::Vector { shape, elem }) = self.ty(v) else {
+            return None;
+        };
+        let [Some(n)] = shape.as_slice() else {
+            return None;
+        };
+        let dt = self.file.types.get(*elem).scalar_dtype()?;
+        let n = usize::try_from(*n).ok()?;
+        (n >= 1 && n * dt.bytes() <= 8).then_some((dt, n))
+    }
+
+    /// Bytes of a pointer's pointee when it is a packed `vector<NxT>` (0
+    /// otherwise: the element type's size applies).
+    fn packed_pointee_bytes(&self, v: Reg) -> u32 {
+        let Some(Type::Ptr { elem, .. }) = self.ty(v) else {
+            return 0;
+        };
+        match self.file.types.get(*elem) {
+            Type::Vector { shape, elem } => {
+                let n: i64 = shape.iter().map(|d| d.unwrap_or(0)).product();
+                let es = self
+                    .file
+                    .types
+                    .get(*elem)
+                    .scalar_dtype()
+                    .map_or(0, |d| d.bytes() as i64);
+                u32::try_from(n * es).unwrap_or(0)
+            }
+            _ => 0,
+        }
+    }
+
+    /// `dense<x>` / `dense<[x, y, ..]>` of a packed type: its lanes' bytes.
+    fn packed_const(&self, dst: Reg, body: &str) -> Option<Val> {
+        let (dt, n) = self.packed(dst)?;
+        let body = body.trim();
+        let items: Vec<&str> = match body.strip_prefix('[').and_then(|b| b.strip_suffix(']')) {
+            Some(list) => list.split(',').map(str::trim).collect(),
+            None => vec![body; n],
+        };
+        if items.len() != n {
+            return None;
+        }
+        let es = dt.bytes();
+        let mut bytes = vec![0u8; n * es];
+        for (i, t) in items.iter().enumerate() {
+            let num = if dt.is_float() {
+                crate::num::Num::F(t.parse::<f64>().ok()?)
+            } else {
+                crate::num::Num::I(match *t {
+                    "true" => 1,
+                    "false" => 0,
+                    t => t.parse::<i64>().ok()?,
+                })
+            };
+            crate::num::write(&mut bytes[i * es..(i + 1) * es], dt, num);
+        }
+        Some(Val::Lanes(bytes))
+    }
+
     fn vdtype(&self, v: Reg) -> DType {
         self.file
             .values
@@ -741,6 +805,9 @@ impl<'a> Lowerer<'a> {
                         crate::num::round_float(f64::from_bits(*bits), self.vdtype(dst)),
                     )),
                     Elem::Attr(Attr::Bool(b)) => Some(Val::Int(*b as i64)),
+                    Elem::Attr(Attr::Keyword { kw, body }) if kw == "dense" => {
+                        self.packed_const(dst, body)
+                    }
                     _ => None,
                 });
                 match val {
@@ -1628,6 +1695,7 @@ impl<'a> Lowerer<'a> {
                     _ => return self.unsupported(op, c, "needs a pointer and value operands"),
                 };
                 let dt = self.vdtype(val);
+                let lanes = self.packed(val).map_or(1, |p| p.1) as u8;
                 self.push(
                     op,
                     c,
@@ -1638,6 +1706,7 @@ impl<'a> Lowerer<'a> {
                         val,
                         cmp,
                         dt,
+                        lanes,
                         unsigned,
                     },
                 );
@@ -1755,6 +1824,7 @@ impl<'a> Lowerer<'a> {
                         dst,
                         src: *src,
                         off: *off,
+                        stride: self.packed_pointee_bytes(dst),
                     },
                 ),
                 _ => self.unsupported(op, c, "needs a pointer and an offset"),

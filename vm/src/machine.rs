@@ -3135,6 +3135,7 @@ fn atomic(gm: &Gm, local: &mut Local, regs: &mut [Val], k: &K) -> Result<(Space,
         val,
         cmp,
         dt,
+        lanes,
         unsigned,
     } = k
     else {
@@ -3143,118 +3144,132 @@ fn atomic(gm: &Gm, local: &mut Local, regs: &mut [Val], k: &K) -> Result<(Space,
     let Some(Val::Ptr(p)) = regs.get(*ptr as usize).cloned() else {
         return fault(format!("pto.atomic_{op} needs a pointer"));
     };
-    let num = |v: Option<&Val>| -> Result<Num, Fault> {
+    let es = dt.bytes().max(1);
+    let n = (*lanes).max(1) as usize;
+    if es * n > 8 {
+        return fault(format!(
+            "pto.atomic_{op} of {es}-byte elements is not implemented"
+        ));
+    }
+    // lane `i` of an operand: a scalar, or one lane of a packed value
+    let num = |v: Option<&Val>, i: usize| -> Result<Num, Fault> {
         match v {
-            Some(Val::Float(f)) => Ok(Num::F(*f)),
-            Some(Val::Int(i)) => Ok(Num::I(*i)),
+            Some(Val::Float(f)) if n == 1 => Ok(Num::F(*f)),
+            Some(Val::Int(x)) if n == 1 => Ok(Num::I(*x)),
+            Some(Val::Lanes(b)) if b.len() == n * es => {
+                Ok(crate::num::read(&b[i * es..(i + 1) * es], *dt))
+            }
             Some(v) => fault(format!(
-                "pto.atomic_{op} of a {} value is not implemented (packed atomics)",
+                "pto.atomic_{op} of a {} value with {n} lane(s) of {dt:?}",
                 v.kind()
             )),
             None => fault("missing atomic operand"),
         }
     };
-    let v = num(regs.get(*val as usize))?;
-    let es = dt.bytes().max(1);
-    if es > 8 {
-        return fault(format!(
-            "pto.atomic_{op} of {es}-byte elements is not implemented"
-        ));
-    }
+    let len = es * n;
     let mut b = [0u8; 8];
     if p.space == Space::Gm {
-        gm.read(p.addr, &mut b[..es])?;
+        gm.read(p.addr, &mut b[..len])?;
     } else {
-        b[..es].copy_from_slice(local.slice(p.space, p.addr, es as u64)?);
+        b[..len].copy_from_slice(local.slice(p.space, p.addr, len as u64)?);
     }
-    let old = crate::num::read(&b[..es], *dt);
-    let new = match (old, v) {
-        (Num::F(a), x) => {
-            let x = x.f();
-            Num::F(match *op {
-                "add" => a + x,
-                "sub" => a - x,
-                "min" => a.min(x),
-                "max" => a.max(x),
-                "exch" => x,
-                "cas" => {
-                    if a == num(cmp.and_then(|c| regs.get(c as usize)))?.f() {
-                        x
-                    } else {
-                        a
+    let old_bytes = b;
+    for i in 0..n {
+        let v = num(regs.get(*val as usize), i)?;
+        let lane = &mut b[i * es..(i + 1) * es];
+        let old = crate::num::read(lane, *dt);
+        let new = match (old, v) {
+            (Num::F(a), x) => {
+                let x = x.f();
+                Num::F(match *op {
+                    "add" => a + x,
+                    "sub" => a - x,
+                    "min" => a.min(x),
+                    "max" => a.max(x),
+                    "exch" => x,
+                    "cas" => {
+                        if a == num(cmp.and_then(|c| regs.get(c as usize)), i)?.f() {
+                            x
+                        } else {
+                            a
+                        }
                     }
-                }
-                o => {
-                    return fault(format!(
-                        "pto.atomic_{o} on a float element is not implemented"
-                    ))
-                }
-            })
-        }
-        (Num::I(a), x) => {
-            let x = x.i();
-            // ordering of the element's width, signed unless `unsigned`
-            let key = |n: i64| -> i128 {
-                let m = if es >= 8 {
-                    u64::MAX
-                } else {
-                    (1u64 << (es * 8)) - 1
+                    o => {
+                        return fault(format!(
+                            "pto.atomic_{o} on a float element is not implemented"
+                        ))
+                    }
+                })
+            }
+            (Num::I(a), x) => {
+                let x = x.i();
+                // ordering of the element's width, signed unless `unsigned`
+                let key = |n: i64| -> i128 {
+                    let m = if es >= 8 {
+                        u64::MAX
+                    } else {
+                        (1u64 << (es * 8)) - 1
+                    };
+                    if *unsigned {
+                        ((n as u64) & m) as i128
+                    } else {
+                        let sh = 64 - es as u32 * 8;
+                        (((n as u64) << sh) as i64 >> sh) as i128
+                    }
                 };
-                if *unsigned {
-                    ((n as u64) & m) as i128
-                } else {
-                    let sh = 64 - es as u32 * 8;
-                    (((n as u64) << sh) as i64 >> sh) as i128
-                }
-            };
-            Num::I(match *op {
-                "add" => a.wrapping_add(x),
-                "sub" => a.wrapping_sub(x),
-                "min" => {
-                    if key(x) < key(a) {
-                        x
-                    } else {
-                        a
+                Num::I(match *op {
+                    "add" => a.wrapping_add(x),
+                    "sub" => a.wrapping_sub(x),
+                    "min" => {
+                        if key(x) < key(a) {
+                            x
+                        } else {
+                            a
+                        }
                     }
-                }
-                "max" => {
-                    if key(x) > key(a) {
-                        x
-                    } else {
-                        a
+                    "max" => {
+                        if key(x) > key(a) {
+                            x
+                        } else {
+                            a
+                        }
                     }
-                }
-                "and" => a & x,
-                "or" => a | x,
-                "xor" => a ^ x,
-                "exch" => x,
-                _ => {
-                    let c = num(cmp.and_then(|c| regs.get(c as usize)))?.i();
-                    if key(a) == key(c) {
-                        x
-                    } else {
-                        a
+                    "and" => a & x,
+                    "or" => a | x,
+                    "xor" => a ^ x,
+                    "exch" => x,
+                    _ => {
+                        let c = num(cmp.and_then(|c| regs.get(c as usize)), i)?.i();
+                        if key(a) == key(c) {
+                            x
+                        } else {
+                            a
+                        }
                     }
-                }
-            })
-        }
-    };
-    crate::num::write(&mut b[..es], *dt, new);
+                })
+            }
+        };
+        crate::num::write(lane, *dt, new);
+    }
     if p.space == Space::Gm {
-        gm.write(p.addr, &b[..es])?;
+        gm.write(p.addr, &b[..len])?;
     } else {
         local
-            .slice_mut(p.space, p.addr, es as u64)?
-            .copy_from_slice(&b[..es]);
+            .slice_mut(p.space, p.addr, len as u64)?
+            .copy_from_slice(&b[..len]);
     }
     if let Some(d) = dst {
-        let o = match old {
-            Num::F(f) => Val::Float(f),
-            Num::I(i) => Val::Int(i),
+        let o = if n > 1 {
+            Val::Lanes(old_bytes[..len].to_vec())
+        } else {
+            match crate::num::read(&old_bytes[..es], *dt) {
+                Num::F(f) => Val::Float(f),
+                Num::I(i) => Val::Int(i),
+            }
         };
         set(regs, *d, o)?;
     }
-    Ok((p.space, p.addr, es as u64))
+    Ok((p.space, p.addr, len as u64))
 }
 
 /// One thread of the warp being run (`SimtRun::lanes`).
@@ -3727,12 +3742,22 @@ fn scalar_step(
             };
             set(regs, *dst, Val::Ptr(v))?
         }
-        K::AddPtr { dst, src, off } => {
+        K::AddPtr {
+            dst,
+            src,
+            off,
+            stride,
+        } => {
             let Val::Ptr(p) = get(regs, *src)?.clone() else {
                 return fault("addptr of a non-pointer");
             };
             let o = rd_int(regs, *off)?;
-            let a = p.addr as i64 + o * p.elem.bytes() as i64;
+            let es = if *stride > 0 {
+                *stride as i64
+            } else {
+                p.elem.bytes() as i64
+            };
+            let a = p.addr as i64 + o * es;
             if a < 0 {
                 return fault("addptr produced a negative address");
             }

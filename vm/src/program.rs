@@ -742,6 +742,9 @@ pub enum K {
         src: Reg,
         /// Offset.
         off: Reg,
+        /// Bytes per element when the pointee is a packed `vector<NxT>`
+        /// (0: the pointer's element type).
+        stride: u32,
     },
     /// `make_tensor_view`.
     MakeView {
@@ -1046,8 +1049,11 @@ pub enum K {
         val: Reg,
         /// `cas` compare value.
         cmp: Option<Reg>,
-        /// Element type.
+        /// Element type (the lane type of a packed value).
         dt: pto_isa_spec::DType,
+        /// Lanes of a packed `vector<NxT>` value (1 for a scalar); each
+        /// lane combines with its own element.
+        lanes: u8,
         /// `unsigned` integer ordering for min/max.
         unsigned: bool,
     },

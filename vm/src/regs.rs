@@ -47,7 +47,7 @@ pub fn io(k: &K) -> (Vec<Reg>, Vec<Reg>) {
             i.push(*src);
             o.push(*dst)
         }
-        K::AddPtr { dst, src, off } => {
+        K::AddPtr { dst, src, off, .. } => {
             i.extend([*src, *off]);
             o.push(*dst)
         }
