@@ -144,8 +144,12 @@ impl<'a> Lowerer<'a> {
     /// lane type and count. Packed values live as `Val::Lanes` (the lanes'
     /// bytes, little-endian).
     fn packed(&self, v: Reg) -> Option<(DType, usize)> {
-        let Some(Type::Vector { shape, elem }) = self.ty(v) else {
-            return None;
+        let (shape, elem) = match self.ty(v)? {
+            Type::Vector { shape, elem } => (shape, elem),
+            Type::Opaque { name, params: None } if name == "pto.hif8x2" => {
+                return Some((DType::HiF8, 2))
+            }
+            _ => return None,
         };
         let [Some(n)] = shape.as_slice() else {
             return None;
@@ -201,7 +205,33 @@ impl<'a> Lowerer<'a> {
             };
             crate::num::write(&mut bytes[i * es..(i + 1) * es], dt, num);
         }
-        Some(Val::Lanes(bytes))
+        bytes.resize(8, 0);
+        let mut b = [0u8; 8];
+        b.copy_from_slice(&bytes);
+        Some(Val::Int(i64::from_le_bytes(b)))
+    }
+
+    /// A SIMT scalar's memory / bit type: a packed value's raw bits are an
+    /// unsigned integer of its total width.
+    fn sdtype(&self, v: Reg) -> DType {
+        match self.packed(v) {
+            Some((dt, n)) => match dt.bytes() * n {
+                1 => DType::U8,
+                2 => DType::U16,
+                4 => DType::U32,
+                _ => DType::U64,
+            },
+            None => self.vdtype(v),
+        }
+    }
+
+    /// The lane type of a packed value, else the value's type.
+    fn ldtype(&self, v: Reg) -> DType {
+        self.packed(v).map_or_else(|| self.vdtype(v), |p| p.0)
+    }
+
+    fn lanes(&self, v: Reg) -> u8 {
+        self.packed(v).map_or(1, |p| p.1 as u8)
     }
 
     fn vdtype(&self, v: Reg) -> DType {
@@ -878,6 +908,9 @@ impl<'a> Lowerer<'a> {
                     _ => BinOp::MinF,
                 };
                 match (r0, u.as_slice()) {
+                    (Some(dst), _) if self.packed(dst).is_some() => {
+                        self.unsupported(op, c, "on packed vector<NxT> values is not implemented")
+                    }
                     (Some(dst), [a, b]) => {
                         let dt = self.vdtype(dst);
                         self.push(
@@ -939,21 +972,24 @@ impl<'a> Lowerer<'a> {
             }
             Opcode::ArithBitcast | Opcode::LlvmBitcast
                 if r0.is_some_and(|d| {
-                    matches!(
-                        self.ty(d),
-                        Some(Type::Int(_) | Type::SInt(_) | Type::UInt(_) | Type::Float(_))
-                    )
+                    self.packed(d).is_some()
+                        || matches!(
+                            self.ty(d),
+                            Some(Type::Int(_) | Type::SInt(_) | Type::UInt(_) | Type::Float(_))
+                        )
                 }) && u.first().is_some_and(|s| {
-                    matches!(
-                        self.ty(*s),
-                        Some(Type::Int(_) | Type::SInt(_) | Type::UInt(_) | Type::Float(_))
-                    )
+                    self.packed(*s).is_some()
+                        || matches!(
+                            self.ty(*s),
+                            Some(Type::Int(_) | Type::SInt(_) | Type::UInt(_) | Type::Float(_))
+                        )
                 }) =>
             {
                 let (Some(dst), Some(&src)) = (r0, u.first()) else {
                     return;
                 };
-                let (to, from) = (self.vdtype(dst), self.vdtype(src));
+                // packed values are their raw bits
+                let (to, from) = (self.sdtype(dst), self.sdtype(src));
                 if to.bytes() != from.bytes() || to.bytes() == 0 || to.bytes() > 8 {
                     return self.unsupported(op, c, "bitcasts between scalars of different widths");
                 }
@@ -1586,7 +1622,7 @@ impl<'a> Lowerer<'a> {
                     .unwrap_or("sqrt");
                 match r0 {
                     Some(dst) => {
-                        let dt = self.vdtype(dst);
+                        let dt = self.ldtype(dst);
                         self.push(
                             op,
                             c,
@@ -1595,6 +1631,7 @@ impl<'a> Lowerer<'a> {
                                 dst,
                                 args: u.to_vec(),
                                 dt,
+                                lanes: self.lanes(dst),
                             },
                         )
                     }
@@ -1623,7 +1660,15 @@ impl<'a> Lowerer<'a> {
                 }
                 match (r0, u.first()) {
                     (Some(dst), Some(&src)) => {
-                        let (to, from) = (self.vdtype(dst), self.vdtype(src));
+                        let (to, from) = (self.ldtype(dst), self.ldtype(src));
+                        let lanes = self.lanes(src);
+                        if lanes != self.lanes(dst) {
+                            return self.unsupported(
+                                op,
+                                c,
+                                "converts between different lane counts",
+                            );
+                        }
                         self.push(
                             op,
                             c,
@@ -1634,6 +1679,7 @@ impl<'a> Lowerer<'a> {
                                 from,
                                 round,
                                 unsigned,
+                                lanes,
                             },
                         )
                     }
@@ -1694,8 +1740,8 @@ impl<'a> Lowerer<'a> {
                     (_, [p, v, ..]) if opn != "cas" => (*p, None, *v),
                     _ => return self.unsupported(op, c, "needs a pointer and value operands"),
                 };
-                let dt = self.vdtype(val);
-                let lanes = self.packed(val).map_or(1, |p| p.1) as u8;
+                let dt = self.ldtype(val);
+                let lanes = self.lanes(val);
                 self.push(
                     op,
                     c,
@@ -1734,14 +1780,14 @@ impl<'a> Lowerer<'a> {
                         val,
                         ptr: *ptr,
                         off: *off,
-                        dt: self.vdtype(val),
+                        dt: self.sdtype(val),
                     },
                     (false, [val, ptr, off, ..], _) => K::ScalarMem {
                         load,
                         val: *val,
                         ptr: *ptr,
                         off: *off,
-                        dt: self.vdtype(*val),
+                        dt: self.sdtype(*val),
                     },
                     _ => return self.unsupported(op, c, "needs a pointer, an offset and a value"),
                 };

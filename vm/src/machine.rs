@@ -3156,7 +3156,8 @@ fn atomic(gm: &Gm, local: &mut Local, regs: &mut [Val], k: &K) -> Result<(Space,
         match v {
             Some(Val::Float(f)) if n == 1 => Ok(Num::F(*f)),
             Some(Val::Int(x)) if n == 1 => Ok(Num::I(*x)),
-            Some(Val::Lanes(b)) if b.len() == n * es => {
+            Some(Val::Int(bits)) => {
+                let b = bits.to_le_bytes();
                 Ok(crate::num::read(&b[i * es..(i + 1) * es], *dt))
             }
             Some(v) => fault(format!(
@@ -3260,7 +3261,9 @@ fn atomic(gm: &Gm, local: &mut Local, regs: &mut [Val], k: &K) -> Result<(Space,
     }
     if let Some(d) = dst {
         let o = if n > 1 {
-            Val::Lanes(old_bytes[..len].to_vec())
+            let mut w = [0u8; 8];
+            w[..len].copy_from_slice(&old_bytes[..len]);
+            Val::Int(i64::from_le_bytes(w))
         } else {
             match crate::num::read(&old_bytes[..es], *dt) {
                 Num::F(f) => Val::Float(f),
@@ -3270,6 +3273,111 @@ fn atomic(gm: &Gm, local: &mut Local, regs: &mut [Val], k: &K) -> Result<(Space,
         set(regs, *d, o)?;
     }
     Ok((p.space, p.addr, len as u64))
+}
+
+/// The lanes of a SIMT value: itself for a scalar (`n == 1`), else the
+/// `n` lanes of type `dt` in a packed value's raw bits.
+fn unpack(v: &Val, dt: DType, n: usize) -> Result<Vec<Val>, Fault> {
+    if n <= 1 {
+        return Ok(vec![v.clone()]);
+    }
+    let es = dt.bytes().max(1);
+    let Val::Int(bits) = v else {
+        return fault(format!("a packed {n}-lane value held as {}", v.kind()));
+    };
+    if es * n > 8 {
+        return fault(format!("a packed value of {n} x {es} bytes"));
+    }
+    let b = bits.to_le_bytes();
+    Ok((0..n)
+        .map(|i| match crate::num::read(&b[i * es..(i + 1) * es], dt) {
+            Num::F(f) => Val::Float(f),
+            Num::I(x) => Val::Int(x),
+        })
+        .collect())
+}
+
+/// Inverse of [`unpack`]: one lane is the value itself, more are packed
+/// into raw bits.
+fn pack(vals: Vec<Val>, dt: DType) -> Result<Val, Fault> {
+    if vals.len() <= 1 {
+        return vals
+            .into_iter()
+            .next()
+            .map_or_else(|| fault("internal: no lanes"), Ok);
+    }
+    let es = dt.bytes().max(1);
+    let mut b = [0u8; 8];
+    for (i, v) in vals.iter().enumerate() {
+        let x = match v {
+            Val::Float(f) => Num::F(*f),
+            v => Num::I(
+                v.as_i64()
+                    .ok_or_else(|| Fault::Msg(format!("a packed lane of {}", v.kind())))?,
+            ),
+        };
+        let lane = b
+            .get_mut(i * es..(i + 1) * es)
+            .ok_or_else(|| Fault::Msg("a packed value wider than 64 bits".into()))?;
+        crate::num::write(lane, dt, x);
+    }
+    Ok(Val::Int(i64::from_le_bytes(b)))
+}
+
+/// Scalar `pto.convert` of one value (one lane of a packed convert).
+fn sconvert(x: Val, to: DType, from: DType, round: char, unsigned: bool) -> Result<Val, Fault> {
+    let (to, from, round, unsigned) = (&to, &from, &round, &unsigned);
+    Ok(match (x, to.is_float()) {
+        (Val::Int(i), true) => {
+            let bits = from.bytes() as u32 * 8;
+            let i = if *unsigned && bits < 64 {
+                (i as u64 & ((1u64 << bits) - 1)) as f64
+            } else if *unsigned {
+                i as u64 as f64
+            } else {
+                i as f64
+            };
+            Val::Float(crate::num::round_float(i, *to))
+        }
+        (Val::Float(f), true) if matches!(to, DType::F8E4M3 | DType::F8E5M2 | DType::HiF8) => {
+            // 8-bit floats round per the op's round(X)
+            use crate::exec::vec_convert::Rnd;
+            let rnd = match round {
+                'a' => Rnd::A,
+                'z' => Rnd::Z,
+                'f' => Rnd::F,
+                'c' => Rnd::C,
+                'o' => Rnd::O,
+                _ => Rnd::R,
+            };
+            let m = crate::exec::minifloat::encode(f, *to, rnd, false);
+            Val::Float(crate::exec::minifloat::decode(m, *to))
+        }
+        (Val::Float(f), true) => Val::Float(crate::num::round_float(f, *to)),
+        (Val::Float(f), false) => {
+            let r = match round {
+                'z' => f.trunc(),
+                'a' => f.round(),
+                'f' => f.floor(),
+                'c' => f.ceil(),
+                _ => f.round_ties_even(),
+            };
+            // saturate to the result's range (NaN -> 0)
+            let bits = to.bytes() as u32 * 8;
+            let (lo, hi) = if *unsigned {
+                (0f64, (2f64).powi(bits as i32) - 1.0)
+            } else {
+                (
+                    -(2f64).powi(bits as i32 - 1),
+                    (2f64).powi(bits as i32 - 1) - 1.0,
+                )
+            };
+            let r = if r.is_nan() { 0.0 } else { r.clamp(lo, hi) };
+            Val::Int(if *unsigned { r as u64 as i64 } else { r as i64 })
+        }
+        (Val::Int(i), false) => Val::Int(i),
+        (v, _) => return fault(format!("pto.convert of {} is not implemented", v.kind())),
+    })
 }
 
 /// One thread of the warp being run (`SimtRun::lanes`).
@@ -4040,33 +4148,48 @@ fn scalar_step(
         K::Unsupported { what } => return fault(what.clone()),
         K::SimtId { .. } => return fault("a SIMT thread id read outside a pto.simt_launch"),
         K::Warp { .. } => return fault("a warp-wide SIMT op outside a pto.simt_launch"),
-        K::FMath { op, dst, args, dt } => {
-            let v: Vec<f64> = args
+        K::FMath {
+            op,
+            dst,
+            args,
+            dt,
+            lanes,
+        } => {
+            let n = (*lanes).max(1) as usize;
+            let vals: Vec<Vec<Val>> = args
                 .iter()
-                .map(|r| match get(regs, *r)? {
-                    Val::Float(f) => Ok(*f),
-                    Val::Int(i) => Ok(*i as f64),
-                    v => fault(format!("pto.{op} of {}", v.kind())),
-                })
+                .map(|r| unpack(get(regs, *r)?, *dt, n))
                 .collect::<Result<_, _>>()?;
-            let r = match (*op, v.as_slice()) {
-                ("sqrt", [a]) => a.sqrt(),
-                ("absf", [a]) => a.abs(),
-                ("exp", [a]) => a.exp(),
-                ("log", [a]) => a.ln(),
-                ("sin", [a]) => a.sin(),
-                ("cos", [a]) => a.cos(),
-                ("ceil", [a]) => a.ceil(),
-                ("floor", [a]) => a.floor(),
-                ("rint", [a]) => a.round_ties_even(),
-                ("round", [a]) => a.round(),
-                ("fmin", [a, b]) => a.min(*b),
-                ("fmax", [a, b]) => a.max(*b),
-                ("pow", [a, b]) => a.powf(*b),
-                ("fma", [a, b, c]) => a.mul_add(*b, *c),
-                _ => return fault(format!("pto.{op} with {} operand(s)", v.len())),
-            };
-            set(regs, *dst, Val::Float(crate::num::round_float(r, *dt)))?
+            let mut out = Vec::with_capacity(n);
+            for i in 0..n {
+                let v: Vec<f64> = vals
+                    .iter()
+                    .map(|l| match &l[i] {
+                        Val::Float(f) => Ok(*f),
+                        Val::Int(i) => Ok(*i as f64),
+                        v => fault(format!("pto.{op} of {}", v.kind())),
+                    })
+                    .collect::<Result<_, _>>()?;
+                let r = match (*op, v.as_slice()) {
+                    ("sqrt", [a]) => a.sqrt(),
+                    ("absf", [a]) => a.abs(),
+                    ("exp", [a]) => a.exp(),
+                    ("log", [a]) => a.ln(),
+                    ("sin", [a]) => a.sin(),
+                    ("cos", [a]) => a.cos(),
+                    ("ceil", [a]) => a.ceil(),
+                    ("floor", [a]) => a.floor(),
+                    ("rint", [a]) => a.round_ties_even(),
+                    ("round", [a]) => a.round(),
+                    ("fmin", [a, b]) => a.min(*b),
+                    ("fmax", [a, b]) => a.max(*b),
+                    ("pow", [a, b]) => a.powf(*b),
+                    ("fma", [a, b, c]) => a.mul_add(*b, *c),
+                    _ => return fault(format!("pto.{op} with {} operand(s)", v.len())),
+                };
+                out.push(Val::Float(crate::num::round_float(r, *dt)));
+            }
+            set(regs, *dst, pack(out, *dt)?)?
         }
         K::Bitcast { dst, src, to, from } => {
             let n = match get(regs, *src)? {
@@ -4092,46 +4215,14 @@ fn scalar_step(
             from,
             round,
             unsigned,
+            lanes,
         } => {
-            let x = get(regs, *src)?.clone();
-            let v = match (x, to.is_float()) {
-                (Val::Int(i), true) => {
-                    let bits = from.bytes() as u32 * 8;
-                    let i = if *unsigned && bits < 64 {
-                        (i as u64 & ((1u64 << bits) - 1)) as f64
-                    } else if *unsigned {
-                        i as u64 as f64
-                    } else {
-                        i as f64
-                    };
-                    Val::Float(crate::num::round_float(i, *to))
-                }
-                (Val::Float(f), true) => Val::Float(crate::num::round_float(f, *to)),
-                (Val::Float(f), false) => {
-                    let r = match round {
-                        'z' => f.trunc(),
-                        'a' => f.round(),
-                        'f' => f.floor(),
-                        'c' => f.ceil(),
-                        _ => f.round_ties_even(),
-                    };
-                    // saturate to the result's range (NaN -> 0)
-                    let bits = to.bytes() as u32 * 8;
-                    let (lo, hi) = if *unsigned {
-                        (0f64, (2f64).powi(bits as i32) - 1.0)
-                    } else {
-                        (
-                            -(2f64).powi(bits as i32 - 1),
-                            (2f64).powi(bits as i32 - 1) - 1.0,
-                        )
-                    };
-                    let r = if r.is_nan() { 0.0 } else { r.clamp(lo, hi) };
-                    Val::Int(if *unsigned { r as u64 as i64 } else { r as i64 })
-                }
-                (Val::Int(i), false) => Val::Int(i),
-                (v, _) => return fault(format!("pto.convert of {} is not implemented", v.kind())),
-            };
-            set(regs, *dst, v)?
+            let n = (*lanes).max(1) as usize;
+            let out = unpack(get(regs, *src)?, *from, n)?
+                .into_iter()
+                .map(|x| sconvert(x, *to, *from, *round, *unsigned))
+                .collect::<Result<Vec<_>, _>>()?;
+            set(regs, *dst, pack(out, *to)?)?
         }
         K::IntMath {
             op,

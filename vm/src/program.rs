@@ -1051,8 +1051,9 @@ pub enum K {
         cmp: Option<Reg>,
         /// Element type (the lane type of a packed value).
         dt: pto_isa_spec::DType,
-        /// Lanes of a packed `vector<NxT>` value (1 for a scalar); each
-        /// lane combines with its own element.
+        /// Lanes of a packed `vector<NxT>` value (1 for a scalar; packed
+        /// values are held as their raw bits); each lane combines with its
+        /// own element.
         lanes: u8,
         /// `unsigned` integer ordering for min/max.
         unsigned: bool,
@@ -1080,8 +1081,10 @@ pub enum K {
         dst: Reg,
         /// Operands.
         args: Vec<Reg>,
-        /// Result type.
+        /// Result type (the lane type of packed operands).
         dt: pto_isa_spec::DType,
+        /// Lanes of packed `vector<NxT>` operands (1 for scalars).
+        lanes: u8,
     },
     /// SIMT scalar `pto.convert` between integer and float types.
     SConvert {
@@ -1097,6 +1100,8 @@ pub enum K {
         round: char,
         /// Integers are unsigned.
         unsigned: bool,
+        /// Lanes of a packed `vector<NxT>` conversion (1 for scalars).
+        lanes: u8,
     },
     /// A scalar bit reinterpretation (`arith.bitcast`, `llvm.bitcast`).
     Bitcast {

@@ -530,3 +530,71 @@ fn packed_atomics_work_lane_by_lane() {
     let want = [2.5f32, -1.0, 1.5, -2.0, 1.5, 4.0];
     assert_eq!(out, want.iter().map(|x| h(*x)).collect::<Vec<_>>());
 }
+
+/// Packed `vector<2xT>` SIMT values are their raw bits: math and converts
+/// work lane by lane, `llvm.bitcast` and stores move the bits.
+#[test]
+fn packed_math_converts_and_bitcasts() {
+    let src = r#"module attributes {pto.target_arch = "a5"} {
+  func.func @k(%out: !pto.ptr<i32, gm>) attributes {pto.kernel} {
+    %one = arith.constant 1 : i32
+    pto.simt_launch @body<<<%one, %one, %one>>>(%out) : (!pto.ptr<i32, gm>) -> ()
+    pto.barrier #pto.pipe<PIPE_ALL>
+    return
+  }
+  func.func @body(%out: !pto.ptr<i32, gm>) attributes {pto.simt_entry} {
+    %i0 = arith.constant 0 : index
+    %i1 = arith.constant 1 : index
+    %i2 = arith.constant 2 : index
+    %four = arith.constant dense<[4.000000e+00, 9.000000e+00]> : vector<2xf16>
+    %three = arith.constant dense<3.000000e+00> : vector<2xf16>
+    %f2 = arith.constant dense<[1.000000e+00, -2.500000e+00]> : vector<2xf32>
+    %s = pto.sqrt %four : vector<2xf16> -> vector<2xf16>
+    %m = pto.fma %s, %three, %three : vector<2xf16>, vector<2xf16>, vector<2xf16> -> vector<2xf16>
+    %h = pto.convert %f2 round(r) nosat : vector<2xf32> -> vector<2xf16>
+    %mb = llvm.bitcast %m : vector<2xf16> to i32
+    %hb = llvm.bitcast %h : vector<2xf16> to i32
+    %r = pto.shuffle_idx %h, %i0_i32 : vector<2xf16>, i32 -> vector<2xf16>
+    %rb = llvm.bitcast %r : vector<2xf16> to i32
+    pto.stg %mb, %out[%i0] : !pto.ptr<i32, gm>, i32
+    pto.stg %hb, %out[%i1] : !pto.ptr<i32, gm>, i32
+    pto.stg %rb, %out[%i2] : !pto.ptr<i32, gm>, i32
+    return
+  }
+}"#
+    .replace(
+        "    %i2 = arith.constant 2 : index\n",
+        "    %i2 = arith.constant 2 : index\n    %i0_i32 = arith.constant 0 : i32\n",
+    );
+    let b = run(&src, &[Arg::Buffer(vec![0; 12])]).unwrap();
+    let h = |x: f32| half::f16::from_f32(x).to_bits() as u32;
+    let pair = |a: f32, b: f32| (h(a) | h(b) << 16) as i32;
+    assert_eq!(
+        i32s(&b[0]),
+        vec![pair(9.0, 12.0), pair(1.0, -2.5), pair(1.0, -2.5)]
+    );
+}
+
+/// `arith` ops on packed values fault clearly instead of computing on the
+/// raw bits.
+#[test]
+fn packed_arith_faults_not_implemented() {
+    let src = r#"module attributes {pto.target_arch = "a5"} {
+  func.func @k(%out: !pto.ptr<i32, gm>) attributes {pto.kernel} {
+    %one = arith.constant 1 : i32
+    pto.simt_launch @body<<<%one, %one, %one>>>(%out) : (!pto.ptr<i32, gm>) -> ()
+    pto.barrier #pto.pipe<PIPE_ALL>
+    return
+  }
+  func.func @body(%out: !pto.ptr<i32, gm>) attributes {pto.simt_entry} {
+    %i0 = arith.constant 0 : index
+    %a = arith.constant dense<1.000000e+00> : vector<2xf16>
+    %s = arith.addf %a, %a : vector<2xf16>
+    %b = llvm.bitcast %s : vector<2xf16> to i32
+    pto.stg %b, %out[%i0] : !pto.ptr<i32, gm>, i32
+    return
+  }
+}"#;
+    let e = run(src, &[Arg::Buffer(vec![0; 4])]).unwrap_err();
+    assert!(e.contains("packed") && e.contains("not implemented"), "{e}");
+}
