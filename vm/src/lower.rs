@@ -1269,10 +1269,22 @@ impl<'a> Lowerer<'a> {
             code: Vec::new(),
             exits: Vec::new(),
         };
-        let begin = self.inst(op, K::SimtBegin { dims: [*x, *y, *z] });
+        let begin = self.inst(
+            op,
+            K::SimtBegin {
+                dims: [*x, *y, *z],
+                barrier: false,
+            },
+        );
         body.code.push(begin);
         let top = body.code.len();
         self.inline_call(op, args, &[], &mut body);
+        if body.code.iter().any(|i| matches!(i.k, K::SimtSync)) {
+            body.code[0].k = K::SimtBegin {
+                dims: [*x, *y, *z],
+                barrier: true,
+            };
+        }
         let next = self.inst(op, K::SimtNext { target: top });
         body.code.push(next);
         let end = self.inst(op, K::End);
@@ -1603,6 +1615,23 @@ impl<'a> Lowerer<'a> {
                 };
                 if let Some(dst) = r0 {
                     self.push(op, c, K::SimtId { dst, what });
+                }
+            }
+            "syncthreads" => self.push(op, c, K::SimtSync),
+            // ptovm's memory is sequentially consistent: a fence orders nothing more
+            "threadfence" | "threadfence_block" => self.push(op, c, K::Nop),
+            "keep" | "resume" => {
+                let slot = op.attrs().find_map(|(k, a)| match a {
+                    Attr::Int { value, .. } if k == "slot" => Some(*value as i64),
+                    _ => None,
+                });
+                let Some(slot) = slot.filter(|s| (0..=122).contains(s)) else {
+                    return self.unsupported(op, c, "needs a slot attribute in [0, 122]");
+                };
+                match (short, r0, u.first()) {
+                    ("keep", _, Some(&src)) => self.push(op, c, K::SimtKeep { src, slot }),
+                    ("resume", Some(dst), _) => self.push(op, c, K::SimtResume { dst, slot }),
+                    _ => self.unsupported(op, c, "needs a value (keep) or a result (resume)"),
                 }
             }
             "vote_all" | "vote_any" | "vote_uni" | "vote_ballot" | "shuffle_idx" | "shuffle_up"

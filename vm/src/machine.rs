@@ -293,6 +293,9 @@ pub struct CoreState {
     pub bump: [u64; 7],
     /// The MX scale payloads staged for `mad_mx*` (left, right).
     pub mx: exec::cube::MxScales,
+    /// SIMT `pto.keep` slots: (linear thread id, slot) -> value, read by a
+    /// later launch's `pto.resume`.
+    pub simt_slots: HashMap<(i64, i64), Val>,
 }
 
 /// Architectural state of a cluster after a run (GM is shared and returned by the caller).
@@ -573,6 +576,7 @@ impl<'a> Cluster<'a> {
                         sites: HashMap::new(),
                         bump: [0; 7],
                         mx: Default::default(),
+                        simt_slots: HashMap::new(),
                     },
                     sb: Scoreboard::default(),
                     su: Su {
@@ -2755,15 +2759,18 @@ impl<'a> Cluster<'a> {
                     acc.add(space, addr, len, true);
                     Flow::Next
                 }
-                K::SimtBegin { dims } => {
+                K::SimtBegin { dims, barrier } => {
                     let mut d = [0i64; 3];
                     for (k, r) in dims.iter().enumerate() {
                         d[k] = rd_int(&c.arch.vregs, *r)?;
                     }
                     let dims = simt_dims(d)?;
+                    let total: i64 = dims.iter().product();
                     simt = Some(SimtRun {
                         dims,
-                        total: dims.iter().product(),
+                        total,
+                        // a launch-wide barrier: all threads form one group
+                        group: if *barrier { total } else { SIMT_WARP },
                         linear: 0,
                         top: pc + 1,
                         pc: pc + 1,
@@ -2793,15 +2800,38 @@ impl<'a> Cluster<'a> {
                         Flow::Jump(s.pc)
                     }
                 }
-                K::Warp { .. } => {
+                K::SimtKeep { src, slot } => {
+                    let Some(s) = &simt else {
+                        return fault("pto.keep outside a pto.simt_launch");
+                    };
+                    let v = get(&c.arch.vregs, *src)?.clone();
+                    c.arch.simt_slots.insert((s.linear, *slot), v);
+                    Flow::Next
+                }
+                K::SimtResume { dst, slot } => {
+                    let Some(s) = &simt else {
+                        return fault("pto.resume outside a pto.simt_launch");
+                    };
+                    let Some(v) = c.arch.simt_slots.get(&(s.linear, *slot)).cloned() else {
+                        return fault(format!(
+                            "pto.resume of slot {slot}: thread {} kept nothing there in an earlier launch",
+                            s.linear
+                        ));
+                    };
+                    set(&mut c.arch.vregs, *dst, v)?;
+                    Flow::Next
+                }
+                K::Warp { .. } | K::SimtSync => {
                     let Some(s) = simt.as_mut() else {
-                        return fault("a warp-wide SIMT op outside a pto.simt_launch");
+                        return fault(
+                            "a warp-wide SIMT op or pto.syncthreads outside a pto.simt_launch",
+                        );
                     };
                     let cur = s.lane();
                     if s.lanes.is_empty() {
-                        // the warp's earlier threads ran to the end without
+                        // the group's earlier threads ran to the end without
                         // reaching this op
-                        let n = (s.total - s.warp_base()).min(SIMT_WARP) as usize;
+                        let n = (s.total - s.warp_base()).min(s.group) as usize;
                         s.lanes = vec![Lane::Done; n];
                         for l in &mut s.lanes[cur..] {
                             *l = Lane::Fresh;
@@ -3405,6 +3435,9 @@ struct SimtRun {
     total: i64,
     /// The running thread's linear id.
     linear: i64,
+    /// Threads that run together up to a stopping op: a warp, or the
+    /// whole launch when its body has a `pto.syncthreads`.
+    group: i64,
     /// First pc of the thread body.
     top: usize,
     /// The pc the running thread continues at after `advance`.
@@ -3415,12 +3448,14 @@ struct SimtRun {
 }
 
 impl SimtRun {
+    /// First thread of the running thread's group.
     fn warp_base(&self) -> i64 {
-        self.linear - self.linear % SIMT_WARP
+        self.linear - self.linear % self.group
     }
 
+    /// The running thread's index in its group.
     fn lane(&self) -> usize {
-        (self.linear % SIMT_WARP) as usize
+        (self.linear % self.group) as usize
     }
 
     /// Switches to the next thread of the warp that can run (setting
@@ -3457,17 +3492,27 @@ impl SimtRun {
                 })
                 .collect();
             let Some(&p) = at.first() else {
-                // the warp is done
+                // the group is done
                 self.lanes.clear();
-                self.linear = base + SIMT_WARP;
+                self.linear = base + self.group;
                 self.pc = self.top;
                 return Ok(());
             };
             if at.iter().any(|q| *q != p) {
                 return fault(format!(
-                    "the threads of SIMT warp {} wait at different warp-wide ops (divergent control flow); ptovm runs a collective only when every waiting thread of the warp is at the same op",
+                    "the threads of SIMT warp {} wait at different warp-wide ops or barriers (divergent control flow); ptovm runs a collective only when every waiting thread of the warp is at the same op",
                     base / SIMT_WARP
                 ));
+            }
+            if let Some(K::SimtSync) = body.get(p).map(|i| &i.k) {
+                // a barrier: everyone has arrived
+                for l in &mut self.lanes {
+                    if let Lane::Parked(_, r) = l {
+                        *l = Lane::Ready(p + 1, std::mem::take(r));
+                    }
+                }
+                from = 0;
+                continue;
             }
             let Some(K::Warp {
                 op,
@@ -3481,24 +3526,33 @@ impl SimtRun {
             else {
                 return fault("internal: a SIMT thread stopped outside a warp-wide op");
             };
-            let mut ins = Vec::new();
-            for (j, l) in self.lanes.iter().enumerate() {
-                if let Lane::Parked(_, r) = l {
-                    let a = match arg {
-                        Some(a) => rd_int(r, *a)?,
-                        None => 0,
-                    };
-                    ins.push((j, get(r, *src)?.clone(), a));
+            // one collective per warp of the group (the group is a warp
+            // unless the launch has a barrier)
+            let warp = SIMT_WARP as usize;
+            for w0 in (0..self.lanes.len()).step_by(warp) {
+                let w1 = (w0 + warp).min(self.lanes.len());
+                let mut ins = Vec::new();
+                for (j, l) in self.lanes[w0..w1].iter().enumerate() {
+                    if let Lane::Parked(_, r) = l {
+                        let a = match arg {
+                            Some(a) => rd_int(r, *a)?,
+                            None => 0,
+                        };
+                        ins.push((j, get(r, *src)?.clone(), a));
+                    }
                 }
-            }
-            let outs = warp_collective(*op, &ins, *width as usize, *dt, *unsigned)?;
-            let mut k = 0;
-            for l in &mut self.lanes {
-                if let Lane::Parked(_, r) = l {
-                    let mut r = std::mem::take(r);
-                    set(&mut r, *dst, outs[k].clone())?;
-                    k += 1;
-                    *l = Lane::Ready(p + 1, r);
+                if ins.is_empty() {
+                    continue;
+                }
+                let outs = warp_collective(*op, &ins, *width as usize, *dt, *unsigned)?;
+                let mut k = 0;
+                for l in &mut self.lanes[w0..w1] {
+                    if let Lane::Parked(_, r) = l {
+                        let mut r = std::mem::take(r);
+                        set(&mut r, *dst, outs[k].clone())?;
+                        k += 1;
+                        *l = Lane::Ready(p + 1, r);
+                    }
                 }
             }
             from = 0;
@@ -4147,7 +4201,9 @@ fn scalar_step(
         K::Nop | K::End => {}
         K::Unsupported { what } => return fault(what.clone()),
         K::SimtId { .. } => return fault("a SIMT thread id read outside a pto.simt_launch"),
-        K::Warp { .. } => return fault("a warp-wide SIMT op outside a pto.simt_launch"),
+        K::Warp { .. } | K::SimtSync | K::SimtKeep { .. } | K::SimtResume { .. } => {
+            return fault("a SIMT thread op outside a pto.simt_launch")
+        }
         K::FMath {
             op,
             dst,

@@ -1001,6 +1001,28 @@ pub enum K {
     SimtBegin {
         /// Registers holding the x, y, z thread counts.
         dims: [Reg; 3],
+        /// The body has a `pto.syncthreads`: every thread of the launch
+        /// (not only of a warp) may have to stop and wait.
+        barrier: bool,
+    },
+    /// `pto.syncthreads`: every thread of the launch stops here until all
+    /// have arrived.
+    SimtSync,
+    /// `pto.keep`: saves this thread's `src` in slot `slot` for the next
+    /// launch on the core.
+    SimtKeep {
+        /// Value.
+        src: Reg,
+        /// Logical slot.
+        slot: i64,
+    },
+    /// `pto.resume`: the value this thread saved in slot `slot` in an
+    /// earlier launch.
+    SimtResume {
+        /// Result.
+        dst: Reg,
+        /// Logical slot.
+        slot: i64,
     },
     /// End of one thread's run: the next thread id, and a jump back to
     /// `target` unless every thread has run.

@@ -14,7 +14,9 @@ pub fn io(k: &K) -> (Vec<Reg>, Vec<Reg>) {
     let mut o = Vec::new();
     match k {
         K::Const { dst, .. } | K::Query { dst, .. } | K::SimtId { dst, .. } => o.push(*dst),
-        K::SimtBegin { dims } => i.extend(dims),
+        K::SimtBegin { dims, .. } => i.extend(dims),
+        K::SimtKeep { src, .. } => i.push(*src),
+        K::SimtResume { dst, .. } => o.push(*dst),
         K::Warp { dst, src, arg, .. } => {
             i.push(*src);
             i.extend(arg);
@@ -265,6 +267,7 @@ pub fn io(k: &K) -> (Vec<Reg>, Vec<Reg>) {
         | K::SetAtomic { .. }
         | K::Unsupported { .. }
         | K::SimtNext { .. }
+        | K::SimtSync
         | K::TsyncNonVector { .. } => {}
     }
     (i, o)

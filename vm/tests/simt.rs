@@ -598,3 +598,63 @@ fn packed_arith_faults_not_implemented() {
     let e = run(src, &[Arg::Buffer(vec![0; 4])]).unwrap_err();
     assert!(e.contains("packed") && e.contains("not implemented"), "{e}");
 }
+
+/// `pto.syncthreads` holds every thread of the launch until all arrive:
+/// thread t reads what thread t + 1 (a later thread, across warps) stored
+/// before the barrier; a shuffle in the same launch still exchanges only
+/// within a warp. `pto.keep` / `pto.resume` carry a per-thread value into
+/// the next launch.
+#[test]
+fn syncthreads_and_keep_resume() {
+    let src = r#"module attributes {pto.target_arch = "a5"} {
+  func.func @k(%out: !pto.ptr<i32, gm>) attributes {pto.kernel} {
+    %x = arith.constant 40 : i32
+    %one = arith.constant 1 : i32
+    %c0 = arith.constant 0 : i64
+    %ub = pto.castptr %c0 : i64 -> !pto.ptr<i32, ub>
+    pto.simt_launch @stage0<<<%x, %one, %one>>>(%ub, %out) : (!pto.ptr<i32, ub>, !pto.ptr<i32, gm>) -> ()
+    pto.simt_launch @stage1<<<%x, %one, %one>>>(%out) : (!pto.ptr<i32, gm>) -> ()
+    pto.barrier #pto.pipe<PIPE_ALL>
+    return
+  }
+  func.func @stage0(%ub: !pto.ptr<i32, ub>, %out: !pto.ptr<i32, gm>) attributes {pto.simt_entry} {
+    %t = pto.get_tid_x : i32
+    %c1 = arith.constant 1 : i32
+    %c3 = arith.constant 3 : i32
+    %c40 = arith.constant 40 : i32
+    %c100 = arith.constant 100 : i32
+    %v = arith.addi %t, %c100 : i32
+    %ti = arith.index_castui %t : i32 to index
+    pto.store %v, %ub[%ti] : !pto.ptr<i32, ub>, i32
+    pto.syncthreads
+    %n = arith.addi %t, %c1 : i32
+    %nm = arith.remui %n, %c40 : i32
+    %ni = arith.index_castui %nm : i32 to index
+    %w = pto.load %ub[%ni] : !pto.ptr<i32, ub> -> i32
+    %s = pto.shuffle_idx %t, %c3 : i32, i32 -> i32
+    pto.stg %w, %out[%ti] : !pto.ptr<i32, gm>, i32
+    %o = arith.addi %t, %c40 : i32
+    %oi = arith.index_castui %o : i32 to index
+    pto.stg %s, %out[%oi] : !pto.ptr<i32, gm>, i32
+    %k = arith.muli %t, %c3 : i32
+    pto.keep %k {slot = 7 : i64} : i32
+    return
+  }
+  func.func @stage1(%out: !pto.ptr<i32, gm>) attributes {pto.simt_entry} {
+    %k = pto.resume {slot = 7 : i64} : i32
+    %t = pto.get_tid_x : i32
+    %c80 = arith.constant 80 : i32
+    %o = arith.addi %t, %c80 : i32
+    %oi = arith.index_castui %o : i32 to index
+    pto.stg %k, %out[%oi] : !pto.ptr<i32, gm>, i32
+    return
+  }
+}"#;
+    let b = run(src, &[Arg::Buffer(vec![0; 120 * 4])]).unwrap();
+    let out = i32s(&b[0]);
+    for t in 0..40 {
+        assert_eq!(out[t], 100 + ((t as i32 + 1) % 40), "barrier, thread {t}");
+        assert_eq!(out[40 + t], (t / 32 * 32 + 3) as i32, "shuffle, thread {t}");
+        assert_eq!(out[80 + t], 3 * t as i32, "keep/resume, thread {t}");
+    }
+}
