@@ -681,9 +681,12 @@ fn l1_l0(call: &CubeCall, m: &mut Mem<'_>, dsp: Space) -> Result<(), Fault> {
             call.op.name()
         ));
     }
-    // 8-bit right operands: L1 holds K x N in ZN fractals (32 K-rows by 16
-    // N-columns, K contiguous), the same bytes as the N x K NZ the
-    // untransposed load reads
+    // 8-bit right operands: L1 holds K x N in 512-byte fractals of 32 K-rows
+    // by 16 N-columns (N contiguous), fractal (k / 32, n / 16) at index
+    // (k / 32) * ceil(N / 16) + n / 16; the load transposes each fractal into
+    // the 16 x 32 L0B fractal at the same index (the PTOAS mad_hif8 case's
+    // packing and golden)
+    let b8_right = transpose && es == 1 && dsp == Space::L0b;
     let transpose = transpose && es != 1;
     // shape form: (rows, cols) are (m, k) for L0A and (k, n) for L0B
     let (rows, cols, r0, c0s) = (
@@ -719,7 +722,13 @@ fn l1_l0(call: &CubeCall, m: &mut Mem<'_>, dsp: Space) -> Result<(), Fault> {
                 // L0B transposed: L1 holds K x N
                 (false, true) => (lr, lc, roundup(rows + r0, 16)),
             };
-            let so = nz(sr, sc, spad, c0) * es;
+            let so = if b8_right {
+                // (lr, lc) = (k, n) of the L1 K x N matrix
+                let nb = roundup(cols + c0s, 16) / 16;
+                ((lr / 32) * nb + lc / 16) * 512 + (lr % 32) * 16 + lc % 16
+            } else {
+                nz(sr, sc, spad, c0) * es
+            };
             let dof = if a_side {
                 nz(r, c, dpad, c0)
             } else {
