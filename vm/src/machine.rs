@@ -2227,6 +2227,8 @@ impl<'a> Cluster<'a> {
             list: Vec::new(),
         };
         let mut vec_accs: Vec<(InstId, exec::Access)> = Vec::new();
+        // accesses to another core's buffers: (core, access)
+        let mut far: Vec<(usize, exec::Access)> = Vec::new();
         let mut vec_ops = 0;
         let mut from = None;
         let gm = self.gm;
@@ -2347,8 +2349,17 @@ impl<'a> Cluster<'a> {
                             subs,
                             cube: cube_local,
                             acc: &mut acc,
+                            far: Vec::new(),
                         };
-                        exec::cube::run(call, &mut mem)
+                        let r = exec::cube::run(call, &mut mem);
+                        for (f, a) in mem.far {
+                            let core = match f {
+                                exec::cube::Far::Sub(n) => ci + 1 + n,
+                                exec::cube::Far::Cube => 0,
+                            };
+                            far.push((core, a));
+                        }
+                        r
                     }
                     None => fault("internal: no core for the cube op"),
                 }
@@ -2492,6 +2503,16 @@ impl<'a> Cluster<'a> {
                 let mut out = std::mem::take(&mut self.conflicts);
                 if let Some(ck) = &mut self.checker {
                     ck.access(agent, inst, ci, &a, &mut out);
+                }
+                for c in out.drain(..) {
+                    self.report_conflict(&c);
+                }
+                self.conflicts = out;
+            }
+            for (core, a) in far {
+                let mut out = std::mem::take(&mut self.conflicts);
+                if let Some(ck) = &mut self.checker {
+                    ck.access(agent, h.inst, core, &a, &mut out);
                 }
                 for c in out.drain(..) {
                     self.report_conflict(&c);

@@ -331,6 +331,18 @@ pub struct Mem<'a> {
     pub cube: Option<&'a mut Local>,
     /// Accesses of this core, for the checker.
     pub acc: &'a mut Accesses,
+    /// Accesses to another core's buffers (a vector subblock's UB, the
+    /// cube's L1), for the checker.
+    pub far: Vec<(Far, crate::exec::Access)>,
+}
+
+/// Whose buffer a [`Mem::far`] access touches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Far {
+    /// Vector subblock `n` of the cluster.
+    Sub(usize),
+    /// The cluster's cube core.
+    Cube,
 }
 
 impl Mem<'_> {
@@ -362,6 +374,15 @@ impl Mem<'_> {
             Some(l) => {
                 l.slice_mut(Space::Ub, addr, data.len() as u64)?
                     .copy_from_slice(data);
+                if self.acc.on && !data.is_empty() {
+                    let a = crate::exec::Access {
+                        space: Space::Ub,
+                        addr,
+                        len: data.len() as u64,
+                        write: true,
+                    };
+                    self.far.push((Far::Sub(sub), a));
+                }
                 Ok(())
             }
             None => fault(format!("UB subblock {sub} does not exist")),
@@ -554,6 +575,15 @@ fn cbuf_ubuf(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
             m.write_ub(sub as usize, at, &buf)?;
         } else if let Some(c) = m.cube.as_mut() {
             c.slice_mut(Space::L1, at, len)?.copy_from_slice(&buf);
+            if m.acc.on && len > 0 {
+                let a = crate::exec::Access {
+                    space: Space::L1,
+                    addr: at,
+                    len,
+                    write: true,
+                };
+                m.far.push((Far::Cube, a));
+            }
         } else {
             m.write(Space::L1, at, &buf)?;
         }
