@@ -908,8 +908,20 @@ impl<'a> Lowerer<'a> {
                     _ => BinOp::MinF,
                 };
                 match (r0, u.as_slice()) {
-                    (Some(dst), _) if self.packed(dst).is_some() => {
-                        self.unsupported(op, c, "on packed vector<NxT> values is not implemented")
+                    (Some(dst), [a, b]) if self.packed(dst).is_some() => {
+                        let (dt, n) = self.packed(dst).unwrap_or((DType::I64, 1));
+                        self.push(
+                            op,
+                            c,
+                            K::PackedBin {
+                                op: bop,
+                                dst,
+                                a: *a,
+                                b: *b,
+                                dt,
+                                lanes: n as u8,
+                            },
+                        )
                     }
                     (Some(dst), [a, b]) => {
                         let dt = self.vdtype(dst);

@@ -3835,6 +3835,26 @@ fn scalar_step(
             let v = scalar::bin(*op, get(regs, *a)?, get(regs, *b)?, *dt)?;
             set(regs, *dst, v)?
         }
+        K::PackedBin {
+            op,
+            dst,
+            a,
+            b,
+            dt,
+            lanes,
+        } => {
+            let n = (*lanes).max(1) as usize;
+            let (x, y) = (
+                unpack(get(regs, *a)?, *dt, n)?,
+                unpack(get(regs, *b)?, *dt, n)?,
+            );
+            let v = x
+                .iter()
+                .zip(&y)
+                .map(|(p, q)| scalar::bin(*op, p, q, *dt))
+                .collect::<Result<Vec<_>, _>>()?;
+            set(regs, *dst, pack(v, *dt)?)?
+        }
         K::Cmp {
             pred,
             unsigned,

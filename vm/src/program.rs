@@ -1039,6 +1039,22 @@ pub enum K {
         /// Which id.
         what: u8,
     },
+    /// An `arith` binary op on packed `vector<NxT>` SIMT values, lane by
+    /// lane.
+    PackedBin {
+        /// Operation.
+        op: BinOp,
+        /// Result.
+        dst: Reg,
+        /// Left operand.
+        a: Reg,
+        /// Right operand.
+        b: Reg,
+        /// Lane type.
+        dt: pto_isa_spec::DType,
+        /// Lanes.
+        lanes: u8,
+    },
     /// A warp-wide SIMT collective (`pto.vote_*`, `pto.shuffle_*`,
     /// `pto.redux_*`): every thread of the warp stops here and the op
     /// combines their `src` values (see `machine::warp_collective`).

@@ -37,7 +37,7 @@ pub fn io(k: &K) -> (Vec<Reg>, Vec<Reg>) {
             i.extend(cmp);
             o.extend(dst)
         }
-        K::Bin { dst, a, b, .. } | K::Cmp { dst, a, b, .. } => {
+        K::Bin { dst, a, b, .. } | K::Cmp { dst, a, b, .. } | K::PackedBin { dst, a, b, .. } => {
             i.extend([*a, *b]);
             o.push(*dst)
         }
