@@ -140,6 +140,100 @@ impl<'a> Lowerer<'a> {
         Some(self.file.types.get(t))
     }
 
+    /// A SIMT packed value type (`vector<NxT>` of at most 64 bits): the
+    /// lane type and count. Packed values live as `Val::Lanes` (the lanes'
+    /// bytes, little-endian).
+    fn packed(&self, v: Reg) -> Option<(DType, usize)> {
+        let (shape, elem) = match self.ty(v)? {
+            Type::Vector { shape, elem } => (shape, elem),
+            Type::Opaque { name, params: None } if name == "pto.hif8x2" => {
+                return Some((DType::HiF8, 2))
+            }
+            _ => return None,
+        };
+        let [Some(n)] = shape.as_slice() else {
+            return None;
+        };
+        let dt = self.file.types.get(*elem).scalar_dtype()?;
+        let n = usize::try_from(*n).ok()?;
+        (n >= 1 && n * dt.bytes() <= 8).then_some((dt, n))
+    }
+
+    /// Bytes of a pointer's pointee when it is a packed `vector<NxT>` (0
+    /// otherwise: the element type's size applies).
+    fn packed_pointee_bytes(&self, v: Reg) -> u32 {
+        let Some(Type::Ptr { elem, .. }) = self.ty(v) else {
+            return 0;
+        };
+        match self.file.types.get(*elem) {
+            Type::Vector { shape, elem } => {
+                let n: i64 = shape.iter().map(|d| d.unwrap_or(0)).product();
+                let es = self
+                    .file
+                    .types
+                    .get(*elem)
+                    .scalar_dtype()
+                    .map_or(0, |d| d.bytes() as i64);
+                u32::try_from(n * es).unwrap_or(0)
+            }
+            _ => 0,
+        }
+    }
+
+    /// `dense<x>` / `dense<[x, y, ..]>` of a packed type: its lanes' bytes.
+    fn packed_const(&self, dst: Reg, body: &str) -> Option<Val> {
+        let (dt, n) = self.packed(dst)?;
+        let body = body.trim();
+        let items: Vec<&str> = match body.strip_prefix('[').and_then(|b| b.strip_suffix(']')) {
+            Some(list) => list.split(',').map(str::trim).collect(),
+            None => vec![body; n],
+        };
+        if items.len() != n {
+            return None;
+        }
+        let es = dt.bytes();
+        let mut bytes = vec![0u8; n * es];
+        for (i, t) in items.iter().enumerate() {
+            let num = if dt.is_float() {
+                crate::num::Num::F(t.parse::<f64>().ok()?)
+            } else {
+                crate::num::Num::I(match *t {
+                    "true" => 1,
+                    "false" => 0,
+                    t => t.parse::<i64>().ok()?,
+                })
+            };
+            crate::num::write(&mut bytes[i * es..(i + 1) * es], dt, num);
+        }
+        bytes.resize(8, 0);
+        let mut b = [0u8; 8];
+        b.copy_from_slice(&bytes);
+        Some(Val::Int(i64::from_le_bytes(b)))
+    }
+
+    /// A SIMT scalar's memory / bit type: a packed value's raw bits are an
+    /// unsigned integer of its total width.
+    fn sdtype(&self, v: Reg) -> DType {
+        match self.packed(v) {
+            Some((dt, n)) => match dt.bytes() * n {
+                1 => DType::U8,
+                2 => DType::U16,
+                4 => DType::U32,
+                _ => DType::U64,
+            },
+            None => self.vdtype(v),
+        }
+    }
+
+    /// The lane type of a packed value, else the value's type.
+    fn ldtype(&self, v: Reg) -> DType {
+        self.packed(v).map_or_else(|| self.vdtype(v), |p| p.0)
+    }
+
+    fn lanes(&self, v: Reg) -> u8 {
+        self.packed(v).map_or(1, |p| p.1 as u8)
+    }
+
     fn vdtype(&self, v: Reg) -> DType {
         self.file
             .values
@@ -741,6 +835,9 @@ impl<'a> Lowerer<'a> {
                         crate::num::round_float(f64::from_bits(*bits), self.vdtype(dst)),
                     )),
                     Elem::Attr(Attr::Bool(b)) => Some(Val::Int(*b as i64)),
+                    Elem::Attr(Attr::Keyword { kw, body }) if kw == "dense" => {
+                        self.packed_const(dst, body)
+                    }
                     _ => None,
                 });
                 match val {
@@ -811,6 +908,21 @@ impl<'a> Lowerer<'a> {
                     _ => BinOp::MinF,
                 };
                 match (r0, u.as_slice()) {
+                    (Some(dst), [a, b]) if self.packed(dst).is_some() => {
+                        let (dt, n) = self.packed(dst).unwrap_or((DType::I64, 1));
+                        self.push(
+                            op,
+                            c,
+                            K::PackedBin {
+                                op: bop,
+                                dst,
+                                a: *a,
+                                b: *b,
+                                dt,
+                                lanes: n as u8,
+                            },
+                        )
+                    }
                     (Some(dst), [a, b]) => {
                         let dt = self.vdtype(dst);
                         self.push(
@@ -872,21 +984,24 @@ impl<'a> Lowerer<'a> {
             }
             Opcode::ArithBitcast | Opcode::LlvmBitcast
                 if r0.is_some_and(|d| {
-                    matches!(
-                        self.ty(d),
-                        Some(Type::Int(_) | Type::SInt(_) | Type::UInt(_) | Type::Float(_))
-                    )
+                    self.packed(d).is_some()
+                        || matches!(
+                            self.ty(d),
+                            Some(Type::Int(_) | Type::SInt(_) | Type::UInt(_) | Type::Float(_))
+                        )
                 }) && u.first().is_some_and(|s| {
-                    matches!(
-                        self.ty(*s),
-                        Some(Type::Int(_) | Type::SInt(_) | Type::UInt(_) | Type::Float(_))
-                    )
+                    self.packed(*s).is_some()
+                        || matches!(
+                            self.ty(*s),
+                            Some(Type::Int(_) | Type::SInt(_) | Type::UInt(_) | Type::Float(_))
+                        )
                 }) =>
             {
                 let (Some(dst), Some(&src)) = (r0, u.first()) else {
                     return;
                 };
-                let (to, from) = (self.vdtype(dst), self.vdtype(src));
+                // packed values are their raw bits
+                let (to, from) = (self.sdtype(dst), self.sdtype(src));
                 if to.bytes() != from.bytes() || to.bytes() == 0 || to.bytes() > 8 {
                     return self.unsupported(op, c, "bitcasts between scalars of different widths");
                 }
@@ -1166,10 +1281,22 @@ impl<'a> Lowerer<'a> {
             code: Vec::new(),
             exits: Vec::new(),
         };
-        let begin = self.inst(op, K::SimtBegin { dims: [*x, *y, *z] });
+        let begin = self.inst(
+            op,
+            K::SimtBegin {
+                dims: [*x, *y, *z],
+                barrier: false,
+            },
+        );
         body.code.push(begin);
         let top = body.code.len();
         self.inline_call(op, args, &[], &mut body);
+        if body.code.iter().any(|i| matches!(i.k, K::SimtSync)) {
+            body.code[0].k = K::SimtBegin {
+                dims: [*x, *y, *z],
+                barrier: true,
+            };
+        }
         let next = self.inst(op, K::SimtNext { target: top });
         body.code.push(next);
         let end = self.inst(op, K::End);
@@ -1475,7 +1602,9 @@ impl<'a> Lowerer<'a> {
             "simt_launch" => self.simt_launch(op, u, c),
             "get_tid_x" | "get_tid_y" | "get_tid_z" | "get_block_dim_x" | "get_block_dim_y"
             | "get_block_dim_z" | "get_laneid" | "get_grid_dim_x" | "get_grid_dim_y"
-            | "get_grid_dim_z" | "get_block_idx_x" | "get_block_idx_y" | "get_block_idx_z" => {
+            | "get_grid_dim_z" | "get_block_idx_x" | "get_block_idx_y" | "get_block_idx_z"
+            | "get_lanemask_eq" | "get_lanemask_le" | "get_lanemask_lt" | "get_lanemask_ge"
+            | "get_lanemask_gt" => {
                 let what = match short {
                     "get_tid_x" => 0,
                     "get_tid_y" => 1,
@@ -1489,11 +1618,37 @@ impl<'a> Lowerer<'a> {
                     "get_grid_dim_z" => 9,
                     "get_block_idx_x" => 10,
                     "get_block_idx_y" => 11,
-                    _ => 12,
+                    "get_block_idx_z" => 12,
+                    "get_lanemask_eq" => 13,
+                    "get_lanemask_le" => 14,
+                    "get_lanemask_lt" => 15,
+                    "get_lanemask_ge" => 16,
+                    _ => 17,
                 };
                 if let Some(dst) = r0 {
                     self.push(op, c, K::SimtId { dst, what });
                 }
+            }
+            "syncthreads" => self.push(op, c, K::SimtSync),
+            // ptovm's memory is sequentially consistent: a fence orders nothing more
+            "threadfence" | "threadfence_block" => self.push(op, c, K::Nop),
+            "keep" | "resume" => {
+                let slot = op.attrs().find_map(|(k, a)| match a {
+                    Attr::Int { value, .. } if k == "slot" => Some(*value as i64),
+                    _ => None,
+                });
+                let Some(slot) = slot.filter(|s| (0..=122).contains(s)) else {
+                    return self.unsupported(op, c, "needs a slot attribute in [0, 122]");
+                };
+                match (short, r0, u.first()) {
+                    ("keep", _, Some(&src)) => self.push(op, c, K::SimtKeep { src, slot }),
+                    ("resume", Some(dst), _) => self.push(op, c, K::SimtResume { dst, slot }),
+                    _ => self.unsupported(op, c, "needs a value (keep) or a result (resume)"),
+                }
+            }
+            "vote_all" | "vote_any" | "vote_uni" | "vote_ballot" | "shuffle_idx" | "shuffle_up"
+            | "shuffle_down" | "shuffle_bfly" | "redux_add" | "redux_max" | "redux_min" => {
+                self.warp_op(op, short, u, r0, c)
             }
             "sqrt" | "absf" | "exp" | "log" | "sin" | "cos" | "ceil" | "floor" | "rint"
             | "round" | "fmin" | "fmax" | "pow" | "fma" => {
@@ -1508,7 +1663,7 @@ impl<'a> Lowerer<'a> {
                     .unwrap_or("sqrt");
                 match r0 {
                     Some(dst) => {
-                        let dt = self.vdtype(dst);
+                        let dt = self.ldtype(dst);
                         self.push(
                             op,
                             c,
@@ -1517,6 +1672,7 @@ impl<'a> Lowerer<'a> {
                                 dst,
                                 args: u.to_vec(),
                                 dt,
+                                lanes: self.lanes(dst),
                             },
                         )
                     }
@@ -1545,7 +1701,15 @@ impl<'a> Lowerer<'a> {
                 }
                 match (r0, u.first()) {
                     (Some(dst), Some(&src)) => {
-                        let (to, from) = (self.vdtype(dst), self.vdtype(src));
+                        let (to, from) = (self.ldtype(dst), self.ldtype(src));
+                        let lanes = self.lanes(src);
+                        if lanes != self.lanes(dst) {
+                            return self.unsupported(
+                                op,
+                                c,
+                                "converts between different lane counts",
+                            );
+                        }
                         self.push(
                             op,
                             c,
@@ -1556,6 +1720,7 @@ impl<'a> Lowerer<'a> {
                                 from,
                                 round,
                                 unsigned,
+                                lanes,
                             },
                         )
                     }
@@ -1616,7 +1781,8 @@ impl<'a> Lowerer<'a> {
                     (_, [p, v, ..]) if opn != "cas" => (*p, None, *v),
                     _ => return self.unsupported(op, c, "needs a pointer and value operands"),
                 };
-                let dt = self.vdtype(val);
+                let dt = self.ldtype(val);
+                let lanes = self.lanes(val);
                 self.push(
                     op,
                     c,
@@ -1627,6 +1793,7 @@ impl<'a> Lowerer<'a> {
                         val,
                         cmp,
                         dt,
+                        lanes,
                         unsigned,
                     },
                 );
@@ -1654,14 +1821,14 @@ impl<'a> Lowerer<'a> {
                         val,
                         ptr: *ptr,
                         off: *off,
-                        dt: self.vdtype(val),
+                        dt: self.sdtype(val),
                     },
                     (false, [val, ptr, off, ..], _) => K::ScalarMem {
                         load,
                         val: *val,
                         ptr: *ptr,
                         off: *off,
-                        dt: self.vdtype(*val),
+                        dt: self.sdtype(*val),
                     },
                     _ => return self.unsupported(op, c, "needs a pointer, an offset and a value"),
                 };
@@ -1744,6 +1911,7 @@ impl<'a> Lowerer<'a> {
                         dst,
                         src: *src,
                         off: *off,
+                        stride: self.packed_pointee_bytes(dst),
                     },
                 ),
                 _ => self.unsupported(op, c, "needs a pointer and an offset"),
@@ -2425,6 +2593,61 @@ impl<'a> Lowerer<'a> {
                 self.unsupported(op, c, why);
             }
         }
+    }
+
+    /// A warp-wide SIMT collective: `pto.vote_*`, `pto.shuffle_*` (with an
+    /// optional `{width = 16|32}` subgroup) and `pto.redux_*`.
+    fn warp_op(&mut self, op: &Op, short: &str, u: &[Reg], r0: Option<Reg>, c: &mut Code) {
+        let wop = match short {
+            "vote_all" => WarpOp::VoteAll,
+            "vote_any" => WarpOp::VoteAny,
+            "vote_uni" => WarpOp::VoteUni,
+            "vote_ballot" => WarpOp::VoteBallot,
+            "shuffle_idx" => WarpOp::ShuffleIdx,
+            "shuffle_up" => WarpOp::ShuffleUp,
+            "shuffle_down" => WarpOp::ShuffleDown,
+            "shuffle_bfly" => WarpOp::ShuffleBfly,
+            "redux_add" => WarpOp::ReduxAdd,
+            "redux_max" => WarpOp::ReduxMax,
+            _ => WarpOp::ReduxMin,
+        };
+        let shuffle = short.starts_with("shuffle_");
+        let (Some(dst), Some(&src)) = (r0, u.first()) else {
+            return self.unsupported(op, c, "needs a value operand and a result");
+        };
+        let arg = u.get(1).copied();
+        if shuffle != arg.is_some() || u.len() > 2 {
+            return self.unsupported(op, c, "has the wrong number of operands");
+        }
+        let mut width = 32;
+        for (k, a) in op.attrs() {
+            if k == "width" {
+                match a {
+                    Attr::Int { value: 16, .. } => width = 16,
+                    Attr::Int { value: 32, .. } => width = 32,
+                    _ => return self.unsupported(op, c, "width must be 16 or 32"),
+                }
+            }
+        }
+        let unsigned = op.body.iter().any(|e| match e {
+            Elem::Ident(w) => w == "unsigned",
+            Elem::Attr(Attr::Keyword { kw, .. }) => kw == "unsigned",
+            _ => false,
+        });
+        let dt = self.vdtype(src);
+        self.push(
+            op,
+            c,
+            K::Warp {
+                op: wop,
+                dst,
+                src,
+                arg,
+                width,
+                dt,
+                unsigned,
+            },
+        );
     }
 
     /// `pto.comm.*`: leading operands, staging tiles, group members.

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
 use pto_asm::ty::TileLoc;
-use pto_isa_spec::{Class, Pipe, ProfileId};
+use pto_isa_spec::{Class, DType, Pipe, ProfileId};
 
 use crate::checker::{Checker, ConflictKind, AGENTS_PER_CORE};
 use crate::diag::{DiagKind, Diags};
@@ -293,6 +293,9 @@ pub struct CoreState {
     pub bump: [u64; 7],
     /// The MX scale payloads staged for `mad_mx*` (left, right).
     pub mx: exec::cube::MxScales,
+    /// SIMT `pto.keep` slots: (linear thread id, slot) -> value, read by a
+    /// later launch's `pto.resume`.
+    pub simt_slots: HashMap<(i64, i64), Val>,
 }
 
 /// Architectural state of a cluster after a run (GM is shared and returned by the caller).
@@ -578,6 +581,7 @@ impl<'a> Cluster<'a> {
                         sites: HashMap::new(),
                         bump: [0; 7],
                         mx: Default::default(),
+                        simt_slots: HashMap::new(),
                     },
                     sb: Scoreboard::default(),
                     su: Su {
@@ -2235,6 +2239,8 @@ impl<'a> Cluster<'a> {
             list: Vec::new(),
         };
         let mut vec_accs: Vec<(InstId, exec::Access)> = Vec::new();
+        // accesses to another core's buffers: (core, access)
+        let mut far: Vec<(usize, exec::Access)> = Vec::new();
         let mut vec_ops = 0;
         let mut from = None;
         let gm = self.gm;
@@ -2365,8 +2371,17 @@ impl<'a> Cluster<'a> {
                             subs,
                             cube: cube_local,
                             acc: &mut acc,
+                            far: Vec::new(),
                         };
-                        exec::cube::run(call, &mut mem)
+                        let r = exec::cube::run(call, &mut mem);
+                        for (f, a) in mem.far {
+                            let core = match f {
+                                exec::cube::Far::Sub(n) => ci + 1 + n,
+                                exec::cube::Far::Cube => 0,
+                            };
+                            far.push((core, a));
+                        }
+                        r
                     }
                     None => fault("internal: no core for the cube op"),
                 }
@@ -2510,6 +2525,16 @@ impl<'a> Cluster<'a> {
                 let mut out = std::mem::take(&mut self.conflicts);
                 if let Some(ck) = &mut self.checker {
                     ck.access(agent, inst, ci, &a, &mut out);
+                }
+                for c in out.drain(..) {
+                    self.report_conflict(&c);
+                }
+                self.conflicts = out;
+            }
+            for (core, a) in far {
+                let mut out = std::mem::take(&mut self.conflicts);
+                if let Some(ck) = &mut self.checker {
+                    ck.access(agent, h.inst, core, &a, &mut out);
                 }
                 for c in out.drain(..) {
                     self.report_conflict(&c);
@@ -2763,8 +2788,8 @@ impl<'a> Cluster<'a> {
         let mut alias: Vec<(InstId, InstId)> = Vec::new();
         let mut steps: u64 = 0;
         let mut counts: Vec<InstId> = Vec::new();
-        // a pto.simt_launch in progress: (thread counts, current thread id)
-        let mut simt: Option<([i64; 3], [i64; 3])> = None;
+        // a pto.simt_launch in progress
+        let mut simt: Option<SimtRun> = None;
         while let Some(inst) = body.get(pc) {
             steps += 1;
             counts.push(inst.id);
@@ -2828,46 +2853,112 @@ impl<'a> Cluster<'a> {
                     acc.add(space, addr, len, true);
                     Flow::Next
                 }
-                K::SimtBegin { dims } => {
+                K::SimtBegin { dims, barrier } => {
                     let mut d = [0i64; 3];
                     for (k, r) in dims.iter().enumerate() {
                         d[k] = rd_int(&c.arch.vregs, *r)?;
                     }
-                    simt = Some((simt_dims(d)?, [0; 3]));
+                    let dims = simt_dims(d)?;
+                    let total: i64 = dims.iter().product();
+                    simt = Some(SimtRun {
+                        dims,
+                        total,
+                        // a launch-wide barrier: all threads form one group
+                        group: if *barrier { total } else { SIMT_WARP },
+                        linear: 0,
+                        top: pc + 1,
+                        pc: pc + 1,
+                        lanes: Vec::new(),
+                    });
                     Flow::Next
                 }
-                K::SimtNext { target } => match simt.as_mut() {
-                    Some((d, t)) => {
-                        t[0] += 1;
-                        if t[0] == d[0] {
-                            t[0] = 0;
-                            t[1] += 1;
-                            if t[1] == d[1] {
-                                t[1] = 0;
-                                t[2] += 1;
-                            }
-                        }
-                        if t[2] == d[2] {
-                            simt = None;
-                            Flow::Next
-                        } else {
-                            Flow::Jump(*target)
+                K::SimtNext { .. } => {
+                    let Some(s) = simt.as_mut() else {
+                        return fault("internal: SIMT thread loop without a launch");
+                    };
+                    if s.lanes.is_empty() {
+                        // no thread of this warp waits at a collective:
+                        // the next thread starts
+                        s.linear += 1;
+                    } else {
+                        let cur = s.lane();
+                        s.lanes[cur] = Lane::Done;
+                        s.advance(&mut c.arch.vregs, body)?;
+                    }
+                    if s.linear >= s.total {
+                        simt = None;
+                        Flow::Next
+                    } else if s.lanes.is_empty() {
+                        Flow::Jump(s.top)
+                    } else {
+                        Flow::Jump(s.pc)
+                    }
+                }
+                K::SimtKeep { src, slot } => {
+                    let Some(s) = &simt else {
+                        return fault("pto.keep outside a pto.simt_launch");
+                    };
+                    let v = get(&c.arch.vregs, *src)?.clone();
+                    c.arch.simt_slots.insert((s.linear, *slot), v);
+                    Flow::Next
+                }
+                K::SimtResume { dst, slot } => {
+                    let Some(s) = &simt else {
+                        return fault("pto.resume outside a pto.simt_launch");
+                    };
+                    let Some(v) = c.arch.simt_slots.get(&(s.linear, *slot)).cloned() else {
+                        return fault(format!(
+                            "pto.resume of slot {slot}: thread {} kept nothing there in an earlier launch",
+                            s.linear
+                        ));
+                    };
+                    set(&mut c.arch.vregs, *dst, v)?;
+                    Flow::Next
+                }
+                K::Warp { .. } | K::SimtSync => {
+                    let Some(s) = simt.as_mut() else {
+                        return fault(
+                            "a warp-wide SIMT op or pto.syncthreads outside a pto.simt_launch",
+                        );
+                    };
+                    let cur = s.lane();
+                    if s.lanes.is_empty() {
+                        // the group's earlier threads ran to the end without
+                        // reaching this op
+                        let n = (s.total - s.warp_base()).min(s.group) as usize;
+                        s.lanes = vec![Lane::Done; n];
+                        for l in &mut s.lanes[cur..] {
+                            *l = Lane::Fresh;
                         }
                     }
-                    None => return fault("internal: SIMT thread loop without a launch"),
-                },
+                    s.lanes[cur] = Lane::Parked(pc, c.arch.vregs.clone());
+                    s.advance(&mut c.arch.vregs, body)?;
+                    Flow::Jump(s.pc)
+                }
                 K::SimtId { dst, what } => {
-                    let Some((d, t)) = simt else {
+                    let Some(s) = &simt else {
                         return fault("a SIMT thread id read outside a pto.simt_launch");
                     };
-                    let linear = t[0] + d[0] * (t[1] + d[1] * t[2]);
+                    let (d, linear) = (s.dims, s.linear);
+                    let t = [linear % d[0], linear / d[0] % d[1], linear / (d[0] * d[1])];
+                    let lane = linear % SIMT_WARP;
+                    let (le, lt) = ((2i64 << lane) - 1, (1i64 << lane) - 1);
                     let v = match what {
                         0..=2 => t[*what as usize],
                         3..=5 => d[*what as usize - 3],
-                        6 => linear % SIMT_WARP,
-                        7..=9 => 1, // one block per launch
+                        6 => lane,
+                        // a single-block launch reads grid dims 0 (what the
+                        // PTOAS simt-scalar-core golden records), block idx 0
+                        7..=9 => 0,
+                        13 => 1 << lane,
+                        14 => le,
+                        15 => lt,
+                        16 => !lt,
+                        17 => !le,
                         _ => 0,
                     };
+                    // lane masks are 32-bit
+                    let v = if *what >= 13 { v as i32 as i64 } else { v };
                     set(&mut c.arch.vregs, *dst, Val::Int(v))?;
                     Flow::Next
                 }
@@ -3159,6 +3250,7 @@ fn atomic(gm: &Gm, local: &mut Local, regs: &mut [Val], k: &K) -> Result<(Space,
         val,
         cmp,
         dt,
+        lanes,
         unsigned,
     } = k
     else {
@@ -3167,118 +3259,506 @@ fn atomic(gm: &Gm, local: &mut Local, regs: &mut [Val], k: &K) -> Result<(Space,
     let Some(Val::Ptr(p)) = regs.get(*ptr as usize).cloned() else {
         return fault(format!("pto.atomic_{op} needs a pointer"));
     };
-    let num = |v: Option<&Val>| -> Result<Num, Fault> {
+    let es = dt.bytes().max(1);
+    let n = (*lanes).max(1) as usize;
+    if es * n > 8 {
+        return fault(format!(
+            "pto.atomic_{op} of {es}-byte elements is not implemented"
+        ));
+    }
+    // lane `i` of an operand: a scalar, or one lane of a packed value
+    let num = |v: Option<&Val>, i: usize| -> Result<Num, Fault> {
         match v {
-            Some(Val::Float(f)) => Ok(Num::F(*f)),
-            Some(Val::Int(i)) => Ok(Num::I(*i)),
+            Some(Val::Float(f)) if n == 1 => Ok(Num::F(*f)),
+            Some(Val::Int(x)) if n == 1 => Ok(Num::I(*x)),
+            Some(Val::Int(bits)) => {
+                let b = bits.to_le_bytes();
+                Ok(crate::num::read(&b[i * es..(i + 1) * es], *dt))
+            }
             Some(v) => fault(format!(
-                "pto.atomic_{op} of a {} value is not implemented (packed atomics)",
+                "pto.atomic_{op} of a {} value with {n} lane(s) of {dt:?}",
                 v.kind()
             )),
             None => fault("missing atomic operand"),
         }
     };
-    let v = num(regs.get(*val as usize))?;
-    let es = dt.bytes().max(1);
-    if es > 8 {
-        return fault(format!(
-            "pto.atomic_{op} of {es}-byte elements is not implemented"
-        ));
-    }
+    let len = es * n;
     let mut b = [0u8; 8];
     if p.space == Space::Gm {
-        gm.read(p.addr, &mut b[..es])?;
+        gm.read(p.addr, &mut b[..len])?;
     } else {
-        b[..es].copy_from_slice(local.slice(p.space, p.addr, es as u64)?);
+        b[..len].copy_from_slice(local.slice(p.space, p.addr, len as u64)?);
     }
-    let old = crate::num::read(&b[..es], *dt);
-    let new = match (old, v) {
-        (Num::F(a), x) => {
-            let x = x.f();
-            Num::F(match *op {
-                "add" => a + x,
-                "sub" => a - x,
-                "min" => a.min(x),
-                "max" => a.max(x),
-                "exch" => x,
-                "cas" => {
-                    if a == num(cmp.and_then(|c| regs.get(c as usize)))?.f() {
-                        x
-                    } else {
-                        a
+    let old_bytes = b;
+    for i in 0..n {
+        let v = num(regs.get(*val as usize), i)?;
+        let lane = &mut b[i * es..(i + 1) * es];
+        let old = crate::num::read(lane, *dt);
+        let new = match (old, v) {
+            (Num::F(a), x) => {
+                let x = x.f();
+                Num::F(match *op {
+                    "add" => a + x,
+                    "sub" => a - x,
+                    "min" => a.min(x),
+                    "max" => a.max(x),
+                    "exch" => x,
+                    "cas" => {
+                        if a == num(cmp.and_then(|c| regs.get(c as usize)), i)?.f() {
+                            x
+                        } else {
+                            a
+                        }
                     }
-                }
-                o => {
-                    return fault(format!(
-                        "pto.atomic_{o} on a float element is not implemented"
-                    ))
-                }
-            })
-        }
-        (Num::I(a), x) => {
-            let x = x.i();
-            // ordering of the element's width, signed unless `unsigned`
-            let key = |n: i64| -> i128 {
-                let m = if es >= 8 {
-                    u64::MAX
-                } else {
-                    (1u64 << (es * 8)) - 1
+                    o => {
+                        return fault(format!(
+                            "pto.atomic_{o} on a float element is not implemented"
+                        ))
+                    }
+                })
+            }
+            (Num::I(a), x) => {
+                let x = x.i();
+                // ordering of the element's width, signed unless `unsigned`
+                let key = |n: i64| -> i128 {
+                    let m = if es >= 8 {
+                        u64::MAX
+                    } else {
+                        (1u64 << (es * 8)) - 1
+                    };
+                    if *unsigned {
+                        ((n as u64) & m) as i128
+                    } else {
+                        let sh = 64 - es as u32 * 8;
+                        (((n as u64) << sh) as i64 >> sh) as i128
+                    }
                 };
-                if *unsigned {
-                    ((n as u64) & m) as i128
-                } else {
-                    let sh = 64 - es as u32 * 8;
-                    (((n as u64) << sh) as i64 >> sh) as i128
-                }
-            };
-            Num::I(match *op {
-                "add" => a.wrapping_add(x),
-                "sub" => a.wrapping_sub(x),
-                "min" => {
-                    if key(x) < key(a) {
-                        x
-                    } else {
-                        a
+                Num::I(match *op {
+                    "add" => a.wrapping_add(x),
+                    "sub" => a.wrapping_sub(x),
+                    "min" => {
+                        if key(x) < key(a) {
+                            x
+                        } else {
+                            a
+                        }
                     }
-                }
-                "max" => {
-                    if key(x) > key(a) {
-                        x
-                    } else {
-                        a
+                    "max" => {
+                        if key(x) > key(a) {
+                            x
+                        } else {
+                            a
+                        }
                     }
-                }
-                "and" => a & x,
-                "or" => a | x,
-                "xor" => a ^ x,
-                "exch" => x,
-                _ => {
-                    let c = num(cmp.and_then(|c| regs.get(c as usize)))?.i();
-                    if key(a) == key(c) {
-                        x
-                    } else {
-                        a
+                    "and" => a & x,
+                    "or" => a | x,
+                    "xor" => a ^ x,
+                    "exch" => x,
+                    _ => {
+                        let c = num(cmp.and_then(|c| regs.get(c as usize)), i)?.i();
+                        if key(a) == key(c) {
+                            x
+                        } else {
+                            a
+                        }
                     }
-                }
-            })
-        }
-    };
-    crate::num::write(&mut b[..es], *dt, new);
+                })
+            }
+        };
+        crate::num::write(lane, *dt, new);
+    }
     if p.space == Space::Gm {
-        gm.write(p.addr, &b[..es])?;
+        gm.write(p.addr, &b[..len])?;
     } else {
         local
-            .slice_mut(p.space, p.addr, es as u64)?
-            .copy_from_slice(&b[..es]);
+            .slice_mut(p.space, p.addr, len as u64)?
+            .copy_from_slice(&b[..len]);
     }
     if let Some(d) = dst {
-        let o = match old {
-            Num::F(f) => Val::Float(f),
-            Num::I(i) => Val::Int(i),
+        let o = if n > 1 {
+            let mut w = [0u8; 8];
+            w[..len].copy_from_slice(&old_bytes[..len]);
+            Val::Int(i64::from_le_bytes(w))
+        } else {
+            match crate::num::read(&old_bytes[..es], *dt) {
+                Num::F(f) => Val::Float(f),
+                Num::I(i) => Val::Int(i),
+            }
         };
         set(regs, *d, o)?;
     }
-    Ok((p.space, p.addr, es as u64))
+    Ok((p.space, p.addr, len as u64))
+}
+
+/// The lanes of a SIMT value: itself for a scalar (`n == 1`), else the
+/// `n` lanes of type `dt` in a packed value's raw bits.
+fn unpack(v: &Val, dt: DType, n: usize) -> Result<Vec<Val>, Fault> {
+    if n <= 1 {
+        return Ok(vec![v.clone()]);
+    }
+    let es = dt.bytes().max(1);
+    let Val::Int(bits) = v else {
+        return fault(format!("a packed {n}-lane value held as {}", v.kind()));
+    };
+    if es * n > 8 {
+        return fault(format!("a packed value of {n} x {es} bytes"));
+    }
+    let b = bits.to_le_bytes();
+    Ok((0..n)
+        .map(|i| match crate::num::read(&b[i * es..(i + 1) * es], dt) {
+            Num::F(f) => Val::Float(f),
+            Num::I(x) => Val::Int(x),
+        })
+        .collect())
+}
+
+/// Inverse of [`unpack`]: one lane is the value itself, more are packed
+/// into raw bits.
+fn pack(vals: Vec<Val>, dt: DType) -> Result<Val, Fault> {
+    if vals.len() <= 1 {
+        return vals
+            .into_iter()
+            .next()
+            .map_or_else(|| fault("internal: no lanes"), Ok);
+    }
+    let es = dt.bytes().max(1);
+    let mut b = [0u8; 8];
+    for (i, v) in vals.iter().enumerate() {
+        let x = match v {
+            Val::Float(f) => Num::F(*f),
+            v => Num::I(
+                v.as_i64()
+                    .ok_or_else(|| Fault::Msg(format!("a packed lane of {}", v.kind())))?,
+            ),
+        };
+        let lane = b
+            .get_mut(i * es..(i + 1) * es)
+            .ok_or_else(|| Fault::Msg("a packed value wider than 64 bits".into()))?;
+        crate::num::write(lane, dt, x);
+    }
+    Ok(Val::Int(i64::from_le_bytes(b)))
+}
+
+/// Scalar `pto.convert` of one value (one lane of a packed convert).
+fn sconvert(x: Val, to: DType, from: DType, round: char, unsigned: bool) -> Result<Val, Fault> {
+    let (to, from, round, unsigned) = (&to, &from, &round, &unsigned);
+    Ok(match (x, to.is_float()) {
+        (Val::Int(i), true) => {
+            let bits = from.bytes() as u32 * 8;
+            let i = if *unsigned && bits < 64 {
+                (i as u64 & ((1u64 << bits) - 1)) as f64
+            } else if *unsigned {
+                i as u64 as f64
+            } else {
+                i as f64
+            };
+            Val::Float(crate::num::round_float(i, *to))
+        }
+        (Val::Float(f), true) if matches!(to, DType::F8E4M3 | DType::F8E5M2 | DType::HiF8) => {
+            // 8-bit floats round per the op's round(X)
+            use crate::exec::vec_convert::Rnd;
+            let rnd = match round {
+                'a' => Rnd::A,
+                'z' => Rnd::Z,
+                'f' => Rnd::F,
+                'c' => Rnd::C,
+                'o' => Rnd::O,
+                _ => Rnd::R,
+            };
+            let m = crate::exec::minifloat::encode(f, *to, rnd, false);
+            Val::Float(crate::exec::minifloat::decode(m, *to))
+        }
+        (Val::Float(f), true) => Val::Float(crate::num::round_float(f, *to)),
+        (Val::Float(f), false) => {
+            let r = match round {
+                'z' => f.trunc(),
+                'a' => f.round(),
+                'f' => f.floor(),
+                'c' => f.ceil(),
+                _ => f.round_ties_even(),
+            };
+            // saturate to the result's range (NaN -> 0)
+            let bits = to.bytes() as u32 * 8;
+            let (lo, hi) = if *unsigned {
+                (0f64, (2f64).powi(bits as i32) - 1.0)
+            } else {
+                (
+                    -(2f64).powi(bits as i32 - 1),
+                    (2f64).powi(bits as i32 - 1) - 1.0,
+                )
+            };
+            let r = if r.is_nan() { 0.0 } else { r.clamp(lo, hi) };
+            Val::Int(if *unsigned { r as u64 as i64 } else { r as i64 })
+        }
+        (Val::Int(i), false) => Val::Int(i),
+        (v, _) => return fault(format!("pto.convert of {} is not implemented", v.kind())),
+    })
+}
+
+/// One thread of the warp being run (`SimtRun::lanes`).
+#[derive(Clone)]
+enum Lane {
+    /// Not started.
+    Fresh,
+    /// Stopped at the warp-wide op at this pc, with its registers.
+    Parked(usize, Vec<Val>),
+    /// Past a collective: resumes at this pc with these registers.
+    Ready(usize, Vec<Val>),
+    /// Ran to the end of the thread body.
+    Done,
+}
+
+/// A `pto.simt_launch` in progress. Threads run one at a time in linear id
+/// order (x fastest). A thread that reaches a warp-wide op (`K::Warp`)
+/// stops there with a copy of its registers and the next thread of its warp
+/// runs; once every thread of the warp has stopped (at the op or at the end
+/// of the body), the op combines the values of the threads waiting at it and
+/// they resume in lane order. Kernels without warp-wide ops never copy
+/// registers.
+struct SimtRun {
+    dims: [i64; 3],
+    total: i64,
+    /// The running thread's linear id.
+    linear: i64,
+    /// Threads that run together up to a stopping op: a warp, or the
+    /// whole launch when its body has a `pto.syncthreads`.
+    group: i64,
+    /// First pc of the thread body.
+    top: usize,
+    /// The pc the running thread continues at after `advance`.
+    pc: usize,
+    /// The current warp's threads while any of them waits at a collective
+    /// (empty otherwise).
+    lanes: Vec<Lane>,
+}
+
+impl SimtRun {
+    /// First thread of the running thread's group.
+    fn warp_base(&self) -> i64 {
+        self.linear - self.linear % self.group
+    }
+
+    /// The running thread's index in its group.
+    fn lane(&self) -> usize {
+        (self.linear % self.group) as usize
+    }
+
+    /// Switches to the next thread of the warp that can run (setting
+    /// `linear`, `pc` and the live registers `regs`); when every thread has
+    /// stopped, runs the collective they wait at, or moves on to the next
+    /// warp once all are done.
+    fn advance(&mut self, regs: &mut Vec<Val>, body: &[Inst]) -> Result<(), Fault> {
+        let base = self.warp_base();
+        let mut from = self.lane() + 1;
+        loop {
+            for j in from..self.lanes.len() {
+                match std::mem::replace(&mut self.lanes[j], Lane::Done) {
+                    Lane::Fresh => {
+                        self.linear = base + j as i64;
+                        self.pc = self.top;
+                        return Ok(());
+                    }
+                    Lane::Ready(p, r) => {
+                        *regs = r;
+                        self.linear = base + j as i64;
+                        self.pc = p;
+                        return Ok(());
+                    }
+                    other => self.lanes[j] = other,
+                }
+            }
+            // every thread of the warp has stopped
+            let at: Vec<usize> = self
+                .lanes
+                .iter()
+                .filter_map(|l| match l {
+                    Lane::Parked(p, _) => Some(*p),
+                    _ => None,
+                })
+                .collect();
+            let Some(&p) = at.first() else {
+                // the group is done
+                self.lanes.clear();
+                self.linear = base + self.group;
+                self.pc = self.top;
+                return Ok(());
+            };
+            if at.iter().any(|q| *q != p) {
+                return fault(format!(
+                    "the threads of SIMT warp {} wait at different warp-wide ops or barriers (divergent control flow); ptovm runs a collective only when every waiting thread of the warp is at the same op",
+                    base / SIMT_WARP
+                ));
+            }
+            if let Some(K::SimtSync) = body.get(p).map(|i| &i.k) {
+                // a barrier: everyone has arrived
+                for l in &mut self.lanes {
+                    if let Lane::Parked(_, r) = l {
+                        *l = Lane::Ready(p + 1, std::mem::take(r));
+                    }
+                }
+                from = 0;
+                continue;
+            }
+            let Some(K::Warp {
+                op,
+                dst,
+                src,
+                arg,
+                width,
+                dt,
+                unsigned,
+            }) = body.get(p).map(|i| &i.k)
+            else {
+                return fault("internal: a SIMT thread stopped outside a warp-wide op");
+            };
+            // one collective per warp of the group (the group is a warp
+            // unless the launch has a barrier)
+            let warp = SIMT_WARP as usize;
+            for w0 in (0..self.lanes.len()).step_by(warp) {
+                let w1 = (w0 + warp).min(self.lanes.len());
+                let mut ins = Vec::new();
+                for (j, l) in self.lanes[w0..w1].iter().enumerate() {
+                    if let Lane::Parked(_, r) = l {
+                        let a = match arg {
+                            Some(a) => rd_int(r, *a)?,
+                            None => 0,
+                        };
+                        ins.push((j, get(r, *src)?.clone(), a));
+                    }
+                }
+                if ins.is_empty() {
+                    continue;
+                }
+                let outs = warp_collective(*op, &ins, *width as usize, *dt, *unsigned)?;
+                let mut k = 0;
+                for l in &mut self.lanes[w0..w1] {
+                    if let Lane::Parked(_, r) = l {
+                        let mut r = std::mem::take(r);
+                        set(&mut r, *dst, outs[k].clone())?;
+                        k += 1;
+                        *l = Lane::Ready(p + 1, r);
+                    }
+                }
+            }
+            from = 0;
+        }
+    }
+}
+
+/// Sign-extends the low `bits` bits of `v`.
+fn sext(v: i64, bits: u32) -> i64 {
+    if bits >= 64 {
+        v
+    } else {
+        let s = 64 - bits;
+        (v << s) >> s
+    }
+}
+
+/// The results of a warp-wide collective for the threads `ins` waiting at it
+/// (lane within the warp, value, shuffle operand), in the same order.
+/// Semantics: PTOAS micro-ISA "SIMT" chapter (vote / shuffle / redux).
+/// A shuffle whose source lane is outside the subgroup or not waiting at the
+/// op returns the thread's own value; float reductions fold in lane order,
+/// rounding to the value type after each step.
+fn warp_collective(
+    op: WarpOp,
+    ins: &[(usize, Val, i64)],
+    width: usize,
+    dt: DType,
+    unsigned: bool,
+) -> Result<Vec<Val>, Fault> {
+    let truth = |v: &Val| v.as_i64().unwrap_or(0) != 0;
+    let n = ins.len();
+    let all = |x: Val| Ok(vec![x; n]);
+    match op {
+        WarpOp::VoteAll => all(Val::Int(ins.iter().all(|i| truth(&i.1)) as i64)),
+        WarpOp::VoteAny => all(Val::Int(ins.iter().any(|i| truth(&i.1)) as i64)),
+        WarpOp::VoteUni => {
+            let first = ins.first().map(|i| truth(&i.1));
+            all(Val::Int(
+                ins.iter().all(|i| Some(truth(&i.1)) == first) as i64
+            ))
+        }
+        WarpOp::VoteBallot => {
+            let bits = ins
+                .iter()
+                .filter(|i| truth(&i.1))
+                .fold(0u32, |m, i| m | 1 << i.0);
+            all(Val::Int(bits as i32 as i64))
+        }
+        WarpOp::ShuffleIdx | WarpOp::ShuffleUp | WarpOp::ShuffleDown | WarpOp::ShuffleBfly => {
+            let w = width as i64;
+            Ok(ins
+                .iter()
+                .map(|(lane, own, a)| {
+                    let lane = *lane as i64;
+                    let (group, local) = (lane - lane % w, lane % w);
+                    let src = match op {
+                        WarpOp::ShuffleIdx => a.rem_euclid(w),
+                        WarpOp::ShuffleUp => local - a,
+                        WarpOp::ShuffleDown => local + a,
+                        _ => local ^ a,
+                    };
+                    if !(0..w).contains(&src) {
+                        return own.clone();
+                    }
+                    let src = (group + src) as usize;
+                    ins.iter()
+                        .find(|i| i.0 == src)
+                        .map_or_else(|| own.clone(), |i| i.1.clone())
+                })
+                .collect())
+        }
+        WarpOp::ReduxAdd | WarpOp::ReduxMax | WarpOp::ReduxMin => {
+            let r = if dt.is_float() {
+                let mut acc: Option<f64> = None;
+                for (_, v, _) in ins {
+                    let Val::Float(x) = v else {
+                        return fault(format!("a float warp reduction of {}", v.kind()));
+                    };
+                    acc = Some(match acc {
+                        None => *x,
+                        Some(a) => crate::num::round_float(
+                            match op {
+                                WarpOp::ReduxAdd => a + x,
+                                WarpOp::ReduxMax => a.max(*x),
+                                _ => a.min(*x),
+                            },
+                            dt,
+                        ),
+                    });
+                }
+                Val::Float(acc.unwrap_or(0.0))
+            } else {
+                let bits = (dt.bytes() * 8).clamp(8, 64) as u32;
+                let key = |v: i64| -> i128 {
+                    if unsigned {
+                        (v as u64 & (u64::MAX >> (64 - bits))) as i128
+                    } else {
+                        sext(v, bits) as i128
+                    }
+                };
+                let mut acc: Option<i64> = None;
+                for (_, v, _) in ins {
+                    let x = v.as_i64().ok_or_else(|| {
+                        Fault::Msg(format!("an integer warp reduction of {}", v.kind()))
+                    })?;
+                    acc = Some(match acc {
+                        None => x,
+                        Some(a) => match op {
+                            WarpOp::ReduxAdd => a.wrapping_add(x),
+                            WarpOp::ReduxMax if key(x) > key(a) => x,
+                            WarpOp::ReduxMin if key(x) < key(a) => x,
+                            _ => a,
+                        },
+                    });
+                }
+                Val::Int(sext(acc.unwrap_or(0), bits))
+            };
+            all(r)
+        }
+    }
 }
 
 /// Threads per SIMT warp (lane ids are the linear thread id modulo this).
@@ -3486,6 +3966,26 @@ fn scalar_step(
             let v = scalar::bin(*op, get(regs, *a)?, get(regs, *b)?, *dt)?;
             set(regs, *dst, v)?
         }
+        K::PackedBin {
+            op,
+            dst,
+            a,
+            b,
+            dt,
+            lanes,
+        } => {
+            let n = (*lanes).max(1) as usize;
+            let (x, y) = (
+                unpack(get(regs, *a)?, *dt, n)?,
+                unpack(get(regs, *b)?, *dt, n)?,
+            );
+            let v = x
+                .iter()
+                .zip(&y)
+                .map(|(p, q)| scalar::bin(*op, p, q, *dt))
+                .collect::<Result<Vec<_>, _>>()?;
+            set(regs, *dst, pack(v, *dt)?)?
+        }
         K::Cmp {
             pred,
             unsigned,
@@ -3576,12 +4076,22 @@ fn scalar_step(
             };
             set(regs, *dst, Val::Ptr(v))?
         }
-        K::AddPtr { dst, src, off } => {
+        K::AddPtr {
+            dst,
+            src,
+            off,
+            stride,
+        } => {
             let Val::Ptr(p) = get(regs, *src)?.clone() else {
                 return fault("addptr of a non-pointer");
             };
             let o = rd_int(regs, *off)?;
-            let a = p.addr as i64 + o * p.elem.bytes() as i64;
+            let es = if *stride > 0 {
+                *stride as i64
+            } else {
+                p.elem.bytes() as i64
+            };
+            let a = p.addr as i64 + o * es;
             if a < 0 {
                 return fault("addptr produced a negative address");
             }
@@ -3865,33 +4375,51 @@ fn scalar_step(
         K::Nop | K::End => {}
         K::Unsupported { what } => return fault(what.clone()),
         K::SimtId { .. } => return fault("a SIMT thread id read outside a pto.simt_launch"),
-        K::FMath { op, dst, args, dt } => {
-            let v: Vec<f64> = args
+        K::Warp { .. } | K::SimtSync | K::SimtKeep { .. } | K::SimtResume { .. } => {
+            return fault("a SIMT thread op outside a pto.simt_launch")
+        }
+        K::FMath {
+            op,
+            dst,
+            args,
+            dt,
+            lanes,
+        } => {
+            let n = (*lanes).max(1) as usize;
+            let vals: Vec<Vec<Val>> = args
                 .iter()
-                .map(|r| match get(regs, *r)? {
-                    Val::Float(f) => Ok(*f),
-                    Val::Int(i) => Ok(*i as f64),
-                    v => fault(format!("pto.{op} of {}", v.kind())),
-                })
+                .map(|r| unpack(get(regs, *r)?, *dt, n))
                 .collect::<Result<_, _>>()?;
-            let r = match (*op, v.as_slice()) {
-                ("sqrt", [a]) => a.sqrt(),
-                ("absf", [a]) => a.abs(),
-                ("exp", [a]) => a.exp(),
-                ("log", [a]) => a.ln(),
-                ("sin", [a]) => a.sin(),
-                ("cos", [a]) => a.cos(),
-                ("ceil", [a]) => a.ceil(),
-                ("floor", [a]) => a.floor(),
-                ("rint", [a]) => a.round_ties_even(),
-                ("round", [a]) => a.round(),
-                ("fmin", [a, b]) => a.min(*b),
-                ("fmax", [a, b]) => a.max(*b),
-                ("pow", [a, b]) => a.powf(*b),
-                ("fma", [a, b, c]) => a.mul_add(*b, *c),
-                _ => return fault(format!("pto.{op} with {} operand(s)", v.len())),
-            };
-            set(regs, *dst, Val::Float(crate::num::round_float(r, *dt)))?
+            let mut out = Vec::with_capacity(n);
+            for i in 0..n {
+                let v: Vec<f64> = vals
+                    .iter()
+                    .map(|l| match &l[i] {
+                        Val::Float(f) => Ok(*f),
+                        Val::Int(i) => Ok(*i as f64),
+                        v => fault(format!("pto.{op} of {}", v.kind())),
+                    })
+                    .collect::<Result<_, _>>()?;
+                let r = match (*op, v.as_slice()) {
+                    ("sqrt", [a]) => a.sqrt(),
+                    ("absf", [a]) => a.abs(),
+                    ("exp", [a]) => a.exp(),
+                    ("log", [a]) => a.ln(),
+                    ("sin", [a]) => a.sin(),
+                    ("cos", [a]) => a.cos(),
+                    ("ceil", [a]) => a.ceil(),
+                    ("floor", [a]) => a.floor(),
+                    ("rint", [a]) => a.round_ties_even(),
+                    ("round", [a]) => a.round(),
+                    ("fmin", [a, b]) => a.min(*b),
+                    ("fmax", [a, b]) => a.max(*b),
+                    ("pow", [a, b]) => a.powf(*b),
+                    ("fma", [a, b, c]) => a.mul_add(*b, *c),
+                    _ => return fault(format!("pto.{op} with {} operand(s)", v.len())),
+                };
+                out.push(Val::Float(crate::num::round_float(r, *dt)));
+            }
+            set(regs, *dst, pack(out, *dt)?)?
         }
         K::Bitcast { dst, src, to, from } => {
             let n = match get(regs, *src)? {
@@ -3917,46 +4445,14 @@ fn scalar_step(
             from,
             round,
             unsigned,
+            lanes,
         } => {
-            let x = get(regs, *src)?.clone();
-            let v = match (x, to.is_float()) {
-                (Val::Int(i), true) => {
-                    let bits = from.bytes() as u32 * 8;
-                    let i = if *unsigned && bits < 64 {
-                        (i as u64 & ((1u64 << bits) - 1)) as f64
-                    } else if *unsigned {
-                        i as u64 as f64
-                    } else {
-                        i as f64
-                    };
-                    Val::Float(crate::num::round_float(i, *to))
-                }
-                (Val::Float(f), true) => Val::Float(crate::num::round_float(f, *to)),
-                (Val::Float(f), false) => {
-                    let r = match round {
-                        'z' => f.trunc(),
-                        'a' => f.round(),
-                        'f' => f.floor(),
-                        'c' => f.ceil(),
-                        _ => f.round_ties_even(),
-                    };
-                    // saturate to the result's range (NaN -> 0)
-                    let bits = to.bytes() as u32 * 8;
-                    let (lo, hi) = if *unsigned {
-                        (0f64, (2f64).powi(bits as i32) - 1.0)
-                    } else {
-                        (
-                            -(2f64).powi(bits as i32 - 1),
-                            (2f64).powi(bits as i32 - 1) - 1.0,
-                        )
-                    };
-                    let r = if r.is_nan() { 0.0 } else { r.clamp(lo, hi) };
-                    Val::Int(if *unsigned { r as u64 as i64 } else { r as i64 })
-                }
-                (Val::Int(i), false) => Val::Int(i),
-                (v, _) => return fault(format!("pto.convert of {} is not implemented", v.kind())),
-            };
-            set(regs, *dst, v)?
+            let n = (*lanes).max(1) as usize;
+            let out = unpack(get(regs, *src)?, *from, n)?
+                .into_iter()
+                .map(|x| sconvert(x, *to, *from, *round, *unsigned))
+                .collect::<Result<Vec<_>, _>>()?;
+            set(regs, *dst, pack(out, *to)?)?
         }
         K::IntMath {
             op,

@@ -742,6 +742,9 @@ pub enum K {
         src: Reg,
         /// Offset.
         off: Reg,
+        /// Bytes per element when the pointee is a packed `vector<NxT>`
+        /// (0: the pointer's element type).
+        stride: u32,
     },
     /// `make_tensor_view`.
     MakeView {
@@ -1000,6 +1003,28 @@ pub enum K {
     SimtBegin {
         /// Registers holding the x, y, z thread counts.
         dims: [Reg; 3],
+        /// The body has a `pto.syncthreads`: every thread of the launch
+        /// (not only of a warp) may have to stop and wait.
+        barrier: bool,
+    },
+    /// `pto.syncthreads`: every thread of the launch stops here until all
+    /// have arrived.
+    SimtSync,
+    /// `pto.keep`: saves this thread's `src` in slot `slot` for the next
+    /// launch on the core.
+    SimtKeep {
+        /// Value.
+        src: Reg,
+        /// Logical slot.
+        slot: i64,
+    },
+    /// `pto.resume`: the value this thread saved in slot `slot` in an
+    /// earlier launch.
+    SimtResume {
+        /// Result.
+        dst: Reg,
+        /// Logical slot.
+        slot: i64,
     },
     /// End of one thread's run: the next thread id, and a jump back to
     /// `target` unless every thread has run.
@@ -1008,12 +1033,48 @@ pub enum K {
         target: usize,
     },
     /// A thread-id query inside a SIMT launch (`what`: 0..3 tid x/y/z,
-    /// 3..6 block dim x/y/z, 6 lane id, 7..10 grid dim, 10..13 block idx).
+    /// 3..6 block dim x/y/z, 6 lane id, 7..10 grid dim, 10..13 block idx,
+    /// 13..18 lane masks eq/le/lt/ge/gt).
     SimtId {
         /// Destination.
         dst: Reg,
         /// Which id.
         what: u8,
+    },
+    /// An `arith` binary op on packed `vector<NxT>` SIMT values, lane by
+    /// lane.
+    PackedBin {
+        /// Operation.
+        op: BinOp,
+        /// Result.
+        dst: Reg,
+        /// Left operand.
+        a: Reg,
+        /// Right operand.
+        b: Reg,
+        /// Lane type.
+        dt: pto_isa_spec::DType,
+        /// Lanes.
+        lanes: u8,
+    },
+    /// A warp-wide SIMT collective (`pto.vote_*`, `pto.shuffle_*`,
+    /// `pto.redux_*`): every thread of the warp stops here and the op
+    /// combines their `src` values (see `machine::warp_collective`).
+    Warp {
+        /// Which collective.
+        op: WarpOp,
+        /// Result.
+        dst: Reg,
+        /// This thread's value (the predicate for votes).
+        src: Reg,
+        /// Shuffle lane index / offset / xor mask.
+        arg: Option<Reg>,
+        /// Shuffle subgroup width (16 or 32).
+        width: u8,
+        /// Value type.
+        dt: pto_isa_spec::DType,
+        /// `unsigned` integer ordering for `redux_max` / `redux_min`.
+        unsigned: bool,
     },
     /// A SIMT atomic read-modify-write of one element at `ptr`; `dst` gets
     /// the old value.
@@ -1028,8 +1089,12 @@ pub enum K {
         val: Reg,
         /// `cas` compare value.
         cmp: Option<Reg>,
-        /// Element type.
+        /// Element type (the lane type of a packed value).
         dt: pto_isa_spec::DType,
+        /// Lanes of a packed `vector<NxT>` value (1 for a scalar; packed
+        /// values are held as their raw bits); each lane combines with its
+        /// own element.
+        lanes: u8,
         /// `unsigned` integer ordering for min/max.
         unsigned: bool,
     },
@@ -1056,8 +1121,10 @@ pub enum K {
         dst: Reg,
         /// Operands.
         args: Vec<Reg>,
-        /// Result type.
+        /// Result type (the lane type of packed operands).
         dt: pto_isa_spec::DType,
+        /// Lanes of packed `vector<NxT>` operands (1 for scalars).
+        lanes: u8,
     },
     /// SIMT scalar `pto.convert` between integer and float types.
     SConvert {
@@ -1073,6 +1140,8 @@ pub enum K {
         round: char,
         /// Integers are unsigned.
         unsigned: bool,
+        /// Lanes of a packed `vector<NxT>` conversion (1 for scalars).
+        lanes: u8,
     },
     /// A scalar bit reinterpretation (`arith.bitcast`, `llvm.bitcast`).
     Bitcast {
@@ -1182,4 +1251,31 @@ impl Program {
     pub fn info(&self, id: InstId) -> &InstInfo {
         &self.insts[id as usize]
     }
+}
+
+/// The warp-wide SIMT collectives ([`K::Warp`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WarpOp {
+    /// `pto.vote_all`: the predicate holds on every participating lane.
+    VoteAll,
+    /// `pto.vote_any`: the predicate holds on some participating lane.
+    VoteAny,
+    /// `pto.vote_uni`: the predicate is the same on every participating lane.
+    VoteUni,
+    /// `pto.vote_ballot`: bit mask of the lanes whose predicate holds.
+    VoteBallot,
+    /// `pto.shuffle_idx`: the value of lane `arg` of the subgroup.
+    ShuffleIdx,
+    /// `pto.shuffle_up`: the value of lane `local - arg`.
+    ShuffleUp,
+    /// `pto.shuffle_down`: the value of lane `local + arg`.
+    ShuffleDown,
+    /// `pto.shuffle_bfly`: the value of lane `local ^ arg`.
+    ShuffleBfly,
+    /// `pto.redux_add`: sum over the participating lanes.
+    ReduxAdd,
+    /// `pto.redux_max`: maximum over the participating lanes.
+    ReduxMax,
+    /// `pto.redux_min`: minimum over the participating lanes.
+    ReduxMin,
 }

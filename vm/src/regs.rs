@@ -14,7 +14,14 @@ pub fn io(k: &K) -> (Vec<Reg>, Vec<Reg>) {
     let mut o = Vec::new();
     match k {
         K::Const { dst, .. } | K::Query { dst, .. } | K::SimtId { dst, .. } => o.push(*dst),
-        K::SimtBegin { dims } => i.extend(dims),
+        K::SimtBegin { dims, .. } => i.extend(dims),
+        K::SimtKeep { src, .. } => i.push(*src),
+        K::SimtResume { dst, .. } => o.push(*dst),
+        K::Warp { dst, src, arg, .. } => {
+            i.push(*src);
+            i.extend(arg);
+            o.push(*dst)
+        }
         K::SConvert { dst, src, .. } | K::Bitcast { dst, src, .. } => {
             i.push(*src);
             o.push(*dst)
@@ -30,7 +37,7 @@ pub fn io(k: &K) -> (Vec<Reg>, Vec<Reg>) {
             i.extend(cmp);
             o.extend(dst)
         }
-        K::Bin { dst, a, b, .. } | K::Cmp { dst, a, b, .. } => {
+        K::Bin { dst, a, b, .. } | K::Cmp { dst, a, b, .. } | K::PackedBin { dst, a, b, .. } => {
             i.extend([*a, *b]);
             o.push(*dst)
         }
@@ -42,7 +49,7 @@ pub fn io(k: &K) -> (Vec<Reg>, Vec<Reg>) {
             i.push(*src);
             o.push(*dst)
         }
-        K::AddPtr { dst, src, off } => {
+        K::AddPtr { dst, src, off, .. } => {
             i.extend([*src, *off]);
             o.push(*dst)
         }
@@ -260,6 +267,7 @@ pub fn io(k: &K) -> (Vec<Reg>, Vec<Reg>) {
         | K::SetAtomic { .. }
         | K::Unsupported { .. }
         | K::SimtNext { .. }
+        | K::SimtSync
         | K::TsyncNonVector { .. } => {}
     }
     (i, o)

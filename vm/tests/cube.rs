@@ -356,12 +356,39 @@ fn mad_mx_applies_group_scales() {
     }
 }
 
-/// The 8-bit right operand with `transpose = true` reads K x N in ZN
-/// fractals (32 K-rows by 16 N-columns, K contiguous): the same bytes as the
-/// N x K NZ the untransposed load reads (the PTOAS `mad_mx*` cases load 1024
-/// bytes for K = 64, N = 16, which only this layout fits).
+/// Logical 16 x 64 left and 64 x 16 right i8 operands.
+fn a_at(m: usize, k: usize) -> i8 {
+    ((m * 7 + k * 3) % 11) as i8 - 5
+}
+fn b_at(k: usize, n: usize) -> i8 {
+    ((k * 5 + n * 13) % 9) as i8 - 4
+}
+/// A in L1 as NZ (16 x 32-byte fractals, column blocks outer).
+fn a_l1() -> Vec<u8> {
+    let mut v = vec![0u8; 1024];
+    for m in 0..16 {
+        for k in 0..64 {
+            v[((k / 32) * 16 + m) * 32 + k % 32] = a_at(m, k) as u8;
+        }
+    }
+    v
+}
+/// B (K x N) in L1 as 32 x 16 fractals with N contiguous, the layout the
+/// PTOAS mad_hif8 case packs for a transposed 8-bit right operand.
+fn b_l1() -> Vec<u8> {
+    let mut v = vec![0u8; 1024];
+    for k in 0..64 {
+        for n in 0..16 {
+            v[(k / 32) * 512 + (k % 32) * 16 + n] = b_at(k, n) as u8;
+        }
+    }
+    v
+}
+
+/// The 8-bit right operand with `transpose = true` reads K x N in 32 x 16
+/// fractals (N contiguous) and the matmul computes A x B from them.
 #[test]
-fn mte_l1_l0b_transpose_on_8_bit_reads_zn_fractals() {
+fn mte_l1_l0b_transpose_on_8_bit_transposes_32x16_fractals() {
     let body = |t: &str| {
         format!(
             r#"module attributes {{pto.target_arch = "a5", pto.kernel_kind = #pto.kernel_kind<cube>}} {{
@@ -409,16 +436,25 @@ fn mte_l1_l0b_transpose_on_8_bit_reads_zn_fractals() {
             check: CheckMode::Error,
             ..Config::default()
         };
-        let a: Vec<u8> = (0..1024u32).map(|i| (i * 7 % 5) as u8).collect();
-        let b: Vec<u8> = (0..1024u32).map(|i| (i * 3 % 7) as u8).collect();
-        let args = [Arg::Buffer(a), Arg::Buffer(b), Arg::Buffer(vec![0; 1024])];
+        let args = [
+            Arg::Buffer(a_l1()),
+            Arg::Buffer(b_l1()),
+            Arg::Buffer(vec![0; 1024]),
+        ];
         let f = run_kernel(&k, &cfg, None, &args).expect("runs");
         assert_eq!(f.out.error, None);
         f.buffers[2].clone()
     };
-    let plain = out("");
-    assert!(plain.iter().any(|&x| x != 0));
-    assert_eq!(out(" {transpose = true}"), plain);
+    let got: Vec<i32> = out(" {transpose = true}")
+        .chunks_exact(4)
+        .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    for m in 0..16 {
+        for n in 0..16 {
+            let want: i32 = (0..64).map(|k| a_at(m, k) as i32 * b_at(k, n) as i32).sum();
+            assert_eq!(got[m * 16 + n], want, "C[{m}][{n}]");
+        }
+    }
 }
 
 /// The raw `copy_cbuf_to_bt` takes its conversion from `conv_control`: 1

@@ -472,3 +472,50 @@ module attributes {pto.target_arch = "a5"} {
         other => panic!("expected a fault, got {other:?}"),
     }
 }
+
+/// The cube's `copy_cbuf_to_ubuf` writes a vector subblock's UB: the
+/// checker sees that write, so a handoff signalled on a pipe that does not
+/// follow the copy (FIX instead of MTE1) is a race.
+#[test]
+fn cube_copy_into_subblock_ub_is_checked() {
+    let src = r#"
+module attributes {pto.target_arch = "a5"} {
+  func.func @k(%out: !pto.ptr<f32, gm>) attributes {pto.entry} {
+    %c0_i64 = arith.constant 0 : i64
+    %c1_i64 = arith.constant 1 : i64
+    %c8_i64 = arith.constant 8 : i64
+    %c256_i64 = arith.constant 256 : i64
+    pto.section.cube {
+      %l1 = pto.castptr %c0_i64 : i64 -> !pto.ptr<f32, l1>
+      %ubc = pto.castptr %c0_i64 : i64 -> !pto.ptr<f32, ub>
+      pto.copy_cbuf_to_ubuf %l1, %ubc, %c0_i64, %c1_i64, %c8_i64, %c0_i64, %c0_i64
+        : !pto.ptr<f32, l1>, !pto.ptr<f32, ub>, i64, i64, i64, i64, i64
+      pto.set_intra_block <PIPE>, 1
+      pto.set_intra_block <PIPE>, 17
+    }
+    pto.section.vector {
+      pto.wait_intra_block <PIPE_MTE3>, 1
+      %sub = pto.get_subblock_idx
+      %is0 = arith.cmpi eq, %sub, %c0_i64 : i64
+      scf.if %is0 {
+        %ub = pto.castptr %c0_i64 : i64 -> !pto.ptr<f32, ub>
+        pto.mte_ub_gm %ub, %out, %c256_i64 nburst(%c1_i64, %c256_i64, %c256_i64) : !pto.ptr<f32, ub>, !pto.ptr<f32, gm>, i64, i64, i64, i64
+      }
+    }
+    return
+  }
+}"#;
+    let races = |pipe: &str| {
+        let k = load(&src.replace("<PIPE>", &format!("<{pipe}>")));
+        let f = go(&k, Sched::InOrder, &[Arg::Buffer(vec![0; 1024])]);
+        assert_eq!(f.out.error, None, "{:?}", f.out.diags.list);
+        f.out
+            .diags
+            .list
+            .iter()
+            .filter(|d| d.kind == DiagKind::Race)
+            .count()
+    };
+    assert_eq!(races("PIPE_MTE1"), 0);
+    assert!(races("PIPE_FIX") > 0);
+}

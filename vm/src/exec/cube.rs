@@ -353,6 +353,18 @@ pub struct Mem<'a> {
     pub cube: Option<&'a mut Local>,
     /// Accesses of this core, for the checker.
     pub acc: &'a mut Accesses,
+    /// Accesses to another core's buffers (a vector subblock's UB, the
+    /// cube's L1), for the checker.
+    pub far: Vec<(Far, crate::exec::Access)>,
+}
+
+/// Whose buffer a [`Mem::far`] access touches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Far {
+    /// Vector subblock `n` of the cluster.
+    Sub(usize),
+    /// The cluster's cube core.
+    Cube,
 }
 
 impl Mem<'_> {
@@ -384,6 +396,15 @@ impl Mem<'_> {
             Some(l) => {
                 l.slice_mut(Space::Ub, addr, data.len() as u64)?
                     .copy_from_slice(data);
+                if self.acc.on && !data.is_empty() {
+                    let a = crate::exec::Access {
+                        space: Space::Ub,
+                        addr,
+                        len: data.len() as u64,
+                        write: true,
+                    };
+                    self.far.push((Far::Sub(sub), a));
+                }
                 Ok(())
             }
             None => fault(format!("UB subblock {sub} does not exist")),
@@ -600,6 +621,15 @@ fn cbuf_ubuf(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
             m.write_ub(sub as usize, at, &buf)?;
         } else if let Some(c) = m.cube.as_mut() {
             c.slice_mut(Space::L1, at, len)?.copy_from_slice(&buf);
+            if m.acc.on && len > 0 {
+                let a = crate::exec::Access {
+                    space: Space::L1,
+                    addr: at,
+                    len,
+                    write: true,
+                };
+                m.far.push((Far::Cube, a));
+            }
         } else {
             m.write(Space::L1, at, &buf)?;
         }
@@ -808,9 +838,12 @@ fn l1_l0(call: &CubeCall, m: &mut Mem<'_>, dsp: Space) -> Result<(), Fault> {
             call.op.name()
         ));
     }
-    // 8-bit right operands: L1 holds K x N in ZN fractals (32 K-rows by 16
-    // N-columns, K contiguous), the same bytes as the N x K NZ the
-    // untransposed load reads
+    // 8-bit right operands: L1 holds K x N in 512-byte fractals of 32 K-rows
+    // by 16 N-columns (N contiguous), fractal (k / 32, n / 16) at index
+    // (k / 32) * ceil(N / 16) + n / 16; the load transposes each fractal into
+    // the 16 x 32 L0B fractal at the same index (the PTOAS mad_hif8 case's
+    // packing and golden)
+    let b8_right = transpose && es == 1 && dsp == Space::L0b;
     let transpose = transpose && es != 1;
     // shape form: (rows, cols) are (m, k) for L0A and (k, n) for L0B
     let (rows, cols, r0, c0s) = (
@@ -846,7 +879,13 @@ fn l1_l0(call: &CubeCall, m: &mut Mem<'_>, dsp: Space) -> Result<(), Fault> {
                 // L0B transposed: L1 holds K x N
                 (false, true) => (lr, lc, roundup(rows + r0, 16)),
             };
-            let so = nz(sr, sc, spad, c0) * es;
+            let so = if b8_right {
+                // (lr, lc) = (k, n) of the L1 K x N matrix
+                let nb = roundup(cols + c0s, 16) / 16;
+                ((lr / 32) * nb + lc / 16) * 512 + (lr % 32) * 16 + lc % 16
+            } else {
+                nz(sr, sc, spad, c0) * es
+            };
             let dof = if a_side {
                 nz(r, c, dpad, c0)
             } else {
