@@ -630,9 +630,7 @@ fn validate(s: &Scope) -> Result<(), Reject> {
             SInst::ForCheck { iv, ub, target } => sc(*iv) && sc(*ub) && *target <= n,
             SInst::ForStep { iv, step } => sc(*iv) && sc(*step),
             SInst::CastPtr { dst, src } => sc(*dst) && sc(*src),
-            SInst::AddPtr { dst, src, off, es } => {
-                sc(*dst) && sc(*src) && sc(*off) && matches!(es, 1 | 2 | 4 | 8)
-            }
+            SInst::AddPtr { dst, src, off, es } => sc(*dst) && sc(*src) && sc(*off) && *es >= 1,
             SInst::Load {
                 dst, ptr, off, es, ..
             } => vr(*dst) && sc(*ptr) && opt(*off, &sc) && matches!(es, 1 | 2 | 4 | 8),

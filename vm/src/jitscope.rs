@@ -149,7 +149,7 @@ fn regs_of(k: &K) -> Result<(Vec<Reg>, Vec<Reg>), String> {
         K::ForCheck { iv, ub, .. } => (vec![*iv, *ub], vec![]),
         K::ForStep { iv, step } => (vec![*iv, *step], vec![*iv]),
         K::CastPtr { dst, src, .. } => (vec![*src], vec![*dst]),
-        K::AddPtr { dst, src, off } => (vec![*src, *off], vec![*dst]),
+        K::AddPtr { dst, src, off, .. } => (vec![*src, *off], vec![*dst]),
         K::Vec(v) => match v {
             VecOp::Load { dst, ptr, off, .. } => {
                 (std::iter::once(*ptr).chain(*off).collect(), vec![*dst])
@@ -522,9 +522,20 @@ impl Tr<'_> {
                 dst: self.s(*dst)?,
                 src: self.s(*src)?,
             },
-            K::AddPtr { dst, src, off } => {
+            K::AddPtr {
+                dst,
+                src,
+                off,
+                stride,
+            } => {
                 let Kind::Ptr { es, .. } = self.kind(*src)? else {
                     return reject("addptr of a non-pointer");
+                };
+                // a packed vector<NxT> pointee steps by its own size
+                let es = if *stride > 0 {
+                    u8::try_from(*stride).map_err(|_| "addptr stride")?
+                } else {
+                    es
                 };
                 SInst::AddPtr {
                     dst: self.s(*dst)?,
