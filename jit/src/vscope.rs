@@ -1402,37 +1402,43 @@ impl Gen {
                     };
                     b.ins().splat(vt, x)
                 });
-                let le = MemFlagsData::new();
-                self.split_on_mask(b, *mask, &mut |b, masked| {
-                    for j in 0..16 {
-                        let x = b.ins().load(vt, sf, self.state, self.vslot(*a) + 16 * j);
-                        let y = match (rb, sv) {
-                            (Some(r), _) => {
-                                b.ins().load(vt, sf, self.state, self.vslot(*r) + 16 * j)
-                            }
-                            (None, Some(v)) => v,
-                            (None, None) => x,
-                        };
-                        let r = if *unsigned && matches!(op, Op::Max | Op::Min) {
-                            if *op == Op::Max {
-                                b.ins().umax(x, y)
-                            } else {
-                                b.ins().umin(x, y)
-                            }
+                // the op once, into the destination; then, unless every lane
+                // is active, zero the inactive lanes there (the op's code is
+                // not duplicated for the two cases)
+                for j in 0..16 {
+                    let x = b.ins().load(vt, sf, self.state, self.vslot(*a) + 16 * j);
+                    let y = match (rb, sv) {
+                        (Some(r), _) => b.ins().load(vt, sf, self.state, self.vslot(*r) + 16 * j),
+                        (None, Some(v)) => v,
+                        (None, None) => x,
+                    };
+                    let r = if *unsigned && matches!(op, Op::Max | Op::Min) {
+                        if *op == Op::Max {
+                            b.ins().umax(x, y)
                         } else {
-                            cx.apply(b, vt, x, y)
-                        };
-                        let r = match mask {
-                            Some(m) if masked => {
-                                let lm = self.lane_mask(b, *m, j, 4);
-                                let ri = b.ins().bitcast(types::I32X4, le, r);
-                                b.ins().band(ri, lm)
-                            }
-                            _ => r,
-                        };
-                        b.ins().store(sf, r, self.state, self.vslot(*dst) + 16 * j);
+                            b.ins().umin(x, y)
+                        }
+                    } else {
+                        cx.apply(b, vt, x, y)
+                    };
+                    b.ins().store(sf, r, self.state, self.vslot(*dst) + 16 * j);
+                }
+                if let Some(m) = *mask {
+                    let full = self.mask_full(b, m);
+                    let zero = b.create_block();
+                    let join = b.create_block();
+                    b.ins().brif(full, join, &[], zero, &[]);
+                    b.switch_to_block(zero);
+                    for j in 0..16 {
+                        let at = self.vslot(*dst) + 16 * j;
+                        let r = b.ins().load(types::I32X4, sf, self.state, at);
+                        let lm = self.lane_mask(b, m, j, 4);
+                        let r = b.ins().band(r, lm);
+                        b.ins().store(sf, r, self.state, at);
                     }
-                });
+                    b.ins().jump(join, &[]);
+                    b.switch_to_block(join);
+                }
             }
             SInst::Bcast {
                 dst,
