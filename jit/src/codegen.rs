@@ -2,7 +2,7 @@
 
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{
-    types, AbiParam, InstBuilder, MemFlagsData, Type, UserFuncName, Value,
+    types, AbiParam, ConstantData, InstBuilder, MemFlagsData, Type, UserFuncName, Value,
 };
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
@@ -245,6 +245,7 @@ impl Ctx {
             Op::Neg if fl => b.ins().fneg(x),
             Op::Neg => b.ins().ineg(x),
             Op::Sqrt => b.ins().sqrt(x),
+            Op::Rsqrt => self.rsqrt(b, ty, x),
             Op::Recip => {
                 let one = self.splat_f(b, ty, 1.0);
                 b.ins().fdiv(one, x)
@@ -380,6 +381,41 @@ impl Ctx {
             let y = b.ins().select(over, inf, y);
             b.ins().select(under, zero, y)
         }
+    }
+
+    /// 1/sqrt(x) on f32 lanes in f64 (both steps correctly rounded there),
+    /// rounded to f32 once: what the interpreter computes.
+    fn rsqrt(&self, b: &mut FunctionBuilder, ty: Type, x: Value) -> Value {
+        if !ty.is_vector() {
+            let d = b.ins().fpromote(types::F64, x);
+            let s = b.ins().sqrt(d);
+            let one = b.ins().f64const(1.0);
+            let r = b.ins().fdiv(one, s);
+            return b.ins().fdemote(types::F32, r);
+        }
+        let little = MemFlagsData::new().with_endianness(cranelift_codegen::ir::Endianness::Little);
+        let half = |b: &mut FunctionBuilder, v: Value| -> Value {
+            let d = b.ins().fvpromote_low(v);
+            let s = b.ins().sqrt(d);
+            let one = b.ins().f64const(1.0);
+            let one = b.ins().splat(types::F64X2, one);
+            let r = b.ins().fdiv(one, s);
+            let r = b.ins().fvdemote(r);
+            b.ins().bitcast(types::I8X16, little, r)
+        };
+        let lo = half(b, x);
+        // lanes 2 and 3 moved down to 0 and 1
+        let xb = b.ins().bitcast(types::I8X16, little, x);
+        let swap: Vec<u8> = (8..16).chain(0..8).collect();
+        let swap = b.func.dfg.immediates.push(ConstantData::from(swap));
+        let up = b.ins().shuffle(xb, xb, swap);
+        let up = b.ins().bitcast(types::F32X4, little, up);
+        let hi = half(b, up);
+        // low 8 bytes of each result
+        let join: Vec<u8> = (0..8).chain(16..24).collect();
+        let join = b.func.dfg.immediates.push(ConstantData::from(join));
+        let r = b.ins().shuffle(lo, hi, join);
+        b.ins().bitcast(ty, little, r)
     }
 
     fn splat_f(&self, b: &mut FunctionBuilder, ty: Type, v: f32) -> Value {

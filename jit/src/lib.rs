@@ -55,6 +55,9 @@ pub enum Op {
     Sqrt,
     /// 1/a (floats only)
     Recip,
+    /// 1/sqrt(a) (floats only), computed in f64 and rounded once, as the
+    /// interpreter does: bit-identical
+    Rsqrt,
     /// max(a, 0)
     Relu,
     /// bitwise and (integers)
@@ -231,7 +234,7 @@ pub fn compile(region: &Region) -> Result<Compiled, Reject> {
     use Op::*;
     let ok = match region.lane {
         Lane::F32 => !matches!(region.op, And | Or | Xor),
-        Lane::I32 => !matches!(region.op, Div | Sqrt | Recip | Exp),
+        Lane::I32 => !matches!(region.op, Div | Sqrt | Rsqrt | Recip | Exp),
     };
     if !ok {
         return Err(Reject::Unsupported(format!(
@@ -239,7 +242,7 @@ pub fn compile(region: &Region) -> Result<Compiled, Reject> {
             region.op, region.lane
         )));
     }
-    let unary = matches!(region.op, Abs | Neg | Sqrt | Recip | Relu | Exp);
+    let unary = matches!(region.op, Abs | Neg | Sqrt | Rsqrt | Recip | Relu | Exp);
     if unary != (region.operands == Operands::Unary) {
         return Err(Reject::Unsupported(format!(
             "{:?} with {:?} operands",

@@ -119,10 +119,14 @@ fn every_float_op_matches_scalar_rust() {
         Op::Abs,
         Op::Neg,
         Op::Sqrt,
+        Op::Rsqrt,
         Op::Recip,
         Op::Relu,
     ] {
-        let unary = matches!(op, Op::Abs | Op::Neg | Op::Sqrt | Op::Recip | Op::Relu);
+        let unary = matches!(
+            op,
+            Op::Abs | Op::Neg | Op::Sqrt | Op::Rsqrt | Op::Recip | Op::Relu
+        );
         let k = compile(&Region {
             op,
             lane: Lane::F32,
@@ -186,6 +190,7 @@ fn every_float_op_matches_scalar_rust() {
                 Op::Neg => -x,
                 Op::Sqrt => x.sqrt(),
                 Op::Recip => 1.0 / x,
+                Op::Rsqrt => (1.0 / f64::from(x).sqrt()) as f32,
                 _ => {
                     if x.is_nan() || x > 0.0 {
                         x

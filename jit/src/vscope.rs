@@ -659,9 +659,9 @@ fn validate(s: &Scope) -> Result<(), Reject> {
                     Lane::I32 if *unsigned => {
                         matches!(op, Add | Sub | Mul | Max | Min | And | Or | Xor)
                     }
-                    Lane::I32 => !matches!(op, Div | Sqrt | Recip | Exp),
+                    Lane::I32 => !matches!(op, Div | Sqrt | Rsqrt | Recip | Exp),
                 };
-                let unary = matches!(op, Abs | Neg | Sqrt | Recip | Relu | Exp);
+                let unary = matches!(op, Abs | Neg | Sqrt | Rsqrt | Recip | Relu | Exp);
                 let form_ok = if unary {
                     b.is_none() && sv.is_none()
                 } else {

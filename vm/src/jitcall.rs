@@ -153,6 +153,7 @@ pub(crate) fn jit_op(op: EwOp) -> Option<Op> {
         EwOp::Neg => Op::Neg,
         EwOp::Sqrt => Op::Sqrt,
         EwOp::Recip => Op::Recip,
+        EwOp::Rsqrt => Op::Rsqrt,
         EwOp::Relu => Op::Relu,
         EwOp::And => Op::And,
         EwOp::Or => Op::Or,

@@ -6,8 +6,8 @@ use proptest::prelude::*;
 use pto_vm::{load_text, run_kernel, Arg, Config, JitMode};
 
 const OPS_F32: &[&str] = &[
-    "tadd", "tsub", "tmul", "tdiv", "tmax", "tmin", "tabs", "tneg", "tsqrt", "trecip", "trelu",
-    "tadds", "tmuls", "tmaxs",
+    "tadd", "tsub", "tmul", "tdiv", "tmax", "tmin", "tabs", "tneg", "tsqrt", "trsqrt", "trecip",
+    "trelu", "tadds", "tmuls", "tmaxs",
 ];
 const OPS_I32: &[&str] = &[
     "tadd", "tsub", "tmul", "tmax", "tmin", "tabs", "tneg", "tand", "tor", "txor", "tadds", "tmuls",
@@ -19,7 +19,10 @@ fn kernel(op: &str, dt: &str, rows: usize, cols: usize, vr: usize, vc: usize) ->
     let part = format!("!pto.partition_tensor_view<{rows}x{cols}x{dt}>");
     // a store writes exactly the valid region (the verifier checks the count)
     let vpart = format!("!pto.partition_tensor_view<{vr}x{vc}x{dt}>");
-    let unary = matches!(op, "tabs" | "tneg" | "tsqrt" | "trecip" | "trelu");
+    let unary = matches!(
+        op,
+        "tabs" | "tneg" | "tsqrt" | "trsqrt" | "trecip" | "trelu"
+    );
     let scalar = op.ends_with('s') && !unary;
     let sval = if dt == "f32" {
         "%s = arith.constant 1.5 : f32"

@@ -20,7 +20,7 @@ enum Step {
 }
 
 const F32_BIN: &[&str] = &["vadd", "vsub", "vmul", "vdiv", "vmax", "vmin"];
-const F32_UN: &[&str] = &["vabs", "vneg", "vrelu", "vsqrt", "vrec", "vexp"];
+const F32_UN: &[&str] = &["vabs", "vneg", "vrelu", "vsqrt", "vrsqrt", "vrec", "vexp"];
 const F32_SC: &[&str] = &["vadds", "vmuls", "vmaxs", "vmins"];
 const I32_BIN: &[&str] = &[
     "vadd", "vsub", "vmul", "vmax", "vmin", "vand", "vor", "vxor",
