@@ -29,7 +29,7 @@ fn table_junit_and_coverage_over_the_repository_cases() {
     let rows = stdout
         .lines()
         .filter(|l| {
-            ["tile/", "vector/", "mixed/", "cube/", "comm/"]
+            ["tile/", "vector/", "mixed/", "cube/", "comm/", "simt/"]
                 .iter()
                 .any(|d| l.starts_with(d))
         })
