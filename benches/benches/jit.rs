@@ -14,7 +14,7 @@ use pto_vm::exec::{tile, Accesses};
 use pto_vm::mem::Local;
 use pto_vm::program::EwOp;
 use pto_vm::value::Tile;
-use pto_vm::{load_text, run_kernel, Arg, CheckMode, Config, JitMode};
+use pto_vm::{load_text, run_kernel, Arg, CheckMode, Config, JitMode, Kernel};
 
 fn tile_at(addr: u64, n: i64) -> Tile {
     Tile {
@@ -208,6 +208,39 @@ fn matmul(c: &mut Criterion) {
     }
 }
 
+/// The (name, JIT mode, checker mode) combinations whole-kernel benchmarks compare.
+const TIERS: [(&str, JitMode, CheckMode); 4] = [
+    ("interp/check=off", JitMode::Off, CheckMode::Off),
+    ("interp/check=warn", JitMode::Off, CheckMode::Warn),
+    ("jit/check=off", JitMode::Always, CheckMode::Off),
+    ("jit/check=warn", JitMode::Always, CheckMode::Warn),
+];
+
+/// Benchmarks whole runs of `k` on `args`; each run must end without a fault
+/// or a diagnostic.
+fn bench_runs(
+    g: &mut criterion::BenchmarkGroup<criterion::measurement::WallTime>,
+    id: &str,
+    k: &Kernel,
+    args: &[Arg],
+    jit: JitMode,
+    check: CheckMode,
+) {
+    let cfg = Config {
+        profile: k.profile,
+        jit,
+        check,
+        ..Config::default()
+    };
+    g.bench_function(id, |b| {
+        b.iter(|| {
+            let f = run_kernel(k, &cfg, None, args).expect("runs");
+            assert!(f.out.error.is_none() && f.out.diags.list.is_empty(), "{id}");
+            f
+        })
+    });
+}
+
 fn kernels(c: &mut Criterion) {
     // the tile-level vadd example: 2 x tload, tadd, tstore on 32x32 f32, once
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/vadd.pto");
@@ -254,25 +287,8 @@ fn kernels(c: &mut Criterion) {
     ];
     let mut g = c.benchmark_group("kernel/vadd_loop64x64x64");
     g.sample_size(10);
-    for (name, jit, check) in [
-        ("interp/check=off", JitMode::Off, CheckMode::Off),
-        ("interp/check=warn", JitMode::Off, CheckMode::Warn),
-        ("jit/check=off", JitMode::Always, CheckMode::Off),
-        ("jit/check=warn", JitMode::Always, CheckMode::Warn),
-    ] {
-        let cfg = Config {
-            profile: k.profile,
-            jit,
-            check,
-            ..Config::default()
-        };
-        g.bench_function(name, |b| {
-            b.iter(|| {
-                let f = run_kernel(&k, &cfg, None, &args).expect("runs");
-                assert!(f.out.error.is_none() && f.out.diags.list.is_empty());
-                f
-            })
-        });
+    for (name, jit, check) in TIERS {
+        bench_runs(&mut g, name, &k, &args, jit, check);
     }
     g.finish();
 }
@@ -305,19 +321,7 @@ fn scopes(c: &mut Criterion) {
                 Arg::Buffer(vec![0; 16384]),
                 Arg::Int(reps),
             ];
-            let cfg = Config {
-                profile: k.profile,
-                jit,
-                check,
-                ..Config::default()
-            };
-            g.bench_function(tier, |b| {
-                b.iter(|| {
-                    let f = run_kernel(&k, &cfg, None, &args).expect("runs");
-                    assert!(f.out.error.is_none() && f.out.diags.list.is_empty());
-                    f
-                })
-            });
+            bench_runs(&mut g, tier, &k, &args, jit, check);
         }
         g.finish();
     }
@@ -377,28 +381,8 @@ fn e2e(c: &mut Criterion) {
         let k = load_text(&format!("{name}.pto"), &src, None).expect("loads");
         let mut g = c.benchmark_group(format!("e2e/{name}"));
         g.sample_size(10);
-        for (tier, jit, check) in [
-            ("interp/check=off", JitMode::Off, CheckMode::Off),
-            ("interp/check=warn", JitMode::Off, CheckMode::Warn),
-            ("jit/check=off", JitMode::Always, CheckMode::Off),
-            ("jit/check=warn", JitMode::Always, CheckMode::Warn),
-        ] {
-            let cfg = Config {
-                profile: k.profile,
-                jit,
-                check,
-                ..Config::default()
-            };
-            g.bench_function(tier, |b| {
-                b.iter(|| {
-                    let f = run_kernel(&k, &cfg, None, &args).expect("runs");
-                    assert!(
-                        f.out.error.is_none() && f.out.diags.list.is_empty(),
-                        "{name}"
-                    );
-                    f
-                })
-            });
+        for (tier, jit, check) in TIERS {
+            bench_runs(&mut g, tier, &k, &args, jit, check);
         }
         g.finish();
     }
