@@ -329,7 +329,7 @@ pub fn run_kernel_ranks<A: AsRef<[Arg]>>(
             v.push(match a {
                 Arg::Buffer(b) => {
                     let (at, _) = places[r][i].unwrap_or((0, 0));
-                    gm.write(at, b).map_err(|e| e.to_string())?;
+                    gm.write_exclusive(at, b).map_err(|e| e.to_string())?;
                     Val::Ptr(Ptr {
                         space: Space::Gm,
                         addr: at,
@@ -379,7 +379,7 @@ pub fn run_kernel_ranks<A: AsRef<[Arg]>>(
             rb.push(match q {
                 Some((at, len)) => {
                     let mut v = vec![0u8; *len as usize];
-                    gm.read(*at, &mut v).map_err(|e| e.to_string())?;
+                    gm.read_exclusive(*at, &mut v).map_err(|e| e.to_string())?;
                     v
                 }
                 None => Vec::new(),

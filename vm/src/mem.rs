@@ -63,6 +63,27 @@ struct Segment {
     len: u64,
 }
 
+/// `n` zeroed words without a pass over them: a zeroed allocation (the
+/// allocator maps fresh zero pages lazily for large ones) reused as atomics.
+fn zeroed_words(n: usize) -> Vec<AtomicU64> {
+    let mut v = std::mem::ManuallyDrop::new(vec![0u64; n]);
+    // SAFETY: `AtomicU64` has the same size, alignment and bit validity as
+    // `u64` (documented by std), so the allocation, its length and capacity and
+    // its initialised elements are valid for a `Vec<AtomicU64>`; `ManuallyDrop`
+    // makes the new vector the allocation's only owner.
+    unsafe { Vec::from_raw_parts(v.as_mut_ptr().cast::<AtomicU64>(), v.len(), v.capacity()) }
+}
+
+/// The bytes of exclusively borrowed GM words (callers check the host is
+/// little-endian, the byte order of the atomic accessors).
+fn words_as_bytes(w: &mut [AtomicU64]) -> &mut [u8] {
+    // SAFETY: the words are exclusively borrowed, so no atomic access can
+    // overlap; `AtomicU64` has the same in-memory representation as `u64`, and
+    // any byte pattern is a valid `u8` with alignment 1; the length covers
+    // exactly the words' bytes.
+    unsafe { std::slice::from_raw_parts_mut(w.as_mut_ptr().cast::<u8>(), w.len() * 8) }
+}
+
 /// One kernel argument's bytes in GM, for the out-of-buffer check.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GmBuffer {
@@ -94,12 +115,38 @@ impl Gm {
             segs: lens
                 .iter()
                 .map(|&len| Segment {
-                    words: (0..len.div_ceil(8)).map(|_| AtomicU64::new(0)).collect(),
+                    words: zeroed_words(len.div_ceil(8) as usize),
                     len,
                 })
                 .collect(),
             buffers: Vec::new(),
         }
+    }
+
+    /// Writes `data` at `addr` while nothing else can reach GM (placing the
+    /// arguments before a run): one plain copy.
+    pub fn write_exclusive(&mut self, addr: u64, data: &[u8]) -> Result<(), OutOfBounds> {
+        if cfg!(target_endian = "big") {
+            return self.write(addr, data);
+        }
+        let (_, a) = self.seg(addr, data.len() as u64)?;
+        let r = (addr >> RANK_SHIFT) as usize;
+        let bytes = words_as_bytes(&mut self.segs[r].words);
+        bytes[a..a + data.len()].copy_from_slice(data);
+        Ok(())
+    }
+
+    /// Reads `out.len()` bytes at `addr` while nothing else can reach GM
+    /// (reading the results after a run): one plain copy.
+    pub fn read_exclusive(&mut self, addr: u64, out: &mut [u8]) -> Result<(), OutOfBounds> {
+        if cfg!(target_endian = "big") {
+            return self.read(addr, out);
+        }
+        let (_, a) = self.seg(addr, out.len() as u64)?;
+        let r = (addr >> RANK_SHIFT) as usize;
+        let bytes = words_as_bytes(&mut self.segs[r].words);
+        out.copy_from_slice(&bytes[a..a + out.len()]);
+        Ok(())
     }
 
     /// Declares the argument buffers: GM accesses outside all of them are
@@ -459,6 +506,22 @@ mod tests {
             }
         }
         assert!(gm.read(60, &mut [0u8; 8]).is_err());
+        // the exclusive copies see and write the same bytes
+        let mut gm = gm;
+        let mut all = [0u8; 64];
+        gm.read_exclusive(0, &mut all).unwrap();
+        assert_eq!(all, model);
+        gm.write_exclusive(5, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11])
+            .unwrap();
+        let mut got = [0u8; 11];
+        gm.read(5, &mut got).unwrap();
+        assert_eq!(got, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+        assert!(gm.write_exclusive(60, &[0; 8]).is_err());
+        assert!(gm.read_exclusive(60, &mut [0; 8]).is_err());
+        let mut fresh = Gm::new(4096);
+        let mut z = vec![1u8; 4096];
+        fresh.read_exclusive(0, &mut z).unwrap();
+        assert!(z.iter().all(|b| *b == 0));
     }
 
     #[test]
