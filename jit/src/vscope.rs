@@ -404,48 +404,44 @@ impl ScopeState {
             .map_or(0, |w| *w as i64)
     }
 
-    /// Vector register `i` as bytes.
-    pub fn set_vreg(&mut self, i: u32, v: &[u8; 256]) {
-        let o = self.layout.vregs + 32 * i as usize;
-        if let Some(ws) = self.words.get_mut(o..o + 32) {
-            for (w, ch) in ws.iter_mut().zip(v.chunks_exact(8)) {
+    /// Stores `bytes` little-endian into the words at `o`.
+    fn put(&mut self, o: usize, bytes: &[u8]) {
+        if let Some(ws) = self.words.get_mut(o..o + bytes.len() / 8) {
+            for (w, ch) in ws.iter_mut().zip(bytes.chunks_exact(8)) {
                 *w = u64::from_le_bytes(ch.try_into().unwrap_or([0; 8]));
             }
         }
+    }
+
+    /// The bytes of the words at `o` (`N` bytes, a multiple of 8).
+    fn take<const N: usize>(&self, o: usize) -> [u8; N] {
+        let mut out = [0u8; N];
+        if let Some(ws) = self.words.get(o..o + N / 8) {
+            for (ch, w) in out.chunks_exact_mut(8).zip(ws) {
+                ch.copy_from_slice(&w.to_le_bytes());
+            }
+        }
+        out
+    }
+
+    /// Vector register `i` as bytes.
+    pub fn set_vreg(&mut self, i: u32, v: &[u8; 256]) {
+        self.put(self.layout.vregs + 32 * i as usize, v);
     }
 
     /// Vector register `i`.
     pub fn vreg(&self, i: u32) -> [u8; 256] {
-        let mut out = [0u8; 256];
-        let o = self.layout.vregs + 32 * i as usize;
-        if let Some(ws) = self.words.get(o..o + 32) {
-            for (ch, w) in out.chunks_exact_mut(8).zip(ws) {
-                ch.copy_from_slice(&w.to_le_bytes());
-            }
-        }
-        out
+        self.take(self.layout.vregs + 32 * i as usize)
     }
 
     /// Mask `i`.
     pub fn set_mask(&mut self, i: u32, m: &[u8; 32]) {
-        let o = self.layout.masks + 4 * i as usize;
-        if let Some(ws) = self.words.get_mut(o..o + 4) {
-            for (w, ch) in ws.iter_mut().zip(m.chunks_exact(8)) {
-                *w = u64::from_le_bytes(ch.try_into().unwrap_or([0; 8]));
-            }
-        }
+        self.put(self.layout.masks + 4 * i as usize, m);
     }
 
     /// Mask `i`.
     pub fn mask(&self, i: u32) -> [u8; 32] {
-        let mut out = [0u8; 32];
-        let o = self.layout.masks + 4 * i as usize;
-        if let Some(ws) = self.words.get(o..o + 4) {
-            for (ch, w) in out.chunks_exact_mut(8).zip(ws) {
-                ch.copy_from_slice(&w.to_le_bytes());
-            }
-        }
-        out
+        self.take(self.layout.masks + 4 * i as usize)
     }
 
     /// Executions of each basic block in the last call.
