@@ -1077,7 +1077,7 @@ impl<'a> Cluster<'a> {
             } => {
                 let gm = self.gm;
                 let c = &mut self.cores[ci];
-                scalar_mem(
+                let (space, addr, len) = scalar_mem(
                     gm,
                     &mut c.arch.local,
                     &mut c.arch.regs,
@@ -1087,6 +1087,7 @@ impl<'a> Cluster<'a> {
                     *off,
                     *dt,
                 )?;
+                self.check_su_access(ci, inst.id, space, addr, len, !*load);
                 Ok(Flow::Next)
             }
             K::Atomic { .. } => {
@@ -2543,6 +2544,47 @@ impl<'a> Cluster<'a> {
             }
         }
         Ok(())
+    }
+
+    /// The scalar unit's own memory access (`load_scalar`/`store_scalar`,
+    /// `ld_dev`/`st_dev`, `tgetval`/`tsetval`): it is ordered after what the
+    /// scalar unit issued only through a `wait_flag` to PIPE_S or a
+    /// `pipe_barrier(PIPE_ALL)`, and before what it issues later (issue
+    /// edge), so the checker sees it as one step of the scalar agent.
+    fn check_su_access(
+        &mut self,
+        ci: usize,
+        inst: InstId,
+        space: Space,
+        addr: u64,
+        len: u64,
+        write: bool,
+    ) {
+        if self.checker.is_none() {
+            return;
+        }
+        let agent = Self::agent(ci, 0);
+        let a = exec::Access {
+            space,
+            addr,
+            len,
+            write,
+        };
+        if space == Space::Gm {
+            if !self.pending.is_empty() {
+                self.check_pending(inst, &a);
+            }
+            self.check_gm_buffer(inst, &a);
+        }
+        let mut out = std::mem::take(&mut self.conflicts);
+        if let Some(ck) = &mut self.checker {
+            ck.tick(agent);
+            ck.access(agent, inst, ci, &a, &mut out);
+        }
+        for c in out.drain(..) {
+            self.report_conflict(&c);
+        }
+        self.conflicts = out;
     }
 
     /// A GM access outside the argument buffers.
