@@ -2510,6 +2510,7 @@ impl<'a> Cluster<'a> {
         }
         // checker
         if self.checker.is_some() {
+            acc.normalize();
             let list: Vec<(InstId, exec::Access)> = acc
                 .list
                 .into_iter()

@@ -95,6 +95,31 @@ impl Accesses {
     }
 }
 
+impl Accesses {
+    /// Sorts the accesses and merges overlapping or adjacent ranges of the
+    /// same space and kind. The accesses of one instruction are simultaneous
+    /// for the checker, so this changes nothing it finds, only how many
+    /// ranges it walks: element-wise loops over boxed (NZ/ZZ) tiles record one
+    /// range per element run, and a whole tile becomes one range.
+    pub fn normalize(&mut self) {
+        if self.list.len() < 2 {
+            return;
+        }
+        self.list
+            .sort_unstable_by_key(|a| (a.space.local_index(), a.write, a.addr));
+        let mut out: Vec<Access> = Vec::with_capacity(self.list.len());
+        for a in self.list.drain(..) {
+            match out.last_mut() {
+                Some(l) if l.space == a.space && l.write == a.write && a.addr <= l.addr + l.len => {
+                    l.len = l.len.max(a.addr + a.len - l.addr);
+                }
+                _ => out.push(a),
+            }
+        }
+        self.list = out;
+    }
+}
+
 /// Why an instruction could not execute.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Fault {
