@@ -6,6 +6,8 @@
 //! host thread; blocks run on a pool of threads over one shared GM.
 
 use std::collections::{HashMap, VecDeque};
+
+use rustc_hash::FxHashMap;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
@@ -310,10 +312,10 @@ pub struct ArchState {
 /// scheduler attach to them.
 #[derive(Debug, Default)]
 struct Scoreboard {
-    flags: HashMap<(Pipe, Pipe, u32), VecDeque<Token>>,
-    flag_site: HashMap<(Pipe, Pipe, u32), InstId>,
-    bufs: HashMap<u32, BufState>,
-    sems: HashMap<(u32, u32), VecDeque<Token>>,
+    flags: FxHashMap<(Pipe, Pipe, u32), VecDeque<Token>>,
+    flag_site: FxHashMap<(Pipe, Pipe, u32), InstId>,
+    bufs: FxHashMap<u32, BufState>,
+    sems: FxHashMap<(u32, u32), VecDeque<Token>>,
 }
 
 /// One core of the machine: its state, scoreboard, scalar unit and pipe queues.
@@ -488,6 +490,8 @@ struct Cluster<'a> {
     conflicts: Vec<crate::checker::Conflict>,
     /// shuffle: random priority of each agent (higher runs first)
     prio: Vec<u64>,
+    /// The scheduler's candidate list (kept to reuse its allocation).
+    cands: Vec<(usize, usize, u64, u64)>,
     jit: &'a crate::jitcall::JitCache,
     /// Rank of this cluster (0 without --ranks).
     rank: u32,
@@ -496,11 +500,11 @@ struct Cluster<'a> {
     pending: Vec<Pending>,
     next_event: i64,
     /// Cube <-> vector FIFOs by (logical pipe id, cube-to-vector).
-    fifos: HashMap<(u32, bool), crate::fifo::Fifo>,
+    fifos: FxHashMap<(u32, bool), crate::fifo::Fifo>,
     /// Placed `reserve_buffer`s by (function, name).
     reserved: HashMap<(String, String), u64>,
     /// Where each core placed each `reserve_buffer` instruction.
-    reserved_at: HashMap<(usize, InstId), u64>,
+    reserved_at: FxHashMap<(usize, InstId), u64>,
     /// Each core's CTRL register (`get_ctrl`/`set_ctrl`).
     ctrl: Vec<i64>,
 }
@@ -624,14 +628,15 @@ impl<'a> Cluster<'a> {
             out: RunOutput::default(),
             conflicts: Vec::new(),
             prio: Vec::new(),
+            cands: Vec::new(),
             jit,
             rank,
             world,
             pending: Vec::new(),
             next_event: 1,
-            fifos: HashMap::new(),
+            fifos: FxHashMap::default(),
             reserved: HashMap::new(),
-            reserved_at: HashMap::new(),
+            reserved_at: FxHashMap::default(),
             ctrl: vec![0; n],
         }
         .with_priorities(n)
@@ -719,7 +724,10 @@ impl<'a> Cluster<'a> {
                 }
             }
             // candidates: (core, slot, key)
-            let mut cands: Vec<(usize, usize, u64, u64)> = Vec::new();
+            // reused from step to step (a step is ~100 ns; an allocation
+            // per step was a tenth of it)
+            let mut cands = std::mem::take(&mut self.cands);
+            cands.clear();
             for ci in 0..self.cores.len() {
                 if self.su_ready(ci) {
                     let t = self.cores[ci].su.time;
@@ -786,6 +794,7 @@ impl<'a> Cluster<'a> {
                     }
                 }
             };
+            self.cands = cands;
             self.steps += 1;
             if pick.1 == 0 {
                 self.step_su(pick.0)?;
