@@ -29,10 +29,13 @@ pub type AccessFn = extern "C" fn(*mut u8, u32, u64, *const u8, u32, u32);
 /// Finalized machine code and the module that owns it.
 pub struct Code {
     module: Option<JITModule>,
+    /// Code loaded from `--jit-cache` (owns `f` when `module` is `None`).
+    _loaded: Option<memmap2::Mmap>,
     f: *const u8,
 }
 
-// SAFETY: after `finalize_definitions` the module's code and data are immutable;
+// SAFETY: after `finalize_definitions` the module's code and data are immutable,
+// and code loaded from the cache lives in a read-only executable mapping;
 // `Code` only reads the function pointer and calls it, which is safe from any
 // thread because the generated code keeps no state of its own.
 unsafe impl Send for Code {}
@@ -53,7 +56,9 @@ impl Code {
     /// Calls an elementwise region on `mem`.
     pub fn call(&self, mem: &mut [u8], args: &[i64; ARG_COUNT]) -> u32 {
         // SAFETY: `build` made `f` from a function with the (ptr, i64, ptr) -> i32
-        // signature of `RegionFn`. The generated code reads exactly ARG_COUNT i64
+        // signature of `RegionFn` (compiled now, or loaded from `--jit-cache`:
+        // the bytes Cranelift produced for this exact IR, ISA and version,
+        // without relocations, checksummed; see `cache`). The generated code reads exactly ARG_COUNT i64
         // values from `args`, and touches `mem` only after checking at entry that
         // every address it will form lies in `[mem.as_ptr(), mem.as_ptr() + mem.len())`;
         // `mem` is exclusively borrowed for the duration of the call.
@@ -77,7 +82,7 @@ impl Code {
             return u32::MAX;
         }
         // SAFETY: `vscope::compile` made `f` from a function with the signature
-        // of `ScopeFn`. The code reads and writes `state` only at offsets below
+        // of `ScopeFn` (compiled now or loaded from `--jit-cache`, as in `call`). The code reads and writes `state` only at offsets below
         // `state_words` words (its layout), checked just above; it touches `mem`
         // only at addresses it has checked against `mem.len()` first (each load
         // and store branches to an exit block otherwise). `sink` is only passed
@@ -154,6 +159,21 @@ pub(crate) fn finish(
     what: &str,
 ) -> Result<(Code, usize), Reject> {
     let disasm = std::env::var_os("PTOVM_JIT_DISASM").is_some();
+    let cache = crate::cache::dir().map(|d| (d, cache_key(&module, &ctx)));
+    if let Some((d, key)) = &cache {
+        if let Some(code) = crate::cache::load(d, key).and_then(|c| executable(&c)) {
+            let size = code.len();
+            let f = code.as_ptr();
+            return Ok((
+                Code {
+                    module: None,
+                    _loaded: Some(code),
+                    f,
+                },
+                size,
+            ));
+        }
+    }
     ctx.set_disasm(disasm);
     module
         .define_function(id, &mut ctx)
@@ -167,16 +187,48 @@ pub(crate) fn finish(
         .compiled_code()
         .map(|c| c.code_buffer().len())
         .unwrap_or(0);
+    if let (Some((d, key)), Some(c)) = (&cache, ctx.compiled_code()) {
+        // only position-independent code can be copied elsewhere and run
+        if c.buffer.relocs().is_empty() {
+            crate::cache::store(d, key, c.code_buffer());
+        }
+    }
     module.clear_context(&mut ctx);
     module.finalize_definitions().map_err(err)?;
     let f = module.get_finalized_function(id);
     Ok((
         Code {
             module: Some(module),
+            _loaded: None,
             f,
         },
         size,
     ))
+}
+
+/// What a region's machine code depends on: the Cranelift version, the
+/// target and its flags, and the function's IR.
+fn cache_key(module: &JITModule, ctx: &cranelift_codegen::Context) -> String {
+    use cranelift_module::Module;
+    let isa = module.isa();
+    let mut k = format!(
+        "pto-jit {} cranelift {CRANELIFT_VERSION}\n{}\n{}\n",
+        env!("CARGO_PKG_VERSION"),
+        isa.triple(),
+        isa.flags()
+    );
+    for v in isa.isa_flags() {
+        k.push_str(&format!("{v}\n"));
+    }
+    k.push_str(&ctx.func.display().to_string());
+    k
+}
+
+/// Fresh executable memory holding `code`.
+fn executable(code: &[u8]) -> Option<memmap2::Mmap> {
+    let mut m = memmap2::MmapMut::map_anon(code.len()).ok()?;
+    m.copy_from_slice(code);
+    m.make_exec().ok()
 }
 
 /// Builds the machine code for a region; returns it and its size in bytes.

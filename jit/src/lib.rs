@@ -16,10 +16,12 @@
 
 #![allow(unsafe_code)]
 
+mod cache;
 mod codegen;
 mod gemm;
 pub mod vscope;
 
+pub use cache::{cache_stats, set_cache_dir, CacheStats};
 pub use codegen::{ARG_COUNT, CRANELIFT_VERSION};
 pub use gemm::{matmul_f32, matmul_isa, ShapeError};
 

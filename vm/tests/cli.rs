@@ -477,3 +477,63 @@ fn mixed_cube_vector_example_matches_numpy_style_reference() {
     assert_eq!(code, 1, "{e}");
     assert!(e.contains("race"), "{e}");
 }
+
+/// `--jit-cache DIR`: the second run loads what the first compiled, gives the
+/// same output, and a damaged entry is recompiled, never run.
+#[test]
+fn jit_cache_reuses_compiled_regions_and_survives_damaged_entries() {
+    let _c = Cleanup;
+    let dir = tmp("cache");
+    let d = dir.to_str().expect("utf-8");
+    let kernel = example("sync/03_pingpong_set_wait.pto");
+    let go = |out: &Path| {
+        let (code, _, err) = run(&[
+            &kernel,
+            "--jit",
+            "always",
+            "--stats",
+            "--jit-cache",
+            d,
+            "--out",
+            &format!("v2={}", out.display()),
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let line = err
+            .lines()
+            .find(|l| l.starts_with("jit-cache:"))
+            .unwrap_or_else(|| panic!("no jit-cache line in:\n{err}"))
+            .to_string();
+        (line, std::fs::read(out).expect("output written"))
+    };
+    let (first, out1) = go(&tmp("o1.npy"));
+    assert!(
+        first.contains("0 region(s) loaded") && first.contains("1 stored"),
+        "{first}"
+    );
+    let (second, out2) = go(&tmp("o2.npy"));
+    assert!(
+        second.contains("1 region(s) loaded") && second.contains("0 stored"),
+        "{second}"
+    );
+    assert_eq!(out1, out2);
+    // flip one byte of every entry: each is a miss and is rewritten
+    for e in std::fs::read_dir(&dir).expect("cache dir") {
+        let p = e.expect("entry").path();
+        let mut b = std::fs::read(&p).expect("entry");
+        let n = b.len() / 2;
+        b[n] ^= 0x5a;
+        std::fs::write(&p, b).expect("damage");
+    }
+    let (third, out3) = go(&tmp("o3.npy"));
+    assert!(
+        third.contains("0 region(s) loaded") && third.contains("1 stored"),
+        "{third}"
+    );
+    assert_eq!(out1, out3);
+    // a path that cannot be a directory is a usage error
+    let file = tmp("plain-file");
+    std::fs::write(&file, b"x").expect("file");
+    let (code, _, err) = run(&[&kernel, "--jit-cache", file.to_str().expect("utf-8")]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--jit-cache"), "{err}");
+}

@@ -112,9 +112,44 @@ pub(crate) struct MachineFlags {
     /// JIT tiering (the environment variable PTOVM_JIT=off also turns it off).
     #[arg(long, value_enum, default_value_t = JitArg::Auto)]
     jit: JitArg,
+    /// Keep compiled regions in DIR and reuse them in later runs (created if
+    /// missing; its files become executable code, so use a directory you trust).
+    #[arg(long, value_name = "DIR")]
+    jit_cache: Option<PathBuf>,
 }
 
 impl MachineFlags {
+    /// Turns on `--jit-cache` (a directory that cannot be created or written
+    /// is a usage error, exit 2).
+    pub(crate) fn apply_jit_cache(&self) -> Result<(), (u8, String)> {
+        match &self.jit_cache {
+            Some(d) => pto_jit::set_cache_dir(Some(d)).map_err(|e| {
+                (
+                    2,
+                    format!("--jit-cache {}: cannot use the directory: {e}", d.display()),
+                )
+            }),
+            None => Ok(()),
+        }
+    }
+
+    /// The `--stats` line of `--jit-cache`.
+    pub(crate) fn jit_cache_stats(&self) -> Option<String> {
+        let d = self.jit_cache.as_ref()?;
+        let c = pto_jit::cache_stats();
+        let failed = if c.failed > 0 {
+            format!(", {} could not be written", c.failed)
+        } else {
+            String::new()
+        };
+        Some(format!(
+            "jit-cache: {} region(s) loaded from {}, {} stored{failed}",
+            c.loaded,
+            d.display(),
+            c.stored
+        ))
+    }
+
     /// The run configuration these flags ask for (profile and watch aside).
     pub(crate) fn config(&self) -> Config {
         Config {
@@ -463,6 +498,9 @@ fn load(path: &Path, profile: Option<ProfileId>) -> Result<Kernel, Failure> {
 }
 
 fn run(cli: &Cli) -> Result<u8, Failure> {
+    cli.machine
+        .apply_jit_cache()
+        .map_err(|(c, m)| Failure(c, m))?;
     let kernel = load(&cli.kernel, cli.machine.profile)?;
     let prog = &kernel.program;
     let entry = prog
@@ -887,6 +925,9 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
         }
         for (why, n) in &j.rejected {
             eprintln!("jit: {n} region(s) rejected: {why}");
+        }
+        if let Some(line) = cli.machine.jit_cache_stats() {
+            eprintln!("{line}");
         }
     }
     if cli.json {

@@ -73,6 +73,10 @@ pub fn main(args: impl Iterator<Item = std::ffi::OsString>) -> ExitCode {
             return ExitCode::from(code);
         }
     };
+    if let Err((code, msg)) = cli.machine.apply_jit_cache() {
+        eprintln!("pto-run: {msg}");
+        return ExitCode::from(code);
+    }
     let opts = CaseOptions {
         golden_script: cli.golden_script,
         config: cli.machine.config(),
