@@ -16,6 +16,7 @@
 
 #![allow(unsafe_code)]
 
+pub mod chain;
 mod codegen;
 mod gemm;
 pub mod vscope;
@@ -231,6 +232,20 @@ impl Compiled {
 
 /// Compiles a region, or says why not.
 pub fn compile(region: &Region) -> Result<Compiled, Reject> {
+    supported(region)?;
+    let start = std::time::Instant::now();
+    let (inner, code_bytes) = codegen::build(region)?;
+    Ok(Compiled {
+        inner,
+        region: *region,
+        code_bytes,
+        compile_time: start.elapsed(),
+    })
+}
+
+/// Whether the JIT handles the region's op on its lane type in its operand
+/// form (a chain applies the same rule to each of its ops).
+pub(crate) fn supported(region: &Region) -> Result<(), Reject> {
     use Op::*;
     let ok = match region.lane {
         Lane::F32 => !matches!(region.op, And | Or | Xor),
@@ -249,14 +264,7 @@ pub fn compile(region: &Region) -> Result<Compiled, Reject> {
             region.op, region.operands
         )));
     }
-    let start = std::time::Instant::now();
-    let (inner, code_bytes) = codegen::build(region)?;
-    Ok(Compiled {
-        inner,
-        region: *region,
-        code_bytes,
-        compile_time: start.elapsed(),
-    })
+    Ok(())
 }
 
 #[cfg(test)]
