@@ -112,6 +112,9 @@ pub(crate) struct MachineFlags {
     /// JIT tiering (the environment variable PTOVM_JIT=off also turns it off).
     #[arg(long, value_enum, default_value_t = JitArg::Auto)]
     jit: JitArg,
+    /// Compile tile elementwise ops one by one, never as fused chains.
+    #[arg(long)]
+    no_fuse: bool,
 }
 
 impl MachineFlags {
@@ -139,6 +142,7 @@ impl MachineFlags {
                     JitArg::Always => pto_vm::JitMode::Always,
                 }
             },
+            jit_fuse: !self.no_fuse,
             watch: Some(pto_vm::Watch {
                 deadline: self
                     .timeout
@@ -883,6 +887,12 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
             eprintln!(
                 "jit: {} native matmul run(s), {} row-copy tload/tstore run(s), {} compiled vector-scope run(s)",
                 j.matmul_execs, j.dma_execs, j.scope_execs
+            );
+        }
+        if j.chain_execs > 0 || j.chains_compiled > 0 {
+            eprintln!(
+                "jit: {} fused chain(s) compiled, {} fused chain run(s) ({} ops fused)",
+                j.chains_compiled, j.chain_execs, j.chain_ops
             );
         }
         for (why, n) in &j.rejected {
