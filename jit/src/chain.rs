@@ -69,12 +69,6 @@ impl Chain {
     fn arg_count(&self) -> usize {
         2 + 2 * usize::from(self.slots) + self.ops.len()
     }
-
-    /// Whether op `k`'s destination is written again by a later op (then op
-    /// `k`'s store is skipped: its value lives on in a register only).
-    fn overwritten(&self, k: usize) -> bool {
-        self.ops[k + 1..].iter().any(|o| o.dst == self.ops[k].dst)
-    }
 }
 
 /// Run-time arguments of a chain.
@@ -196,29 +190,13 @@ fn lane_types(lane: Lane) -> (Type, Type) {
     }
 }
 
-/// The current value of slot `s` at this element position: the register an
-/// earlier op of the chain left, or a load (the first time).
-fn value(
-    b: &mut FunctionBuilder,
-    cur: &mut [Option<Value>],
-    p: &[Value],
-    ty: Type,
-    off: i32,
-    s: u8,
-) -> Value {
-    let s = usize::from(s);
-    if let Some(v) = cur[s] {
-        return v;
-    }
-    let v = b.ins().load(ty, heap_flags(), p[s], off);
-    cur[s] = Some(v);
-    v
-}
-
 /// The ops of one element position (`ty` a vector or scalar type) at byte
-/// offset `off` of the slots' pointers `p`: loads each tile once, keeps every
-/// result in a register, stores the destinations no later op overwrites.
-/// `scal` holds each op's scalar operand as a value of `ty`.
+/// offset `off` of the slots' pointers `p`: first one load of every tile an
+/// op reads before the chain writes it, then the ops on registers, then one
+/// store per written tile (its last value). Loads before stores keep a store
+/// from stalling a later load of another tile whose address has the same low
+/// 12 bits (tiles a multiple of 4 KiB apart); the tiles are disjoint, so the
+/// order is free. `scal` holds each op's scalar operand as a value of `ty`.
 fn step(
     b: &mut FunctionBuilder,
     chain: &Chain,
@@ -227,17 +205,34 @@ fn step(
     scal: &[Option<Value>],
     off: i32,
 ) {
-    let mut cur: Vec<Option<Value>> = vec![None; usize::from(chain.slots)];
+    let slots = usize::from(chain.slots);
+    let mut cur: Vec<Option<Value>> = vec![None; slots];
+    let mut written = vec![false; slots];
+    for o in &chain.ops {
+        let srcs: &[u8] = match o.operands {
+            Operands::Binary => &[o.a, o.b],
+            _ => &[o.a],
+        };
+        for s in srcs {
+            let s = usize::from(*s);
+            if !written[s] && cur[s].is_none() {
+                cur[s] = Some(b.ins().load(ty, heap_flags(), p[s], off));
+            }
+        }
+        written[usize::from(o.dst)] = true;
+    }
     for (k, o) in chain.ops.iter().enumerate() {
         let cx = Ctx {
             lane: chain.lane,
             op: o.op,
             operands: o.operands,
         };
-        let x = value(b, &mut cur, p, ty, off, o.a);
-        let y = match (o.operands, scal[k]) {
-            (Operands::Binary, _) => value(b, &mut cur, p, ty, off, o.b),
-            (Operands::ScalarLeft | Operands::ScalarRight, Some(s)) => s,
+        let (Some(x), y) = (cur[usize::from(o.a)], cur[usize::from(o.b)]) else {
+            continue;
+        };
+        let y = match (o.operands, scal[k], y) {
+            (Operands::Binary, _, Some(y)) => y,
+            (Operands::ScalarLeft | Operands::ScalarRight, Some(s), _) => s,
             _ => x,
         };
         let r = if o.operands == Operands::ScalarLeft {
@@ -245,11 +240,12 @@ fn step(
         } else {
             cx.apply(b, ty, x, y)
         };
-        let d = usize::from(o.dst);
-        if !chain.overwritten(k) {
-            b.ins().store(heap_flags(), r, p[d], off);
+        cur[usize::from(o.dst)] = Some(r);
+    }
+    for (s, v) in cur.iter().enumerate() {
+        if let (true, Some(v)) = (written[s], v) {
+            b.ins().store(heap_flags(), *v, p[s], off);
         }
-        cur[d] = Some(r);
     }
 }
 
@@ -329,9 +325,10 @@ fn emit(b: &mut FunctionBuilder, chain: &Chain, ptr: Type) {
     let zero = b.ins().iconst(types::I64, 0);
     b.ins().brif(ok2, row_head, &[zero.into()], ret_bad, &[]);
 
-    // row_head(r): per row the slots' row pointers; the column loops carry the
-    // byte offset `o` within the row: `unroll` vectors per iteration, then
-    // single vectors, then scalar elements
+    // row_head(r): per row the slots' row pointers, then the column loops
+    // carry one pointer per slot (bumped together) and stop at slot 0's row
+    // end: `unroll` vectors per iteration, then single vectors, then scalar
+    // elements
     b.append_block_param(row_head, types::I64);
     let main_head = b.create_block();
     let main_body = b.create_block();
@@ -343,7 +340,9 @@ fn emit(b: &mut FunctionBuilder, chain: &Chain, ptr: Type) {
     for blk in [
         main_head, main_body, vec_head, vec_body, tail_head, tail_body,
     ] {
-        b.append_block_param(blk, types::I64);
+        for _ in 0..slots {
+            b.append_block_param(blk, ptr);
+        }
     }
     let to_ptr = |b: &mut FunctionBuilder, v: Value| -> Value {
         if ptr == types::I64 {
@@ -368,11 +367,14 @@ fn emit(b: &mut FunctionBuilder, chain: &Chain, ptr: Type) {
             b.ins().iadd(base, o)
         })
         .collect();
-    b.ins().jump(main_head, &[zero.into()]);
-
-    let at = |b: &mut FunctionBuilder, o: Value| -> Vec<Value> {
-        let o = to_ptr(b, o);
-        rowp.iter().map(|p| b.ins().iadd(*p, o)).collect()
+    let rb = to_ptr(b, row_bytes);
+    let end = b.ins().iadd(rowp[0], rb);
+    let args_of = |v: &[Value]| -> Vec<cranelift_codegen::ir::BlockArg> {
+        v.iter().map(|x| (*x).into()).collect()
+    };
+    b.ins().jump(main_head, &args_of(&rowp));
+    let bump = |b: &mut FunctionBuilder, ps: &[Value], by: i64| -> Vec<Value> {
+        ps.iter().map(|p| b.ins().iadd_imm_s(*p, by)).collect()
     };
     // exp's polynomial and long chains need registers: fewer vectors at once
     let unroll: i64 = if chain.ops.iter().any(|o| o.op == Op::Exp) {
@@ -384,46 +386,43 @@ fn emit(b: &mut FunctionBuilder, chain: &Chain, ptr: Type) {
     };
 
     b.switch_to_block(main_head);
-    let o = b.block_params(main_head)[0];
-    let next = b.ins().iadd_imm_s(o, unroll * 16);
-    let fits = b.ins().icmp(IntCC::SignedLessThanOrEqual, next, row_bytes);
+    let ps = b.block_params(main_head).to_vec();
+    let next = b.ins().iadd_imm_s(ps[0], unroll * 16);
+    let fits = b.ins().icmp(IntCC::UnsignedLessThanOrEqual, next, end);
     b.ins()
-        .brif(fits, main_body, &[o.into()], vec_head, &[o.into()]);
+        .brif(fits, main_body, &args_of(&ps), vec_head, &args_of(&ps));
 
     b.switch_to_block(main_body);
-    let o = b.block_params(main_body)[0];
-    let ps = at(b, o);
+    let ps = b.block_params(main_body).to_vec();
     for k in 0..unroll {
         step(b, chain, vt, &ps, &scal_v, (k * 16) as i32);
     }
-    let nx = b.ins().iadd_imm_s(o, unroll * 16);
-    b.ins().jump(main_head, &[nx.into()]);
+    let nx = bump(b, &ps, unroll * 16);
+    b.ins().jump(main_head, &args_of(&nx));
 
     b.switch_to_block(vec_head);
-    let o = b.block_params(vec_head)[0];
-    let next = b.ins().iadd_imm_s(o, 16);
-    let fits = b.ins().icmp(IntCC::SignedLessThanOrEqual, next, row_bytes);
+    let ps = b.block_params(vec_head).to_vec();
+    let next = b.ins().iadd_imm_s(ps[0], 16);
+    let fits = b.ins().icmp(IntCC::UnsignedLessThanOrEqual, next, end);
     b.ins()
-        .brif(fits, vec_body, &[o.into()], tail_head, &[o.into()]);
+        .brif(fits, vec_body, &args_of(&ps), tail_head, &args_of(&ps));
 
     b.switch_to_block(vec_body);
-    let o = b.block_params(vec_body)[0];
-    let ps = at(b, o);
+    let ps = b.block_params(vec_body).to_vec();
     step(b, chain, vt, &ps, &scal_v, 0);
-    let nx = b.ins().iadd_imm_s(o, 16);
-    b.ins().jump(vec_head, &[nx.into()]);
+    let nx = bump(b, &ps, 16);
+    b.ins().jump(vec_head, &args_of(&nx));
 
     b.switch_to_block(tail_head);
-    let o = b.block_params(tail_head)[0];
-    let left = b.ins().icmp(IntCC::SignedLessThan, o, row_bytes);
-    b.ins().brif(left, tail_body, &[o.into()], row_next, &[]);
+    let ps = b.block_params(tail_head).to_vec();
+    let left = b.ins().icmp(IntCC::UnsignedLessThan, ps[0], end);
+    b.ins().brif(left, tail_body, &args_of(&ps), row_next, &[]);
 
     b.switch_to_block(tail_body);
-    let o = b.block_params(tail_body)[0];
-    let ps = at(b, o);
+    let ps = b.block_params(tail_body).to_vec();
     step(b, chain, st, &ps, &scal_s, 0);
-    let nx = b.ins().iadd_imm_s(o, 4);
-    b.ins().jump(tail_head, &[nx.into()]);
+    let nx = bump(b, &ps, 4);
+    b.ins().jump(tail_head, &args_of(&nx));
 
     b.switch_to_block(row_next);
     let r1 = b.ins().iadd_imm_s(r, 1);

@@ -245,7 +245,7 @@ pub fn compile(region: &Region) -> Result<Compiled, Reject> {
 
 /// Whether the JIT handles the region's op on its lane type in its operand
 /// form (a chain applies the same rule to each of its ops).
-pub(crate) fn supported(region: &Region) -> Result<(), Reject> {
+pub fn supported(region: &Region) -> Result<(), Reject> {
     use Op::*;
     let ok = match region.lane {
         Lane::F32 => !matches!(region.op, And | Or | Xor),

@@ -252,6 +252,10 @@ pub(crate) fn run(
             why = Some("an op the JIT does not take on these tiles".to_string());
             break;
         };
+        if let Err(e) = pto_jit::supported(&region) {
+            why = Some(e.to_string());
+            break;
+        }
         if region.lane != head_lane {
             why = Some("ops of different lane types".into());
             break;
