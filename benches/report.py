@@ -80,6 +80,20 @@ for n in (64, 128):
         thr = f'{n*n/j:.2f} Gelem/s' if j else 'n/a'
         vs = f'{npt/j:.1f}x' if npt and j else 'n/a'
         out.append(f'| {op.upper()} {n}x{n} f32 | {fmt_t(i)} | {fmt_t(j)} | {fmt_t(npt)} | {ratio} | {thr} | {vs} |')
+out += ['', '## A fused tile chain: t = a - b; t = exp(t); d = t * c', '',
+        'The three ops back to back on PIPE_V: the interpreter op by op, the single-op JIT regions one by one, '
+        'and one fused chain (one pass over the tiles, t kept in a register; t and d both stored). '
+        'numpy: `np.exp(a - b) * c` with preallocated outputs.', '',
+        '| tiles | interpreter | JIT op by op | fused chain | numpy | fused vs op by op | fused vs interpreter | fused vs numpy |',
+        '|---|---|---|---|---|---|---|---|']
+for n in (64, 128):
+    setup = (f'a = np.random.default_rng(1).uniform(-2, 2, ({n}, {n})).astype(np.float32)\n'
+             f'b = a.copy()\nc = a.copy()\nt = np.empty_like(a)\nd = np.empty_like(a)')
+    g = f'exec_chain_sub_exp_mul_{n}x{n}_f32'
+    i, j, f = median(g, 'interp'), median(g, 'jit'), median(g, 'fused')
+    npt = numpy_ns('np.subtract(a, b, out=t); np.exp(t, out=t); np.multiply(t, c, out=d)', setup)
+    r = lambda x, y: f'{x/y:.1f}x' if x and y else 'n/a'
+    out.append(f'| {n}x{n} f32 | {fmt_t(i)} | {fmt_t(j)} | {fmt_t(f)} | {fmt_t(npt)} | {r(j, f)} | {r(i, f)} | {r(npt, f)} |')
 c = median('compile', 'region_tadd_f32')
 out += ['', f'JIT compile time per region (TADD f32): {fmt_t(c)}.', '']
 out += ['## TMATMUL 128x128x128: interpreter vs native matrix region', '',

@@ -1,5 +1,6 @@
 //! Interpreter vs JIT on the same work, measured in one run:
 //! one tile elementwise op (TADD, TMUL, TMULS) on 64x64 and 128x128 f32 tiles,
+//! a fused chain (TSUB, TEXP, TMUL) against the same ops one by one,
 //! the op alone (`exec`) and whole kernels through the machine (`kernel`),
 //! plus JIT compile time per region. `benches/report.py` turns the results
 //! into BENCHMARKS.md.
@@ -107,6 +108,104 @@ fn ops(c: &mut Criterion) {
         })
     });
     g.finish();
+}
+
+/// The chain `t = a - b; t = exp(t); d = t * c` on n x n f32 tiles: the
+/// interpreter op by op, the single-op regions one by one, and one fused
+/// chain (`pto_jit::chain`: one pass, t kept in a register between the ops).
+fn chains(c: &mut Criterion) {
+    use pto_jit::chain::{self, Chain, ChainArgs, ChainOp};
+    for n in [64i64, 128] {
+        let bytes = (n * n * 4) as u64;
+        // five 128x128 f32 tiles need more than A5's 256 KiB of UB
+        let mut local = Local::new(ProfileId::A5.profile(), Some(5 * bytes as usize));
+        let tiles: Vec<Tile> = (0..5).map(|k| tile_at(k * bytes, n)).collect();
+        let (a, b, cc, t, d) = (&tiles[0], &tiles[1], &tiles[2], &tiles[3], &tiles[4]);
+        {
+            let ub = local
+                .slice_mut(pto_vm::Space::Ub, 0, 3 * bytes)
+                .expect("ub");
+            for (i, w) in ub.chunks_mut(4).enumerate() {
+                let x = ((i % 97) as f32 - 48.0) / 16.0;
+                w.copy_from_slice(&x.to_le_bytes());
+            }
+        }
+        let mut g = c.benchmark_group(format!("exec/chain_sub_exp_mul/{n}x{n}/f32"));
+        g.throughput(Throughput::Elements((n * n) as u64));
+        g.sample_size(20);
+        g.bench_function("interp", |bch| {
+            bch.iter(|| {
+                let mut acc = Accesses::default();
+                tile::tew(&mut local, EwOp::Sub, a, Some(b), t, &mut acc).expect("runs");
+                tile::tew(&mut local, EwOp::Exp, t, None, t, &mut acc).expect("runs");
+                black_box(tile::tew(&mut local, EwOp::Mul, t, Some(cc), d, &mut acc)).expect("runs")
+            })
+        });
+        let region = |op, operands| {
+            compile(&Region {
+                op,
+                lane: Lane::F32,
+                operands,
+            })
+            .expect("compiles")
+        };
+        let (sub, exp, mul) = (
+            region(Op::Sub, Operands::Binary),
+            region(Op::Exp, Operands::Unary),
+            region(Op::Mul, Operands::Binary),
+        );
+        let ew = |dst: &Tile, x: &Tile, y: &Tile| EwArgs {
+            dst: dst.addr as i64,
+            dst_stride: n * 4,
+            a: x.addr as i64,
+            a_stride: n * 4,
+            b: y.addr as i64,
+            b_stride: n * 4,
+            rows: n,
+            cols: n,
+            scalar: 0,
+        };
+        let (sa, ea, ma) = (ew(t, a, b), ew(t, t, t), ew(d, t, cc));
+        let size = local.size(pto_vm::Space::Ub);
+        g.bench_function("jit", |bch| {
+            bch.iter(|| {
+                let ub = local.slice_mut(pto_vm::Space::Ub, 0, size).expect("ub");
+                sub.call(ub, &sa);
+                exp.call(ub, &ea);
+                black_box(mul.call(ub, &ma))
+            })
+        });
+        let op = |op, operands, a, b, dst| ChainOp {
+            op,
+            operands,
+            a,
+            b,
+            dst,
+        };
+        let fused = chain::compile(&Chain {
+            lane: Lane::F32,
+            ops: vec![
+                op(Op::Sub, Operands::Binary, 0, 1, 3),
+                op(Op::Exp, Operands::Unary, 3, 3, 3),
+                op(Op::Mul, Operands::Binary, 3, 2, 4),
+            ],
+            slots: 5,
+        })
+        .expect("compiles");
+        let args = ChainArgs {
+            tiles: tiles.iter().map(|x| (x.addr as i64, n * 4)).collect(),
+            scalars: vec![0; 3],
+            rows: n,
+            cols: n,
+        };
+        g.bench_function("fused", |bch| {
+            bch.iter(|| {
+                let ub = local.slice_mut(pto_vm::Space::Ub, 0, size).expect("ub");
+                black_box(fused.call(ub, &args))
+            })
+        });
+        g.finish();
+    }
 }
 
 /// TMATMUL 128x128x128 through the interpreter and the native matrix
@@ -388,5 +487,5 @@ fn e2e(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, ops, matmul, kernels, scopes, e2e);
+criterion_group!(benches, ops, chains, matmul, kernels, scopes, e2e);
 criterion_main!(benches);

@@ -68,6 +68,21 @@ impl Code {
         }
     }
 
+    /// Calls a region whose code reads `need` i64 arguments (a fused chain,
+    /// `crate::chain`); a shorter `args` is refused with `u32::MAX`.
+    pub fn call_args(&self, mem: &mut [u8], args: &[i64], need: usize) -> u32 {
+        if args.len() < need {
+            return u32::MAX;
+        }
+        // SAFETY: as `call`: the function has the `RegionFn` signature, reads
+        // `need` i64 values from `args` (checked just above), and touches `mem`
+        // only after proving at entry that every address lies inside it.
+        unsafe {
+            let f = std::mem::transmute::<*const u8, RegionFn>(self.f);
+            f(mem.as_mut_ptr(), mem.len() as u64, args.as_ptr())
+        }
+    }
+
     /// Calls a vector-scope region (`crate::vscope`). `state` must have the
     /// region's layout; `sink` is handed back to `cb` unchanged.
     pub fn call_scope(

@@ -12,11 +12,13 @@
 //!
 //! Region kinds so far: one tile elementwise op (binary, unary, or with a scalar
 //! operand) over row-major tiles of f32 or i32, as 128-bit vector loops with a
-//! scalar tail (Cranelift's x86-64 backend emits 128-bit vectors only).
+//! scalar tail (Cranelift's x86-64 backend emits 128-bit vectors only); a
+//! fused chain of such ops over one iteration domain as one loop ([`chain`]).
 
 #![allow(unsafe_code)]
 
 mod cache;
+pub mod chain;
 mod codegen;
 mod gemm;
 pub mod vscope;
@@ -233,6 +235,20 @@ impl Compiled {
 
 /// Compiles a region, or says why not.
 pub fn compile(region: &Region) -> Result<Compiled, Reject> {
+    supported(region)?;
+    let start = std::time::Instant::now();
+    let (inner, code_bytes) = codegen::build(region)?;
+    Ok(Compiled {
+        inner,
+        region: *region,
+        code_bytes,
+        compile_time: start.elapsed(),
+    })
+}
+
+/// Whether the JIT handles the region's op on its lane type in its operand
+/// form (a chain applies the same rule to each of its ops).
+pub fn supported(region: &Region) -> Result<(), Reject> {
     use Op::*;
     let ok = match region.lane {
         Lane::F32 => !matches!(region.op, And | Or | Xor),
@@ -251,14 +267,7 @@ pub fn compile(region: &Region) -> Result<Compiled, Reject> {
             region.op, region.operands
         )));
     }
-    let start = std::time::Instant::now();
-    let (inner, code_bytes) = codegen::build(region)?;
-    Ok(Compiled {
-        inner,
-        region: *region,
-        code_bytes,
-        compile_time: start.elapsed(),
-    })
+    Ok(())
 }
 
 #[cfg(test)]

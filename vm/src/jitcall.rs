@@ -42,6 +42,12 @@ pub struct JitStats {
     pub dma_execs: u64,
     /// Executions of compiled vector scopes.
     pub scope_execs: u64,
+    /// Fused tile chains compiled (`jitchain`).
+    pub chains_compiled: u32,
+    /// Executions of fused tile chains.
+    pub chain_execs: u64,
+    /// Tile ops executed inside fused chains.
+    pub chain_ops: u64,
 }
 
 /// Counters of one run, shared by every block. Compiled code itself is cached
@@ -58,6 +64,7 @@ pub struct JitCache {
     mm_counts: Mutex<HashMap<(pto_isa_spec::Opcode, DType, DType), u32>>,
     stats: Mutex<JitStats>,
     scopes: crate::jitscope::ScopeCache,
+    chains: crate::jitchain::ChainCache,
 }
 
 type CodeMap = Mutex<HashMap<Region, Result<Arc<Compiled>, String>>>;
@@ -89,6 +96,35 @@ impl JitCache {
                 }
                 Err(e) => *st.rejected.entry(e).or_default() += 1,
             }
+        }
+    }
+
+    /// The fused-chain tier's per-run state.
+    pub(crate) fn chains(&self) -> &crate::jitchain::ChainCache {
+        &self.chains
+    }
+
+    /// Counts a rejection (a region, scope or chain not compiled) by reason.
+    pub(crate) fn note_reject(&self, why: String) {
+        if let Ok(mut st) = self.stats.lock() {
+            *st.rejected.entry(why).or_default() += 1;
+        }
+    }
+
+    /// Counts a fused chain compiled (or found compiled) for this run.
+    pub(crate) fn note_chain_compiled(&self, t: std::time::Duration, bytes: usize) {
+        if let Ok(mut st) = self.stats.lock() {
+            st.chains_compiled += 1;
+            st.compile_us += t.as_micros() as u64;
+            st.code_bytes += bytes as u64;
+        }
+    }
+
+    /// Counts one execution of a fused chain of `ops` ops.
+    pub(crate) fn note_chain_exec(&self, ops: usize) {
+        if let Ok(mut st) = self.stats.lock() {
+            st.chain_execs += 1;
+            st.chain_ops += ops as u64;
         }
     }
 
@@ -182,7 +218,7 @@ pub struct EwCall<'t> {
 }
 
 impl EwCall<'_> {
-    fn interpret(&self, local: &mut Local, acc: &mut Accesses) -> Result<(), Fault> {
+    pub(crate) fn interpret(&self, local: &mut Local, acc: &mut Accesses) -> Result<(), Fault> {
         match self.s {
             Some((s, first)) => tile::tews(local, self.op, self.a, s, first, self.dst, acc),
             None => tile::tew(local, self.op, self.a, self.b, self.dst, acc),
@@ -190,7 +226,7 @@ impl EwCall<'_> {
     }
 
     /// The region this call would run, if the JIT can take it.
-    fn region(&self) -> Option<Region> {
+    pub(crate) fn region(&self) -> Option<Region> {
         let l = lane(self.dst.elem)?;
         let tiles = [Some(self.a), self.b, Some(self.dst)];
         if !tiles

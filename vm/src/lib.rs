@@ -19,6 +19,7 @@ pub mod diag;
 pub mod exec;
 pub mod fifo;
 pub mod jitcall;
+pub mod jitchain;
 pub mod jitscope;
 pub mod layout;
 pub mod lower;
@@ -106,6 +107,8 @@ pub struct Config {
     pub jit_threshold: u32,
     /// Run the interpreter next to every compiled region and compare results.
     pub crosscheck: bool,
+    /// Fuse runs of tile elementwise ops into one compiled loop (`jitchain`).
+    pub jit_fuse: bool,
     /// Wall-clock deadline and a live step counter for progress display.
     pub watch: Option<Watch>,
 }
@@ -134,6 +137,7 @@ impl Default for Config {
             jit: JitMode::Auto,
             jit_threshold: 2,
             crosscheck: false,
+            jit_fuse: true,
             watch: None,
         }
     }

@@ -326,6 +326,10 @@ struct Core {
     su: Su,
     queues: [VecDeque<Issued>; AGENTS_PER_CORE],
     time: [u64; AGENTS_PER_CORE],
+    /// Per pipe slot, ops a fused chain already executed, with their
+    /// accesses: each is retired (not executed again) when it reaches the
+    /// head of its queue.
+    fused: [VecDeque<(InstId, Vec<exec::Access>)>; AGENTS_PER_CORE],
 }
 
 /// Runs a program on the grid. `args` are the entry function's arguments.
@@ -598,6 +602,7 @@ impl<'a> Cluster<'a> {
                     },
                     queues: Default::default(),
                     time: [0; AGENTS_PER_CORE],
+                    fused: Default::default(),
                 }
             })
             .collect::<Vec<_>>();
@@ -2314,42 +2319,7 @@ impl<'a> Cluster<'a> {
             Resolved::TStore(t, v, how) => {
                 exec::tile::tstore(gm, &self.cores[ci].arch.local, t, v, *how, &mut acc)
             }
-            Resolved::TEw(op, a, b, d) => {
-                let call = crate::jitcall::EwCall {
-                    op: *op,
-                    a,
-                    b: b.as_deref(),
-                    s: None,
-                    dst: d,
-                };
-                crate::jitcall::run_ew(
-                    self.jit,
-                    self.cfg.jit,
-                    self.cfg.jit_threshold,
-                    self.cfg.crosscheck,
-                    &call,
-                    &mut self.cores[ci].arch.local,
-                    &mut acc,
-                )
-            }
-            Resolved::TEws(op, a, sv, first, d) => {
-                let call = crate::jitcall::EwCall {
-                    op: *op,
-                    a,
-                    b: None,
-                    s: Some((*sv, *first)),
-                    dst: d,
-                };
-                crate::jitcall::run_ew(
-                    self.jit,
-                    self.cfg.jit,
-                    self.cfg.jit_threshold,
-                    self.cfg.crosscheck,
-                    &call,
-                    &mut self.cores[ci].arch.local,
-                    &mut acc,
-                )
-            }
+            Resolved::TEw(..) | Resolved::TEws(..) => self.run_tew(ci, s, &h, &mut acc),
             Resolved::TExpands(sv, d) => {
                 exec::tile::texpands(&mut self.cores[ci].arch.local, *sv, d, &mut acc)
             }
@@ -2595,6 +2565,123 @@ impl<'a> Cluster<'a> {
             self.report_conflict(&c);
         }
         self.conflicts = out;
+    }
+
+    /// A tile elementwise op: already executed by a fused chain, the head of
+    /// a chain (`jitchain`), or alone (`jitcall::run_ew`).
+    fn run_tew(
+        &mut self,
+        ci: usize,
+        s: usize,
+        h: &Issued,
+        acc: &mut Accesses,
+    ) -> Result<(), Fault> {
+        let fused = &mut self.cores[ci].fused[s];
+        if fused.front().is_some_and(|f| f.0 == h.inst) {
+            if let Some((_, list)) = fused.pop_front() {
+                acc.list.extend(list);
+            }
+            return Ok(());
+        }
+        if !fused.is_empty() {
+            return fault("internal: a fused chain's op did not follow it");
+        }
+        if self.cfg.jit != crate::JitMode::Off && self.cfg.jit_fuse {
+            if let Some(r) = self.run_chain(ci, s, h, acc) {
+                return r;
+            }
+        }
+        let call = ew_call(&h.r).ok_or_else(|| Fault::Msg("internal: not a tile op".into()))?;
+        crate::jitcall::run_ew(
+            self.jit,
+            self.cfg.jit,
+            self.cfg.jit_threshold,
+            self.cfg.crosscheck,
+            &call,
+            &mut self.cores[ci].arch.local,
+            acc,
+        )
+    }
+
+    /// Runs `h` and the ops of its run that follow it as one fused chain, if
+    /// `jitchain::run` takes them. The followers are those already queued
+    /// behind `h` and, after them, those the scalar unit is about to issue
+    /// (it stands on the next one, so nothing can come between).
+    fn run_chain(
+        &mut self,
+        ci: usize,
+        s: usize,
+        h: &Issued,
+        acc: &mut Accesses,
+    ) -> Option<Result<(), Fault>> {
+        let site = self.jit.chains().site(self.prog, h.inst)?;
+        if slot(site.pipe) != s {
+            return None;
+        }
+        let core = &self.cores[ci];
+        let q = &core.queues[s];
+        let mut rs: Vec<(InstId, Resolved)> = vec![(h.inst, h.r.clone())];
+        for (j, (inst, _)) in site.rest.iter().enumerate() {
+            match q.get(j) {
+                Some(e) if e.inst == *inst && rs.len() == j + 1 => rs.push((e.inst, e.r.clone())),
+                Some(_) => break,
+                None => {
+                    // not issued yet: only if the scalar unit is on it now
+                    let su = &core.su;
+                    let next = rs.len() == j + 1
+                        && q.len() == j
+                        && !su.done
+                        && su.func == site.func
+                        && su.pc == site.pc + 1 + j
+                        && matches!(su.blocked, None | Some((Blocked::Queue(_), _)));
+                    if !next {
+                        break;
+                    }
+                    for (inst, op) in &site.rest[j..] {
+                        match self.resolve(ci, op) {
+                            Ok(r) => rs.push((*inst, r)),
+                            Err(_) => break,
+                        }
+                    }
+                    break;
+                }
+            }
+        }
+        if rs.len() < 2 {
+            return None;
+        }
+        let members: Vec<crate::jitchain::Member> = rs
+            .iter()
+            .map_while(|(inst, r)| {
+                Some(crate::jitchain::Member {
+                    inst: *inst,
+                    call: ew_call(r)?,
+                })
+            })
+            .collect();
+        let checking = self.checker.is_some();
+        let done = crate::jitchain::run(
+            self.jit,
+            self.cfg.jit,
+            self.cfg.jit_threshold,
+            self.cfg.crosscheck,
+            self.prog,
+            &members,
+            &mut self.cores[ci].arch.local,
+            checking,
+        )?;
+        let fused = match done {
+            Ok(f) => f,
+            Err(e) => return Some(Err(e)),
+        };
+        let mut accs = fused.accs.into_iter();
+        if let Some(first) = accs.next() {
+            acc.list.extend(first.list);
+        }
+        for (m, a) in members.iter().skip(1).zip(accs) {
+            self.cores[ci].fused[s].push_back((m.inst, a.list));
+        }
+        Some(Ok(()))
     }
 
     /// A GM access outside the argument buffers.
@@ -3949,6 +4036,27 @@ pub(crate) fn push_access(accs: &mut Vec<(InstId, exec::Access)>, id: InstId, a:
         }
     }
     accs.push((id, a));
+}
+
+/// The elementwise call of a resolved `TEw`/`TEws`.
+fn ew_call(r: &Resolved) -> Option<crate::jitcall::EwCall<'_>> {
+    match r {
+        Resolved::TEw(op, a, b, d) => Some(crate::jitcall::EwCall {
+            op: *op,
+            a,
+            b: b.as_deref(),
+            s: None,
+            dst: d,
+        }),
+        Resolved::TEws(op, a, sv, first, d) => Some(crate::jitcall::EwCall {
+            op: *op,
+            a,
+            b: None,
+            s: Some((*sv, *first)),
+            dst: d,
+        }),
+        _ => None,
+    }
 }
 
 /// Compares the UB a compiled vector scope left (`got`) with the

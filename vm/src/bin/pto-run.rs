@@ -116,6 +116,9 @@ pub(crate) struct MachineFlags {
     /// missing; its files become executable code, so use a directory you trust).
     #[arg(long, value_name = "DIR")]
     jit_cache: Option<PathBuf>,
+    /// Compile tile elementwise ops one by one, never as fused chains.
+    #[arg(long)]
+    no_fuse: bool,
 }
 
 impl MachineFlags {
@@ -174,6 +177,7 @@ impl MachineFlags {
                     JitArg::Always => pto_vm::JitMode::Always,
                 }
             },
+            jit_fuse: !self.no_fuse,
             watch: Some(pto_vm::Watch {
                 deadline: self
                     .timeout
@@ -921,6 +925,12 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
             eprintln!(
                 "jit: {} native matmul run(s), {} row-copy tload/tstore run(s), {} compiled vector-scope run(s)",
                 j.matmul_execs, j.dma_execs, j.scope_execs
+            );
+        }
+        if j.chain_execs > 0 || j.chains_compiled > 0 {
+            eprintln!(
+                "jit: {} fused chain(s) compiled, {} fused chain run(s) ({} ops fused)",
+                j.chains_compiled, j.chain_execs, j.chain_ops
             );
         }
         for (why, n) in &j.rejected {

@@ -1,0 +1,607 @@
+//! Fused chains: several tile elementwise ops over one iteration domain as one
+//! native loop. Per element position the ops run in order, each reading its
+//! operands from the register an earlier op of the chain left for that tile
+//! (or from memory the first time), so a `texp(tsub(a, b))` chain reads `a`
+//! and `b` once and keeps the difference in a register.
+//!
+//! The caller guarantees what makes this equal to running the ops one by one:
+//! any two tiles of the chain are either the same (same address and row
+//! stride) or byte-disjoint, so each element position of the domain touches
+//! its own bytes in every tile. The compiled code proves only bounds.
+//!
+//! Every op's destination is written, except that of an op whose tile a later
+//! op of the chain overwrites (over the same domain, so no byte of it stays
+//! from the earlier op and nobody can read it in between).
+//!
+//! Arguments (`i64`): `rows`, `cols`, then `(address, row stride)` in bytes per
+//! tile slot, then one scalar per op (f32 bits or the i32 value; ignored for
+//! tile-tile and unary ops).
+
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{
+    types, AbiParam, InstBuilder, MemFlagsData, Type, UserFuncName, Value,
+};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_module::{Linkage, Module};
+
+use crate::codegen::{self, heap_flags, Ctx};
+use crate::{Lane, Op, Operands, Region, Reject, Status};
+
+/// Most ops in one chain.
+pub const MAX_OPS: usize = 8;
+/// Most distinct tiles in one chain.
+pub const MAX_SLOTS: usize = 12;
+
+/// One op of a chain and the tile slots it reads and writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ChainOp {
+    /// Operation.
+    pub op: Op,
+    /// Operand form.
+    pub operands: Operands,
+    /// Slot of the first (or only) tile source.
+    pub a: u8,
+    /// Slot of the second tile source (binary form; otherwise equal to `a`).
+    pub b: u8,
+    /// Slot of the destination.
+    pub dst: u8,
+}
+
+/// A chain to compile: the op sequence and its wiring over numbered tiles.
+/// Addresses, strides, shapes and scalars are run-time arguments.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Chain {
+    /// Lane type of every op.
+    pub lane: Lane,
+    /// The ops in program order.
+    pub ops: Vec<ChainOp>,
+    /// Number of distinct tiles (slots `0..slots`).
+    pub slots: u8,
+}
+
+impl Chain {
+    /// Ulp bound of the chain's approximated ops (0: bit-identical to the
+    /// ops run one by one in the interpreter).
+    pub fn ulp_bound(&self) -> u32 {
+        self.ops.iter().map(|o| o.op.ulp_bound()).max().unwrap_or(0)
+    }
+
+    fn arg_count(&self) -> usize {
+        2 + 2 * usize::from(self.slots) + self.ops.len()
+    }
+}
+
+/// Run-time arguments of a chain.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ChainArgs {
+    /// `(byte address, row stride in bytes)` per slot.
+    pub tiles: Vec<(i64, i64)>,
+    /// Scalar bits per op (0 for ops without one).
+    pub scalars: Vec<i64>,
+    /// Rows of the domain.
+    pub rows: i64,
+    /// Columns of the domain.
+    pub cols: i64,
+}
+
+/// A compiled chain.
+pub struct ChainCompiled {
+    inner: codegen::Code,
+    /// The chain it implements.
+    pub chain: Chain,
+    /// Size of the generated machine code in bytes.
+    pub code_bytes: usize,
+    /// Compile time.
+    pub compile_time: std::time::Duration,
+}
+
+impl std::fmt::Debug for ChainCompiled {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ChainCompiled")
+            .field("chain", &self.chain)
+            .field("code_bytes", &self.code_bytes)
+            .finish()
+    }
+}
+
+impl ChainCompiled {
+    /// Runs the chain over `mem`. Nothing is written unless every tile's
+    /// domain lies inside `mem` ([`Status::OutOfBounds`] otherwise).
+    pub fn call(&self, mem: &mut [u8], args: &ChainArgs) -> Status {
+        let slots = usize::from(self.chain.slots);
+        if args.tiles.len() != slots || args.scalars.len() != self.chain.ops.len() {
+            return Status::Unknown;
+        }
+        // rows that follow each other without a gap in every tile are one row
+        let row = args.cols.checked_mul(4);
+        let dense = row.is_some_and(|row| args.tiles.iter().all(|t| t.1 == row));
+        let (rows, cols) = match (dense && args.rows > 1, args.rows.checked_mul(args.cols)) {
+            (true, Some(n)) if n < (1 << 32) => (1, n),
+            _ => (args.rows, args.cols),
+        };
+        let mut a = Vec::with_capacity(self.chain.arg_count());
+        a.extend([rows, cols]);
+        for (addr, stride) in &args.tiles {
+            a.extend([*addr, *stride]);
+        }
+        a.extend(&args.scalars);
+        match self.inner.call_args(mem, &a, self.chain.arg_count()) {
+            0 => Status::Ok,
+            1 => Status::OutOfBounds,
+            _ => Status::Unknown,
+        }
+    }
+}
+
+/// Compiles a chain, or says why not.
+pub fn compile(chain: &Chain) -> Result<ChainCompiled, Reject> {
+    let n = chain.ops.len();
+    if !(1..=MAX_OPS).contains(&n) {
+        return Err(Reject::Unsupported(format!("a chain of {n} ops")));
+    }
+    let slots = usize::from(chain.slots);
+    if slots == 0 || slots > MAX_SLOTS {
+        return Err(Reject::Unsupported(format!("a chain over {slots} tiles")));
+    }
+    for o in &chain.ops {
+        crate::supported(&Region {
+            op: o.op,
+            lane: chain.lane,
+            operands: o.operands,
+        })?;
+        if [o.a, o.b, o.dst].iter().any(|s| usize::from(*s) >= slots) {
+            return Err(Reject::Unsupported("a chain slot out of range".into()));
+        }
+    }
+    let start = std::time::Instant::now();
+    let mut module = codegen::new_module()?;
+    let ptr = module.target_config().pointer_type();
+    let mut sig = module.make_signature();
+    sig.params.push(AbiParam::new(ptr));
+    sig.params.push(AbiParam::new(types::I64));
+    sig.params.push(AbiParam::new(ptr));
+    sig.returns.push(AbiParam::new(types::I32));
+    let id = module
+        .declare_function("chain", Linkage::Local, &sig)
+        .map_err(|e| Reject::Codegen(e.to_string()))?;
+    let mut ctx = module.make_context();
+    ctx.func.signature = sig;
+    ctx.func.name = UserFuncName::user(0, id.as_u32());
+    let mut fctx = FunctionBuilderContext::new();
+    {
+        let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
+        emit(&mut b, chain, ptr);
+        b.seal_all_blocks();
+        b.finalize(module.target_config());
+    }
+    let (inner, code_bytes) = codegen::finish(module, ctx, id, &format!("{chain:?}"))?;
+    Ok(ChainCompiled {
+        inner,
+        chain: chain.clone(),
+        code_bytes,
+        compile_time: start.elapsed(),
+    })
+}
+
+fn lane_types(lane: Lane) -> (Type, Type) {
+    match lane {
+        Lane::F32 => (types::F32, types::F32X4),
+        Lane::I32 => (types::I32, types::I32X4),
+    }
+}
+
+/// The ops of one element position (`ty` a vector or scalar type) at byte
+/// offset `off` of the slots' pointers `p`: first one load of every tile an
+/// op reads before the chain writes it, then the ops on registers, then one
+/// store per written tile (its last value). Loads before stores keep a store
+/// from stalling a later load of another tile whose address has the same low
+/// 12 bits (tiles a multiple of 4 KiB apart); the tiles are disjoint, so the
+/// order is free. `scal` holds each op's scalar operand as a value of `ty`.
+fn step(
+    b: &mut FunctionBuilder,
+    chain: &Chain,
+    ty: Type,
+    p: &[Value],
+    scal: &[Option<Value>],
+    off: i32,
+) {
+    let slots = usize::from(chain.slots);
+    let mut cur: Vec<Option<Value>> = vec![None; slots];
+    let mut written = vec![false; slots];
+    for o in &chain.ops {
+        let srcs: &[u8] = match o.operands {
+            Operands::Binary => &[o.a, o.b],
+            _ => &[o.a],
+        };
+        for s in srcs {
+            let s = usize::from(*s);
+            if !written[s] && cur[s].is_none() {
+                cur[s] = Some(b.ins().load(ty, heap_flags(), p[s], off));
+            }
+        }
+        written[usize::from(o.dst)] = true;
+    }
+    for (k, o) in chain.ops.iter().enumerate() {
+        let cx = Ctx {
+            lane: chain.lane,
+            op: o.op,
+            operands: o.operands,
+        };
+        let (Some(x), y) = (cur[usize::from(o.a)], cur[usize::from(o.b)]) else {
+            continue;
+        };
+        let y = match (o.operands, scal[k], y) {
+            (Operands::Binary, _, Some(y)) => y,
+            (Operands::ScalarLeft | Operands::ScalarRight, Some(s), _) => s,
+            _ => x,
+        };
+        let r = if o.operands == Operands::ScalarLeft {
+            cx.apply(b, ty, y, x)
+        } else {
+            cx.apply(b, ty, x, y)
+        };
+        cur[usize::from(o.dst)] = Some(r);
+    }
+    for (s, v) in cur.iter().enumerate() {
+        if let (true, Some(v)) = (written[s], v) {
+            b.ins().store(heap_flags(), *v, p[s], off);
+        }
+    }
+}
+
+fn emit(b: &mut FunctionBuilder, chain: &Chain, ptr: Type) {
+    let slots = usize::from(chain.slots);
+    let (st, vt) = lane_types(chain.lane);
+    let entry = b.create_block();
+    b.append_block_params_for_function_params(entry);
+    b.switch_to_block(entry);
+    let p = b.block_params(entry).to_vec();
+    let (base, len, args) = (p[0], p[1], p[2]);
+    let af = MemFlagsData::trusted();
+    let arg =
+        |b: &mut FunctionBuilder, i: usize| b.ins().load(types::I64, af, args, (i * 8) as i32);
+    let rows = arg(b, 0);
+    let cols = arg(b, 1);
+    let tiles: Vec<(Value, Value)> = (0..slots)
+        .map(|s| (arg(b, 2 + 2 * s), arg(b, 3 + 2 * s)))
+        .collect();
+    // scalar operands, as lane scalars and as splatted vectors
+    let mut scal_s = Vec::with_capacity(chain.ops.len());
+    let mut scal_v = Vec::with_capacity(chain.ops.len());
+    for (k, o) in chain.ops.iter().enumerate() {
+        if matches!(o.operands, Operands::ScalarLeft | Operands::ScalarRight) {
+            let bits = arg(b, 2 + 2 * slots + k);
+            let low = b.ins().ireduce(types::I32, bits);
+            let s = match chain.lane {
+                Lane::F32 => b.ins().bitcast(types::F32, MemFlagsData::new(), low),
+                Lane::I32 => low,
+            };
+            let v = b.ins().splat(vt, s);
+            scal_s.push(Some(s));
+            scal_v.push(Some(v));
+        } else {
+            scal_s.push(None);
+            scal_v.push(None);
+        }
+    }
+
+    let ret_ok = b.create_block();
+    let ret_bad = b.create_block();
+    let check_empty = b.create_block();
+    let nonempty = b.create_block();
+    let row_head = b.create_block();
+
+    // every argument below 2^32: no product below can overflow
+    let lim = 1i64 << 32;
+    let mut ok = b.ins().iconst(types::I8, 1);
+    let mut used = vec![rows, cols];
+    for (a, s) in &tiles {
+        used.extend([*a, *s]);
+    }
+    for v in used {
+        let c = b.ins().icmp_imm_s(IntCC::UnsignedLessThan, v, lim);
+        ok = b.ins().band(ok, c);
+    }
+    b.ins().brif(ok, check_empty, &[], ret_bad, &[]);
+
+    b.switch_to_block(check_empty);
+    let r0 = b.ins().icmp_imm_s(IntCC::Equal, rows, 0);
+    let c0 = b.ins().icmp_imm_s(IntCC::Equal, cols, 0);
+    let empty = b.ins().bor(r0, c0);
+    b.ins().brif(empty, ret_ok, &[], nonempty, &[]);
+
+    // the end of the last row of every tile must lie within len
+    b.switch_to_block(nonempty);
+    let row_bytes = b.ins().imul_imm_s(cols, 4);
+    let last = b.ins().iadd_imm_s(rows, -1);
+    let mut ok2 = b.ins().iconst(types::I8, 1);
+    for (addr, stride) in &tiles {
+        let o = b.ins().imul(last, *stride);
+        let end = b.ins().iadd(*addr, o);
+        let end = b.ins().iadd(end, row_bytes);
+        let c = b.ins().icmp(IntCC::UnsignedLessThanOrEqual, end, len);
+        ok2 = b.ins().band(ok2, c);
+    }
+    let zero = b.ins().iconst(types::I64, 0);
+    b.ins().brif(ok2, row_head, &[zero.into()], ret_bad, &[]);
+
+    // row_head(r): per row the slots' row pointers, then the column loops
+    // carry one pointer per slot (bumped together) and stop at slot 0's row
+    // end: `unroll` vectors per iteration, then single vectors, then scalar
+    // elements
+    b.append_block_param(row_head, types::I64);
+    let main_head = b.create_block();
+    let main_body = b.create_block();
+    let vec_head = b.create_block();
+    let vec_body = b.create_block();
+    let tail_head = b.create_block();
+    let tail_body = b.create_block();
+    let row_next = b.create_block();
+    for blk in [
+        main_head, main_body, vec_head, vec_body, tail_head, tail_body,
+    ] {
+        for _ in 0..slots {
+            b.append_block_param(blk, ptr);
+        }
+    }
+    let to_ptr = |b: &mut FunctionBuilder, v: Value| -> Value {
+        if ptr == types::I64 {
+            v
+        } else {
+            b.ins().ireduce(ptr, v)
+        }
+    };
+
+    b.switch_to_block(row_head);
+    let r = b.block_params(row_head)[0];
+    let more = b.ins().icmp(IntCC::SignedLessThan, r, rows);
+    let row_body = b.create_block();
+    b.ins().brif(more, row_body, &[], ret_ok, &[]);
+    b.switch_to_block(row_body);
+    let rowp: Vec<Value> = tiles
+        .iter()
+        .map(|(addr, stride)| {
+            let ro = b.ins().imul(r, *stride);
+            let o = b.ins().iadd(*addr, ro);
+            let o = to_ptr(b, o);
+            b.ins().iadd(base, o)
+        })
+        .collect();
+    let rb = to_ptr(b, row_bytes);
+    let end = b.ins().iadd(rowp[0], rb);
+    let args_of = |v: &[Value]| -> Vec<cranelift_codegen::ir::BlockArg> {
+        v.iter().map(|x| (*x).into()).collect()
+    };
+    b.ins().jump(main_head, &args_of(&rowp));
+    let bump = |b: &mut FunctionBuilder, ps: &[Value], by: i64| -> Vec<Value> {
+        ps.iter().map(|p| b.ins().iadd_imm_s(*p, by)).collect()
+    };
+    // exp's polynomial and long chains need registers: fewer vectors at once
+    let unroll: i64 = if chain.ops.iter().any(|o| o.op == Op::Exp) {
+        2
+    } else if chain.ops.len() > 3 {
+        4
+    } else {
+        8
+    };
+
+    b.switch_to_block(main_head);
+    let ps = b.block_params(main_head).to_vec();
+    let next = b.ins().iadd_imm_s(ps[0], unroll * 16);
+    let fits = b.ins().icmp(IntCC::UnsignedLessThanOrEqual, next, end);
+    b.ins()
+        .brif(fits, main_body, &args_of(&ps), vec_head, &args_of(&ps));
+
+    b.switch_to_block(main_body);
+    let ps = b.block_params(main_body).to_vec();
+    for k in 0..unroll {
+        step(b, chain, vt, &ps, &scal_v, (k * 16) as i32);
+    }
+    let nx = bump(b, &ps, unroll * 16);
+    b.ins().jump(main_head, &args_of(&nx));
+
+    b.switch_to_block(vec_head);
+    let ps = b.block_params(vec_head).to_vec();
+    let next = b.ins().iadd_imm_s(ps[0], 16);
+    let fits = b.ins().icmp(IntCC::UnsignedLessThanOrEqual, next, end);
+    b.ins()
+        .brif(fits, vec_body, &args_of(&ps), tail_head, &args_of(&ps));
+
+    b.switch_to_block(vec_body);
+    let ps = b.block_params(vec_body).to_vec();
+    step(b, chain, vt, &ps, &scal_v, 0);
+    let nx = bump(b, &ps, 16);
+    b.ins().jump(vec_head, &args_of(&nx));
+
+    b.switch_to_block(tail_head);
+    let ps = b.block_params(tail_head).to_vec();
+    let left = b.ins().icmp(IntCC::UnsignedLessThan, ps[0], end);
+    b.ins().brif(left, tail_body, &args_of(&ps), row_next, &[]);
+
+    b.switch_to_block(tail_body);
+    let ps = b.block_params(tail_body).to_vec();
+    step(b, chain, st, &ps, &scal_s, 0);
+    let nx = bump(b, &ps, 4);
+    b.ins().jump(tail_head, &args_of(&nx));
+
+    b.switch_to_block(row_next);
+    let r1 = b.ins().iadd_imm_s(r, 1);
+    b.ins().jump(row_head, &[r1.into()]);
+
+    b.switch_to_block(ret_ok);
+    let z = b.ins().iconst(types::I32, 0);
+    b.ins().return_(&[z]);
+    b.switch_to_block(ret_bad);
+    let one = b.ins().iconst(types::I32, 1);
+    b.ins().return_(&[one]);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::EwArgs;
+
+    /// Runs `chain` op by op with the single-op regions on a copy of `mem`.
+    fn one_by_one(chain: &Chain, mem: &[u8], args: &ChainArgs) -> Vec<u8> {
+        let mut m = mem.to_vec();
+        for (k, o) in chain.ops.iter().enumerate() {
+            let r = crate::compile(&Region {
+                op: o.op,
+                lane: chain.lane,
+                operands: o.operands,
+            })
+            .expect("single op compiles");
+            let t = |s: u8| args.tiles[usize::from(s)];
+            let e = EwArgs {
+                dst: t(o.dst).0,
+                dst_stride: t(o.dst).1,
+                a: t(o.a).0,
+                a_stride: t(o.a).1,
+                b: t(o.b).0,
+                b_stride: t(o.b).1,
+                rows: args.rows,
+                cols: args.cols,
+                scalar: args.scalars[k],
+            };
+            assert_eq!(r.call(&mut m, &e), Status::Ok);
+        }
+        m
+    }
+
+    fn fill(n: usize, seed: u32) -> Vec<u8> {
+        let mut x = seed | 1;
+        (0..n)
+            .flat_map(|i| {
+                x ^= x << 13;
+                x ^= x >> 17;
+                x ^= x << 5;
+                let v = match i % 23 {
+                    0 => f32::NAN,
+                    1 => f32::INFINITY,
+                    2 => f32::NEG_INFINITY,
+                    3 => -0.0,
+                    _ => (x % 2000) as f32 / 100.0 - 10.0,
+                };
+                v.to_le_bytes()
+            })
+            .collect()
+    }
+
+    fn op(op: Op, operands: Operands, a: u8, b: u8, dst: u8) -> ChainOp {
+        ChainOp {
+            op,
+            operands,
+            a,
+            b,
+            dst,
+        }
+    }
+
+    #[test]
+    fn sub_exp_mul_equals_the_ops_one_by_one() {
+        use Operands::*;
+        // t = a - b; t = exp t; d = t * c, over 5 rows of 13 of 16-column tiles
+        let chain = Chain {
+            lane: Lane::F32,
+            ops: vec![
+                op(Op::Sub, Binary, 0, 1, 3),
+                op(Op::Exp, Unary, 3, 3, 3),
+                op(Op::Mul, Binary, 3, 2, 4),
+            ],
+            slots: 5,
+        };
+        let c = compile(&chain).expect("compiles");
+        let mut mem = fill(5 * 16 * 5, 7);
+        let args = ChainArgs {
+            tiles: (0..5).map(|s| (s * 320, 64)).collect(),
+            scalars: vec![0; 3],
+            rows: 5,
+            cols: 13,
+        };
+        let want = one_by_one(&chain, &mem, &args);
+        assert_eq!(c.call(&mut mem, &args), Status::Ok);
+        assert_eq!(mem, want);
+    }
+
+    #[test]
+    fn in_place_shared_inputs_and_scalars_on_i32() {
+        use Operands::*;
+        // a = a + a; d = 5 - a; d = d * 3; d = max(d, a); a = a ^ d
+        let chain = Chain {
+            lane: Lane::I32,
+            ops: vec![
+                op(Op::Add, Binary, 0, 0, 0),
+                op(Op::Sub, ScalarLeft, 0, 0, 1),
+                op(Op::Mul, ScalarRight, 1, 1, 1),
+                op(Op::Max, Binary, 1, 0, 1),
+                op(Op::Xor, Binary, 0, 1, 0),
+            ],
+            slots: 2,
+        };
+        let c = compile(&chain).expect("compiles");
+        for (rows, cols, stride) in [(3, 37, 160), (4, 40, 160), (1, 3, 16)] {
+            let mut mem = fill(2 * 4 * 40, rows as u32 * 31 + cols as u32);
+            let args = ChainArgs {
+                tiles: vec![(0, stride), (640, stride)],
+                scalars: vec![0, 5, 3, 0, 0],
+                rows,
+                cols,
+            };
+            let want = one_by_one(&chain, &mem, &args);
+            assert_eq!(c.call(&mut mem, &args), Status::Ok);
+            assert_eq!(mem, want, "{rows}x{cols}");
+        }
+    }
+
+    #[test]
+    fn out_of_bounds_writes_nothing() {
+        use Operands::*;
+        let chain = Chain {
+            lane: Lane::F32,
+            ops: vec![
+                op(Op::Abs, Unary, 0, 0, 1),
+                op(Op::Add, ScalarRight, 1, 1, 2),
+            ],
+            slots: 3,
+        };
+        let c = compile(&chain).expect("compiles");
+        let mem0 = fill(64, 3);
+        let mut mem = mem0.clone();
+        // the third tile's last row ends 4 bytes past the buffer
+        let args = ChainArgs {
+            tiles: vec![(0, 32), (64, 32), (196, 32)],
+            scalars: vec![0, 1.0f32.to_bits() as i64],
+            rows: 2,
+            cols: 8,
+        };
+        assert_eq!(c.call(&mut mem, &args), Status::OutOfBounds);
+        assert_eq!(mem, mem0);
+        let hostile = ChainArgs {
+            rows: -1,
+            ..args.clone()
+        };
+        assert_eq!(c.call(&mut mem, &hostile), Status::OutOfBounds);
+        let wrong = ChainArgs {
+            scalars: vec![],
+            ..args
+        };
+        assert_eq!(c.call(&mut mem, &wrong), Status::Unknown);
+        assert_eq!(mem, mem0);
+    }
+
+    #[test]
+    fn unsupported_ops_are_rejected() {
+        let chain = Chain {
+            lane: Lane::I32,
+            ops: vec![op(Op::Exp, Operands::Unary, 0, 0, 0)],
+            slots: 1,
+        };
+        assert!(matches!(compile(&chain), Err(Reject::Unsupported(_))));
+        let bad_slot = Chain {
+            lane: Lane::F32,
+            ops: vec![op(Op::Neg, Operands::Unary, 0, 0, 3)],
+            slots: 2,
+        };
+        assert!(matches!(compile(&bad_slot), Err(Reject::Unsupported(_))));
+    }
+}
