@@ -37,6 +37,287 @@ pub struct PipeInit {
     pub v2c_buf: Option<Reg>,
     /// GM slot descriptor of a global-only FIFO.
     pub gm_tensor: Option<Reg>,
+    /// `acc_push_epilogue<layout = .., quant = .., relu = ..>` (FIXPIPE
+    /// conversion of cube-to-vector pushes).
+    pub epilogue: Option<Epilogue>,
+}
+
+/// The FIXPIPE epilogue a cube-to-vector pipe applies to pushed acc tiles.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Epilogue {
+    /// `nz2nd` (the only layout ptovm runs), `nz2dn`, `nz2nz`.
+    pub layout: String,
+    /// The quant mode (`no_convert`, `f32_f16`, `qf322b8_pre_scalar`, ...).
+    pub quant: String,
+    /// `no_relu`, `normal_relu`, ...
+    pub relu: String,
+}
+
+impl Epilogue {
+    /// Parses the body of `#pto.acc_push_epilogue<layout = a, quant = b, relu = c>`.
+    pub fn parse(body: &str) -> Epilogue {
+        let t: String = body.chars().filter(|c| !c.is_whitespace()).collect();
+        let mut e = Epilogue {
+            layout: "nz2nd".into(),
+            quant: "no_convert".into(),
+            relu: "no_relu".into(),
+        };
+        for f in t.trim_matches(|c| c == '<' || c == '>').split(',') {
+            if let Some((k, v)) = f.split_once('=') {
+                let v = v.trim_end_matches('>').to_ascii_lowercase();
+                match k {
+                    "layout" => e.layout = v,
+                    "quant" => e.quant = v,
+                    "relu" => e.relu = v,
+                    _ => {}
+                }
+            }
+        }
+        e
+    }
+
+    /// Whether the mode takes its parameters from `set_quant_vector` (per
+    /// column) rather than `set_quant_scalar`.
+    pub fn vector(&self) -> bool {
+        self.quant.ends_with("_vec")
+    }
+
+    /// Whether the mode needs a `set_quant_*` parameter.
+    pub fn needs_param(&self) -> bool {
+        !matches!(self.quant.as_str(), "no_convert" | "f32_f16" | "f32_bf16")
+    }
+}
+
+/// A pipe's quant parameter register as `set_quant_scalar` /
+/// `set_quant_vector` left it when a push issued.
+#[derive(Clone, Debug)]
+pub enum QuantReg {
+    /// The f32 scale of `set_quant_scalar`.
+    Scalar(f32),
+    /// The scaling (FB) tile of `set_quant_vector`: one ui64 quant word per
+    /// output column in row 0.
+    Vector(Box<Tile>),
+}
+
+/// The per-element conversion of one push through an epilogue.
+#[derive(Clone, Debug)]
+pub struct EpConv {
+    /// The consumer's element type.
+    pub out: pto_isa_spec::DType,
+    mode: EpMode,
+    relu: bool,
+    /// Per output column (scale, offset, signed); one entry repeats.
+    params: Vec<(f32, f32, bool)>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum EpMode {
+    /// A cast (rounding to nearest even).
+    Plain,
+    /// `rint(x * scale + offset)` clamped to [-128, 127] or [0, 255].
+    Int8,
+    /// `x * scale` clamped to +-65504 (NaN and inf pass for f32 sources).
+    F16,
+    /// `x * scale` then cast.
+    Scaled,
+}
+
+impl EpConv {
+    /// The conversion of an `src` acc tile through `e` into a consumer of
+    /// element type `consumer`, with the quant register `q` (read from
+    /// `local`, FB accesses logged in `acc`).
+    pub fn new(
+        e: &Epilogue,
+        src: pto_isa_spec::DType,
+        consumer: Option<pto_isa_spec::DType>,
+        q: Option<&QuantReg>,
+        cols: i64,
+        local: &Local,
+        acc: &mut Accesses,
+    ) -> Result<EpConv, Fault> {
+        use pto_isa_spec::DType as D;
+        if e.layout != "nz2nd" {
+            return fault(format!(
+                "acc_push_epilogue layout {} is not implemented (ptovm runs nz2nd)",
+                e.layout
+            ));
+        }
+        let relu = match e.relu.as_str() {
+            "no_relu" => false,
+            "normal_relu" => true,
+            other => {
+                return fault(format!(
+                    "acc_push_epilogue relu = {other} is not implemented"
+                ))
+            }
+        };
+        let int8 = |c: Option<D>| match c {
+            Some(d @ (D::I8 | D::U8)) => Ok(d),
+            other => fault(format!(
+                "acc_push_epilogue quant = {}: the consumer must pop an i8/ui8 tile, found {}",
+                e.quant,
+                other.map_or("no tile".to_string(), |d| d.to_string())
+            )),
+        };
+        let need = |want: D| {
+            if src == want {
+                Ok(())
+            } else {
+                fault(format!(
+                    "acc_push_epilogue quant = {} converts {want} accumulators, the pushed tile holds {src}",
+                    e.quant
+                ))
+            }
+        };
+        let (mode, out) = match e.quant.as_str() {
+            "no_convert" => (EpMode::Plain, src),
+            "f32_f16" => (need(D::F32).map(|_| EpMode::Plain)?, D::F16),
+            "f32_bf16" => (need(D::F32).map(|_| EpMode::Plain)?, D::BF16),
+            "qf322b8_pre_scalar" | "qf322b8_pre_vec" => {
+                need(D::F32)?;
+                (EpMode::Int8, int8(consumer)?)
+            }
+            "req8_scalar" | "req8_vec" => {
+                need(D::I32)?;
+                (EpMode::Int8, int8(consumer)?)
+            }
+            "deqf16_scalar" | "deqf16_vec" => {
+                need(D::I32)?;
+                (EpMode::F16, D::F16)
+            }
+            "qf322f16_pre_scalar" | "qf322f16_pre_vec" => {
+                need(D::F32)?;
+                (EpMode::F16, D::F16)
+            }
+            "qf322bf16_pre_scalar" | "qf322bf16_pre_vec" => {
+                need(D::F32)?;
+                (EpMode::Scaled, D::BF16)
+            }
+            "qs322bf16_pre_scalar" | "qs322bf16_pre_vec" => {
+                need(D::I32)?;
+                (EpMode::Scaled, D::BF16)
+            }
+            other => {
+                return fault(format!(
+                    "acc_push_epilogue quant = {other} is not implemented (no public source gives its rounding and saturation)"
+                ))
+            }
+        };
+        if let Some(c) = consumer {
+            if c.bytes() != out.bytes() {
+                return fault(format!(
+                    "acc_push_epilogue quant = {} produces {out}, the consumer pops {c}",
+                    e.quant
+                ));
+            }
+        }
+        let params = if !e.needs_param() {
+            vec![(1.0, 0.0, true)]
+        } else {
+            match (e.vector(), q) {
+                (false, Some(QuantReg::Scalar(f))) => {
+                    // SET_QUANT_SCALAR<OutType>: the f32 bits, bit 46 set for a
+                    // signed 8-bit output; no offset
+                    vec![(*f, 0.0, out != D::U8)]
+                }
+                (true, Some(QuantReg::Vector(t))) => {
+                    let words = matches!(t.elem, D::U64 | D::I64);
+                    if !(words || t.elem.is_float()) || t.v_col < cols {
+                        return fault(format!(
+                            "set_quant_vector: the scaling tile must hold at least {cols} ui64 quant words or float scales in row 0 (found {}x{} {})",
+                            t.v_row, t.v_col, t.elem
+                        ));
+                    }
+                    let sp = Space::of_tile(t.loc);
+                    let es = t.elem.bytes() as u64;
+                    (0..cols)
+                        .map(|c| {
+                            let a = t.elem_addr(0, c)?;
+                            let b = local.slice(sp, a, es)?;
+                            acc.add(sp, a, es, false);
+                            Ok(if words {
+                                decode_vector_word(u64::from_le_bytes(
+                                    b.try_into().unwrap_or([0; 8]),
+                                ))
+                            } else {
+                                // a float payload is the scale alone (as the
+                                // `.fp` forms read A5's float scaling tiles)
+                                (num::read(b, t.elem).f() as f32, 0.0, out != D::U8)
+                            })
+                        })
+                        .collect::<Result<Vec<_>, Fault>>()?
+                }
+                (v, _) => {
+                    return fault(format!(
+                        "acc_push_epilogue quant = {}: no pto.{} for this pipe has run",
+                        e.quant,
+                        if v {
+                            "set_quant_vector"
+                        } else {
+                            "set_quant_scalar"
+                        }
+                    ))
+                }
+            }
+        };
+        Ok(EpConv {
+            out,
+            mode,
+            relu,
+            params,
+        })
+    }
+
+    /// Converts element `x` of output column `c`.
+    pub fn apply(&self, x: num::Num, c: i64) -> num::Num {
+        use num::Num;
+        let (scale, offset, signed) = self.params[(c.max(0) as usize).min(self.params.len() - 1)];
+        let relu = |v: f64| if self.relu && v < 0.0 { 0.0 } else { v };
+        match self.mode {
+            EpMode::Plain => match x {
+                Num::F(f) => Num::F(relu(f)),
+                Num::I(i) => Num::I(if self.relu && i < 0 { 0 } else { i }),
+            },
+            EpMode::Int8 => {
+                let y = x.f() as f32 * scale + offset;
+                let (lo, hi) = if signed {
+                    (-128.0, 127.0)
+                } else {
+                    (0.0, 255.0)
+                };
+                let r = if y.is_nan() {
+                    0.0
+                } else {
+                    (y as f64).round_ties_even().clamp(lo, hi)
+                };
+                Num::I(relu(r) as i64)
+            }
+            EpMode::F16 => {
+                let y = x.f() as f32 * scale;
+                let y = if y.is_finite() {
+                    y.clamp(-65504.0, 65504.0)
+                } else {
+                    y
+                };
+                Num::F(relu(y as f64))
+            }
+            EpMode::Scaled => Num::F(relu((x.f() as f32 * scale) as f64)),
+        }
+    }
+}
+
+/// (scale, offset, signed) of a per-channel quant word: the 19-bit M1
+/// (sign, 8-bit exponent, 10-bit mantissa) in bits 13..32, the offset in bits
+/// 37..46, the signed flag in bit 46 (pto-isa's `extract_m1_from_quant`).
+fn decode_vector_word(w: u64) -> (f32, f32, bool) {
+    let m1 = ((w >> 13) & 0x7ffff) as u32;
+    let (sign, exp, man) = ((m1 >> 18) & 1, (m1 >> 10) & 0xff, m1 & 0x3ff);
+    let scale = if exp == 0 && man == 0 {
+        0.0
+    } else {
+        f32::from_bits(sign << 31 | exp << 23 | man << 13)
+    };
+    (scale, ((w >> 37) & 0x1ff) as f32, (w >> 46) & 1 == 1)
 }
 
 /// One push or free: what the other side joins when it takes it.
@@ -69,6 +350,8 @@ pub struct Fifo {
     pub frees: Vec<Vec<Mark>>,
     /// Per producer party: entries allocated with `talloc` (global entries).
     pub allocs: Vec<u64>,
+    /// The FIXPIPE epilogue of a cube-to-vector pipe.
+    pub epilogue: Option<Epilogue>,
 }
 
 impl Fifo {
@@ -84,6 +367,7 @@ impl Fifo {
             pops: vec![0; nc],
             frees: vec![Vec::new(); nc],
             allocs: vec![0; np],
+            epilogue: None,
         }
     }
 
@@ -135,6 +419,7 @@ pub fn copy_entry(
     split: u32,
     sub: i64,
     slot_size: u64,
+    conv: Option<&EpConv>,
     src_acc: &mut Accesses,
     dst_acc: &mut Accesses,
 ) -> Result<(), Fault> {
@@ -162,7 +447,7 @@ pub fn copy_entry(
         dst = Tile {
             loc: TileLoc::Vec,
             addr,
-            elem: src.elem,
+            elem: conv.map_or(src.elem, |c| c.out),
             rows: cr,
             cols: cc,
             v_row: pr,
@@ -205,7 +490,8 @@ pub fn copy_entry(
         (sr, sc, rows, cols) = (0, 0, vr, vc);
     }
     let es = src.elem.bytes() as u64;
-    let bytes = (dst.rows.saturating_mul(dst.cols)).max(0) as u64 * es;
+    let des = dst.elem.bytes() as u64;
+    let bytes = (dst.rows.saturating_mul(dst.cols)).max(0) as u64 * des;
     if bytes > slot_size {
         return fault(format!(
             "the FIFO entry needs {bytes} bytes ({}x{} {:?}), the slot holds {slot_size}",
@@ -217,10 +503,13 @@ pub fn copy_entry(
         for c in 0..cols {
             let sa = src.elem_addr(r + sr, c + sc)?;
             let da = dst.elem_addr(r + dr, c + dc)?;
-            let v = num::read(src_local.slice(ss, sa, es)?, src.elem);
-            num::write(dst_local.slice_mut(ds, da, es)?, dst.elem, v);
+            let mut v = num::read(src_local.slice(ss, sa, es)?, src.elem);
+            if let Some(cv) = conv {
+                v = cv.apply(v, c + sc);
+            }
+            num::write(dst_local.slice_mut(ds, da, des)?, dst.elem, v);
             src_acc.add(ss, sa, es, false);
-            dst_acc.add(ds, da, es, true);
+            dst_acc.add(ds, da, des, true);
         }
     }
     Ok(())

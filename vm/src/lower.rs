@@ -1486,7 +1486,25 @@ impl<'a> Lowerer<'a> {
                     c2v_buf: Self::kw_value(op, "c2v_consumer_buf"),
                     v2c_buf: Self::kw_value(op, "v2c_consumer_buf"),
                     gm_tensor: Self::kw_value(op, "gm_slot_tensor"),
+                    epilogue: match raw("acc_push_epilogue") {
+                        Some(Attr::Dialect { body: Some(b), .. }) => {
+                            Some(crate::fifo::Epilogue::parse(&b))
+                        }
+                        Some(_) => Some(crate::fifo::Epilogue::parse("")),
+                        None => None,
+                    },
                 }))
+            }
+            "set_quant_scalar" | "set_quant_vector" => {
+                let Some(&src) = u.first() else {
+                    self.unsupported(op, c, "needs its scale operand");
+                    return None;
+                };
+                K::SetQuant {
+                    id,
+                    src,
+                    vector: short == "set_quant_vector",
+                }
             }
             "tpush_to_aiv" | "tpush_to_aic" => {
                 let Some(&entry) = u.first() else {

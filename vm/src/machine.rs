@@ -169,6 +169,8 @@ enum Resolved {
         c2v: bool,
         split: u32,
         tile: Option<Box<Tile>>,
+        /// The pipe's quant register when the push issued.
+        quant: Option<crate::fifo::QuantReg>,
     },
     /// A consumer's release of its oldest popped FIFO entry.
     FifoFree {
@@ -505,6 +507,8 @@ struct Cluster<'a> {
     next_event: i64,
     /// Cube <-> vector FIFOs by (logical pipe id, cube-to-vector).
     fifos: FxHashMap<(u32, bool), crate::fifo::Fifo>,
+    /// `set_quant_scalar` / `set_quant_vector` parameters by (core, pipe id).
+    quant_regs: HashMap<(usize, u32), crate::fifo::QuantReg>,
     /// Placed `reserve_buffer`s by (function, name).
     reserved: HashMap<(String, String), u64>,
     /// Where each core placed each `reserve_buffer` instruction.
@@ -640,6 +644,7 @@ impl<'a> Cluster<'a> {
             pending: Vec::new(),
             next_event: 1,
             fifos: FxHashMap::default(),
+            quant_regs: HashMap::new(),
             reserved: HashMap::new(),
             reserved_at: FxHashMap::default(),
             ctrl: vec![0; n],
@@ -1175,6 +1180,7 @@ impl<'a> Cluster<'a> {
             K::ReserveBuf { .. }
             | K::ImportBuf { .. }
             | K::PipeInit(_)
+            | K::SetQuant { .. }
             | K::FifoPush { .. }
             | K::FifoPop { .. }
             | K::FifoAlloc { .. }
@@ -1684,7 +1690,38 @@ impl<'a> Cluster<'a> {
                     if gm.is_some() {
                         f.gm = gm.clone();
                     }
+                    if c2v && p.epilogue.is_some() {
+                        f.epilogue = p.epilogue.clone();
+                    }
                 }
+                Ok(Flow::Next)
+            }
+            K::SetQuant { id, src, vector } => {
+                let q = match (vector, self.cores[ci].arch.regs.get(*src as usize)) {
+                    (true, Some(Val::Tile(t))) => {
+                        if t.loc != pto_asm::ty::TileLoc::Scaling {
+                            return fault(format!(
+                                "set_quant_vector: the quant tile must be loc=scaling, found loc={}",
+                                t.loc.name()
+                            ));
+                        }
+                        crate::fifo::QuantReg::Vector(t.clone())
+                    }
+                    (false, Some(Val::Float(f))) => crate::fifo::QuantReg::Scalar(*f as f32),
+                    (v, other) => {
+                        return fault(format!(
+                            "{} expects {}, found {}",
+                            if *v {
+                                "set_quant_vector"
+                            } else {
+                                "set_quant_scalar"
+                            },
+                            if *v { "a scaling tile" } else { "an f32 scale" },
+                            other.map_or("nothing", |x| x.kind())
+                        ))
+                    }
+                };
+                self.quant_regs.insert((ci, *id), q);
                 Ok(Flow::Next)
             }
             K::FifoPush {
@@ -1715,6 +1752,7 @@ impl<'a> Cluster<'a> {
                         c2v: *c2v,
                         split: *split,
                         tile,
+                        quant: self.quant_regs.get(&(ci, *id)).cloned(),
                     },
                 )
             }
@@ -1862,9 +1900,9 @@ impl<'a> Cluster<'a> {
         s: usize,
         inst: InstId,
         id: u32,
-        c2v: bool,
-        split: u32,
+        (c2v, split): (bool, u32),
         tile: Option<&Tile>,
+        quant: Option<&crate::fifo::QuantReg>,
         start: u64,
     ) -> Result<(), Fault> {
         let agent = Self::agent(ci, s);
@@ -1888,6 +1926,7 @@ impl<'a> Cluster<'a> {
             }
         }
         let (base, off, slot_size) = (f.base, f.slot_offset(n), f.slot_size);
+        let epilogue = f.epilogue.clone();
         if let Some(t) = tile {
             let base = base.ok_or_else(|| {
                 Fault::Msg(format!(
@@ -1922,6 +1961,32 @@ impl<'a> Cluster<'a> {
                     let (a, b) = self.cores.split_at_mut(ci);
                     (&b[0], &mut a[k])
                 };
+                // a cube-to-vector pipe's FIXPIPE epilogue converts acc tiles
+                let conv = match (&epilogue, c2v) {
+                    (Some(e), true) if t.loc == pto_asm::ty::TileLoc::Acc => {
+                        let consumer = self.prog.funcs.iter().find_map(|f| {
+                            f.code.iter().find_map(|i| match &i.k {
+                                K::FifoPop {
+                                    id: pid,
+                                    c2v: true,
+                                    tile: Some((_, d)),
+                                    ..
+                                } if *pid == id => Some(*d),
+                                _ => None,
+                            })
+                        });
+                        Some(crate::fifo::EpConv::new(
+                            e,
+                            t.elem,
+                            consumer,
+                            quant,
+                            t.v_col,
+                            &src.arch.local,
+                            &mut sacc,
+                        )?)
+                    }
+                    _ => None,
+                };
                 crate::fifo::copy_entry(
                     &src.arch.local,
                     t,
@@ -1931,6 +1996,7 @@ impl<'a> Cluster<'a> {
                     split,
                     sub,
                     slot_size,
+                    conv.as_ref(),
                     &mut sacc,
                     &mut dacc,
                 )?;
@@ -2443,7 +2509,17 @@ impl<'a> Cluster<'a> {
                 c2v,
                 split,
                 tile,
-            } => self.exec_push(ci, s, h.inst, *id, *c2v, *split, tile.as_deref(), start),
+                quant,
+            } => self.exec_push(
+                ci,
+                s,
+                h.inst,
+                *id,
+                (*c2v, *split),
+                tile.as_deref(),
+                quant.as_ref(),
+                start,
+            ),
             Resolved::FifoFree { id, c2v } => self.exec_free(ci, s, h.inst, *id, *c2v, start),
         };
         if let Err(f) = res {

@@ -956,6 +956,16 @@ pub enum K {
     },
     /// `pto.aic_initialize_pipe` / `pto.aiv_initialize_pipe`.
     PipeInit(Box<crate::fifo::PipeInit>),
+    /// `set_quant_scalar` (f32 scale) / `set_quant_vector` (scaling tile):
+    /// the quant parameter later pushes on pipe `id` convert with.
+    SetQuant {
+        /// Logical pipe id.
+        id: u32,
+        /// The scale or the scaling tile.
+        src: Reg,
+        /// `set_quant_vector`.
+        vector: bool,
+    },
     /// `tpush_to_aiv` / `tpush_to_aic`.
     FifoPush {
         /// Logical pipe id.

@@ -259,6 +259,7 @@ pub fn io(k: &K) -> (Vec<Reg>, Vec<Reg>) {
         }
         K::PipeInit(p) => i.extend([p.c2v_buf, p.v2c_buf, p.gm_tensor].into_iter().flatten()),
         K::FifoPush { entry, .. } => i.push(*entry),
+        K::SetQuant { src, .. } => i.push(*src),
         K::FifoFree { .. } => {}
         K::Jump(_)
         | K::Section { .. }

@@ -241,6 +241,15 @@ fn misuse_faults_with_a_message() {
     let m = fault(&kernel(16, "", "{filter_h = 2}", (0, 0), C0));
     assert!(m.contains("FMATRIX register is not set"), "{m}");
     let fm = "pto.setfmatrix {fmap_h = 4, fmap_w = 4}";
+    // set A written, set B read
+    let m = fault(&kernel(
+        16,
+        fm,
+        "{filter_h = 2, fmatrix = \"b\"}",
+        (0, 0),
+        C0,
+    ));
+    assert!(m.contains("FMATRIX register is not set (set B"), "{m}");
     let m = fault(&kernel(16, fm, "{filter_h = 2}", (0, 0), 16));
     assert!(m.contains("one pixel of C0 = 8"), "{m}");
     let m = fault(&kernel(

@@ -12,6 +12,14 @@
 //!   destination's storage (row-major). Column axis: the selected rows are
 //!   copied whole into consecutive destination rows. Elements are copied bit
 //!   for bit (source and destination element sizes must agree).
+//! * Compare gather `tgather ins(%src, %kValue [, %tmp]) outs(%dst, %cdst)
+//!   {cmpMode = eq|gt, offset = N}`: for each valid row `r` of the source,
+//!   the columns `c` whose element compares (`==` or `>`, in the source's
+//!   type) with the scalar `kValue` are packed from column 0 of `dst` row `r`
+//!   as indices `offset + r * src.cols + c` (the source's row-major storage
+//!   position, as pto-isa's A2/A3 implementation numbers them), and element
+//!   `r` of `cdst` (in its storage order) receives the row's count. `dst`
+//!   columns past the count and `tmp` are not written. NaN never matches.
 //! * Index scatter `tscatter ins(%src, %idx) outs(%dst)`: for every element of
 //!   the index tile's valid region, `dst.flat[idx[i, j]] = src[i, j]` (later
 //!   elements win); out-of-range indices fault.
@@ -30,7 +38,8 @@ use pto_asm::ty::BLayout;
 use pto_isa_spec::Opcode;
 
 use crate::exec::tile_ops::{
-    attr_sym, check_valid, get, get_bits, in_tile, out_tile, put, put_bits, short, TileCall,
+    attr_sym, check_valid, get, get_bits, in_scalars, in_tile, out_tile, put, put_bits, short,
+    TileCall,
 };
 use crate::exec::{fault, Accesses, Fault};
 use crate::mem::Local;
@@ -42,6 +51,9 @@ pub fn run(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(),
     match call.op {
         Opcode::TGather if attr_sym(call, &["maskPattern"]).is_some() => {
             mask_gather(call, local, acc)
+        }
+        Opcode::TGather if call.outs.len() > 1 || !in_scalars(call).is_empty() => {
+            compare_gather(call, local, acc)
         }
         Opcode::TGather => index_gather(call, local, acc),
         Opcode::TScatter if attr_sym(call, &["maskPattern"]).is_some() => {
@@ -151,6 +163,107 @@ fn index_gather(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Resul
         }
     }
     Ok(())
+}
+
+/// The compare form of `tgather` (pto-isa `TGATHER(dst, src, k, cdst, tmp,
+/// offset)` with `CmpMode::EQ`/`GT`; PTOAS's `kValue` is one scalar of the
+/// source's element type for every row).
+fn compare_gather(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(), Fault> {
+    let src = in_tile(call, 0, "source")?;
+    let dst = out_tile(call, 0, "destination")?;
+    let cdst = out_tile(call, 1, "count destination (cdst)")?;
+    check_valid(call, src, "source")?;
+    let Some(k) = in_scalars(call).first().copied() else {
+        return fault(format!(
+            "{}: the compare form needs a scalar kValue operand",
+            short(call)
+        ));
+    };
+    for (t, what) in [(dst, "destination"), (cdst, "cdst")] {
+        if !matches!(t.elem, pto_isa_spec::DType::I32 | pto_isa_spec::DType::U32) {
+            return fault(format!(
+                "{}: the compare form's {what} must hold i32 or ui32 indices, found {}",
+                short(call),
+                t.elem
+            ));
+        }
+    }
+    let gt = match attr_sym(call, &["cmpMode", "cmp_mode"]).as_deref() {
+        None | Some("EQ") => false,
+        Some("GT") => true,
+        Some(other) => {
+            return fault(format!(
+                "{}: the compare form supports cmpMode eq or gt, found {other}",
+                short(call)
+            ))
+        }
+    };
+    let offset = crate::exec::gen::attr_int(call, "offset")?.unwrap_or(0);
+    if src.v_row > cdst.rows * cdst.cols {
+        return fault(format!(
+            "{}: cdst ({}x{}) has room for {} counts, the source has {} valid rows",
+            short(call),
+            cdst.rows,
+            cdst.cols,
+            cdst.rows * cdst.cols,
+            src.v_row
+        ));
+    }
+    if src.v_col > dst.cols || src.v_row > dst.rows {
+        return fault(format!(
+            "{}: the {}x{} destination cannot hold a {}x{} source's indices",
+            short(call),
+            dst.rows,
+            dst.cols,
+            src.v_row,
+            src.v_col
+        ));
+    }
+    // the key in the source's type (a scalar of another type converts)
+    let key = if src.elem.is_float() {
+        Num::F(k.f())
+    } else {
+        Num::I(k.i())
+    };
+    for r in 0..src.v_row {
+        let mut n = 0i64;
+        for c in 0..src.v_col {
+            let v = get(local, src, r, c, acc)?;
+            let hit = match (v, key) {
+                (Num::F(x), Num::F(y)) => {
+                    if gt {
+                        x > y
+                    } else {
+                        x == y
+                    }
+                }
+                (x, y) => {
+                    if gt {
+                        x.i() > y.i()
+                    } else {
+                        x.i() == y.i()
+                    }
+                }
+            };
+            if hit {
+                put(local, dst, r, n, Num::I(offset + r * src.cols + c), acc)?;
+                n += 1;
+            }
+        }
+        // cdst element r in storage order
+        let (cr, cc) = storage_pos(cdst, r);
+        put(local, cdst, cr, cc, Num::I(n), acc)?;
+    }
+    Ok(())
+}
+
+/// The (row, column) of the `k`-th element of a tile's storage.
+fn storage_pos(t: &Tile, k: i64) -> (i64, i64) {
+    if t.blayout == BLayout::ColMajor {
+        (k % t.rows, k / t.rows)
+    } else {
+        (k / t.cols, k % t.cols)
+    }
 }
 
 fn mask_gather(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(), Fault> {

@@ -36,6 +36,13 @@
 //!
 //! This is the transform of pto-isa's CPU reference (`TIMG2COL`), with the
 //! FMATRIX fields taken from the registers instead of a conv-tile object.
+//!
+//! There are two FMATRIX register sets (feature-map size and padding widths):
+//! `setfmatrix {..., fmatrix = "b"}` writes the second, and `timg2col {...,
+//! fmatrix = "b"}` reads it (pto-isa's `FMATRIX_B_*` modes: `set_fmatrix_b`
+//! and the img2col instruction's `fmatrixCtrl`); without the attribute (or
+//! with `"a"`) both use the first. The padding value and repeat registers are
+//! shared.
 
 use pto_isa_spec::{DType, Opcode};
 
@@ -61,6 +68,25 @@ pub struct Regs {
     pub pad_value: Option<PadValue>,
     /// `set_img2col_rpt`: repeat time, stride, mode.
     pub repeat: (i64, i64, i64),
+    /// The second FMATRIX register set (`setfmatrix {fmatrix = "b"}`):
+    /// (H, W) and the padding widths.
+    pub fmap_b: Option<(i64, i64)>,
+    /// Padding widths of the B set: left, right, top, bottom.
+    pub pad_b: [i64; 4],
+}
+
+/// Whether the op names the second FMATRIX register set (`fmatrix = "b"`;
+/// `"a"` or no attribute: the first), as pto-isa's `FMATRIX_B_*` modes write
+/// `set_fmatrix_b` and pass `fmatrixCtrl` to the img2col instruction.
+fn set_b(call: &TileCall) -> Result<bool, Fault> {
+    match crate::exec::tile_ops::attr_sym(call, &["fmatrix"]).as_deref() {
+        None | Some("A") => Ok(false),
+        Some("B") => Ok(true),
+        Some(other) => fault(format!(
+            "{}: fmatrix must be \"a\" or \"b\", found {other}",
+            short(call)
+        )),
+    }
 }
 
 /// The padding register's value as written.
@@ -151,8 +177,13 @@ fn setfmatrix(call: &TileCall, local: &mut Local) -> Result<(), Fault> {
             ));
         }
     }
-    local.img2col.fmap = Some((h, w));
-    local.img2col.pad = pad;
+    if set_b(call)? {
+        local.img2col.fmap_b = Some((h, w));
+        local.img2col.pad_b = pad;
+    } else {
+        local.img2col.fmap = Some((h, w));
+        local.img2col.pad = pad;
+    }
     Ok(())
 }
 
@@ -202,13 +233,21 @@ fn img2col(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(),
         ));
     }
     let regs = local.img2col;
-    let Some((fh_map, fw_map)) = regs.fmap else {
+    let b = set_b(call)?;
+    let (fmap, pads) = if b {
+        (regs.fmap_b, regs.pad_b)
+    } else {
+        (regs.fmap, regs.pad)
+    };
+    let Some((fh_map, fw_map)) = fmap else {
         return fault(format!(
-            "{}: the FMATRIX register is not set (run pto.setfmatrix first)",
-            short(call)
+            "{}: the FMATRIX register is not set (set {}: run pto.setfmatrix{} first)",
+            short(call),
+            if b { "B" } else { "A" },
+            if b { " {fmatrix = \"b\"}" } else { "" }
         ));
     };
-    let [pl, pr, pt, pb] = regs.pad;
+    let [pl, pr, pt, pb] = pads;
     let (sh, sw) = (positive(call, "stride_h")?, positive(call, "stride_w")?);
     let (kh_n, kw_n) = (positive(call, "filter_h")?, positive(call, "filter_w")?);
     let (dh, dw) = (positive(call, "dilation_h")?, positive(call, "dilation_w")?);

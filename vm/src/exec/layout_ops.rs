@@ -97,7 +97,23 @@ fn no_extras(call: &TileCall, allowed_scalars: usize) -> Result<(), Fault> {
 /// Element type conversions a move may do (same type, or float <-> float /
 /// int -> float / float -> int as a value conversion).
 fn mov(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(), Fault> {
-    no_extras(call, 0)?;
+    // from an acc tile a scalar operand is the FIXPIPE pre-quantization word
+    // (pto-isa's A2/A3 and A5 `TMOV(dst, src, preQuantScalar)` load it with
+    // `set_quant_pre` and pick the scalar mode from the type pair, exactly as
+    // `TSTORE(dst, src, preQuantScalar)` does)
+    let word = match crate::exec::tile_ops::in_tiles(call).first() {
+        Some(s) if s.loc == pto_asm::ty::TileLoc::Acc => {
+            no_extras(call, 1)?;
+            in_scalars(call).first().map(|w| w.i() as u64)
+        }
+        _ => {
+            no_extras(call, 0)?;
+            None
+        }
+    };
+    if let Some(w) = word {
+        return mov_quant(call, w, local, acc);
+    }
     let tiles = crate::exec::tile_ops::in_tiles(call);
     if tiles.len() == 2 && tiles[1].loc != pto_asm::ty::TileLoc::Scaling {
         // a non-scaling third tile is the X -> ZZ exponent repack's scratch
@@ -124,6 +140,41 @@ fn mov(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(), Fau
                 o => o,
             };
         }
+    }
+    write_block(local, dst, (0, 0), (dst.v_row, dst.v_col), &vals, acc)
+}
+
+/// `tmov ins(%acc, %word : ..., i64) outs(%dst)`: the acc elements through
+/// the scalar quant mode of the (acc, destination) type pair, ReLU from
+/// `reluPreMode` (see [`crate::exec::fixpipe_quant`]).
+fn mov_quant(
+    call: &TileCall,
+    word: u64,
+    local: &mut Local,
+    acc: &mut Accesses,
+) -> Result<(), Fault> {
+    if crate::exec::tile_ops::in_tiles(call).len() > 1 {
+        return fault(format!(
+            "{}: a quantization word and a scaling tile cannot be combined",
+            short(call)
+        ));
+    }
+    if let Some(m) = crate::exec::tile_ops::attr_sym(call, &["accToVecMode", "acc_to_vec_mode"]) {
+        if m.contains("DUAL") {
+            return fault(format!(
+                "{}: a quantization word is not allowed with accToVecMode {m} (pto-isa: quant is not supported in dual destination mode)",
+                short(call)
+            ));
+        }
+    }
+    let src = in_tile(call, 0, "source")?;
+    let dst = out_tile(call, 0, "destination")?;
+    check_valid(call, dst, "destination")?;
+    check_covers(call, src, dst.v_row, dst.v_col, "source")?;
+    let conv = crate::exec::fixpipe_quant::Conv::new(call, src.elem, dst.elem, Some(word))?;
+    let mut vals = read_block(local, src, 0, 0, dst.v_row, dst.v_col, acc)?;
+    for v in &mut vals {
+        *v = conv.apply(*v);
     }
     write_block(local, dst, (0, 0), (dst.v_row, dst.v_col), &vals, acc)
 }
