@@ -667,7 +667,8 @@ impl<'a> Lowerer<'a> {
             // ptovm has no data cache or write buffer between the scalar unit
             // and memory: its stores are visible at once, so cache
             // clean/invalidate and the data barrier change nothing
-            "pto.dcci" | "pto.dsb" => return self.push(op, c, K::Nop),
+            // `cmo.cacheinvalid` (a line or a whole address space) likewise
+            "pto.dcci" | "pto.dsb" | "pto.cmo.cacheinvalid" => return self.push(op, c, K::Nop),
             _ => {
                 return self.unsupported(op, c, "is a synchronization op ptovm does not model yet")
             }
@@ -1604,7 +1605,7 @@ impl<'a> Lowerer<'a> {
             | "get_block_dim_z" | "get_laneid" | "get_grid_dim_x" | "get_grid_dim_y"
             | "get_grid_dim_z" | "get_block_idx_x" | "get_block_idx_y" | "get_block_idx_z"
             | "get_lanemask_eq" | "get_lanemask_le" | "get_lanemask_lt" | "get_lanemask_ge"
-            | "get_lanemask_gt" => {
+            | "get_lanemask_gt" | "get_veccoreid" | "get_clock32" | "get_clock64" => {
                 let what = match short {
                     "get_tid_x" => 0,
                     "get_tid_y" => 1,
@@ -1623,7 +1624,10 @@ impl<'a> Lowerer<'a> {
                     "get_lanemask_le" => 14,
                     "get_lanemask_lt" => 15,
                     "get_lanemask_ge" => 16,
-                    _ => 17,
+                    "get_lanemask_gt" => 17,
+                    "get_veccoreid" => 18,
+                    "get_clock32" => 19,
+                    _ => 20,
                 };
                 if let Some(dst) = r0 {
                     self.push(op, c, K::SimtId { dst, what });
@@ -1877,7 +1881,46 @@ impl<'a> Lowerer<'a> {
                     _ => self.unsupported(op, c, "needs ins(offset, value) and outs(tile)"),
                 }
             }
-            "castptr" => {
+            // a pointer's byte address in ptovm's address space (GM: the
+            // offset into the rank's GM plus `rank << 40`); `inttoptr` is
+            // `castptr` from an integer
+            "ptrtoint" => match (r0, u.first()) {
+                (Some(dst), Some(&src)) => {
+                    let dt = self.vdtype(dst);
+                    self.push(
+                        op,
+                        c,
+                        K::Conv {
+                            conv: Conv::PtrToInt,
+                            dst,
+                            src,
+                            dt,
+                            from: DType::U64,
+                        },
+                    )
+                }
+                _ => self.unsupported(op, c, "needs a pointer and a result"),
+            },
+            "trap" => self.push(op, c, K::Trap),
+            "print" => {
+                let fmt = op.body.iter().find_map(|e| match e {
+                    Elem::Attr(Attr::Str(s)) => Some(s.clone()),
+                    _ => None,
+                });
+                let vals = op.group_values("ins");
+                match (fmt, vals.as_slice()) {
+                    (Some(fmt), [val]) => {
+                        let dt = self.vdtype(*val);
+                        self.push(op, c, K::Print { fmt, val: *val, dt })
+                    }
+                    _ => self.unsupported(
+                        op,
+                        c,
+                        "needs ins(\"format\", %scalar : type): one format string and one scalar",
+                    ),
+                }
+            }
+            "castptr" | "inttoptr" => {
                 let (Some(dst), Some(&src)) = (r0, u.first()) else {
                     return self.unsupported(op, c, "needs a source and a result");
                 };

@@ -492,6 +492,10 @@ struct Cluster<'a> {
     /// Rank of this cluster (0 without --ranks).
     rank: u32,
     world: &'a World,
+    /// The clock `pto.get_clock32/64` read inside the running vector scope:
+    /// the time its unit of work started on PIPE_V (cycles under `timed`,
+    /// scheduler steps otherwise).
+    scope_clock: u64,
     /// Asynchronous transfers not yet waited for.
     pending: Vec<Pending>,
     next_event: i64,
@@ -627,6 +631,7 @@ impl<'a> Cluster<'a> {
             jit,
             rank,
             world,
+            scope_clock: 0,
             pending: Vec::new(),
             next_event: 1,
             fifos: HashMap::new(),
@@ -2389,6 +2394,10 @@ impl<'a> Cluster<'a> {
             Resolved::Vec { body, caps } => {
                 let body = body.clone();
                 let caps = caps.clone();
+                self.scope_clock = match self.cfg.sched {
+                    Sched::Timed => start,
+                    _ => self.steps,
+                };
                 self.run_vecscope(ci, &body, &caps, &mut vec_accs, &mut vec_ops)
             }
             Resolved::Set { src, dst, id } => {
@@ -2782,7 +2791,13 @@ impl<'a> Cluster<'a> {
     ) -> Result<(), Fault> {
         let checking = self.checker.is_some();
         let (block, blocks) = (self.block, self.blocks);
+        let clock = self.scope_clock;
         let c = &mut self.cores[ci];
+        // the linear vector-core id of the launch: block-major, then subblock
+        let veccore = match c.kind {
+            CoreKind::Vector(s) => block as i64 * 2 + s as i64,
+            _ => block as i64,
+        };
         let mut pc = 0;
         let mut pending_stores: Vec<(u64, u64, InstId)> = Vec::new();
         let mut alias: Vec<(InstId, InstId)> = Vec::new();
@@ -2950,6 +2965,11 @@ impl<'a> Cluster<'a> {
                         // a single-block launch reads grid dims 0 (what the
                         // PTOAS simt-scalar-core golden records), block idx 0
                         7..=9 => 0,
+                        18 => veccore,
+                        // one clock for the whole scope: the launch is one
+                        // unit of work in the timing model
+                        19 => clock as u32 as i32 as i64,
+                        20 => clock as i64,
                         13 => 1 << lane,
                         14 => le,
                         15 => lt,
@@ -2958,7 +2978,11 @@ impl<'a> Cluster<'a> {
                         _ => 0,
                     };
                     // lane masks are 32-bit
-                    let v = if *what >= 13 { v as i32 as i64 } else { v };
+                    let v = if (13..=17).contains(what) {
+                        v as i32 as i64
+                    } else {
+                        v
+                    };
                     set(&mut c.arch.vregs, *dst, Val::Int(v))?;
                     Flow::Next
                 }
@@ -4374,6 +4398,11 @@ fn scalar_step(
         }
         K::Nop | K::End => {}
         K::Unsupported { what } => return fault(what.clone()),
+        K::Trap => return fault("pto.trap: the kernel trapped"),
+        K::Print { fmt, val, dt } => {
+            let text = scalar::printf(fmt, get(regs, *val)?, *dt)?;
+            eprint!("{text}");
+        }
         K::SimtId { .. } => return fault("a SIMT thread id read outside a pto.simt_launch"),
         K::Warp { .. } | K::SimtSync | K::SimtKeep { .. } | K::SimtResume { .. } => {
             return fault("a SIMT thread op outside a pto.simt_launch")

@@ -121,6 +121,8 @@ pub enum Conv {
     NegF,
     /// Math functions on floats.
     Math(MathFn),
+    /// A pointer's byte address (`pto.ptrtoint`).
+    PtrToInt,
 }
 
 /// Scalar math functions.
@@ -1153,6 +1155,18 @@ pub enum K {
         to: pto_isa_spec::DType,
         /// Operand type.
         from: pto_isa_spec::DType,
+    },
+    /// `pto.trap`: stops the kernel with a fault at this op.
+    Trap,
+    /// `pto.print ins("format", %val : T)`: the scalar formatted by the C
+    /// format string, on standard error.
+    Print {
+        /// printf-style format.
+        fmt: String,
+        /// The printed value.
+        val: Reg,
+        /// Its type.
+        dt: pto_isa_spec::DType,
     },
     /// An op ptovm parses but cannot execute yet.
     Unsupported {

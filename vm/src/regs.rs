@@ -260,10 +260,12 @@ pub fn io(k: &K) -> (Vec<Reg>, Vec<Reg>) {
         K::PipeInit(p) => i.extend([p.c2v_buf, p.v2c_buf, p.gm_tensor].into_iter().flatten()),
         K::FifoPush { entry, .. } => i.push(*entry),
         K::FifoFree { .. } => {}
+        K::Print { val, .. } => i.push(*val),
         K::Jump(_)
         | K::Section { .. }
         | K::End
         | K::Nop
+        | K::Trap
         | K::SetAtomic { .. }
         | K::Unsupported { .. }
         | K::SimtNext { .. }

@@ -519,3 +519,30 @@ module attributes {pto.target_arch = "a5"} {
     assert_eq!(races("PIPE_MTE1"), 0);
     assert!(races("PIPE_FIX") > 0);
 }
+
+#[test]
+fn trap_stops_the_kernel_with_a_fault_at_its_line() {
+    // the store before the trap happens, the one after it does not
+    let src = r#"
+module attributes {pto.target_arch = "a5"} {
+  func.func @k(%out: !pto.ptr<i32, gm>) attributes {pto.entry} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %v = arith.constant 7 : i32
+    pto.store_scalar %v, %out[%c0] : !pto.ptr<i32, gm>, i32
+    pto.trap
+    pto.store_scalar %v, %out[%c1] : !pto.ptr<i32, gm>, i32
+    return
+  }
+}"#;
+    let k = load(src);
+    let f = go(&k, Sched::InOrder, &[Arg::Buffer(vec![0; 8])]);
+    match &f.out.error {
+        Some(RunError::Fault { inst, message }) => {
+            assert_eq!(k.program.info(*inst).loc.line, 8);
+            assert!(message.contains("pto.trap"), "{message}");
+        }
+        other => panic!("expected a fault, got {other:?}"),
+    }
+    assert_eq!(f.buffers[0], [7, 0, 0, 0, 0, 0, 0, 0]);
+}

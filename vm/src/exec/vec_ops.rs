@@ -55,6 +55,7 @@ fn group(op: Opcode) -> Option<Group> {
         | O::VCmps
         | O::VSel
         | O::VSelr
+        | O::VSelrv2
         | O::Chistv2
         | O::Dhistv2 => Group::Arith,
         O::VCadd
