@@ -26,6 +26,7 @@ pub fn lower(file: &File) -> Result<Program, Vec<Diagnostic>> {
         funcs: HashMap::new(),
         fops: Vec::new(),
         inlining: Vec::new(),
+        simt_info: None,
         sites: 0,
         errors: Vec::new(),
     };
@@ -58,6 +59,7 @@ pub fn lower(file: &File) -> Result<Program, Vec<Diagnostic>> {
     l.fops = fops.clone();
     let mut funcs = Vec::new();
     for f in &fops {
+        l.simt_info = None;
         funcs.push(l.func(f));
     }
     // a function that calls a cube kernel and a vector kernel is a mixed
@@ -97,6 +99,10 @@ struct Lowerer<'a> {
     /// Calls being inlined, innermost last: the call's result registers and
     /// the `return` jumps to patch to the end of the inlined body.
     inlining: Vec<(Vec<Reg>, Vec<usize>)>,
+    /// The x, y, z registers of the last `pto.store_vfsimt_info` lowered in
+    /// the current function: the launch dimensions of a later `func.call`
+    /// to a `pto.simt_entry` function.
+    simt_info: Option<[Reg; 3]>,
     sites: u32,
     errors: Vec<Diagnostic>,
 }
@@ -1190,6 +1196,23 @@ impl<'a> Lowerer<'a> {
                     Elem::Attr(Attr::Symbol(s)) => Some(s.clone()),
                     _ => None,
                 });
+                let simt_entry = callee
+                    .as_ref()
+                    .and_then(|s| self.funcs.get(s))
+                    .and_then(|i| self.fops.get(*i))
+                    .is_some_and(|f| f.attr("pto.simt_entry").is_some());
+                if simt_entry {
+                    // a SIMT entry called from vector-side code: a launch
+                    // with the dimensions pto.store_vfsimt_info configured
+                    return match self.simt_info {
+                        Some(dims) => self.simt_run(op, SimtDims::Regs(dims), &u, None, c),
+                        None => self.unsupported(
+                            op,
+                            c,
+                            "calls a pto.simt_entry function without a preceding pto.store_vfsimt_info in this function",
+                        ),
+                    };
+                }
                 match callee.and_then(|s| self.funcs.get(&s).copied()) {
                     Some(func) => self.push(
                         op,
@@ -1278,6 +1301,19 @@ impl<'a> Lowerer<'a> {
         let [x, y, z, args @ ..] = u else {
             return self.unsupported(op, c, "needs x, y and z thread counts");
         };
+        self.simt_run(op, SimtDims::Regs([*x, *y, *z]), args, None, c)
+    }
+
+    /// A SIMT thread loop in its own vector scope: the body of the called
+    /// entry function (`region` None) or of a `pto.section.simt` region.
+    fn simt_run(
+        &mut self,
+        op: &Op,
+        dims: SimtDims,
+        args: &[Reg],
+        region: Option<&Region>,
+        c: &mut Code,
+    ) {
         let mut body = Code {
             code: Vec::new(),
             exits: Vec::new(),
@@ -1285,16 +1321,25 @@ impl<'a> Lowerer<'a> {
         let begin = self.inst(
             op,
             K::SimtBegin {
-                dims: [*x, *y, *z],
+                dims,
                 barrier: false,
             },
         );
         body.code.push(begin);
         let top = body.code.len();
-        self.inline_call(op, args, &[], &mut body);
+        match region {
+            None => self.inline_call(op, args, &[], &mut body),
+            Some(r) => {
+                for b in &r.blocks {
+                    for o in &b.ops {
+                        self.op(o, &mut body, &YieldTo::None, true);
+                    }
+                }
+            }
+        }
         if body.code.iter().any(|i| matches!(i.k, K::SimtSync)) {
             body.code[0].k = K::SimtBegin {
-                dims: [*x, *y, *z],
+                dims,
                 barrier: true,
             };
         }
@@ -2147,6 +2192,41 @@ impl<'a> Lowerer<'a> {
                     cube: short == "section.cube",
                     end,
                 };
+            }
+            // configures the launch of later calls to pto.simt_entry
+            // functions (operands z, y, x); executes nothing itself
+            "store_vfsimt_info" => match u {
+                [z, y, x] => {
+                    self.simt_info = Some([*x, *y, *z]);
+                    self.push(op, c, K::Nop)
+                }
+                _ => self.unsupported(op, c, "needs the z, y and x thread counts"),
+            },
+            "section.simt" => {
+                if in_vec {
+                    return self.unsupported(op, c, "is inside a vector scope");
+                }
+                // `<<<x, y, z>>>` reads as integers or as one `<...>` body
+                let mut found: Vec<i64> = Vec::new();
+                for e in &op.body {
+                    match e {
+                        Elem::Attr(Attr::Int { value, .. }) => found.push(*value as i64),
+                        Elem::Attr(Attr::Dialect { ns, body: Some(b) }) if ns.is_empty() => {
+                            let t: String = b
+                                .chars()
+                                .filter(|c| !c.is_whitespace() && *c != '<' && *c != '>')
+                                .collect();
+                            found.extend(t.split(',').filter_map(|x| x.parse::<i64>().ok()));
+                        }
+                        Elem::Region(_) => break,
+                        _ => {}
+                    }
+                }
+                let [x, y, z] = found[..] else {
+                    return self.unsupported(op, c, "needs <<<x, y, z>>> launch dimensions");
+                };
+                let dims = [x, y, z];
+                self.simt_run(op, SimtDims::Fixed(dims), &[], op.regions.first(), c)
             }
             "vecscope" | "strict_vecscope" => {
                 if in_vec {

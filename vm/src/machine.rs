@@ -2869,10 +2869,14 @@ impl<'a> Cluster<'a> {
                     Flow::Next
                 }
                 K::SimtBegin { dims, barrier } => {
-                    let mut d = [0i64; 3];
-                    for (k, r) in dims.iter().enumerate() {
-                        d[k] = rd_int(&c.arch.vregs, *r)?;
-                    }
+                    let d = match dims {
+                        SimtDims::Fixed(d) => *d,
+                        SimtDims::Regs(r) => [
+                            rd_int(&c.arch.vregs, r[0])?,
+                            rd_int(&c.arch.vregs, r[1])?,
+                            rd_int(&c.arch.vregs, r[2])?,
+                        ],
+                    };
                     let dims = simt_dims(d)?;
                     let total: i64 = dims.iter().product();
                     simt = Some(SimtRun {

@@ -125,6 +125,15 @@ pub enum Conv {
     PtrToInt,
 }
 
+/// The thread counts of a SIMT launch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SimtDims {
+    /// Registers holding x, y, z (`pto.simt_launch`, `pto.store_vfsimt_info`).
+    Regs([Reg; 3]),
+    /// Static counts (`pto.section.simt <<<x, y, z>>>`).
+    Fixed([i64; 3]),
+}
+
 /// Scalar math functions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MathFn {
@@ -1003,8 +1012,8 @@ pub enum K {
     /// Start of a `pto.simt_launch` thread loop (inside the vector scope the
     /// launch lowers to): block dimensions x, y, z; thread (0,0,0) first.
     SimtBegin {
-        /// Registers holding the x, y, z thread counts.
-        dims: [Reg; 3],
+        /// The x, y, z thread counts.
+        dims: SimtDims,
         /// The body has a `pto.syncthreads`: every thread of the launch
         /// (not only of a warp) may have to stop and wait.
         barrier: bool,

@@ -1,6 +1,6 @@
 //! Which registers an instruction reads and writes (for vector-scope captures).
 
-use crate::program::{IdRef, Inst, PipeOp, Reg, SyncOp, VecOp, K};
+use crate::program::{IdRef, Inst, PipeOp, Reg, SimtDims, SyncOp, VecOp, K};
 
 fn id(r: &IdRef, v: &mut Vec<Reg>) {
     if let IdRef::Dyn(x) = r {
@@ -14,7 +14,11 @@ pub fn io(k: &K) -> (Vec<Reg>, Vec<Reg>) {
     let mut o = Vec::new();
     match k {
         K::Const { dst, .. } | K::Query { dst, .. } | K::SimtId { dst, .. } => o.push(*dst),
-        K::SimtBegin { dims, .. } => i.extend(dims),
+        K::SimtBegin {
+            dims: SimtDims::Regs(dims),
+            ..
+        } => i.extend(dims),
+        K::SimtBegin { .. } => {}
         K::SimtKeep { src, .. } => i.push(*src),
         K::SimtResume { dst, .. } => o.push(*dst),
         K::Warp { dst, src, arg, .. } => {
