@@ -675,6 +675,27 @@ impl<'a> Lowerer<'a> {
             // clean/invalidate and the data barrier change nothing
             // `cmo.cacheinvalid` (a line or a whole address space) likewise
             "pto.dcci" | "pto.dsb" | "pto.cmo.cacheinvalid" => return self.push(op, c, K::Nop),
+            // all-core barrier across the blocks of the launch; the GM
+            // workspace of the soft mode is not used (ptovm's barrier needs none)
+            "pto.syncall" => {
+                let ty = match attr(&Self::attrs_of(op), "core_type") {
+                    Some(AttrVal::Sym(s)) => s.clone(),
+                    _ => "mix".to_string(),
+                };
+                let kind = match ty.as_str() {
+                    t if t.contains("aiv") => 1,
+                    t if t.contains("aic") => 2,
+                    t if t.contains("mix") => 0,
+                    t => {
+                        return self.unsupported(
+                            op,
+                            c,
+                            &format!("has an unknown core_type {t} (aiv_only, aic_only or mix)"),
+                        )
+                    }
+                };
+                return self.push(op, c, K::SyncAll { kind });
+            }
             _ => {
                 return self.unsupported(op, c, "is a synchronization op ptovm does not model yet")
             }

@@ -237,6 +237,12 @@ enum Blocked {
         peer: String,
         name: String,
     },
+    /// `pto.syncall`: until every core of the kind arrived at barrier `n`
+    /// (re-executed after).
+    SyncAll {
+        kind: u8,
+        n: u64,
+    },
     /// `twait`: until the signals satisfy the comparison (re-executed after).
     Signal {
         sig: Box<View>,
@@ -250,6 +256,10 @@ enum Blocked {
 #[derive(Debug, Default)]
 pub struct World {
     clusters: u32,
+    /// Blocks per rank.
+    blocks: u32,
+    /// `pto.syncall` arrivals by (rank, core kind, barrier number).
+    syncall: std::sync::Mutex<HashMap<(u32, u8, u64), u32>>,
     stalled: AtomicU32,
     done: AtomicU32,
     epoch: std::sync::atomic::AtomicU64,
@@ -273,6 +283,10 @@ struct Su {
     done: bool,
     time: u64,
     blocked: Option<(Blocked, InstId)>,
+    /// `pto.syncall` barriers passed, per core kind (mix, aiv, aic).
+    syncalls: [u64; 3],
+    /// Arrived at this core kind's next `pto.syncall` and waiting.
+    arrived: bool,
 }
 
 /// The architectural state of one core: what a kernel can observe. Two runs
@@ -357,7 +371,13 @@ pub fn run_ranks(
         };
     }
     let units = ranks * blocks;
-    let threads = if ranks > 1 {
+    // every block of a kernel with a pto.syncall needs its own thread: the
+    // blocks wait for each other
+    let syncall = prog
+        .funcs
+        .iter()
+        .any(|f| f.code.iter().any(|i| matches!(i.k, K::SyncAll { .. })));
+    let threads = if ranks > 1 || syncall {
         units as usize
     } else if blocks <= 1 {
         1
@@ -373,6 +393,7 @@ pub fn run_ranks(
     };
     let world = World {
         clusters: units,
+        blocks,
         ..World::default()
     };
     let next = AtomicU32::new(0);
@@ -595,6 +616,8 @@ impl<'a> Cluster<'a> {
                         done: false,
                         time: 0,
                         blocked: None,
+                        syncalls: [0; 3],
+                        arrived: false,
                     },
                     queues: Default::default(),
                     time: [0; AGENTS_PER_CORE],
@@ -810,10 +833,38 @@ impl<'a> Cluster<'a> {
         }
     }
 
-    fn waits_on_signal(&self) -> bool {
-        self.cores
+    /// Cores of the launch (this rank) taking part in a `syncall` of `kind`:
+    /// the cluster's cores of that kind (a vector-only or cube-only kernel's
+    /// single core counts for every kind) times the blocks.
+    fn syncall_parties(&self, kind: u8) -> u32 {
+        let per = self
+            .cores
             .iter()
-            .any(|c| matches!(c.su.blocked, Some((Blocked::Signal { .. }, _))))
+            .filter(|c| {
+                matches!(
+                    (kind, c.kind),
+                    (0, _) | (_, CoreKind::Plain) | (1, CoreKind::Vector(_)) | (2, CoreKind::Cube)
+                )
+            })
+            .count() as u32;
+        per * self.world.blocks
+    }
+
+    fn syncall_arrived(&self, kind: u8, n: u64) -> u32 {
+        self.world
+            .syncall
+            .lock()
+            .map(|m| m.get(&(self.rank, kind, n)).copied().unwrap_or(0))
+            .unwrap_or(0)
+    }
+
+    fn waits_on_signal(&self) -> bool {
+        self.cores.iter().any(|c| {
+            matches!(
+                c.su.blocked,
+                Some((Blocked::Signal { .. } | Blocked::SyncAll { .. }, _))
+            )
+        })
     }
 
     /// Sleeps until a core of this cluster can run again (true), or every
@@ -873,6 +924,9 @@ impl<'a> Cluster<'a> {
                 Blocked::Comm => c.queues.iter().all(|q| q.is_empty()),
                 Blocked::Signal { sig, value, cmp } => {
                     exec::comm::test(self.gm, sig, *value, *cmp).map_or(true, |r| r.is_ok())
+                }
+                Blocked::SyncAll { kind, n } => {
+                    self.syncall_arrived(*kind, *n) >= self.syncall_parties(*kind)
                 }
                 Blocked::FifoPop { id, c2v } => self
                     .fifos
@@ -990,6 +1044,7 @@ impl<'a> Cluster<'a> {
                 Blocked::Queue(_)
                 | Blocked::Comm
                 | Blocked::Signal { .. }
+                | Blocked::SyncAll { .. }
                 | Blocked::FifoPop { .. }
                 | Blocked::FifoAlloc { .. }
                 | Blocked::Import { .. } => {}
@@ -1098,6 +1153,35 @@ impl<'a> Cluster<'a> {
                 let gm = self.gm;
                 let c = &mut self.cores[ci];
                 atomic(gm, &mut c.arch.local, &mut c.arch.regs, &inst.k)?;
+                Ok(Flow::Next)
+            }
+            K::SyncAll { kind } => {
+                // the core's own work completes first
+                if !self.cores[ci].queues.iter().all(|q| q.is_empty()) {
+                    return Ok(Flow::Block(Blocked::Comm));
+                }
+                let k = *kind;
+                let n = self.cores[ci].su.syncalls[k as usize];
+                if !self.cores[ci].su.arrived {
+                    if let Some(ck) = &mut self.checker {
+                        ck.join_core(Self::agent(ci, 0), ci);
+                    }
+                    let key = (self.rank, k, n);
+                    *self
+                        .world
+                        .syncall
+                        .lock()
+                        .map_err(|_| Fault::Msg("internal: syncall state poisoned".into()))?
+                        .entry(key)
+                        .or_insert(0) += 1;
+                    self.world.epoch.fetch_add(1, Ordering::SeqCst);
+                    self.cores[ci].su.arrived = true;
+                }
+                if self.syncall_arrived(k, n) < self.syncall_parties(k) {
+                    return Ok(Flow::Block(Blocked::SyncAll { kind: k, n }));
+                }
+                self.cores[ci].su.arrived = false;
+                self.cores[ci].su.syncalls[k as usize] += 1;
                 Ok(Flow::Next)
             }
             K::Comm {
@@ -3145,6 +3229,12 @@ impl<'a> Cluster<'a> {
                     Blocked::Cross { id } => format!("{core}scalar unit waits at line {l} on cross-core semaphore {id}, which no core will signal"),
                     Blocked::Queue(s) => format!("{core}scalar unit waits at line {l} for room in the {} queue", slot_pipe(*s).name()),
                     Blocked::Comm => format!("{core}scalar unit waits at line {l} for its pipes to drain before a communication op"),
+                    Blocked::SyncAll { kind, n } => format!(
+                        "{core}scalar unit waits at line {l} in syncall #{n}: {} of the {} {} cores of the launch arrived; the others finished or wait elsewhere",
+                        self.syncall_arrived(*kind, *n),
+                        self.syncall_parties(*kind),
+                        ["participating", "vector", "cube"][*kind as usize],
+                    ),
                     Blocked::Signal { sig, value, cmp } => {
                         let now = exec::comm::test(self.gm, sig, *value, *cmp).ok().and_then(|r| r.err());
                         format!(

@@ -1165,6 +1165,12 @@ pub enum K {
         /// Operand type.
         from: pto_isa_spec::DType,
     },
+    /// `pto.syncall`: the scalar unit drains its pipes and waits until every
+    /// core of the launch of the kind (0 all, 1 vector, 2 cube) arrived.
+    SyncAll {
+        /// 0 mix, 1 aiv_only, 2 aic_only.
+        kind: u8,
+    },
     /// `pto.trap`: stops the kernel with a fault at this op.
     Trap,
     /// `pto.print ins("format", %val : T)`: the scalar formatted by the C

@@ -270,6 +270,7 @@ pub fn io(k: &K) -> (Vec<Reg>, Vec<Reg>) {
         | K::End
         | K::Nop
         | K::Trap
+        | K::SyncAll { .. }
         | K::SetAtomic { .. }
         | K::Unsupported { .. }
         | K::SimtNext { .. }
