@@ -100,6 +100,8 @@ fn group(op: Opcode) -> Option<Group> {
         | O::VStas
         | O::VStur
         | O::VStar
+        | O::VSta
+        | O::Uvld
         | O::Sprclr
         | O::Sprsti
         | O::Sprsts
