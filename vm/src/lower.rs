@@ -2466,6 +2466,13 @@ impl<'a> Lowerer<'a> {
                     _ => self.unsupported(op, c, "needs one operand"),
                 }
             }
+            "set_mov_pad_val" => match u {
+                [v] => {
+                    let dt = self.vdtype(*v);
+                    self.push(op, c, K::SetMovPad { val: *v, dt })
+                }
+                _ => self.unsupported(op, c, "needs one pad value"),
+            },
             "set_atomic_add" | "set_atomic_max" | "set_atomic_min" | "set_atomic_none" => {
                 let how = Combine::parse(short.trim_start_matches("set_"));
                 self.push(op, c, K::SetAtomic { op: how, dt: None })
@@ -2892,7 +2899,7 @@ impl<'a> Lowerer<'a> {
             // copy_gm_to_ubuf: src, dst, sid, n_burst, len_burst, lpad, rpad, data_select, l2ctl, gm_stride, ub_stride
             // copy_ubuf_to_gm: src, dst, sid, n_burst, len_burst, l2ctl, dst_stride, src_stride
             match (dir, u) {
-                (DmaDir::GmToUb, [src, dst, _sid, n, len, _l, _r, _ds, _l2, gs, us, ..]) => {
+                (DmaDir::GmToUb, [src, dst, _sid, n, len, _l, _r, ds, _l2, gs, us, ..]) => {
                     PipeOp::DmaLegacy {
                         dir,
                         src: *src,
@@ -2901,6 +2908,7 @@ impl<'a> Lowerer<'a> {
                         len: *len,
                         src_stride: *gs,
                         dst_stride: *us,
+                        select: Some(*ds),
                     }
                 }
                 (DmaDir::UbToGm, [src, dst, _sid, n, len, _l2, ds, ss, ..]) => PipeOp::DmaLegacy {
@@ -2911,6 +2919,7 @@ impl<'a> Lowerer<'a> {
                     len: *len,
                     src_stride: *ss,
                     dst_stride: *ds,
+                    select: None,
                 },
                 _ => {
                     return self.unsupported(op, c, "has an operand list ptovm does not recognise")

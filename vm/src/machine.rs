@@ -2241,9 +2241,23 @@ impl<'a> Cluster<'a> {
                 len,
                 src_stride,
                 dst_stride,
+                select,
             } => {
                 let int = |r: Reg| rd_int(regs, r);
                 let lr = self.cores[ci].arch.loop_regs;
+                // data_select_bit: each UB row padded to 32 bytes with the
+                // set_mov_pad_val register
+                let pad = match select {
+                    Some(s) if int(*s)? != 0 => match lr.mov_pad {
+                        Some((b, w)) => Some(b[..w as usize].to_vec()),
+                        None => {
+                            return fault(
+                                "copy_gm_to_ubuf with data_select_bit = true needs a pad value: set it with pto.set_mov_pad_val first",
+                            )
+                        }
+                    },
+                    _ => None,
+                };
                 let k = if *dir == DmaDir::GmToUb { 0 } else { 1 };
                 let levels = vec![
                     (
@@ -2260,7 +2274,7 @@ impl<'a> Cluster<'a> {
                     dst: self.ptr(ci, *dst)?,
                     len: int(*len)?.max(0) as u64,
                     levels,
-                    pad: None,
+                    pad,
                     atomic: lr.atomic_for(*dir),
                 }))
             }
@@ -4493,6 +4507,21 @@ fn scalar_step(
         K::Nop | K::End => {}
         K::Unsupported { what } => return fault(what.clone()),
         K::Trap => return fault("pto.trap: the kernel trapped"),
+        K::SetMovPad { val, dt } => {
+            let w = dt.bytes().clamp(1, 8);
+            let bits: u64 = match get(regs, *val)? {
+                Val::Int(i) => *i as u64,
+                Val::Float(f) => match dt {
+                    DType::F32 => (*f as f32).to_bits() as u64,
+                    DType::F16 => half::f16::from_f64(*f).to_bits() as u64,
+                    DType::BF16 => half::bf16::from_f64(*f).to_bits() as u64,
+                    DType::F64 => f.to_bits(),
+                    d => return fault(format!("set_mov_pad_val of a {d:?} value")),
+                },
+                v => return fault(format!("set_mov_pad_val of {}", v.kind())),
+            };
+            loop_regs.mov_pad = Some((bits.to_le_bytes(), w as u8));
+        }
         K::Print { fmt, val, dt } => {
             let text = scalar::printf(fmt, get(regs, *val)?, *dt)?;
             eprint!("{text}");

@@ -420,6 +420,9 @@ pub enum PipeOp {
         src_stride: Reg,
         /// Destination start-to-start stride (bytes).
         dst_stride: Reg,
+        /// GM -> UB: the `data_select_bit` (pad each UB row to 32 bytes with
+        /// the `set_mov_pad_val` register).
+        select: Option<Reg>,
     },
     /// A cube micro-op (`mad*`, `mte_gm_l1*`, `mte_l1_*`, `mte_l0c_*`): its value
     /// operands in text order and the structure that indexes them.
@@ -1170,6 +1173,14 @@ pub enum K {
     SyncAll {
         /// 0 mix, 1 aiv_only, 2 aic_only.
         kind: u8,
+    },
+    /// `pto.set_mov_pad_val %v : T`: the GM -> UB pad register takes the
+    /// bits of `v` as a `T`.
+    SetMovPad {
+        /// The value.
+        val: Reg,
+        /// Its type.
+        dt: pto_isa_spec::DType,
     },
     /// `pto.trap`: stops the kernel with a fault at this op.
     Trap,

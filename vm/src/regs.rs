@@ -182,8 +182,12 @@ pub fn io(k: &K) -> (Vec<Reg>, Vec<Reg>) {
                 len,
                 src_stride,
                 dst_stride,
+                select,
                 ..
-            } => i.extend([*src, *dst, *n_burst, *len, *src_stride, *dst_stride]),
+            } => {
+                i.extend([*src, *dst, *n_burst, *len, *src_stride, *dst_stride]);
+                i.extend(select);
+            }
             PipeOp::Cube { regs, .. } => i.extend(regs),
         },
         K::VecScope {
@@ -264,7 +268,7 @@ pub fn io(k: &K) -> (Vec<Reg>, Vec<Reg>) {
         K::PipeInit(p) => i.extend([p.c2v_buf, p.v2c_buf, p.gm_tensor].into_iter().flatten()),
         K::FifoPush { entry, .. } => i.push(*entry),
         K::FifoFree { .. } => {}
-        K::Print { val, .. } => i.push(*val),
+        K::Print { val, .. } | K::SetMovPad { val, .. } => i.push(*val),
         K::Jump(_)
         | K::Section { .. }
         | K::End
