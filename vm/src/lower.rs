@@ -675,6 +675,9 @@ impl<'a> Lowerer<'a> {
             // clean/invalidate and the data barrier change nothing
             // `cmo.cacheinvalid` (a line or a whole address space) likewise
             "pto.dcci" | "pto.dsb" | "pto.cmo.cacheinvalid" => return self.push(op, c, K::Nop),
+            // the FFTS flag base address: ptovm's cross-core semaphores are
+            // scoreboard state, not memory at that address, so nothing reads it
+            "pto.set_ffts" => return self.push(op, c, K::Nop),
             // all-core barrier across the blocks of the launch; the GM
             // workspace of the soft mode is not used (ptovm's barrier needs none)
             "pto.syncall" => {
