@@ -439,7 +439,7 @@ ops! {
     MteGmUb: "pto.mte_gm_ub" ["pto.copy_gm_to_ubuf"], Scalar, MTE2, Dma, Generic, "p p i i i i i s*", ANY, BOTH, "grouped strided GM -> UB copy, optional row pad";
     MteUbGm: "pto.mte_ub_gm" ["pto.copy_ubuf_to_gm"], Scalar, MTE3, Dma, Generic, "p p i i i i i*", ANY, BOTH, "grouped strided UB -> GM copy";
     MteUbUb: "pto.mte_ub_ub" ["pto.copy_ubuf_to_ubuf"], Scalar, V, Dma, Generic, "p p i i i i i?", ANY, BOTH, "UB -> UB burst copy in 32-byte units";
-    MteUbL1: "pto.mte_ub_l1", Scalar, MTE3, Dma, Generic, "x x i i i i", ANY, BOTH, "UB -> L1 burst copy";
+    MteUbL1: "pto.mte_ub_l1", Cube, MTE3, Cube, Generic, "x x i i i i", ANY, BOTH, "UB -> L1 burst copy in 32-byte units";
     SetLoopSizeOuttoub: "pto.set_loop_size_outtoub", Scalar, S, Dma, Generic, "i i", ANY, BOTH, "loop1/loop2 counts for GM -> UB DMA";
     SetLoop1StrideOuttoub: "pto.set_loop1_stride_outtoub", Scalar, S, Dma, Generic, "i i", ANY, BOTH, "loop1 src/dst strides for GM -> UB DMA";
     SetLoop2StrideOuttoub: "pto.set_loop2_stride_outtoub", Scalar, S, Dma, Generic, "i i", ANY, BOTH, "loop2 src/dst strides for GM -> UB DMA";

@@ -26,6 +26,7 @@ pub fn lower(file: &File) -> Result<Program, Vec<Diagnostic>> {
         funcs: HashMap::new(),
         fops: Vec::new(),
         inlining: Vec::new(),
+        simt_info: None,
         sites: 0,
         errors: Vec::new(),
     };
@@ -58,6 +59,7 @@ pub fn lower(file: &File) -> Result<Program, Vec<Diagnostic>> {
     l.fops = fops.clone();
     let mut funcs = Vec::new();
     for f in &fops {
+        l.simt_info = None;
         funcs.push(l.func(f));
     }
     // a function that calls a cube kernel and a vector kernel is a mixed
@@ -97,6 +99,10 @@ struct Lowerer<'a> {
     /// Calls being inlined, innermost last: the call's result registers and
     /// the `return` jumps to patch to the end of the inlined body.
     inlining: Vec<(Vec<Reg>, Vec<usize>)>,
+    /// The x, y, z registers of the last `pto.store_vfsimt_info` lowered in
+    /// the current function: the launch dimensions of a later `func.call`
+    /// to a `pto.simt_entry` function.
+    simt_info: Option<[Reg; 3]>,
     sites: u32,
     errors: Vec<Diagnostic>,
 }
@@ -667,7 +673,32 @@ impl<'a> Lowerer<'a> {
             // ptovm has no data cache or write buffer between the scalar unit
             // and memory: its stores are visible at once, so cache
             // clean/invalidate and the data barrier change nothing
-            "pto.dcci" | "pto.dsb" => return self.push(op, c, K::Nop),
+            // `cmo.cacheinvalid` (a line or a whole address space) likewise
+            "pto.dcci" | "pto.dsb" | "pto.cmo.cacheinvalid" => return self.push(op, c, K::Nop),
+            // the FFTS flag base address: ptovm's cross-core semaphores are
+            // scoreboard state, not memory at that address, so nothing reads it
+            "pto.set_ffts" => return self.push(op, c, K::Nop),
+            // all-core barrier across the blocks of the launch; the GM
+            // workspace of the soft mode is not used (ptovm's barrier needs none)
+            "pto.syncall" => {
+                let ty = match attr(&Self::attrs_of(op), "core_type") {
+                    Some(AttrVal::Sym(s)) => s.clone(),
+                    _ => "mix".to_string(),
+                };
+                let kind = match ty.as_str() {
+                    t if t.contains("aiv") => 1,
+                    t if t.contains("aic") => 2,
+                    t if t.contains("mix") => 0,
+                    t => {
+                        return self.unsupported(
+                            op,
+                            c,
+                            &format!("has an unknown core_type {t} (aiv_only, aic_only or mix)"),
+                        )
+                    }
+                };
+                return self.push(op, c, K::SyncAll { kind });
+            }
             _ => {
                 return self.unsupported(op, c, "is a synchronization op ptovm does not model yet")
             }
@@ -1189,6 +1220,23 @@ impl<'a> Lowerer<'a> {
                     Elem::Attr(Attr::Symbol(s)) => Some(s.clone()),
                     _ => None,
                 });
+                let simt_entry = callee
+                    .as_ref()
+                    .and_then(|s| self.funcs.get(s))
+                    .and_then(|i| self.fops.get(*i))
+                    .is_some_and(|f| f.attr("pto.simt_entry").is_some());
+                if simt_entry {
+                    // a SIMT entry called from vector-side code: a launch
+                    // with the dimensions pto.store_vfsimt_info configured
+                    return match self.simt_info {
+                        Some(dims) => self.simt_run(op, SimtDims::Regs(dims), &u, None, c),
+                        None => self.unsupported(
+                            op,
+                            c,
+                            "calls a pto.simt_entry function without a preceding pto.store_vfsimt_info in this function",
+                        ),
+                    };
+                }
                 match callee.and_then(|s| self.funcs.get(&s).copied()) {
                     Some(func) => self.push(
                         op,
@@ -1277,6 +1325,19 @@ impl<'a> Lowerer<'a> {
         let [x, y, z, args @ ..] = u else {
             return self.unsupported(op, c, "needs x, y and z thread counts");
         };
+        self.simt_run(op, SimtDims::Regs([*x, *y, *z]), args, None, c)
+    }
+
+    /// A SIMT thread loop in its own vector scope: the body of the called
+    /// entry function (`region` None) or of a `pto.section.simt` region.
+    fn simt_run(
+        &mut self,
+        op: &Op,
+        dims: SimtDims,
+        args: &[Reg],
+        region: Option<&Region>,
+        c: &mut Code,
+    ) {
         let mut body = Code {
             code: Vec::new(),
             exits: Vec::new(),
@@ -1284,16 +1345,25 @@ impl<'a> Lowerer<'a> {
         let begin = self.inst(
             op,
             K::SimtBegin {
-                dims: [*x, *y, *z],
+                dims,
                 barrier: false,
             },
         );
         body.code.push(begin);
         let top = body.code.len();
-        self.inline_call(op, args, &[], &mut body);
+        match region {
+            None => self.inline_call(op, args, &[], &mut body),
+            Some(r) => {
+                for b in &r.blocks {
+                    for o in &b.ops {
+                        self.op(o, &mut body, &YieldTo::None, true);
+                    }
+                }
+            }
+        }
         if body.code.iter().any(|i| matches!(i.k, K::SimtSync)) {
             body.code[0].k = K::SimtBegin {
-                dims: [*x, *y, *z],
+                dims,
                 barrier: true,
             };
         }
@@ -1622,7 +1692,7 @@ impl<'a> Lowerer<'a> {
             | "get_block_dim_z" | "get_laneid" | "get_grid_dim_x" | "get_grid_dim_y"
             | "get_grid_dim_z" | "get_block_idx_x" | "get_block_idx_y" | "get_block_idx_z"
             | "get_lanemask_eq" | "get_lanemask_le" | "get_lanemask_lt" | "get_lanemask_ge"
-            | "get_lanemask_gt" => {
+            | "get_lanemask_gt" | "get_veccoreid" | "get_clock32" | "get_clock64" => {
                 let what = match short {
                     "get_tid_x" => 0,
                     "get_tid_y" => 1,
@@ -1641,7 +1711,10 @@ impl<'a> Lowerer<'a> {
                     "get_lanemask_le" => 14,
                     "get_lanemask_lt" => 15,
                     "get_lanemask_ge" => 16,
-                    _ => 17,
+                    "get_lanemask_gt" => 17,
+                    "get_veccoreid" => 18,
+                    "get_clock32" => 19,
+                    _ => 20,
                 };
                 if let Some(dst) = r0 {
                     self.push(op, c, K::SimtId { dst, what });
@@ -1895,7 +1968,46 @@ impl<'a> Lowerer<'a> {
                     _ => self.unsupported(op, c, "needs ins(offset, value) and outs(tile)"),
                 }
             }
-            "castptr" => {
+            // a pointer's byte address in ptovm's address space (GM: the
+            // offset into the rank's GM plus `rank << 40`); `inttoptr` is
+            // `castptr` from an integer
+            "ptrtoint" => match (r0, u.first()) {
+                (Some(dst), Some(&src)) => {
+                    let dt = self.vdtype(dst);
+                    self.push(
+                        op,
+                        c,
+                        K::Conv {
+                            conv: Conv::PtrToInt,
+                            dst,
+                            src,
+                            dt,
+                            from: DType::U64,
+                        },
+                    )
+                }
+                _ => self.unsupported(op, c, "needs a pointer and a result"),
+            },
+            "trap" => self.push(op, c, K::Trap),
+            "print" => {
+                let fmt = op.body.iter().find_map(|e| match e {
+                    Elem::Attr(Attr::Str(s)) => Some(s.clone()),
+                    _ => None,
+                });
+                let vals = op.group_values("ins");
+                match (fmt, vals.as_slice()) {
+                    (Some(fmt), [val]) => {
+                        let dt = self.vdtype(*val);
+                        self.push(op, c, K::Print { fmt, val: *val, dt })
+                    }
+                    _ => self.unsupported(
+                        op,
+                        c,
+                        "needs ins(\"format\", %scalar : type): one format string and one scalar",
+                    ),
+                }
+            }
+            "castptr" | "inttoptr" => {
                 let (Some(dst), Some(&src)) = (r0, u.first()) else {
                     return self.unsupported(op, c, "needs a source and a result");
                 };
@@ -2123,6 +2235,41 @@ impl<'a> Lowerer<'a> {
                     end,
                 };
             }
+            // configures the launch of later calls to pto.simt_entry
+            // functions (operands z, y, x); executes nothing itself
+            "store_vfsimt_info" => match u {
+                [z, y, x] => {
+                    self.simt_info = Some([*x, *y, *z]);
+                    self.push(op, c, K::Nop)
+                }
+                _ => self.unsupported(op, c, "needs the z, y and x thread counts"),
+            },
+            "section.simt" => {
+                if in_vec {
+                    return self.unsupported(op, c, "is inside a vector scope");
+                }
+                // `<<<x, y, z>>>` reads as integers or as one `<...>` body
+                let mut found: Vec<i64> = Vec::new();
+                for e in &op.body {
+                    match e {
+                        Elem::Attr(Attr::Int { value, .. }) => found.push(*value as i64),
+                        Elem::Attr(Attr::Dialect { ns, body: Some(b) }) if ns.is_empty() => {
+                            let t: String = b
+                                .chars()
+                                .filter(|c| !c.is_whitespace() && *c != '<' && *c != '>')
+                                .collect();
+                            found.extend(t.split(',').filter_map(|x| x.parse::<i64>().ok()));
+                        }
+                        Elem::Region(_) => break,
+                        _ => {}
+                    }
+                }
+                let [x, y, z] = found[..] else {
+                    return self.unsupported(op, c, "needs <<<x, y, z>>> launch dimensions");
+                };
+                let dims = [x, y, z];
+                self.simt_run(op, SimtDims::Fixed(dims), &[], op.regions.first(), c)
+            }
             "vecscope" | "strict_vecscope" => {
                 if in_vec {
                     return self.unsupported(op, c, "is nested inside another vector scope");
@@ -2340,6 +2487,13 @@ impl<'a> Lowerer<'a> {
                     _ => self.unsupported(op, c, "needs one operand"),
                 }
             }
+            "set_mov_pad_val" => match u {
+                [v] => {
+                    let dt = self.vdtype(*v);
+                    self.push(op, c, K::SetMovPad { val: *v, dt })
+                }
+                _ => self.unsupported(op, c, "needs one pad value"),
+            },
             "set_atomic_add" | "set_atomic_max" | "set_atomic_min" | "set_atomic_none" => {
                 let how = Combine::parse(short.trim_start_matches("set_"));
                 self.push(op, c, K::SetAtomic { op: how, dt: None })
@@ -2766,7 +2920,7 @@ impl<'a> Lowerer<'a> {
             // copy_gm_to_ubuf: src, dst, sid, n_burst, len_burst, lpad, rpad, data_select, l2ctl, gm_stride, ub_stride
             // copy_ubuf_to_gm: src, dst, sid, n_burst, len_burst, l2ctl, dst_stride, src_stride
             match (dir, u) {
-                (DmaDir::GmToUb, [src, dst, _sid, n, len, _l, _r, _ds, _l2, gs, us, ..]) => {
+                (DmaDir::GmToUb, [src, dst, _sid, n, len, _l, _r, ds, _l2, gs, us, ..]) => {
                     PipeOp::DmaLegacy {
                         dir,
                         src: *src,
@@ -2775,6 +2929,7 @@ impl<'a> Lowerer<'a> {
                         len: *len,
                         src_stride: *gs,
                         dst_stride: *us,
+                        select: Some(*ds),
                     }
                 }
                 (DmaDir::UbToGm, [src, dst, _sid, n, len, _l2, ds, ss, ..]) => PipeOp::DmaLegacy {
@@ -2785,6 +2940,7 @@ impl<'a> Lowerer<'a> {
                     len: *len,
                     src_stride: *ss,
                     dst_stride: *ds,
+                    select: None,
                 },
                 _ => {
                     return self.unsupported(op, c, "has an operand list ptovm does not recognise")

@@ -241,6 +241,12 @@ enum Blocked {
         peer: String,
         name: String,
     },
+    /// `pto.syncall`: until every core of the kind arrived at barrier `n`
+    /// (re-executed after).
+    SyncAll {
+        kind: u8,
+        n: u64,
+    },
     /// `twait`: until the signals satisfy the comparison (re-executed after).
     Signal {
         sig: Box<View>,
@@ -254,6 +260,10 @@ enum Blocked {
 #[derive(Debug, Default)]
 pub struct World {
     clusters: u32,
+    /// Blocks per rank.
+    blocks: u32,
+    /// `pto.syncall` arrivals by (rank, core kind, barrier number).
+    syncall: std::sync::Mutex<HashMap<(u32, u8, u64), u32>>,
     stalled: AtomicU32,
     done: AtomicU32,
     epoch: std::sync::atomic::AtomicU64,
@@ -277,6 +287,10 @@ struct Su {
     done: bool,
     time: u64,
     blocked: Option<(Blocked, InstId)>,
+    /// `pto.syncall` barriers passed, per core kind (mix, aiv, aic).
+    syncalls: [u64; 3],
+    /// Arrived at this core kind's next `pto.syncall` and waiting.
+    arrived: bool,
 }
 
 /// The architectural state of one core: what a kernel can observe. Two runs
@@ -365,7 +379,13 @@ pub fn run_ranks(
         };
     }
     let units = ranks * blocks;
-    let threads = if ranks > 1 {
+    // every block of a kernel with a pto.syncall needs its own thread: the
+    // blocks wait for each other
+    let syncall = prog
+        .funcs
+        .iter()
+        .any(|f| f.code.iter().any(|i| matches!(i.k, K::SyncAll { .. })));
+    let threads = if ranks > 1 || syncall {
         units as usize
     } else if blocks <= 1 {
         1
@@ -381,6 +401,7 @@ pub fn run_ranks(
     };
     let world = World {
         clusters: units,
+        blocks,
         ..World::default()
     };
     let next = AtomicU32::new(0);
@@ -502,6 +523,10 @@ struct Cluster<'a> {
     /// Rank of this cluster (0 without --ranks).
     rank: u32,
     world: &'a World,
+    /// The clock `pto.get_clock32/64` read inside the running vector scope:
+    /// the time its unit of work started on PIPE_V (cycles under `timed`,
+    /// scheduler steps otherwise).
+    scope_clock: u64,
     /// Asynchronous transfers not yet waited for.
     pending: Vec<Pending>,
     next_event: i64,
@@ -603,6 +628,8 @@ impl<'a> Cluster<'a> {
                         done: false,
                         time: 0,
                         blocked: None,
+                        syncalls: [0; 3],
+                        arrived: false,
                     },
                     queues: Default::default(),
                     time: [0; AGENTS_PER_CORE],
@@ -641,6 +668,7 @@ impl<'a> Cluster<'a> {
             jit,
             rank,
             world,
+            scope_clock: 0,
             pending: Vec::new(),
             next_event: 1,
             fifos: FxHashMap::default(),
@@ -824,10 +852,38 @@ impl<'a> Cluster<'a> {
         }
     }
 
-    fn waits_on_signal(&self) -> bool {
-        self.cores
+    /// Cores of the launch (this rank) taking part in a `syncall` of `kind`:
+    /// the cluster's cores of that kind (a vector-only or cube-only kernel's
+    /// single core counts for every kind) times the blocks.
+    fn syncall_parties(&self, kind: u8) -> u32 {
+        let per = self
+            .cores
             .iter()
-            .any(|c| matches!(c.su.blocked, Some((Blocked::Signal { .. }, _))))
+            .filter(|c| {
+                matches!(
+                    (kind, c.kind),
+                    (0, _) | (_, CoreKind::Plain) | (1, CoreKind::Vector(_)) | (2, CoreKind::Cube)
+                )
+            })
+            .count() as u32;
+        per * self.world.blocks
+    }
+
+    fn syncall_arrived(&self, kind: u8, n: u64) -> u32 {
+        self.world
+            .syncall
+            .lock()
+            .map(|m| m.get(&(self.rank, kind, n)).copied().unwrap_or(0))
+            .unwrap_or(0)
+    }
+
+    fn waits_on_signal(&self) -> bool {
+        self.cores.iter().any(|c| {
+            matches!(
+                c.su.blocked,
+                Some((Blocked::Signal { .. } | Blocked::SyncAll { .. }, _))
+            )
+        })
     }
 
     /// Sleeps until a core of this cluster can run again (true), or every
@@ -887,6 +943,9 @@ impl<'a> Cluster<'a> {
                 Blocked::Comm => c.queues.iter().all(|q| q.is_empty()),
                 Blocked::Signal { sig, value, cmp } => {
                     exec::comm::test(self.gm, sig, *value, *cmp).map_or(true, |r| r.is_ok())
+                }
+                Blocked::SyncAll { kind, n } => {
+                    self.syncall_arrived(*kind, *n) >= self.syncall_parties(*kind)
                 }
                 Blocked::FifoPop { id, c2v } => self
                     .fifos
@@ -1004,6 +1063,7 @@ impl<'a> Cluster<'a> {
                 Blocked::Queue(_)
                 | Blocked::Comm
                 | Blocked::Signal { .. }
+                | Blocked::SyncAll { .. }
                 | Blocked::FifoPop { .. }
                 | Blocked::FifoAlloc { .. }
                 | Blocked::Import { .. } => {}
@@ -1113,6 +1173,35 @@ impl<'a> Cluster<'a> {
                 let gm = self.gm;
                 let c = &mut self.cores[ci];
                 atomic(gm, &mut c.arch.local, &mut c.arch.regs, &inst.k)?;
+                Ok(Flow::Next)
+            }
+            K::SyncAll { kind } => {
+                // the core's own work completes first
+                if !self.cores[ci].queues.iter().all(|q| q.is_empty()) {
+                    return Ok(Flow::Block(Blocked::Comm));
+                }
+                let k = *kind;
+                let n = self.cores[ci].su.syncalls[k as usize];
+                if !self.cores[ci].su.arrived {
+                    if let Some(ck) = &mut self.checker {
+                        ck.join_core(Self::agent(ci, 0), ci);
+                    }
+                    let key = (self.rank, k, n);
+                    *self
+                        .world
+                        .syncall
+                        .lock()
+                        .map_err(|_| Fault::Msg("internal: syncall state poisoned".into()))?
+                        .entry(key)
+                        .or_insert(0) += 1;
+                    self.world.epoch.fetch_add(1, Ordering::SeqCst);
+                    self.cores[ci].su.arrived = true;
+                }
+                if self.syncall_arrived(k, n) < self.syncall_parties(k) {
+                    return Ok(Flow::Block(Blocked::SyncAll { kind: k, n }));
+                }
+                self.cores[ci].su.arrived = false;
+                self.cores[ci].su.syncalls[k as usize] += 1;
                 Ok(Flow::Next)
             }
             K::Comm {
@@ -2233,9 +2322,23 @@ impl<'a> Cluster<'a> {
                 len,
                 src_stride,
                 dst_stride,
+                select,
             } => {
                 let int = |r: Reg| rd_int(regs, r);
                 let lr = self.cores[ci].arch.loop_regs;
+                // data_select_bit: each UB row padded to 32 bytes with the
+                // set_mov_pad_val register
+                let pad = match select {
+                    Some(s) if int(*s)? != 0 => match lr.mov_pad {
+                        Some((b, w)) => Some(b[..w as usize].to_vec()),
+                        None => {
+                            return fault(
+                                "copy_gm_to_ubuf with data_select_bit = true needs a pad value: set it with pto.set_mov_pad_val first",
+                            )
+                        }
+                    },
+                    _ => None,
+                };
                 let k = if *dir == DmaDir::GmToUb { 0 } else { 1 };
                 let levels = vec![
                     (
@@ -2252,7 +2355,7 @@ impl<'a> Cluster<'a> {
                     dst: self.ptr(ci, *dst)?,
                     len: int(*len)?.max(0) as u64,
                     levels,
-                    pad: None,
+                    pad,
                     atomic: lr.atomic_for(*dir),
                 }))
             }
@@ -2435,6 +2538,10 @@ impl<'a> Cluster<'a> {
             Resolved::Vec { body, caps } => {
                 let body = body.clone();
                 let caps = caps.clone();
+                self.scope_clock = match self.cfg.sched {
+                    Sched::Timed => start,
+                    _ => self.steps,
+                };
                 self.run_vecscope(ci, &body, &caps, &mut vec_accs, &mut vec_ops)
             }
             Resolved::Set { src, dst, id } => {
@@ -2997,7 +3104,13 @@ impl<'a> Cluster<'a> {
     ) -> Result<(), Fault> {
         let checking = self.checker.is_some();
         let (block, blocks) = (self.block, self.blocks);
+        let clock = self.scope_clock;
         let c = &mut self.cores[ci];
+        // the linear vector-core id of the launch: block-major, then subblock
+        let veccore = match c.kind {
+            CoreKind::Vector(s) => block as i64 * 2 + s as i64,
+            _ => block as i64,
+        };
         let mut pc = 0;
         let mut pending_stores: Vec<(u64, u64, InstId)> = Vec::new();
         let mut alias: Vec<(InstId, InstId)> = Vec::new();
@@ -3069,10 +3182,14 @@ impl<'a> Cluster<'a> {
                     Flow::Next
                 }
                 K::SimtBegin { dims, barrier } => {
-                    let mut d = [0i64; 3];
-                    for (k, r) in dims.iter().enumerate() {
-                        d[k] = rd_int(&c.arch.vregs, *r)?;
-                    }
+                    let d = match dims {
+                        SimtDims::Fixed(d) => *d,
+                        SimtDims::Regs(r) => [
+                            rd_int(&c.arch.vregs, r[0])?,
+                            rd_int(&c.arch.vregs, r[1])?,
+                            rd_int(&c.arch.vregs, r[2])?,
+                        ],
+                    };
                     let dims = simt_dims(d)?;
                     let total: i64 = dims.iter().product();
                     simt = Some(SimtRun {
@@ -3165,6 +3282,11 @@ impl<'a> Cluster<'a> {
                         // a single-block launch reads grid dims 0 (what the
                         // PTOAS simt-scalar-core golden records), block idx 0
                         7..=9 => 0,
+                        18 => veccore,
+                        // one clock for the whole scope: the launch is one
+                        // unit of work in the timing model
+                        19 => clock as u32 as i32 as i64,
+                        20 => clock as i64,
                         13 => 1 << lane,
                         14 => le,
                         15 => lt,
@@ -3173,7 +3295,11 @@ impl<'a> Cluster<'a> {
                         _ => 0,
                     };
                     // lane masks are 32-bit
-                    let v = if *what >= 13 { v as i32 as i64 } else { v };
+                    let v = if (13..=17).contains(what) {
+                        v as i32 as i64
+                    } else {
+                        v
+                    };
                     set(&mut c.arch.vregs, *dst, Val::Int(v))?;
                     Flow::Next
                 }
@@ -3332,6 +3458,12 @@ impl<'a> Cluster<'a> {
                     Blocked::Cross { id } => format!("{core}scalar unit waits at line {l} on cross-core semaphore {id}, which no core will signal"),
                     Blocked::Queue(s) => format!("{core}scalar unit waits at line {l} for room in the {} queue", slot_pipe(*s).name()),
                     Blocked::Comm => format!("{core}scalar unit waits at line {l} for its pipes to drain before a communication op"),
+                    Blocked::SyncAll { kind, n } => format!(
+                        "{core}scalar unit waits at line {l} in syncall #{n}: {} of the {} {} cores of the launch arrived; the others finished or wait elsewhere",
+                        self.syncall_arrived(*kind, *n),
+                        self.syncall_parties(*kind),
+                        ["participating", "vector", "cube"][*kind as usize],
+                    ),
                     Blocked::Signal { sig, value, cmp } => {
                         let now = exec::comm::test(self.gm, sig, *value, *cmp).ok().and_then(|r| r.err());
                         format!(
@@ -4610,6 +4742,26 @@ fn scalar_step(
         }
         K::Nop | K::End => {}
         K::Unsupported { what } => return fault(what.clone()),
+        K::Trap => return fault("pto.trap: the kernel trapped"),
+        K::SetMovPad { val, dt } => {
+            let w = dt.bytes().clamp(1, 8);
+            let bits: u64 = match get(regs, *val)? {
+                Val::Int(i) => *i as u64,
+                Val::Float(f) => match dt {
+                    DType::F32 => (*f as f32).to_bits() as u64,
+                    DType::F16 => half::f16::from_f64(*f).to_bits() as u64,
+                    DType::BF16 => half::bf16::from_f64(*f).to_bits() as u64,
+                    DType::F64 => f.to_bits(),
+                    d => return fault(format!("set_mov_pad_val of a {d:?} value")),
+                },
+                v => return fault(format!("set_mov_pad_val of {}", v.kind())),
+            };
+            loop_regs.mov_pad = Some((bits.to_le_bytes(), w as u8));
+        }
+        K::Print { fmt, val, dt } => {
+            let text = scalar::printf(fmt, get(regs, *val)?, *dt)?;
+            eprint!("{text}");
+        }
         K::SimtId { .. } => return fault("a SIMT thread id read outside a pto.simt_launch"),
         K::Warp { .. } | K::SimtSync | K::SimtKeep { .. } | K::SimtResume { .. } => {
             return fault("a SIMT thread op outside a pto.simt_launch")

@@ -121,6 +121,17 @@ pub enum Conv {
     NegF,
     /// Math functions on floats.
     Math(MathFn),
+    /// A pointer's byte address (`pto.ptrtoint`).
+    PtrToInt,
+}
+
+/// The thread counts of a SIMT launch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SimtDims {
+    /// Registers holding x, y, z (`pto.simt_launch`, `pto.store_vfsimt_info`).
+    Regs([Reg; 3]),
+    /// Static counts (`pto.section.simt <<<x, y, z>>>`).
+    Fixed([i64; 3]),
 }
 
 /// Scalar math functions.
@@ -409,6 +420,9 @@ pub enum PipeOp {
         src_stride: Reg,
         /// Destination start-to-start stride (bytes).
         dst_stride: Reg,
+        /// GM -> UB: the `data_select_bit` (pad each UB row to 32 bytes with
+        /// the `set_mov_pad_val` register).
+        select: Option<Reg>,
     },
     /// A cube micro-op (`mad*`, `mte_gm_l1*`, `mte_l1_*`, `mte_l0c_*`): its value
     /// operands in text order and the structure that indexes them.
@@ -1011,8 +1025,8 @@ pub enum K {
     /// Start of a `pto.simt_launch` thread loop (inside the vector scope the
     /// launch lowers to): block dimensions x, y, z; thread (0,0,0) first.
     SimtBegin {
-        /// Registers holding the x, y, z thread counts.
-        dims: [Reg; 3],
+        /// The x, y, z thread counts.
+        dims: SimtDims,
         /// The body has a `pto.syncthreads`: every thread of the launch
         /// (not only of a warp) may have to stop and wait.
         barrier: bool,
@@ -1163,6 +1177,32 @@ pub enum K {
         to: pto_isa_spec::DType,
         /// Operand type.
         from: pto_isa_spec::DType,
+    },
+    /// `pto.syncall`: the scalar unit drains its pipes and waits until every
+    /// core of the launch of the kind (0 all, 1 vector, 2 cube) arrived.
+    SyncAll {
+        /// 0 mix, 1 aiv_only, 2 aic_only.
+        kind: u8,
+    },
+    /// `pto.set_mov_pad_val %v : T`: the GM -> UB pad register takes the
+    /// bits of `v` as a `T`.
+    SetMovPad {
+        /// The value.
+        val: Reg,
+        /// Its type.
+        dt: pto_isa_spec::DType,
+    },
+    /// `pto.trap`: stops the kernel with a fault at this op.
+    Trap,
+    /// `pto.print ins("format", %val : T)`: the scalar formatted by the C
+    /// format string, on standard error.
+    Print {
+        /// printf-style format.
+        fmt: String,
+        /// The printed value.
+        val: Reg,
+        /// Its type.
+        dt: pto_isa_spec::DType,
     },
     /// An op ptovm parses but cannot execute yet.
     Unsupported {

@@ -1,6 +1,6 @@
 //! Which registers an instruction reads and writes (for vector-scope captures).
 
-use crate::program::{IdRef, Inst, PipeOp, Reg, SyncOp, VecOp, K};
+use crate::program::{IdRef, Inst, PipeOp, Reg, SimtDims, SyncOp, VecOp, K};
 
 fn id(r: &IdRef, v: &mut Vec<Reg>) {
     if let IdRef::Dyn(x) = r {
@@ -14,7 +14,11 @@ pub fn io(k: &K) -> (Vec<Reg>, Vec<Reg>) {
     let mut o = Vec::new();
     match k {
         K::Const { dst, .. } | K::Query { dst, .. } | K::SimtId { dst, .. } => o.push(*dst),
-        K::SimtBegin { dims, .. } => i.extend(dims),
+        K::SimtBegin {
+            dims: SimtDims::Regs(dims),
+            ..
+        } => i.extend(dims),
+        K::SimtBegin { .. } => {}
         K::SimtKeep { src, .. } => i.push(*src),
         K::SimtResume { dst, .. } => o.push(*dst),
         K::Warp { dst, src, arg, .. } => {
@@ -178,8 +182,12 @@ pub fn io(k: &K) -> (Vec<Reg>, Vec<Reg>) {
                 len,
                 src_stride,
                 dst_stride,
+                select,
                 ..
-            } => i.extend([*src, *dst, *n_burst, *len, *src_stride, *dst_stride]),
+            } => {
+                i.extend([*src, *dst, *n_burst, *len, *src_stride, *dst_stride]);
+                i.extend(select);
+            }
             PipeOp::Cube { regs, .. } => i.extend(regs),
         },
         K::VecScope {
@@ -261,10 +269,13 @@ pub fn io(k: &K) -> (Vec<Reg>, Vec<Reg>) {
         K::FifoPush { entry, .. } => i.push(*entry),
         K::SetQuant { src, .. } => i.push(*src),
         K::FifoFree { .. } => {}
+        K::Print { val, .. } | K::SetMovPad { val, .. } => i.push(*val),
         K::Jump(_)
         | K::Section { .. }
         | K::End
         | K::Nop
+        | K::Trap
+        | K::SyncAll { .. }
         | K::SetAtomic { .. }
         | K::Unsupported { .. }
         | K::SimtNext { .. }

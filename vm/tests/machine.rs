@@ -589,3 +589,67 @@ module attributes {pto.target_arch = "a5"} {
         assert_eq!(out, 7i32.to_le_bytes());
     }
 }
+
+#[test]
+fn trap_stops_the_kernel_with_a_fault_at_its_line() {
+    // the store before the trap happens, the one after it does not
+    let src = r#"
+module attributes {pto.target_arch = "a5"} {
+  func.func @k(%out: !pto.ptr<i32, gm>) attributes {pto.entry} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %v = arith.constant 7 : i32
+    pto.store_scalar %v, %out[%c0] : !pto.ptr<i32, gm>, i32
+    pto.trap
+    pto.store_scalar %v, %out[%c1] : !pto.ptr<i32, gm>, i32
+    return
+  }
+}"#;
+    let k = load(src);
+    let f = go(&k, Sched::InOrder, &[Arg::Buffer(vec![0; 8])]);
+    match &f.out.error {
+        Some(RunError::Fault { inst, message }) => {
+            assert_eq!(k.program.info(*inst).loc.line, 8);
+            assert!(message.contains("pto.trap"), "{message}");
+        }
+        other => panic!("expected a fault, got {other:?}"),
+    }
+    assert_eq!(f.buffers[0], [7, 0, 0, 0, 0, 0, 0, 0]);
+}
+
+#[test]
+fn a_block_that_never_reaches_syncall_is_a_deadlock() {
+    // block 1 skips the barrier and finishes; block 0 waits for it forever
+    let src = r#"
+module attributes {pto.target_arch = "a5"} {
+  func.func @k(%out: !pto.ptr<i32, gm>) attributes {pto.entry} {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0 : i64
+    %v = arith.constant 7 : i32
+    %bi = pto.get_block_idx
+    %first = arith.cmpi eq, %bi, %zero : i64
+    scf.if %first {
+      pto.syncall() mode = #pto.sync_all_mode<hard>, core_type = #pto.sync_core_type<aiv_only>
+      pto.store_scalar %v, %out[%c0] : !pto.ptr<i32, gm>, i32
+    }
+    return
+  }
+}"#;
+    let k = load(src);
+    let cfg = Config {
+        profile: k.profile,
+        blocks: 2,
+        check: CheckMode::Warn,
+        max_steps: 1_000_000,
+        ..Config::default()
+    };
+    let f = run_kernel(&k, &cfg, None, &[Arg::Buffer(vec![0; 4])]).expect("runs");
+    assert_eq!(f.out.error, Some(RunError::Deadlock));
+    let text: Vec<String> = f.out.diags.list.iter().map(|d| format!("{d:?}")).collect();
+    assert!(
+        text.iter()
+            .any(|t| t.contains("syncall #0: 1 of the 2 vector cores")),
+        "{text:?}"
+    );
+    assert_eq!(f.buffers[0], [0; 4]);
+}

@@ -125,6 +125,7 @@ pub fn lowers(op: Opcode) -> bool {
             | O::LoadCbufToCb
             | O::CopyCbufToUbuf
             | O::CopyUbufToCbuf
+            | O::MteUbL1
             | O::CopyGmToCbuf
             | O::CopyCbufToBt
             | O::CopyCbufToFbuf
@@ -456,6 +457,7 @@ pub fn run(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
     match call.op {
         O::MteGmL1 | O::CopyGmToCbuf => burst_copy(call, m, Space::Gm, Space::L1),
         O::MteL1Ub => l1_ub(call, m),
+        O::MteUbL1 => ub_l1(call, m),
         O::MteGmL1Frac | O::CopyGmToCbufMultiNd2nz | O::CopyGmToCbufMultiDn2nz => {
             gm_l1_frac(call, m)
         }
@@ -586,6 +588,67 @@ fn l1_ub(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
     Ok(())
 }
 
+/// `pto.mte_ub_l1 %ub, %l1, %len nburst(%n, %src_gap, %dst_gap)` (vector
+/// MTE3: its UB -> the cube core's L1, or the core's own L1 without a cube):
+/// `n` bursts of `len` 32-byte blocks, the next burst `(len + gap) * 32`
+/// bytes on (the PTOAS micro-ISA's UB copy burst model, as `mte_ub_ub`).
+fn ub_l1(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
+    let src = call.ptr(0, Space::Ub)?;
+    let dst = call.ptr(1, Space::L1)?;
+    if src.addr % 32 != 0 || dst.addr % 32 != 0 {
+        return fault("'pto.mte_ub_l1' needs 32-byte aligned UB and L1 addresses");
+    }
+    let len = call.count(2)?.saturating_mul(32);
+    let mut group = None;
+    for c in &call.form.clauses {
+        match c.name.as_str() {
+            "nburst" if group.is_none() => group = Some(call.triple(c)?),
+            other => {
+                return fault(format!(
+                    "'pto.mte_ub_l1' takes one nburst(...) group, not {other}(...)"
+                ))
+            }
+        }
+    }
+    let Some((n, sg, dg)) = group else {
+        return fault("'pto.mte_ub_l1' needs nburst(%n_burst, %src_gap, %dst_gap)");
+    };
+    if n.saturating_mul(len) > MAX_WORK {
+        return fault("'pto.mte_ub_l1' moves too many bytes");
+    }
+    let (ss, ds) = (
+        len as i64 + sg.saturating_mul(32),
+        len as i64 + dg.saturating_mul(32),
+    );
+    let mut buf = vec![0u8; len as usize];
+    for k in 0..n as i64 {
+        m.read(Space::Ub, addr(src.addr, k * ss)?, &mut buf)?;
+        write_l1(m, addr(dst.addr, k * ds)?, &buf)?;
+    }
+    Ok(())
+}
+
+/// Writes `buf` at `at` in the cube core's L1 (recorded for the checker as
+/// that core's access), or in this core's own L1 outside a mixed cluster.
+fn write_l1(m: &mut Mem<'_>, at: u64, buf: &[u8]) -> Result<(), Fault> {
+    let len = buf.len() as u64;
+    if let Some(c) = m.cube.as_mut() {
+        c.slice_mut(Space::L1, at, len)?.copy_from_slice(buf);
+        if m.acc.on && len > 0 {
+            let a = crate::exec::Access {
+                space: Space::L1,
+                addr: at,
+                len,
+                write: true,
+            };
+            m.far.push((Far::Cube, a));
+        }
+        Ok(())
+    } else {
+        m.write(Space::L1, at, buf)
+    }
+}
+
 /// The CCE-level `copy_cbuf_to_ubuf` (cube MTE1: L1 -> the UB of subblock
 /// `sub_blockid`) and `copy_ubuf_to_cbuf` (vector MTE3: its UB -> the cube
 /// core's L1): `(src, dst, sub_blockid, nburst, len, src_gap, dst_gap)`,
@@ -619,19 +682,8 @@ fn cbuf_ubuf(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
         let at = dst.addr + k * (len + dg);
         if to_ub {
             m.write_ub(sub as usize, at, &buf)?;
-        } else if let Some(c) = m.cube.as_mut() {
-            c.slice_mut(Space::L1, at, len)?.copy_from_slice(&buf);
-            if m.acc.on && len > 0 {
-                let a = crate::exec::Access {
-                    space: Space::L1,
-                    addr: at,
-                    len,
-                    write: true,
-                };
-                m.far.push((Far::Cube, a));
-            }
         } else {
-            m.write(Space::L1, at, &buf)?;
+            write_l1(m, at, &buf)?;
         }
     }
     Ok(())

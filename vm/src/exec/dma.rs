@@ -148,6 +148,9 @@ pub struct LoopRegs {
     /// The FIXPIPE scalar registers `set_quant_pre`, `set_relu_alpha` and
     /// `set_fix_clip_relu` (None until set), read by `copy_matrix_cc_*`.
     pub fix: [Option<u64>; 3],
+    /// The GM -> UB pad value (`set_mov_pad_val`): its bytes, little-endian,
+    /// as wide as the value's type; None until set.
+    pub mov_pad: Option<([u8; 8], u8)>,
 }
 
 impl LoopRegs {
@@ -168,6 +171,7 @@ impl Default for LoopRegs {
             atomic_dt: DType::F32,
             nz_para: None,
             fix: [None; 3],
+            mov_pad: None,
         }
     }
 }

@@ -115,11 +115,14 @@ fn compare(mode: &str, x: Num, y: Num, dt: DType) -> Option<bool> {
 }
 
 /// Count of leading bits after the sign bit that equal it (`w`-bit lane).
+/// Leading sign bits of the `w`-bit value `x`: how many bits from the MSB
+/// down equal the sign bit, the sign bit itself included (the pto-isa
+/// manual: "counts how many bits from the MSB are equal to the sign bit";
+/// 0 and -1 give `w`). Arm's CLS excludes the sign bit and is one less.
 fn cls(x: i64, w: u32) -> i64 {
     let v = (x as u64) << (64 - w);
     let v = if (v as i64) < 0 { !v } else { v };
-    // leading zeros of the inverted/plain value, minus the sign bit itself
-    (v.leading_zeros().min(w) as i64 - 1).max(0)
+    v.leading_zeros().min(w) as i64
 }
 
 /// Lane-wise, fused, carry, compare and select ops.
@@ -258,8 +261,11 @@ pub fn run(cx: &Cx, a: &Args) -> Result<Vec<Val>, Fault> {
             }
             out
         }
-        O::VSelr => {
-            // register select by lane index: dst[i] = src[idx[i] mod N]
+        O::VSelr | O::VSelrv2 => {
+            // register select by lane index: dst[i] = src[idx[i] mod N];
+            // `vselrv2` is another encoding with vselr's visible result (the
+            // pto-isa manual) and vselr's operand contract (PTOAS verifies
+            // both with one lane-select rule)
             need_v(cx, a, 2)?;
             let es = cx.dst()?.bytes();
             let n = 256 / es;
@@ -548,11 +554,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn cls_counts_sign_copies() {
-        assert_eq!(cls(0, 32), 31);
-        assert_eq!(cls(-1, 32), 31);
-        assert_eq!(cls(1, 16), 14);
-        assert_eq!(cls(i32::MIN as i64, 32), 0);
+    fn cls_counts_the_sign_bit_and_its_copies() {
+        assert_eq!(cls(0, 32), 32);
+        assert_eq!(cls(-1, 32), 32);
+        assert_eq!(cls(1, 16), 15);
+        assert_eq!(cls(-2, 8), 7);
+        assert_eq!(cls(0x40, 8), 1);
+        assert_eq!(cls(i32::MIN as i64, 32), 1);
     }
 
     #[test]

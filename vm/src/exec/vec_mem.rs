@@ -39,6 +39,8 @@ pub fn handles(op: Opcode) -> bool {
             | Opcode::VStas
             | Opcode::VStur
             | Opcode::VStar
+            | Opcode::VSta
+            | Opcode::Uvld
             | Opcode::Sprclr
             | Opcode::Sprsti
             | Opcode::Sprsts
@@ -182,7 +184,9 @@ pub fn run(cx: &Cx, a: &Args, local: &mut Local, acc: &mut Accesses) -> Result<V
         | Opcode::VLdus
         | Opcode::VStus
         | Opcode::VStas
-        | Opcode::VStar => unaligned(cx, a, local, acc),
+        | Opcode::VStar
+        | Opcode::VSta
+        | Opcode::Uvld => unaligned(cx, a, local, acc),
         // register-offset unaligned store: the SQZN bytes the last vsqz kept
         // go to base + AR; POST_UPDATE advances AR past them
         Opcode::VStur => {
@@ -489,6 +493,17 @@ fn unaligned(cx: &Cx, a: &Args, local: &mut Local, acc: &mut Accesses) -> Result
             }
             Ok(out)
         }
+        // uvld: 256 bytes at `base + offset` elements, any alignment (PTOAS
+        // expands it into vldas + vldus at that address)
+        Opcode::Uvld => {
+            let p = ptr()?;
+            let Val::Ptr(at) = advance(p, count())? else {
+                return cx.err("needs a UB pointer");
+            };
+            let mut v = zreg();
+            v.copy_from_slice(&read(local, acc, at.addr, 256)?);
+            Ok(vec![Val::VReg(v)])
+        }
         Opcode::VStus => {
             // the stream advances by `count` elements: those are written
             let p = ptr()?;
@@ -504,8 +519,9 @@ fn unaligned(cx: &Cx, a: &Args, local: &mut Local, acc: &mut Accesses) -> Result
             }
             Ok(out)
         }
-        // vstar: the register-offset flush; nothing is buffered
-        Opcode::VStar => {
+        // vstar: the register-offset flush, vsta: the index-offset flush
+        // (vpto-spec v0.2); nothing is buffered
+        Opcode::VStar | Opcode::VSta => {
             ptr()?;
             Ok(Vec::new())
         }

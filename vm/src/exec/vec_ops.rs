@@ -55,6 +55,7 @@ fn group(op: Opcode) -> Option<Group> {
         | O::VCmps
         | O::VSel
         | O::VSelr
+        | O::VSelrv2
         | O::Chistv2
         | O::Dhistv2 => Group::Arith,
         O::VCadd
@@ -99,6 +100,8 @@ fn group(op: Opcode) -> Option<Group> {
         | O::VStas
         | O::VStur
         | O::VStar
+        | O::VSta
+        | O::Uvld
         | O::Sprclr
         | O::Sprsti
         | O::Sprsts
