@@ -181,6 +181,16 @@ pub(crate) fn finish(
 
 /// Builds the machine code for a region; returns it and its size in bytes.
 pub fn build(r: &Region) -> Result<(Code, usize), Reject> {
+    build_with(&format!("{r:?}"), |b, ptr| emit(b, r, ptr))
+}
+
+/// Builds a function of the elementwise signature `(base, len, args) ->
+/// status` whose body `body` emits (given the pointer type); `what` names it
+/// for `PTOVM_JIT_DISASM`.
+pub(crate) fn build_with(
+    what: &str,
+    body: impl FnOnce(&mut FunctionBuilder, Type),
+) -> Result<(Code, usize), Reject> {
     let mut module = new_module()?;
     let ptr = module.target_config().pointer_type();
     let mut sig = module.make_signature();
@@ -197,11 +207,11 @@ pub fn build(r: &Region) -> Result<(Code, usize), Reject> {
     let mut fctx = FunctionBuilderContext::new();
     {
         let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
-        emit(&mut b, r, ptr);
+        body(&mut b, ptr);
         b.seal_all_blocks();
         b.finalize(module.target_config());
     }
-    finish(module, ctx, id, &format!("{r:?}"))
+    finish(module, ctx, id, what)
 }
 
 pub(crate) struct Ctx {

@@ -18,10 +18,12 @@
 
 mod codegen;
 mod gemm;
+pub mod rowred;
 pub mod vscope;
 
 pub use codegen::{ARG_COUNT, CRANELIFT_VERSION};
 pub use gemm::{matmul_f32, matmul_isa, ShapeError};
+pub use rowred::{compile_row, RedOp, RowArgs, RowCompiled, RowRed};
 
 /// Lane type of an elementwise region.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

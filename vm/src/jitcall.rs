@@ -58,6 +58,7 @@ pub struct JitCache {
     mm_counts: Mutex<HashMap<(pto_isa_spec::Opcode, DType, DType), u32>>,
     stats: Mutex<JitStats>,
     scopes: crate::jitscope::ScopeCache,
+    rows: crate::jitrow::RowCache,
 }
 
 type CodeMap = Mutex<HashMap<Region, Result<Arc<Compiled>, String>>>;
@@ -89,6 +90,18 @@ impl JitCache {
                 }
                 Err(e) => *st.rejected.entry(e).or_default() += 1,
             }
+        }
+    }
+
+    /// The row-reduction tier's per-run state.
+    pub(crate) fn rows(&self) -> &crate::jitrow::RowCache {
+        &self.rows
+    }
+
+    /// Counts one execution of compiled tile code.
+    pub(crate) fn note_exec(&self) {
+        if let Ok(mut st) = self.stats.lock() {
+            st.jit_execs += 1;
         }
     }
 

@@ -19,6 +19,7 @@ pub mod diag;
 pub mod exec;
 pub mod fifo;
 pub mod jitcall;
+pub mod jitrow;
 pub mod jitscope;
 pub mod layout;
 pub mod lower;
