@@ -274,6 +274,7 @@ impl Ctx {
             Op::Or => b.ins().bor(x, y),
             Op::Xor => b.ins().bxor(x, y),
             Op::Exp => self.exp(b, ty, x),
+            Op::Log => crate::mathf::log(b, ty, x),
         }
     }
 
@@ -652,7 +653,11 @@ fn emit(b: &mut FunctionBuilder, r: &Region, ptr: Type) {
         [pd.into(), pa.into(), pb.into()]
     };
     // the polynomial of exp needs its registers: fewer vectors per iteration
-    let unroll: i64 = if cx.op == Op::Exp { 2 } else { 8 };
+    let unroll: i64 = if matches!(cx.op, Op::Exp | Op::Log) {
+        2
+    } else {
+        8
+    };
 
     // main_head: `unroll` vectors left in the row?
     b.switch_to_block(main_head);

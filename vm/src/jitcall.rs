@@ -172,6 +172,7 @@ pub(crate) fn jit_op(op: EwOp) -> Option<Op> {
         EwOp::Or => Op::Or,
         EwOp::Xor => Op::Xor,
         EwOp::Exp => Op::Exp,
+        EwOp::Log => Op::Log,
         _ => return None,
     })
 }

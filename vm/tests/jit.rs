@@ -21,7 +21,7 @@ fn kernel(op: &str, dt: &str, rows: usize, cols: usize, vr: usize, vc: usize) ->
     let vpart = format!("!pto.partition_tensor_view<{vr}x{vc}x{dt}>");
     let unary = matches!(
         op,
-        "tabs" | "tneg" | "tsqrt" | "trsqrt" | "trecip" | "trelu"
+        "tabs" | "tneg" | "tsqrt" | "trsqrt" | "trecip" | "trelu" | "tlog" | "texp"
     );
     let scalar = op.ends_with('s') && !unary;
     let sval = if dt == "f32" {
@@ -384,5 +384,24 @@ fn softmax_and_rmsnorm_kernels_run_their_reductions_compiled() {
         let rejected: Vec<&String> = b.out.jit.rejected.keys().collect();
         assert!(rejected.is_empty(), "{name}: {rejected:?}");
         assert_eq!(b.out.jit.jit_execs, ops * 62, "{name}: {:?}", b.out.jit);
+    }
+}
+
+/// `tlog` and `texp` run compiled within their ulp bounds: the crosscheck
+/// inside the run compares every element with the interpreter (special
+/// values included) and faults on a larger difference.
+#[test]
+fn log_and_exp_run_compiled_within_their_bounds() {
+    for op in ["tlog", "texp"] {
+        let src = kernel(op, "f32", 16, 64, 16, 61);
+        let x: Vec<u8> = (0..16 * 64)
+            .flat_map(|i| {
+                let v = special(i, (i as f32 - 300.0) * 0.37);
+                let v = if i % 3 == 0 { v.abs() * 1e-3 } else { v };
+                v.to_le_bytes()
+            })
+            .collect();
+        let (_, stats) = run(&src, JitMode::Always, true, &x, &x);
+        assert_eq!(stats.jit_execs, 1, "{op}: {stats:?}");
     }
 }
