@@ -181,6 +181,9 @@ pub(crate) fn finish(
 
 /// Builds the machine code for a region; returns it and its size in bytes.
 pub fn build(r: &Region) -> Result<(Code, usize), Reject> {
+    if matches!(r.lane, Lane::F16 | Lane::BF16) {
+        return build_with(&format!("{r:?}"), |b, ptr| crate::half::emit(b, r, ptr));
+    }
     build_with(&format!("{r:?}"), |b, ptr| emit(b, r, ptr))
 }
 
@@ -223,21 +226,22 @@ pub(crate) struct Ctx {
 impl Ctx {
     fn scalar_ty(&self) -> Type {
         match self.lane {
-            Lane::F32 => types::F32,
             Lane::I32 => types::I32,
+            // half lanes compute in f32 (crate::half)
+            Lane::F32 | Lane::F16 | Lane::BF16 => types::F32,
         }
     }
 
     fn vec_ty(&self) -> Type {
         match self.lane {
-            Lane::F32 => types::F32X4,
             Lane::I32 => types::I32X4,
+            Lane::F32 | Lane::F16 | Lane::BF16 => types::F32X4,
         }
     }
 
     /// The operation on scalars or vectors (`ty` is the value type).
     pub(crate) fn apply(&self, b: &mut FunctionBuilder, ty: Type, x: Value, y: Value) -> Value {
-        let fl = self.lane == Lane::F32;
+        let fl = self.lane != Lane::I32;
         match self.op {
             Op::Add if fl => b.ins().fadd(x, y),
             Op::Add => b.ins().iadd(x, y),
@@ -618,8 +622,8 @@ fn emit(b: &mut FunctionBuilder, r: &Region, ptr: Type) {
     let scalar_of = |b: &mut FunctionBuilder, cx: &Ctx| -> Value {
         let low = b.ins().ireduce(types::I32, sbits);
         match cx.lane {
-            Lane::F32 => b.ins().bitcast(types::F32, MemFlagsData::new(), low),
             Lane::I32 => low,
+            _ => b.ins().bitcast(types::F32, MemFlagsData::new(), low),
         }
     };
     let hf = heap_flags();

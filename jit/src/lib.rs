@@ -18,6 +18,7 @@
 
 mod codegen;
 mod gemm;
+mod half;
 mod mathf;
 pub mod rowred;
 pub mod vscope;
@@ -33,6 +34,20 @@ pub enum Lane {
     F32,
     /// 32-bit two's-complement integer (wrapping).
     I32,
+    /// IEEE binary16, computed in f32 and rounded to nearest even (see `half`).
+    F16,
+    /// bfloat16, computed in f32 and rounded to nearest even.
+    BF16,
+}
+
+impl Lane {
+    /// Bytes per element.
+    pub fn bytes(self) -> i64 {
+        match self {
+            Lane::F32 | Lane::I32 => 4,
+            Lane::F16 | Lane::BF16 => 2,
+        }
+    }
 }
 
 /// The operation of an elementwise region.
@@ -227,7 +242,7 @@ impl Compiled {
     /// long row: the compiled loops then run without per-row overhead. The
     /// bytes touched (and the entry bounds proof) are the same.
     fn collapse(&self, a: &EwArgs) -> EwArgs {
-        let row = a.cols.checked_mul(4);
+        let row = a.cols.checked_mul(self.region.lane.bytes());
         let binary = self.region.operands == Operands::Binary;
         let dense = row.is_some_and(|row| {
             a.dst_stride == row && a.a_stride == row && (!binary || a.b_stride == row)
@@ -249,6 +264,12 @@ pub fn compile(region: &Region) -> Result<Compiled, Reject> {
     let ok = match region.lane {
         Lane::F32 => !matches!(region.op, And | Or | Xor),
         Lane::I32 => !matches!(region.op, Div | Sqrt | Rsqrt | Recip | Exp | Log),
+        // the correctly rounded (or exact) ops: computing in f32 and rounding
+        // again gives the interpreter's bits
+        Lane::F16 | Lane::BF16 => matches!(
+            region.op,
+            Add | Sub | Mul | Div | Max | Min | Abs | Neg | Sqrt | Recip | Relu
+        ),
     };
     if !ok {
         return Err(Reject::Unsupported(format!(

@@ -150,6 +150,8 @@ fn lane(dt: DType) -> Option<Lane> {
     match dt {
         DType::F32 => Some(Lane::F32),
         DType::I32 => Some(Lane::I32),
+        DType::F16 => Some(Lane::F16),
+        DType::BF16 => Some(Lane::BF16),
         _ => None,
     }
 }
@@ -279,8 +281,18 @@ pub fn run_ew(
         Err(_) => return call.interpret(local, acc),
     };
     let es = d.elem.bytes() as i64;
+    // a 16-bit float region computes in f32 and rounds once more: exact
+    // only for operands of the tile's type, so other scalars stay interpreted
+    if let (Some((v, _)), DType::F16 | DType::BF16) = (call.s, d.elem) {
+        let mut b = [0u8; 2];
+        num::write(&mut b, d.elem, v);
+        if num::read(&b, d.elem).f().to_bits() != v.f().to_bits() {
+            return call.interpret(local, acc);
+        }
+    }
     let scalar = match call.s {
-        Some((Num::F(f), _)) if d.elem == DType::F32 => (f as f32).to_bits() as i64,
+        Some((Num::F(f), _)) if d.elem.is_float() => (f as f32).to_bits() as i64,
+        Some((v @ Num::I(_), _)) if d.elem.is_float() => (v.f() as f32).to_bits() as i64,
         Some((v, _)) => num::wrap(v.i(), DType::I32) as u32 as i64,
         None => 0,
     };
