@@ -28,26 +28,26 @@ use crate::codegen::{heap_flags, Ctx, ARG_COUNT};
 use crate::{Lane, Operands, Region};
 
 /// Constants and selects on scalar (`i32`/`f32`) or 4-lane values.
-struct L {
-    vector: bool,
+pub(crate) struct L {
+    pub(crate) vector: bool,
 }
 
 impl L {
-    fn it(&self) -> Type {
+    pub(crate) fn it(&self) -> Type {
         if self.vector {
             types::I32X4
         } else {
             types::I32
         }
     }
-    fn ft(&self) -> Type {
+    pub(crate) fn ft(&self) -> Type {
         if self.vector {
             types::F32X4
         } else {
             types::F32
         }
     }
-    fn i(&self, b: &mut FunctionBuilder, v: u32) -> Value {
+    pub(crate) fn i(&self, b: &mut FunctionBuilder, v: u32) -> Value {
         let c = b.ins().iconst(types::I32, i64::from(v as i32));
         if self.vector {
             b.ins().splat(types::I32X4, c)
@@ -64,7 +64,7 @@ impl L {
         }
     }
     /// `c ? x : y` on integer lanes (`c` from an integer compare).
-    fn sel(&self, b: &mut FunctionBuilder, c: Value, x: Value, y: Value) -> Value {
+    pub(crate) fn sel(&self, b: &mut FunctionBuilder, c: Value, x: Value, y: Value) -> Value {
         if self.vector {
             b.ins().bitselect(c, x, y)
         } else {
@@ -74,7 +74,7 @@ impl L {
 }
 
 /// Half bits (zero-extended in i32 lanes) to f32 lanes.
-fn to_f32(b: &mut FunctionBuilder, l: &L, lane: Lane, h: Value) -> Value {
+pub(crate) fn to_f32(b: &mut FunctionBuilder, l: &L, lane: Lane, h: Value) -> Value {
     let flags = MemFlagsData::new();
     if lane == Lane::BF16 {
         let x = b.ins().ishl_imm_u(h, 16);
@@ -113,7 +113,7 @@ fn to_f32(b: &mut FunctionBuilder, l: &L, lane: Lane, h: Value) -> Value {
 }
 
 /// f32 lanes to half bits (in i32 lanes), rounding to nearest even.
-fn from_f32(b: &mut FunctionBuilder, l: &L, lane: Lane, f: Value) -> Value {
+pub(crate) fn from_f32(b: &mut FunctionBuilder, l: &L, lane: Lane, f: Value) -> Value {
     let flags = MemFlagsData::new();
     let x = b.ins().bitcast(l.it(), flags, f);
     let abs = l.i(b, 0x7fff_ffff);
@@ -361,12 +361,21 @@ mod tests {
         }
     }
 
+    /// The interpreter's rounding (`vm/src/num.rs`): f16 through `half`,
+    /// bf16 rounded to odd at f32 then to nearest even.
     fn from64(lane: Lane, v: f64) -> u16 {
         if lane == Lane::F16 {
-            f16::from_f64(v).to_bits()
-        } else {
-            bf16::from_f64(v).to_bits()
+            return f16::from_f64(v).to_bits();
         }
+        let t = v as f32;
+        if v.is_nan() || f64::from(t) == v {
+            return bf16::from_f32(t).to_bits();
+        }
+        let mut bits = t.to_bits();
+        if f64::from(t).abs() > v.abs() {
+            bits -= 1;
+        }
+        bf16::from_f32(f32::from_bits(bits | 1)).to_bits()
     }
 
     /// What the interpreter computes (`exec::tile::ew`): f64 from the half

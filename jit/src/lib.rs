@@ -17,6 +17,7 @@
 #![allow(unsafe_code)]
 
 mod codegen;
+pub mod cvt;
 mod gemm;
 mod half;
 mod mathf;
@@ -24,6 +25,7 @@ pub mod rowred;
 pub mod vscope;
 
 pub use codegen::{ARG_COUNT, CRANELIFT_VERSION};
+pub use cvt::{compile_cvt, Cvt, CvtCompiled};
 pub use gemm::{matmul_f32, matmul_isa, ShapeError};
 pub use rowred::{compile_row, RedOp, RowArgs, RowCompiled, RowRed};
 

@@ -1,4 +1,5 @@
-//! Tier-up of the row reductions `trowsum`, `trowmax`, `trowmin` on f32/i32
+//! Tier-up of `tcvt` between f32 and f16/bf16 (default rounding, see
+//! `pto_jit::cvt`) and of the row reductions `trowsum`, `trowmax`, `trowmin` on f32/i32
 //! tiles (`pto_jit::rowred`): a row-major UB source, results at a constant
 //! stride (column 0 of a row-major or column-major destination). The compiled
 //! code gives the interpreter's bits (its accumulation order, see
@@ -12,7 +13,10 @@ use std::sync::{Arc, Mutex};
 
 use pto_asm::ty::{BLayout, SLayout, TileLoc};
 use pto_isa_spec::{DType, Opcode};
-use pto_jit::{compile_row, Lane, RedOp, RowArgs, RowCompiled, RowRed, Status};
+use pto_jit::{
+    compile_cvt, compile_row, Cvt, CvtCompiled, EwArgs, Lane, RedOp, RowArgs, RowCompiled, RowRed,
+    Status,
+};
 
 use crate::exec::tile_ops::{in_tiles, TileCall};
 use crate::exec::{fault, Accesses, Fault};
@@ -26,6 +30,8 @@ use crate::JitMode;
 pub(crate) struct RowCache {
     counts: Mutex<HashMap<RowRed, u32>>,
     seen: Mutex<std::collections::HashSet<RowRed>>,
+    cvt_counts: Mutex<HashMap<Cvt, u32>>,
+    cvt_seen: Mutex<std::collections::HashSet<Cvt>>,
 }
 
 type CodeMap = Mutex<HashMap<RowRed, Result<Arc<RowCompiled>, String>>>;
@@ -211,6 +217,181 @@ fn run(
                 return fault(format!(
                     "crosscheck: JIT and interpreter differ at row {r} of {}: interpreter {x:#x}, JIT {y:#x}",
                     call.op.name()
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+type CvtMap = Mutex<HashMap<Cvt, Result<Arc<CvtCompiled>, String>>>;
+
+fn cvt_cache() -> &'static CvtMap {
+    static CODE: std::sync::OnceLock<CvtMap> = std::sync::OnceLock::new();
+    CODE.get_or_init(Default::default)
+}
+
+fn half_lane(dt: DType) -> Option<Lane> {
+    match dt {
+        DType::F32 => Some(Lane::F32),
+        DType::F16 => Some(Lane::F16),
+        DType::BF16 => Some(Lane::BF16),
+        _ => None,
+    }
+}
+
+/// Runs `tcvt` f32 <-> f16/bf16 (rounding RINT or NONE, no saturation to the
+/// largest finite value) compiled when the mode and counters say so; `None`
+/// when the JIT does not take the call (the interpreter runs it).
+pub fn run_cvt(
+    cache: &JitCache,
+    mode: JitMode,
+    threshold: u32,
+    crosscheck: bool,
+    call: &TileCall,
+    local: &mut Local,
+    acc: &mut Accesses,
+) -> Option<Result<(), Fault>> {
+    use crate::exec::convert::{modes, Round, Sat};
+    if mode == JitMode::Off || call.op != Opcode::TCvt {
+        return None;
+    }
+    let s = *in_tiles(call).first()?;
+    let d = match call.outs.first() {
+        Some(Val::Tile(t)) => t.as_ref(),
+        _ => return None,
+    };
+    let region = Cvt {
+        from: half_lane(s.elem)?,
+        to: half_lane(d.elem)?,
+    };
+    if (region.from == Lane::F32) == (region.to == Lane::F32) {
+        return None;
+    }
+    let (round, sat) = modes(call).ok()?;
+    let plain = |t: &Tile| {
+        t.loc == TileLoc::Vec && t.slayout == SLayout::NoneBox && t.blayout == BLayout::RowMajor
+    };
+    let valid = |t: &Tile| t.v_row >= 0 && t.v_col >= 0 && t.v_row <= t.rows && t.v_col <= t.cols;
+    if !matches!(round, Round::Rint | Round::None)
+        || sat == Sat::On
+        || !plain(s)
+        || !plain(d)
+        || !valid(s)
+        || !valid(d)
+        || s.v_row < d.v_row
+        || s.v_col < d.v_col
+        || (s.addr < d.addr + d.bytes() && d.addr < s.addr + s.bytes())
+    {
+        return None;
+    }
+    if mode == JitMode::Auto {
+        let n = cache
+            .rows()
+            .cvt_counts
+            .lock()
+            .map(|mut c| {
+                let e = c.entry(region).or_insert(0);
+                *e += 1;
+                *e
+            })
+            .unwrap_or(0);
+        if n <= threshold {
+            return None;
+        }
+    }
+    let code = {
+        let res = {
+            let mut m = cvt_cache().lock().ok()?;
+            m.entry(region)
+                .or_insert_with(|| {
+                    compile_cvt(&region)
+                        .map(Arc::new)
+                        .map_err(|e| e.to_string())
+                })
+                .clone()
+        };
+        if cache
+            .rows()
+            .cvt_seen
+            .lock()
+            .map(|mut x| x.insert(region))
+            .unwrap_or(false)
+        {
+            cache.note_scope(match &res {
+                Ok(c) => Ok((c.compile_time, c.code_bytes)),
+                Err(e) => Err(e.clone()),
+            });
+        }
+        res.ok()?
+    };
+    let (ses, des) = (s.elem.bytes() as i64, d.elem.bytes() as i64);
+    let args = EwArgs {
+        dst: d.addr as i64,
+        dst_stride: d.cols * des,
+        a: s.addr as i64,
+        a_stride: s.cols * ses,
+        rows: d.v_row,
+        cols: d.v_col,
+        ..EwArgs::default()
+    };
+    Some(
+        run_cvt_code(&code, crosscheck, call, &args, (ses, des), d, local, acc)
+            .map(|()| cache.note_exec()),
+    )
+}
+
+#[allow(clippy::too_many_arguments)]
+fn run_cvt_code(
+    code: &CvtCompiled,
+    crosscheck: bool,
+    call: &TileCall,
+    args: &EwArgs,
+    (ses, des): (i64, i64),
+    d: &Tile,
+    local: &mut Local,
+    acc: &mut Accesses,
+) -> Result<(), Fault> {
+    let reference = if crosscheck {
+        let mut copy = local.clone();
+        crate::exec::convert::run(call, &mut copy, &mut Accesses::default())?;
+        Some(copy)
+    } else {
+        None
+    };
+    let size = local.size(Space::Ub);
+    let ub = local.slice_mut(Space::Ub, 0, size)?;
+    if code.call(ub, args) != Status::Ok {
+        return fault(format!(
+            "tcvt: a {}x{} operand reaches outside the {size} bytes of UB",
+            args.rows, args.cols
+        ));
+    }
+    if acc.on {
+        for r in 0..args.rows {
+            acc.add(
+                Space::Ub,
+                (args.a + r * args.a_stride) as u64,
+                (args.cols * ses) as u64,
+                false,
+            );
+            acc.add(
+                Space::Ub,
+                (args.dst + r * args.dst_stride) as u64,
+                (args.cols * des) as u64,
+                true,
+            );
+        }
+    }
+    if let Some(want) = reference {
+        for r in 0..args.rows {
+            let at = (args.dst + r * args.dst_stride) as u64;
+            let n = (args.cols * des) as u64;
+            if want.slice(Space::Ub, at, n)? != local.slice(Space::Ub, at, n)? {
+                return fault(format!(
+                    "crosscheck: JIT and interpreter differ in row {r} of tcvt {} -> {}",
+                    call.op.name(),
+                    d.elem
                 ));
             }
         }

@@ -2278,6 +2278,17 @@ impl<'a> Cluster<'a> {
                     &mut acc,
                 )
                 .or_else(|| {
+                    crate::jitrow::run_cvt(
+                        self.jit,
+                        self.cfg.jit,
+                        self.cfg.jit_threshold,
+                        self.cfg.crosscheck,
+                        call,
+                        local,
+                        &mut acc,
+                    )
+                })
+                .or_else(|| {
                     crate::jitrow::run_row_reduce(
                         self.jit,
                         self.cfg.jit,

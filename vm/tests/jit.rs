@@ -466,3 +466,96 @@ proptest! {
         }
     }
 }
+
+fn cvt_kernel(from: &str, to: &str, rows: usize, cols: usize, vc: usize) -> String {
+    let tb = |dt: &str| {
+        format!("!pto.tile_buf<loc=vec, dtype={dt}, rows={rows}, cols={cols}, v_row={rows}, v_col={vc}, blayout=row_major, slayout=none_box, fractal=512, pad=0>")
+    };
+    let (ta, td) = (tb(from), tb(to));
+    format!(
+        r#"module attributes {{pto.target_arch = "a5"}} {{
+  func.func @k(%x: !pto.ptr<{from}>, %y: !pto.ptr<{from}>, %z: !pto.ptr<{to}>) attributes {{pto.entry}} {{
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %cr = arith.constant {rows} : index
+    %cc = arith.constant {cols} : index
+    %vc = arith.constant {vc} : index
+    %xv = pto.make_tensor_view %x, shape = [%cr, %cc], strides = [%cc, %c1] : !pto.tensor_view<{rows}x{cols}x{from}>
+    %zv = pto.make_tensor_view %z, shape = [%cr, %cc], strides = [%cc, %c1] : !pto.tensor_view<{rows}x{cols}x{to}>
+    %xp = pto.partition_view %xv, offsets = [%c0, %c0], sizes = [%cr, %cc] : !pto.tensor_view<{rows}x{cols}x{from}> -> !pto.partition_tensor_view<{rows}x{cols}x{from}>
+    %zp = pto.partition_view %zv, offsets = [%c0, %c0], sizes = [%cr, %vc] : !pto.tensor_view<{rows}x{cols}x{to}> -> !pto.partition_tensor_view<{rows}x{vc}x{to}>
+    %a = pto.alloc_tile : {ta}
+    %d = pto.alloc_tile : {td}
+    pto.tload ins(%xp : !pto.partition_tensor_view<{rows}x{cols}x{from}>) outs(%a : {ta})
+    pto.set_flag["PIPE_MTE2", "PIPE_V", "EVENT_ID0"]
+    pto.wait_flag["PIPE_MTE2", "PIPE_V", "EVENT_ID0"]
+    pto.tcvt ins(%a : {ta}) outs(%d : {td})
+    pto.set_flag["PIPE_V", "PIPE_MTE3", "EVENT_ID0"]
+    pto.wait_flag["PIPE_V", "PIPE_MTE3", "EVENT_ID0"]
+    pto.tstore ins(%d : {td}) outs(%zp : !pto.partition_tensor_view<{rows}x{vc}x{to}>)
+    return
+  }}
+}}"#
+    )
+}
+
+/// `tcvt` f32 <-> f16/bf16 runs compiled and gives the interpreter's bits
+/// (halfway cases, overflow, subnormals, NaNs among random patterns).
+#[test]
+fn tcvt_between_f32_and_half_types_runs_compiled_and_bit_identical() {
+    let (rows, cols) = (8usize, 64usize);
+    let n = rows * cols;
+    for (from, to) in [
+        ("f32", "f16"),
+        ("f32", "bf16"),
+        ("f16", "f32"),
+        ("bf16", "f32"),
+    ] {
+        let es = if from == "f32" { 4 } else { 2 };
+        let mut st = 0x9e37_79b9_7f4a_7c15u64;
+        let x: Vec<u8> = (0..n)
+            .flat_map(|i| {
+                st ^= st << 13;
+                st ^= st >> 7;
+                st ^= st << 17;
+                let r = st as u32;
+                // f32: halfway-ish low bits at every exponent; halves: any pattern
+                let v = if es == 4 {
+                    (r & 0xffff_0000) | [0x1000, 0x8000, 0x8001, 0x0fff, r & 0xffff][i % 5]
+                } else {
+                    r >> 16
+                };
+                v.to_le_bytes()[..es].to_vec()
+            })
+            .collect();
+        let src = cvt_kernel(from, to, rows, cols, 61);
+        let k = load_text("t.pto", &src, None).unwrap_or_else(|e| panic!("{e}\n{src}"));
+        let go = |jit| {
+            let cfg = Config {
+                profile: k.profile,
+                jit,
+                crosscheck: jit != JitMode::Off,
+                jit_threshold: 0,
+                ..Config::default()
+            };
+            let zs = if to == "f32" { 4 } else { 2 };
+            let f = run_kernel(
+                &k,
+                &cfg,
+                None,
+                &[
+                    Arg::Buffer(x.clone()),
+                    Arg::Buffer(x.clone()),
+                    Arg::Buffer(vec![0; n * zs]),
+                ],
+            )
+            .expect("runs");
+            assert_eq!(f.out.error, None, "{from}->{to}");
+            (f.buffers[2].clone(), f.out.jit)
+        };
+        let (want, _) = go(JitMode::Off);
+        let (got, stats) = go(JitMode::Always);
+        assert_eq!(stats.jit_execs, 1, "{from}->{to}: {stats:?}");
+        assert!(want == got, "{from}->{to}: JIT and interpreter differ");
+    }
+}
