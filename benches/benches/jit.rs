@@ -1,6 +1,6 @@
 //! Interpreter vs JIT on the same work, measured in one run:
 //! one tile elementwise op (TADD, TMUL, TMULS, TEXP) on 64x64 and 128x128 f32 tiles,
-//! TROWSUM, TCVT f32 -> f16 and f16 TADD/TMUL, TMATMUL at 64^3 and 128^3,
+//! TROWSUM, TCVT f32 -> f16 and f16 TADD/TMUL/TEXP, TMATMUL at 64^3 and 128^3,
 //! the op alone (`exec`) and whole kernels through the machine (`kernel`),
 //! plus JIT compile time per region. `benches/report.py` turns the results
 //! into BENCHMARKS.md.
@@ -110,8 +110,8 @@ fn ops(c: &mut Criterion) {
     g.finish();
 }
 
-/// TROWSUM (16-bit results into an Nx1 col-major tile), TCVT f32 -> f16 and
-/// f16 TADD/TMUL on 64x64 and 128x128 tiles: interpreter vs compiled region.
+/// TROWSUM (f32 rows into an Nx1 col-major tile), TCVT f32 -> f16 and f16
+/// TADD/TMUL/TEXP on 64x64 and 128x128 tiles: interpreter vs compiled region.
 fn breadth(c: &mut Criterion) {
     use pto_vm::exec::{convert, reduce, tile_ops::TileCall};
     use pto_vm::Val;
@@ -209,20 +209,30 @@ fn breadth(c: &mut Criterion) {
         g.finish();
         // f16 tadd / tmul on the converted tile
         let (a, d) = (half.clone(), typed(3 * f32_bytes, DType::F16));
-        for (name, ew, op) in [("tadd", EwOp::Add, Op::Add), ("tmul", EwOp::Mul, Op::Mul)] {
+        for (name, ew, op) in [
+            ("tadd", EwOp::Add, Op::Add),
+            ("tmul", EwOp::Mul, Op::Mul),
+            ("texp", EwOp::Exp, Op::Exp),
+        ] {
+            let unary = op == Op::Exp;
             let mut g = c.benchmark_group(format!("exec/{name}/{n}x{n}/f16"));
             g.throughput(Throughput::Elements((n * n) as u64));
             g.sample_size(20);
             g.bench_function("interp", |bch| {
                 bch.iter(|| {
                     let mut acc = Accesses::default();
-                    black_box(tile::tew(&mut local, ew, &a, Some(&a), &d, &mut acc)).expect("runs")
+                    let b = if unary { None } else { Some(&a) };
+                    black_box(tile::tew(&mut local, ew, &a, b, &d, &mut acc)).expect("runs")
                 })
             });
             let code = compile(&Region {
                 op,
                 lane: Lane::F16,
-                operands: Operands::Binary,
+                operands: if unary {
+                    Operands::Unary
+                } else {
+                    Operands::Binary
+                },
             })
             .expect("compiles");
             let args = EwArgs {

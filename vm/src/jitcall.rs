@@ -360,7 +360,8 @@ pub fn run_ew(
                     (Num::F(p), Num::F(q)) => {
                         (p.is_nan() && q.is_nan())
                             || p.to_bits() == q.to_bits()
-                            || ulps(p as f32, q as f32) <= u64::from(region.op.ulp_bound())
+                            || lane_ulps(d.elem, &want[o..], &got[o..])
+                                <= u64::from(region.ulp_bound())
                     }
                     _ => x == y,
                 };
@@ -529,6 +530,24 @@ pub fn run_row_expand(
         }
     }
     Some(Ok(()))
+}
+
+/// Distance in units in the last place of `dt` between two stored elements
+/// (f32, or the 16-bit float types by their own bits).
+fn lane_ulps(dt: DType, x: &[u8], y: &[u8]) -> u64 {
+    if matches!(dt, DType::F16 | DType::BF16) {
+        let key = |b: &[u8]| {
+            let h = i64::from(u16::from_le_bytes([b[0], b[1]]));
+            if h & 0x8000 != 0 {
+                0x8000 - h
+            } else {
+                h
+            }
+        };
+        return key(x).abs_diff(key(y));
+    }
+    let f = |b: &[u8]| f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+    ulps(f(x), f(y))
 }
 
 /// Distance in units in the last place between two f32 values.

@@ -404,6 +404,17 @@ fn log_and_exp_run_compiled_within_their_bounds() {
         let (_, stats) = run(&src, JitMode::Always, true, &x, &x);
         assert_eq!(stats.jit_execs, 1, "{op}: {stats:?}");
     }
+    // texp on f16/bf16 tiles, every 16-bit pattern (two runs of 64x512)
+    for dt in ["f16", "bf16"] {
+        let src = kernel("texp", dt, 64, 512, 64, 512);
+        for part in 0..2u32 {
+            let x: Vec<u8> = (0..32768u32)
+                .flat_map(|i| ((i + part * 32768) as u16).to_le_bytes())
+                .collect();
+            let (_, stats) = run(&src, JitMode::Always, true, &x, &x);
+            assert_eq!(stats.jit_execs, 1, "texp {dt}: {stats:?}");
+        }
+    }
 }
 
 const OPS_HALF: &[&str] = &[
