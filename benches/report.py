@@ -94,21 +94,45 @@ for n in (64, 128):
     npt = numpy_ns('np.subtract(a, b, out=t); np.exp(t, out=t); np.multiply(t, c, out=d)', setup)
     r = lambda x, y: f'{x/y:.1f}x' if x and y else 'n/a'
     out.append(f'| {n}x{n} f32 | {fmt_t(i)} | {fmt_t(j)} | {fmt_t(f)} | {fmt_t(npt)} | {r(j, f)} | {r(i, f)} | {r(npt, f)} |')
+np_more = {
+    ('trowsum', 'f32'): 'np.sum(a, axis=1, out=r)',
+    ('tcvt', 'f32-f16'): "np.copyto(h, a, casting='unsafe')",
+    ('tadd', 'f16'): 'np.add(h, h, out=h2)',
+    ('tmul', 'f16'): 'np.multiply(h, h, out=h2)',
+    ('texp', 'f16'): 'np.exp(h, out=h2)',
+}
+out += ['', '## Reductions, conversions and f16 tiles: interpreter vs JIT vs numpy', '',
+        'TROWSUM sums each row of an f32 tile into an Nx1 column-major tile (in f64, left to right, as the '
+        'interpreter; numpy sums in float32 pairwise); TCVT converts f32 to f16 (round to nearest even); f16 '
+        'TADD/TMUL/TEXP compute in f32 and round to f16. numpy: the same operation on arrays of the same shape and type.', '',
+        '| op | interpreter | JIT | numpy | JIT speed-up | JIT throughput | JIT vs numpy |', '|---|---|---|---|---|---|---|']
+for n in (64, 128):
+    setup = (f'a = np.random.default_rng(1).uniform(-2, 2, ({n}, {n})).astype(np.float32)\n'
+             f'r = np.empty({n}, np.float32)\nh = a.astype(np.float16)\nh2 = np.empty_like(h)')
+    for (op, dt), stmt in np_more.items():
+        g = f'exec_{op}_{n}x{n}_{dt}'
+        i, j = median(g, 'interp'), median(g, 'jit')
+        npt = numpy_ns(stmt, setup)
+        ratio = f'{i/j:.0f}x' if i and j else 'n/a'
+        thr = f'{n*n/j:.2f} Gelem/s' if j else 'n/a'
+        vs = f'{npt/j:.1f}x' if npt and j else 'n/a'
+        out.append(f'| {op.upper()} {n}x{n} {dt} | {fmt_t(i)} | {fmt_t(j)} | {fmt_t(npt)} | {ratio} | {thr} | {vs} |')
 c = median('compile', 'region_tadd_f32')
 out += ['', f'JIT compile time per region (TADD f32): {fmt_t(c)}.', '']
-out += ['## TMATMUL 128x128x128: interpreter vs native matrix region', '',
+out += ['## TMATMUL 64^3 and 128^3: interpreter vs native matrix region', '',
         f'Kernel ISA on this machine: {os.environ.get("PTOVM_MATMUL_ISA", "see pto_jit::matmul_isa")}. '
         'The native region packs A (ZZ), B (ZN) and C (NZ) tiles to row-major f32, runs one FMA per k '
         'in k order (bit-identical to the interpreter), and unpacks C.', '',
-        '| inputs | interpreter | native region | speed-up | native GFLOP/s | bare kernel GFLOP/s | numpy GFLOP/s (f32 `a @ b`) |', '|---|---|---|---|---|---|---|']
-mm_np = numpy_ns('a @ b', 'a = np.ones((128, 128), np.float32)\nb = np.ones((128, 128), np.float32)', 500)
-for dt in ('f32', 'f16'):
-    g = f'exec_tmatmul_128x128x128_{dt}'
-    i, j, k = median(g, 'interp'), median(g, 'jit'), median(g, 'kernel')
-    fl = 2 * 128 ** 3
-    npg = f'{fl/mm_np:.1f}' if mm_np and dt == 'f32' else '—'
-    out.append(f'| {dt} | {fmt_t(i)} | {fmt_t(j)} | ' + (f'{i/j:.0f}x' if i and j else 'n/a') + ' | '
-               + (f'{fl/j:.1f}' if j else 'n/a') + ' | ' + (f'{fl/k:.1f}' if k else '—') + f' | {npg} |')
+        '| shape | inputs | interpreter | native region | speed-up | native GFLOP/s | bare kernel GFLOP/s | numpy GFLOP/s (f32 `a @ b`) |', '|---|---|---|---|---|---|---|---|']
+for n in (64, 128):
+    mm_np = numpy_ns('a @ b', f'a = np.ones(({n}, {n}), np.float32)\nb = np.ones(({n}, {n}), np.float32)', 500)
+    for dt in ('f32', 'f16'):
+        g = f'exec_tmatmul_{n}x{n}x{n}_{dt}'
+        i, j, k = median(g, 'interp'), median(g, 'jit'), median(g, 'kernel')
+        fl = 2 * n ** 3
+        npg = f'{fl/mm_np:.1f}' if mm_np and dt == 'f32' else '—'
+        out.append(f'| {n}^3 | {dt} | {fmt_t(i)} | {fmt_t(j)} | ' + (f'{i/j:.0f}x' if i and j else 'n/a') + ' | '
+                   + (f'{fl/j:.1f}' if j else 'n/a') + ' | ' + (f'{fl/k:.1f}' if k else '—') + f' | {npg} |')
 out += ['']
 out += ['## Whole kernels through the machine', '',
         'Each run includes placing the arguments in a fresh GM and reading them back.', '',
@@ -170,6 +194,5 @@ for g, name in (('e2e_softmax1024x64', 'softmax 1024x64 f32'), ('e2e_rmsnorm1024
     vals = [median(g, k) for k in ('interp_check=off', 'interp_check=warn', 'jit_check=off', 'jit_check=warn')]
     sp = (f'{vals[0]/vals[2]:.1f}x / {vals[1]/vals[3]:.1f}x' if all(vals) else 'n/a')
     out.append(f'| {name} | ' + ' | '.join(fmt_t(v) for v in vals) + f' | {sp} |')
-out += ['', 'Not measured: TROWSUM and TCVT as single ops and f16 tiles (the JIT compiles neither; they run in '
-        'the interpreter in every tier), TMATMUL at 64^3.', '']
+out += ['']
 print('\n'.join(out))

@@ -1,6 +1,7 @@
 //! Interpreter vs JIT on the same work, measured in one run:
-//! one tile elementwise op (TADD, TMUL, TMULS) on 64x64 and 128x128 f32 tiles,
+//! one tile elementwise op (TADD, TMUL, TMULS, TEXP) on 64x64 and 128x128 f32 tiles,
 //! a fused chain (TSUB, TEXP, TMUL) against the same ops one by one,
+//! TROWSUM, TCVT f32 -> f16 and f16 TADD/TMUL/TEXP, TMATMUL at 64^3 and 128^3,
 //! the op alone (`exec`) and whole kernels through the machine (`kernel`),
 //! plus JIT compile time per region. `benches/report.py` turns the results
 //! into BENCHMARKS.md.
@@ -208,14 +209,165 @@ fn chains(c: &mut Criterion) {
     }
 }
 
-/// TMATMUL 128x128x128 through the interpreter and the native matrix
+/// TROWSUM (f32 rows into an Nx1 col-major tile), TCVT f32 -> f16 and f16
+/// TADD/TMUL/TEXP on 64x64 and 128x128 tiles: interpreter vs compiled region.
+fn breadth(c: &mut Criterion) {
+    use pto_vm::exec::{convert, reduce, tile_ops::TileCall};
+    use pto_vm::Val;
+    for n in [64i64, 128] {
+        let f32_bytes = (n * n * 4) as u64;
+        let typed = |addr: u64, elem: DType| Tile {
+            elem,
+            ..tile_at(addr, n)
+        };
+        let mut local = Local::new(ProfileId::A5.profile(), None);
+        let size = local.size(pto_vm::Space::Ub);
+        {
+            // values of every sign and size, the same for each tier
+            let ub = local
+                .slice_mut(pto_vm::Space::Ub, 0, 2 * f32_bytes)
+                .expect("ub");
+            for (i, ch) in ub.chunks_mut(4).enumerate() {
+                ch.copy_from_slice(&((i % 97) as f32 * 0.37 - 17.0).to_le_bytes());
+            }
+        }
+        let call = |op, src: Tile, dst: Tile| TileCall {
+            op,
+            ins: vec![Val::Tile(Box::new(src))],
+            outs: vec![Val::Tile(Box::new(dst))],
+            attrs: Default::default(),
+        };
+        // trowsum: n x n f32 -> n x 1 col-major
+        let src = typed(0, DType::F32);
+        let col = Tile {
+            cols: 1,
+            v_col: 1,
+            blayout: BLayout::ColMajor,
+            ..typed(2 * f32_bytes, DType::F32)
+        };
+        let rs = call(pto_isa_spec::Opcode::TRowSum, src.clone(), col);
+        let mut g = c.benchmark_group(format!("exec/trowsum/{n}x{n}/f32"));
+        g.throughput(Throughput::Elements((n * n) as u64));
+        g.sample_size(20);
+        g.bench_function("interp", |bch| {
+            bch.iter(|| {
+                black_box(reduce::run(&rs, &mut local, &mut Accesses::default())).expect("runs")
+            })
+        });
+        let code = pto_jit::compile_row(&pto_jit::RowRed {
+            op: pto_jit::RedOp::Sum,
+            lane: Lane::F32,
+        })
+        .expect("compiles");
+        let args = pto_jit::RowArgs {
+            dst: (2 * f32_bytes) as i64,
+            dst_stride: 4,
+            src: 0,
+            src_stride: n * 4,
+            rows: n,
+            cols: n,
+        };
+        g.bench_function("jit", |bch| {
+            bch.iter(|| {
+                let ub = local.slice_mut(pto_vm::Space::Ub, 0, size).expect("ub");
+                black_box(code.call(ub, &args))
+            })
+        });
+        g.finish();
+        // tcvt f32 -> f16
+        let half = typed(2 * f32_bytes, DType::F16);
+        let cv = call(pto_isa_spec::Opcode::TCvt, src.clone(), half.clone());
+        let mut g = c.benchmark_group(format!("exec/tcvt/{n}x{n}/f32-f16"));
+        g.throughput(Throughput::Elements((n * n) as u64));
+        g.sample_size(20);
+        g.bench_function("interp", |bch| {
+            bch.iter(|| {
+                black_box(convert::run(&cv, &mut local, &mut Accesses::default())).expect("runs")
+            })
+        });
+        let code = pto_jit::compile_cvt(&pto_jit::Cvt {
+            from: Lane::F32,
+            to: Lane::F16,
+        })
+        .expect("compiles");
+        let args = EwArgs {
+            dst: half.addr as i64,
+            dst_stride: n * 2,
+            a: 0,
+            a_stride: n * 4,
+            rows: n,
+            cols: n,
+            ..EwArgs::default()
+        };
+        g.bench_function("jit", |bch| {
+            bch.iter(|| {
+                let ub = local.slice_mut(pto_vm::Space::Ub, 0, size).expect("ub");
+                black_box(code.call(ub, &args))
+            })
+        });
+        g.finish();
+        // f16 tadd / tmul on the converted tile
+        let (a, d) = (half.clone(), typed(3 * f32_bytes, DType::F16));
+        for (name, ew, op) in [
+            ("tadd", EwOp::Add, Op::Add),
+            ("tmul", EwOp::Mul, Op::Mul),
+            ("texp", EwOp::Exp, Op::Exp),
+        ] {
+            let unary = op == Op::Exp;
+            let mut g = c.benchmark_group(format!("exec/{name}/{n}x{n}/f16"));
+            g.throughput(Throughput::Elements((n * n) as u64));
+            g.sample_size(20);
+            g.bench_function("interp", |bch| {
+                bch.iter(|| {
+                    let mut acc = Accesses::default();
+                    let b = if unary { None } else { Some(&a) };
+                    black_box(tile::tew(&mut local, ew, &a, b, &d, &mut acc)).expect("runs")
+                })
+            });
+            let code = compile(&Region {
+                op,
+                lane: Lane::F16,
+                operands: if unary {
+                    Operands::Unary
+                } else {
+                    Operands::Binary
+                },
+            })
+            .expect("compiles");
+            let args = EwArgs {
+                dst: d.addr as i64,
+                dst_stride: n * 2,
+                a: a.addr as i64,
+                a_stride: n * 2,
+                b: a.addr as i64,
+                b_stride: n * 2,
+                rows: n,
+                cols: n,
+                scalar: 0,
+            };
+            g.bench_function("jit", |bch| {
+                bch.iter(|| {
+                    let ub = local.slice_mut(pto_vm::Space::Ub, 0, size).expect("ub");
+                    black_box(code.call(ub, &args))
+                })
+            });
+            g.finish();
+        }
+    }
+}
+
+/// TMATMUL 64^3 and 128^3 through the interpreter and the native matrix
 /// region, f32 and f16 inputs (A in a ZZ left tile, B in a ZN right tile, C in
 /// an NZ acc tile, as on a2a3), plus the bare kernel on packed operands.
 fn matmul(c: &mut Criterion) {
     use pto_vm::exec::{matmul as mm, tile_ops::TileCall};
     use pto_vm::Val;
-    let n = 128i64;
-    for dt in [DType::F32, DType::F16] {
+    for (n, dt) in [
+        (64i64, DType::F32),
+        (64, DType::F16),
+        (128, DType::F32),
+        (128, DType::F16),
+    ] {
         let es = dt.bytes() as u64;
         let t = |loc, addr, elem, bl, sl, fractal| Tile {
             loc,
@@ -487,5 +639,5 @@ fn e2e(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, ops, chains, matmul, kernels, scopes, e2e);
+criterion_group!(benches, ops, chains, breadth, matmul, kernels, scopes, e2e);
 criterion_main!(benches);

@@ -153,6 +153,13 @@ pub fn compile(chain: &Chain) -> Result<ChainCompiled, Reject> {
             return Err(Reject::Unsupported("a chain slot out of range".into()));
         }
     }
+    if !matches!(chain.lane, Lane::F32 | Lane::I32) {
+        // f16/bf16 ops convert per op; a chain of them is not fused (yet)
+        return Err(Reject::Unsupported(format!(
+            "a chain of {:?} lanes",
+            chain.lane
+        )));
+    }
     let start = std::time::Instant::now();
     let mut module = codegen::new_module()?;
     let ptr = module.target_config().pointer_type();
@@ -185,8 +192,9 @@ pub fn compile(chain: &Chain) -> Result<ChainCompiled, Reject> {
 
 fn lane_types(lane: Lane) -> (Type, Type) {
     match lane {
-        Lane::F32 => (types::F32, types::F32X4),
         Lane::I32 => (types::I32, types::I32X4),
+        // f16/bf16 chains are rejected by `compile` before codegen
+        Lane::F32 | Lane::F16 | Lane::BF16 => (types::F32, types::F32X4),
     }
 }
 
@@ -273,8 +281,11 @@ fn emit(b: &mut FunctionBuilder, chain: &Chain, ptr: Type) {
             let bits = arg(b, 2 + 2 * slots + k);
             let low = b.ins().ireduce(types::I32, bits);
             let s = match chain.lane {
-                Lane::F32 => b.ins().bitcast(types::F32, MemFlagsData::new(), low),
                 Lane::I32 => low,
+                // f16/bf16 chains are rejected by `compile` before codegen
+                Lane::F32 | Lane::F16 | Lane::BF16 => {
+                    b.ins().bitcast(types::F32, MemFlagsData::new(), low)
+                }
             };
             let v = b.ins().splat(vt, s);
             scal_s.push(Some(s));

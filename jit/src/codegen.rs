@@ -248,6 +248,19 @@ fn executable(code: &[u8]) -> Option<memmap2::Mmap> {
 
 /// Builds the machine code for a region; returns it and its size in bytes.
 pub fn build(r: &Region) -> Result<(Code, usize), Reject> {
+    if matches!(r.lane, Lane::F16 | Lane::BF16) {
+        return build_with(&format!("{r:?}"), |b, ptr| crate::half::emit(b, r, ptr));
+    }
+    build_with(&format!("{r:?}"), |b, ptr| emit(b, r, ptr))
+}
+
+/// Builds a function of the elementwise signature `(base, len, args) ->
+/// status` whose body `body` emits (given the pointer type); `what` names it
+/// for `PTOVM_JIT_DISASM`.
+pub(crate) fn build_with(
+    what: &str,
+    body: impl FnOnce(&mut FunctionBuilder, Type),
+) -> Result<(Code, usize), Reject> {
     let mut module = new_module()?;
     let ptr = module.target_config().pointer_type();
     let mut sig = module.make_signature();
@@ -264,11 +277,11 @@ pub fn build(r: &Region) -> Result<(Code, usize), Reject> {
     let mut fctx = FunctionBuilderContext::new();
     {
         let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
-        emit(&mut b, r, ptr);
+        body(&mut b, ptr);
         b.seal_all_blocks();
         b.finalize(module.target_config());
     }
-    finish(module, ctx, id, &format!("{r:?}"))
+    finish(module, ctx, id, what)
 }
 
 pub(crate) struct Ctx {
@@ -280,21 +293,22 @@ pub(crate) struct Ctx {
 impl Ctx {
     fn scalar_ty(&self) -> Type {
         match self.lane {
-            Lane::F32 => types::F32,
             Lane::I32 => types::I32,
+            // half lanes compute in f32 (crate::half)
+            Lane::F32 | Lane::F16 | Lane::BF16 => types::F32,
         }
     }
 
     fn vec_ty(&self) -> Type {
         match self.lane {
-            Lane::F32 => types::F32X4,
             Lane::I32 => types::I32X4,
+            Lane::F32 | Lane::F16 | Lane::BF16 => types::F32X4,
         }
     }
 
     /// The operation on scalars or vectors (`ty` is the value type).
     pub(crate) fn apply(&self, b: &mut FunctionBuilder, ty: Type, x: Value, y: Value) -> Value {
-        let fl = self.lane == Lane::F32;
+        let fl = self.lane != Lane::I32;
         match self.op {
             Op::Add if fl => b.ins().fadd(x, y),
             Op::Add => b.ins().iadd(x, y),
@@ -331,6 +345,7 @@ impl Ctx {
             Op::Or => b.ins().bor(x, y),
             Op::Xor => b.ins().bxor(x, y),
             Op::Exp => self.exp(b, ty, x),
+            Op::Log => crate::mathf::log(b, ty, x),
         }
     }
 
@@ -674,8 +689,8 @@ fn emit(b: &mut FunctionBuilder, r: &Region, ptr: Type) {
     let scalar_of = |b: &mut FunctionBuilder, cx: &Ctx| -> Value {
         let low = b.ins().ireduce(types::I32, sbits);
         match cx.lane {
-            Lane::F32 => b.ins().bitcast(types::F32, MemFlagsData::new(), low),
             Lane::I32 => low,
+            _ => b.ins().bitcast(types::F32, MemFlagsData::new(), low),
         }
     };
     let hf = heap_flags();
@@ -709,7 +724,11 @@ fn emit(b: &mut FunctionBuilder, r: &Region, ptr: Type) {
         [pd.into(), pa.into(), pb.into()]
     };
     // the polynomial of exp needs its registers: fewer vectors per iteration
-    let unroll: i64 = if cx.op == Op::Exp { 2 } else { 8 };
+    let unroll: i64 = if matches!(cx.op, Op::Exp | Op::Log) {
+        2
+    } else {
+        8
+    };
 
     // main_head: `unroll` vectors left in the row?
     b.switch_to_block(main_head);

@@ -656,6 +656,8 @@ fn validate(s: &Scope) -> Result<(), Reject> {
                         matches!(op, Add | Sub | Mul | Max | Min | And | Or | Xor)
                     }
                     Lane::I32 => !matches!(op, Div | Sqrt | Rsqrt | Recip | Exp),
+                    // 16-bit lanes exist only in tile regions
+                    Lane::F16 | Lane::BF16 => false,
                 };
                 let unary = matches!(op, Abs | Neg | Sqrt | Rsqrt | Recip | Relu | Exp);
                 let form_ok = if unary {
@@ -1384,13 +1386,13 @@ impl Gen {
                     operands: Operands::Binary,
                 };
                 let vt = match lane {
-                    Lane::F32 => types::F32X4,
+                    Lane::F32 | Lane::F16 | Lane::BF16 => types::F32X4,
                     Lane::I32 => types::I32X4,
                 };
                 let sv = s.map(|s| {
                     let x = self.var(b, s);
                     let x = match lane {
-                        Lane::F32 => {
+                        Lane::F32 | Lane::F16 | Lane::BF16 => {
                             let f = b.ins().bitcast(types::F64, MemFlagsData::new(), x);
                             b.ins().fdemote(types::F32, f)
                         }
@@ -1445,7 +1447,7 @@ impl Gen {
             } => {
                 let x = self.var(b, *s);
                 let v = match lane {
-                    Lane::F32 => {
+                    Lane::F32 | Lane::F16 | Lane::BF16 => {
                         let f = if *int_scalar {
                             b.ins().fcvt_from_sint(types::F64, x)
                         } else {

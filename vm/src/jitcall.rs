@@ -65,6 +65,7 @@ pub struct JitCache {
     stats: Mutex<JitStats>,
     scopes: crate::jitscope::ScopeCache,
     chains: crate::jitchain::ChainCache,
+    rows: crate::jitrow::RowCache,
 }
 
 type CodeMap = Mutex<HashMap<Region, Result<Arc<Compiled>, String>>>;
@@ -128,6 +129,18 @@ impl JitCache {
         }
     }
 
+    /// The row-reduction tier's per-run state.
+    pub(crate) fn rows(&self) -> &crate::jitrow::RowCache {
+        &self.rows
+    }
+
+    /// Counts one execution of compiled tile code.
+    pub(crate) fn note_exec(&self) {
+        if let Ok(mut st) = self.stats.lock() {
+            st.jit_execs += 1;
+        }
+    }
+
     /// Counts one execution of a compiled vector scope.
     pub(crate) fn note_scope_exec(&self) {
         if let Ok(mut st) = self.stats.lock() {
@@ -173,6 +186,8 @@ fn lane(dt: DType) -> Option<Lane> {
     match dt {
         DType::F32 => Some(Lane::F32),
         DType::I32 => Some(Lane::I32),
+        DType::F16 => Some(Lane::F16),
+        DType::BF16 => Some(Lane::BF16),
         _ => None,
     }
 }
@@ -195,6 +210,7 @@ pub(crate) fn jit_op(op: EwOp) -> Option<Op> {
         EwOp::Or => Op::Or,
         EwOp::Xor => Op::Xor,
         EwOp::Exp => Op::Exp,
+        EwOp::Log => Op::Log,
         _ => return None,
     })
 }
@@ -301,8 +317,18 @@ pub fn run_ew(
         Err(_) => return call.interpret(local, acc),
     };
     let es = d.elem.bytes() as i64;
+    // a 16-bit float region computes in f32 and rounds once more: exact
+    // only for operands of the tile's type, so other scalars stay interpreted
+    if let (Some((v, _)), DType::F16 | DType::BF16) = (call.s, d.elem) {
+        let mut b = [0u8; 2];
+        num::write(&mut b, d.elem, v);
+        if num::read(&b, d.elem).f().to_bits() != v.f().to_bits() {
+            return call.interpret(local, acc);
+        }
+    }
     let scalar = match call.s {
-        Some((Num::F(f), _)) if d.elem == DType::F32 => (f as f32).to_bits() as i64,
+        Some((Num::F(f), _)) if d.elem.is_float() => (f as f32).to_bits() as i64,
+        Some((v @ Num::I(_), _)) if d.elem.is_float() => (v.f() as f32).to_bits() as i64,
         Some((v, _)) => num::wrap(v.i(), DType::I32) as u32 as i64,
         None => 0,
     };
@@ -370,7 +396,8 @@ pub fn run_ew(
                     (Num::F(p), Num::F(q)) => {
                         (p.is_nan() && q.is_nan())
                             || p.to_bits() == q.to_bits()
-                            || ulps(p as f32, q as f32) <= u64::from(region.op.ulp_bound())
+                            || lane_ulps(d.elem, &want[o..], &got[o..])
+                                <= u64::from(region.ulp_bound())
                     }
                     _ => x == y,
                 };
@@ -539,6 +566,24 @@ pub fn run_row_expand(
         }
     }
     Some(Ok(()))
+}
+
+/// Distance in units in the last place of `dt` between two stored elements
+/// (f32, or the 16-bit float types by their own bits).
+fn lane_ulps(dt: DType, x: &[u8], y: &[u8]) -> u64 {
+    if matches!(dt, DType::F16 | DType::BF16) {
+        let key = |b: &[u8]| {
+            let h = i64::from(u16::from_le_bytes([b[0], b[1]]));
+            if h & 0x8000 != 0 {
+                0x8000 - h
+            } else {
+                h
+            }
+        };
+        return key(x).abs_diff(key(y));
+    }
+    let f = |b: &[u8]| f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+    ulps(f(x), f(y))
 }
 
 /// Distance in units in the last place between two f32 values.

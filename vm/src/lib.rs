@@ -20,6 +20,7 @@ pub mod exec;
 pub mod fifo;
 pub mod jitcall;
 pub mod jitchain;
+pub mod jitrow;
 pub mod jitscope;
 pub mod layout;
 pub mod lower;

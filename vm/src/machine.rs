@@ -2461,6 +2461,28 @@ impl<'a> Cluster<'a> {
                     local,
                     &mut acc,
                 )
+                .or_else(|| {
+                    crate::jitrow::run_cvt(
+                        self.jit,
+                        self.cfg.jit,
+                        self.cfg.jit_threshold,
+                        self.cfg.crosscheck,
+                        call,
+                        local,
+                        &mut acc,
+                    )
+                })
+                .or_else(|| {
+                    crate::jitrow::run_row_reduce(
+                        self.jit,
+                        self.cfg.jit,
+                        self.cfg.jit_threshold,
+                        self.cfg.crosscheck,
+                        call,
+                        local,
+                        &mut acc,
+                    )
+                })
                 .unwrap_or_else(|| exec::tile_ops::run(call, gm, local, &mut acc))
             }
             Resolved::TLoad(v, t) => crate::jitcall::run_dma(

@@ -66,7 +66,7 @@ pub fn round_float(v: f64, dt: DType) -> f64 {
     match dt {
         DType::F32 => v as f32 as f64,
         DType::F16 => f16::from_f64(v).to_f64(),
-        DType::BF16 => bf16::from_f64(v).to_f64(),
+        DType::BF16 => bf16_rne(v).to_f64(),
         DType::F8E4M3 | DType::F8E5M2 | DType::HiF8 => {
             minifloat::decode(minifloat::encode(v, dt, Rnd::R, false), dt)
         }
@@ -81,7 +81,7 @@ pub fn write(b: &mut [u8], dt: DType, v: Num) {
         DType::F32 => put((v.f() as f32).to_bits() as u64, 4),
         DType::F64 => put(v.f().to_bits(), 8),
         DType::F16 => put(f16::from_f64(v.f()).to_bits() as u64, 2),
-        DType::BF16 => put(bf16::from_f64(v.f()).to_bits() as u64, 2),
+        DType::BF16 => put(bf16_rne(v.f()).to_bits() as u64, 2),
         DType::F8E4M3 | DType::F8E5M2 | DType::HiF8 => {
             put(minifloat::encode(v.f(), dt, Rnd::R, false), 1)
         }
@@ -123,6 +123,24 @@ pub fn wrap(v: i64, dt: DType) -> i64 {
         DType::U32 => v as u32 as i64,
         _ => v,
     }
+}
+
+/// f64 to bf16, rounding to nearest even. (`half`'s `bf16::from_f64` looks
+/// only at the top 32 bits of the f64, so a value just above a halfway point
+/// whose extra bits lie below them rounds as a tie.) Rounding to f32 first
+/// with round-to-odd keeps every bit that decides the second rounding, so
+/// the f32 -> bf16 step rounds correctly.
+pub fn bf16_rne(v: f64) -> bf16 {
+    let t = v as f32;
+    if v.is_nan() || f64::from(t) == v {
+        return bf16::from_f32(t);
+    }
+    // inexact: the f32 toward zero from v, with its last bit set
+    let mut bits = t.to_bits();
+    if f64::from(t).abs() > v.abs() {
+        bits -= 1;
+    }
+    bf16::from_f32(f32::from_bits(bits | 1))
 }
 
 #[cfg(test)]

@@ -21,13 +21,13 @@ fn kernel(op: &str, dt: &str, rows: usize, cols: usize, vr: usize, vc: usize) ->
     let vpart = format!("!pto.partition_tensor_view<{vr}x{vc}x{dt}>");
     let unary = matches!(
         op,
-        "tabs" | "tneg" | "tsqrt" | "trsqrt" | "trecip" | "trelu"
+        "tabs" | "tneg" | "tsqrt" | "trsqrt" | "trecip" | "trelu" | "tlog" | "texp"
     );
     let scalar = op.ends_with('s') && !unary;
-    let sval = if dt == "f32" {
-        "%s = arith.constant 1.5 : f32"
+    let sval = if dt == "i32" {
+        "%s = arith.constant -3 : i32".to_string()
     } else {
-        "%s = arith.constant -3 : i32"
+        format!("%s = arith.constant 1.5 : {dt}")
     };
     let ins = if unary {
         format!("ins(%a : {tb})")
@@ -239,5 +239,334 @@ fn row_copy_dma_regions_match_the_interpreter_and_the_checker() {
         let f = go(&broken, jit);
         let kinds: Vec<&str> = f.out.diags.list.iter().map(|d| d.kind.name()).collect();
         assert!(kinds.contains(&"race"), "{jit:?}: {kinds:?}");
+    }
+}
+
+/// A row reduction of a `rows`x`cols` tile (valid `vr`x`vc`) into column 0
+/// of a col-major `rows`x1 or a row-major `rows`x8 destination, stored to z.
+fn reduce_kernel(
+    op: &str,
+    dt: &str,
+    rows: usize,
+    cols: usize,
+    vr: usize,
+    vc: usize,
+    cm: bool,
+) -> String {
+    let tb = format!("!pto.tile_buf<loc=vec, dtype={dt}, rows={rows}, cols={cols}, v_row={vr}, v_col={vc}, blayout=row_major, slayout=none_box, fractal=512, pad=0>");
+    let (dc, lay) = if cm {
+        (1, "col_major")
+    } else {
+        (8, "row_major")
+    };
+    let db = format!("!pto.tile_buf<loc=vec, dtype={dt}, rows={rows}, cols={dc}, v_row={vr}, v_col=1, blayout={lay}, slayout=none_box, fractal=512, pad=0>");
+    let view = format!("!pto.tensor_view<{rows}x{cols}x{dt}>");
+    let part = format!("!pto.partition_tensor_view<{rows}x{cols}x{dt}>");
+    let zview = format!("!pto.tensor_view<{rows}x1x{dt}>");
+    let zpart = format!("!pto.partition_tensor_view<{vr}x1x{dt}>");
+    format!(
+        r#"module attributes {{pto.target_arch = "a5"}} {{
+  func.func @k(%x: !pto.ptr<{dt}>, %y: !pto.ptr<{dt}>, %z: !pto.ptr<{dt}>) attributes {{pto.entry}} {{
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %cr = arith.constant {rows} : index
+    %cc = arith.constant {cols} : index
+    %vr = arith.constant {vr} : index
+    %xv = pto.make_tensor_view %x, shape = [%cr, %cc], strides = [%cc, %c1] : {view}
+    %zv = pto.make_tensor_view %z, shape = [%cr, %c1], strides = [%c1, %c1] : {zview}
+    %xp = pto.partition_view %xv, offsets = [%c0, %c0], sizes = [%cr, %cc] : {view} -> {part}
+    %zp = pto.partition_view %zv, offsets = [%c0, %c0], sizes = [%vr, %c1] : {zview} -> {zpart}
+    %a = pto.alloc_tile : {tb}
+    %t = pto.alloc_tile : {tb}
+    %d = pto.alloc_tile : {db}
+    pto.tload ins(%xp : {part}) outs(%a : {tb})
+    pto.set_flag["PIPE_MTE2", "PIPE_V", "EVENT_ID0"]
+    pto.wait_flag["PIPE_MTE2", "PIPE_V", "EVENT_ID0"]
+    pto.{op} ins(%a, %t : {tb}, {tb}) outs(%d : {db})
+    pto.set_flag["PIPE_V", "PIPE_MTE3", "EVENT_ID0"]
+    pto.wait_flag["PIPE_V", "PIPE_MTE3", "EVENT_ID0"]
+    pto.tstore ins(%d : {db}) outs(%zp : {zpart})
+    return
+  }}
+}}"#
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(48),
+        .. ProptestConfig::default()
+    })]
+    /// Row reductions: bit-identical to the interpreter (any NaN for a sum
+    /// holding NaNs: which operand's payload survives is the host compiler's),
+    /// checked again by the crosscheck inside the run.
+    #[test]
+    fn jit_row_reductions_match_the_interpreter(
+        f32_lane in any::<bool>(),
+        op_i in 0usize..3,
+        rows in 1usize..12,
+        col_blocks in 1usize..10,
+        vr_cut in 0usize..3,
+        vc_cut in 0usize..9,
+        cm in any::<bool>(),
+        seed in any::<u64>(),
+    ) {
+        let dt = if f32_lane { "f32" } else { "i32" };
+        let op = ["trowsum", "trowmax", "trowmin"][op_i];
+        let cols = col_blocks * 8;
+        let vr = rows.saturating_sub(vr_cut).max(1);
+        let vc = cols.saturating_sub(vc_cut).max(1);
+        let src = reduce_kernel(op, dt, rows, cols, vr, vc, cm);
+        let n = rows * cols;
+        let mut st = seed | 1;
+        let mut next = || { st ^= st << 13; st ^= st >> 7; st ^= st << 17; st };
+        let x: Vec<u8> = (0..n).flat_map(|i| {
+            let r = next();
+            if f32_lane {
+                // mostly finite, sometimes a special value, magnitudes spread
+                let v = ((r >> 11) as f64 / (1u64 << 53) as f64 * 20.0 - 10.0) as f32;
+                let v = v * [1.0f32, 1e-3, 1e6, 1e30][(r >> 3) as usize % 4];
+                if r % 29 == 0 { special(i + (r as usize % 7), v) } else { v }.to_le_bytes()
+            } else {
+                ((r as i64 >> 3) as i32).to_le_bytes()
+            }
+        }).collect();
+        let (want, _) = run(&src, JitMode::Off, false, &x, &x);
+        let (got, stats) = run(&src, JitMode::Always, true, &x, &x);
+        prop_assert!(stats.jit_execs >= 1, "the reduction ran compiled: {:?}", stats);
+        for (i, (a, b)) in want.chunks(4).zip(got.chunks(4)).enumerate().take(vr) {
+            let (p, q) = (f32::from_le_bytes([a[0], a[1], a[2], a[3]]), f32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+            let same = a == b || (f32_lane && op == "trowsum" && p.is_nan() && q.is_nan());
+            prop_assert!(same, "{} {} row {}: interpreter {:?}, jit {:?}", op, dt, i, a, b);
+        }
+    }
+}
+
+/// Row reductions run compiled in the benchmark kernels (the shape they use:
+/// 16x64 source with a 16x64 scratch tile, 16x1 col-major destination).
+#[test]
+fn softmax_and_rmsnorm_kernels_run_their_reductions_compiled() {
+    // compiled ops per tile: softmax trowmax, trowexpandsub, texp, trowsum,
+    // trowexpanddiv; rmsnorm tmul, trowsum, trowexpanddiv (its 16x1
+    // col-major tmuls/tadds/tsqrt run interpreted); each region runs twice
+    // interpreted first (threshold 2), then 62 times compiled
+    for (name, ops) in [("softmax_rows", 5), ("rmsnorm_rows", 3)] {
+        let path = format!(
+            "{}/../benches/kernels/{name}.pto",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let src = std::fs::read_to_string(path).expect("kernel");
+        let k = load_text("k.pto", &src, None).expect("loads");
+        let n = 1024 * 64;
+        let x: Vec<u8> = (0..n)
+            .flat_map(|i| ((i % 97) as f32 * 0.25 - 9.0).to_le_bytes())
+            .collect();
+        let args = [Arg::Buffer(x), Arg::Buffer(vec![0; 4 * n])];
+        let go = |jit| {
+            let cfg = Config {
+                profile: k.profile,
+                jit,
+                crosscheck: true,
+                ..Config::default()
+            };
+            run_kernel(&k, &cfg, None, &args).expect("runs")
+        };
+        let a = go(JitMode::Off);
+        let b = go(JitMode::Auto);
+        assert_eq!(b.out.error, None);
+        // softmax has texp (within its ulp bound, checked by the crosscheck)
+        if name == "rmsnorm_rows" {
+            assert!(
+                a.buffers == b.buffers,
+                "{name}: JIT and interpreter outputs differ"
+            );
+        }
+        let rejected: Vec<&String> = b.out.jit.rejected.keys().collect();
+        assert!(rejected.is_empty(), "{name}: {rejected:?}");
+        assert_eq!(b.out.jit.jit_execs, ops * 62, "{name}: {:?}", b.out.jit);
+    }
+}
+
+/// `tlog` and `texp` run compiled within their ulp bounds: the crosscheck
+/// inside the run compares every element with the interpreter (special
+/// values included) and faults on a larger difference.
+#[test]
+fn log_and_exp_run_compiled_within_their_bounds() {
+    for op in ["tlog", "texp"] {
+        let src = kernel(op, "f32", 16, 64, 16, 61);
+        let x: Vec<u8> = (0..16 * 64)
+            .flat_map(|i| {
+                let v = special(i, (i as f32 - 300.0) * 0.37);
+                let v = if i % 3 == 0 { v.abs() * 1e-3 } else { v };
+                v.to_le_bytes()
+            })
+            .collect();
+        let (_, stats) = run(&src, JitMode::Always, true, &x, &x);
+        assert_eq!(stats.jit_execs, 1, "{op}: {stats:?}");
+    }
+    // texp on f16/bf16 tiles, every 16-bit pattern (two runs of 64x512)
+    for dt in ["f16", "bf16"] {
+        let src = kernel("texp", dt, 64, 512, 64, 512);
+        for part in 0..2u32 {
+            let x: Vec<u8> = (0..32768u32)
+                .flat_map(|i| ((i + part * 32768) as u16).to_le_bytes())
+                .collect();
+            let (_, stats) = run(&src, JitMode::Always, true, &x, &x);
+            assert_eq!(stats.jit_execs, 1, "texp {dt}: {stats:?}");
+        }
+    }
+}
+
+const OPS_HALF: &[&str] = &[
+    "tadd", "tsub", "tmul", "tdiv", "tmax", "tmin", "tabs", "tneg", "tsqrt", "trecip", "trelu",
+    "tadds", "tmuls", "tmaxs",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(48),
+        .. ProptestConfig::default()
+    })]
+    /// f16/bf16 elementwise ops: bit-identical to the interpreter (any NaN
+    /// where an arithmetic op meets NaNs), random bit patterns included.
+    #[test]
+    fn jit_half_lanes_match_the_interpreter(
+        bf in any::<bool>(),
+        op_i in 0usize..14,
+        rows in 1usize..10,
+        col_blocks in 1usize..5,
+        vr_cut in 0usize..3,
+        vc_cut in 0usize..11,
+        seed in any::<u64>(),
+    ) {
+        let dt = if bf { "bf16" } else { "f16" };
+        let op = OPS_HALF[op_i % OPS_HALF.len()];
+        let cols = col_blocks * 16;
+        let vr = rows.saturating_sub(vr_cut).max(1);
+        let vc = cols.saturating_sub(vc_cut).max(1);
+        let src = kernel(op, dt, rows, cols, vr, vc);
+        let n = rows * cols;
+        let mut st = seed | 1;
+        let mut next = || { st ^= st << 13; st ^= st >> 7; st ^= st << 17; st };
+        let mut mk = || -> Vec<u8> {
+            (0..n).flat_map(|_| {
+                let r = next();
+                let h = if r % 4 == 0 {
+                    r as u16 >> 3 // any pattern: NaN, inf, subnormal
+                } else if bf {
+                    (((r >> 8) as f32 % 200.0 - 100.0).to_bits() >> 16) as u16 ^ (r as u16 & 0x7f)
+                } else {
+                    // f16 1.0..2^±6 with random mantissas and signs
+                    (r as u16 & 0x83ff) | (((r >> 16) as u16 % 13 + 9) << 10)
+                };
+                h.to_le_bytes()
+            }).collect()
+        };
+        let x = mk();
+        let y = mk();
+        let (want, _) = run(&src, JitMode::Off, false, &x, &y);
+        let (got, stats) = run(&src, JitMode::Always, true, &x, &y);
+        prop_assert_eq!(stats.jit_execs, 1, "the op ran compiled");
+        let nan = |b: &[u8]| {
+            let h = u16::from_le_bytes([b[0], b[1]]);
+            if bf { (h & 0x7fff) > 0x7f80 } else { (h & 0x7fff) > 0x7c00 }
+        };
+        let arith = !matches!(op, "tmax" | "tmin" | "tmaxs" | "tabs" | "tneg" | "trelu");
+        for (i, (a, b)) in want.chunks(2).zip(got.chunks(2)).enumerate() {
+            prop_assert!(a == b || (arith && nan(a) && nan(b)), "{} {} element {}: interpreter {:?}, jit {:?}", op, dt, i, a, b);
+        }
+    }
+}
+
+fn cvt_kernel(from: &str, to: &str, rows: usize, cols: usize, vc: usize) -> String {
+    let tb = |dt: &str| {
+        format!("!pto.tile_buf<loc=vec, dtype={dt}, rows={rows}, cols={cols}, v_row={rows}, v_col={vc}, blayout=row_major, slayout=none_box, fractal=512, pad=0>")
+    };
+    let (ta, td) = (tb(from), tb(to));
+    format!(
+        r#"module attributes {{pto.target_arch = "a5"}} {{
+  func.func @k(%x: !pto.ptr<{from}>, %y: !pto.ptr<{from}>, %z: !pto.ptr<{to}>) attributes {{pto.entry}} {{
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %cr = arith.constant {rows} : index
+    %cc = arith.constant {cols} : index
+    %vc = arith.constant {vc} : index
+    %xv = pto.make_tensor_view %x, shape = [%cr, %cc], strides = [%cc, %c1] : !pto.tensor_view<{rows}x{cols}x{from}>
+    %zv = pto.make_tensor_view %z, shape = [%cr, %cc], strides = [%cc, %c1] : !pto.tensor_view<{rows}x{cols}x{to}>
+    %xp = pto.partition_view %xv, offsets = [%c0, %c0], sizes = [%cr, %cc] : !pto.tensor_view<{rows}x{cols}x{from}> -> !pto.partition_tensor_view<{rows}x{cols}x{from}>
+    %zp = pto.partition_view %zv, offsets = [%c0, %c0], sizes = [%cr, %vc] : !pto.tensor_view<{rows}x{cols}x{to}> -> !pto.partition_tensor_view<{rows}x{vc}x{to}>
+    %a = pto.alloc_tile : {ta}
+    %d = pto.alloc_tile : {td}
+    pto.tload ins(%xp : !pto.partition_tensor_view<{rows}x{cols}x{from}>) outs(%a : {ta})
+    pto.set_flag["PIPE_MTE2", "PIPE_V", "EVENT_ID0"]
+    pto.wait_flag["PIPE_MTE2", "PIPE_V", "EVENT_ID0"]
+    pto.tcvt ins(%a : {ta}) outs(%d : {td})
+    pto.set_flag["PIPE_V", "PIPE_MTE3", "EVENT_ID0"]
+    pto.wait_flag["PIPE_V", "PIPE_MTE3", "EVENT_ID0"]
+    pto.tstore ins(%d : {td}) outs(%zp : !pto.partition_tensor_view<{rows}x{vc}x{to}>)
+    return
+  }}
+}}"#
+    )
+}
+
+/// `tcvt` f32 <-> f16/bf16 runs compiled and gives the interpreter's bits
+/// (halfway cases, overflow, subnormals, NaNs among random patterns).
+#[test]
+fn tcvt_between_f32_and_half_types_runs_compiled_and_bit_identical() {
+    let (rows, cols) = (8usize, 64usize);
+    let n = rows * cols;
+    for (from, to) in [
+        ("f32", "f16"),
+        ("f32", "bf16"),
+        ("f16", "f32"),
+        ("bf16", "f32"),
+    ] {
+        let es = if from == "f32" { 4 } else { 2 };
+        let mut st = 0x9e37_79b9_7f4a_7c15u64;
+        let x: Vec<u8> = (0..n)
+            .flat_map(|i| {
+                st ^= st << 13;
+                st ^= st >> 7;
+                st ^= st << 17;
+                let r = st as u32;
+                // f32: halfway-ish low bits at every exponent; halves: any pattern
+                let v = if es == 4 {
+                    (r & 0xffff_0000) | [0x1000, 0x8000, 0x8001, 0x0fff, r & 0xffff][i % 5]
+                } else {
+                    r >> 16
+                };
+                v.to_le_bytes()[..es].to_vec()
+            })
+            .collect();
+        let src = cvt_kernel(from, to, rows, cols, 61);
+        let k = load_text("t.pto", &src, None).unwrap_or_else(|e| panic!("{e}\n{src}"));
+        let go = |jit| {
+            let cfg = Config {
+                profile: k.profile,
+                jit,
+                crosscheck: jit != JitMode::Off,
+                jit_threshold: 0,
+                ..Config::default()
+            };
+            let zs = if to == "f32" { 4 } else { 2 };
+            let f = run_kernel(
+                &k,
+                &cfg,
+                None,
+                &[
+                    Arg::Buffer(x.clone()),
+                    Arg::Buffer(x.clone()),
+                    Arg::Buffer(vec![0; n * zs]),
+                ],
+            )
+            .expect("runs");
+            assert_eq!(f.out.error, None, "{from}->{to}");
+            (f.buffers[2].clone(), f.out.jit)
+        };
+        let (want, _) = go(JitMode::Off);
+        let (got, stats) = go(JitMode::Always);
+        assert_eq!(stats.jit_execs, 1, "{from}->{to}: {stats:?}");
+        assert!(want == got, "{from}->{to}: JIT and interpreter differ");
     }
 }

@@ -76,7 +76,7 @@ pub enum Sat {
     Off,
 }
 
-fn modes(call: &TileCall) -> Result<(Round, Sat), Fault> {
+pub(crate) fn modes(call: &TileCall) -> Result<(Round, Sat), Fault> {
     let mut round = None;
     if let Some(s) = attr_sym(call, &["rmode", "round_mode", "roundMode", "mode"]) {
         round =
@@ -267,7 +267,7 @@ fn max_finite(to: DType) -> f64 {
 fn to_bits(v: f64, to: DType) -> u64 {
     match to {
         DType::F16 => f16::from_f64(v).to_bits() as u64,
-        DType::BF16 => bf16::from_f64(v).to_bits() as u64,
+        DType::BF16 => crate::num::bf16_rne(v).to_bits() as u64,
         DType::F32 => (v as f32).to_bits() as u64,
         _ => v.to_bits(),
     }

@@ -399,20 +399,13 @@ pub(crate) fn attr_sym(call: &TileCall, keys: &[&str]) -> Option<String> {
     })
 }
 
-/// NaN-propagating maximum / minimum of two floats.
+/// NaN-propagating maximum: IEEE 754-2019 maximum (+0 > -0, so the result
+/// does not depend on the order of a reduction), what the JIT computes.
 pub(crate) fn fmax(x: f64, y: f64) -> f64 {
-    if x.is_nan() || y.is_nan() {
-        f64::NAN
-    } else {
-        x.max(y)
-    }
+    super::tile::fmax(x, y)
 }
 
-/// NaN-propagating minimum.
+/// NaN-propagating minimum (IEEE 754-2019 minimum, as [`fmax`]).
 pub(crate) fn fmin(x: f64, y: f64) -> f64 {
-    if x.is_nan() || y.is_nan() {
-        f64::NAN
-    } else {
-        x.min(y)
-    }
+    super::tile::fmin(x, y)
 }

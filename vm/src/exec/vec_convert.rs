@@ -77,7 +77,7 @@ fn bits_of(x: f64, dt: DType) -> u64 {
     match dt {
         DType::F32 => (x as f32).to_bits() as u64,
         DType::F16 => f16::from_f64(x).to_bits() as u64,
-        DType::BF16 => bf16::from_f64(x).to_bits() as u64,
+        DType::BF16 => crate::num::bf16_rne(x).to_bits() as u64,
         _ => x.to_bits(),
     }
 }
