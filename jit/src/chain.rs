@@ -298,43 +298,19 @@ fn emit(b: &mut FunctionBuilder, chain: &Chain, ptr: Type) {
 
     let ret_ok = b.create_block();
     let ret_bad = b.create_block();
-    let check_empty = b.create_block();
-    let nonempty = b.create_block();
     let row_head = b.create_block();
 
-    // every argument below 2^32: no product below can overflow
-    let lim = 1i64 << 32;
-    let mut ok = b.ins().iconst(types::I8, 1);
+    // every argument below 2^32, a non-empty domain, every tile's last row
+    // within len
+    let row_bytes = b.ins().imul_imm_s(cols, 4);
     let mut used = vec![rows, cols];
     for (a, s) in &tiles {
         used.extend([*a, *s]);
     }
-    for v in used {
-        let c = b.ins().icmp_imm_s(IntCC::UnsignedLessThan, v, lim);
-        ok = b.ins().band(ok, c);
-    }
-    b.ins().brif(ok, check_empty, &[], ret_bad, &[]);
-
-    b.switch_to_block(check_empty);
-    let r0 = b.ins().icmp_imm_s(IntCC::Equal, rows, 0);
-    let c0 = b.ins().icmp_imm_s(IntCC::Equal, cols, 0);
-    let empty = b.ins().bor(r0, c0);
-    b.ins().brif(empty, ret_ok, &[], nonempty, &[]);
-
-    // the end of the last row of every tile must lie within len
-    b.switch_to_block(nonempty);
-    let row_bytes = b.ins().imul_imm_s(cols, 4);
-    let last = b.ins().iadd_imm_s(rows, -1);
-    let mut ok2 = b.ins().iconst(types::I8, 1);
-    for (addr, stride) in &tiles {
-        let o = b.ins().imul(last, *stride);
-        let end = b.ins().iadd(*addr, o);
-        let end = b.ins().iadd(end, row_bytes);
-        let c = b.ins().icmp(IntCC::UnsignedLessThanOrEqual, end, len);
-        ok2 = b.ins().band(ok2, c);
-    }
+    let ext: Vec<(Value, Value, Value)> = tiles.iter().map(|(a, s)| (*a, *s, row_bytes)).collect();
+    codegen::prove_rows(b, &used, rows, cols, len, &ext, ret_ok, ret_bad);
     let zero = b.ins().iconst(types::I64, 0);
-    b.ins().brif(ok2, row_head, &[zero.into()], ret_bad, &[]);
+    b.ins().jump(row_head, &[zero.into()]);
 
     // row_head(r): per row the slots' row pointers, then the column loops
     // carry one pointer per slot (bumped together) and stop at slot 0's row

@@ -583,48 +583,20 @@ fn emit(b: &mut FunctionBuilder, r: &Region, ptr: Type) {
 
     let ret_ok = b.create_block();
     let ret_bad = b.create_block();
-    let nonempty = b.create_block();
     let row_head = b.create_block();
 
-    // every operand below 2^32: no product below can overflow
-    let lim = 1i64 << 32;
-    let mut ok = b.ins().iconst(types::I8, 1);
+    // every operand below 2^32, a non-empty domain, each operand's last row
+    // within len
+    let row_bytes = b.ins().imul_imm_s(cols, 4);
     let mut used = vec![dst, dst_s, src, src_s, rows, cols];
+    let mut ext = vec![(dst, dst_s, row_bytes), (src, src_s, row_bytes)];
     if binary {
         used.extend([src2, src2_s]);
+        ext.push((src2, src2_s, row_bytes));
     }
-    for v in used {
-        let c = b.ins().icmp_imm_s(IntCC::UnsignedLessThan, v, lim);
-        ok = b.ins().band(ok, c);
-    }
-    let check_empty = b.create_block();
-    b.ins().brif(ok, check_empty, &[], ret_bad, &[]);
-
-    b.switch_to_block(check_empty);
-    let r0 = b.ins().icmp_imm_s(IntCC::Equal, rows, 0);
-    let c0 = b.ins().icmp_imm_s(IntCC::Equal, cols, 0);
-    let empty = b.ins().bor(r0, c0);
-    b.ins().brif(empty, ret_ok, &[], nonempty, &[]);
-
-    // end of the last row of each operand must lie within len
-    b.switch_to_block(nonempty);
-    let es = 4i64;
-    let row_bytes = b.ins().imul_imm_s(cols, es);
-    let last = b.ins().iadd_imm_s(rows, -1);
-    let mut ok2 = b.ins().iconst(types::I8, 1);
-    let mut ops = vec![(dst, dst_s), (src, src_s)];
-    if binary {
-        ops.push((src2, src2_s));
-    }
-    for (addr, stride) in ops {
-        let off = b.ins().imul(last, stride);
-        let end = b.ins().iadd(addr, off);
-        let end = b.ins().iadd(end, row_bytes);
-        let c = b.ins().icmp(IntCC::UnsignedLessThanOrEqual, end, len);
-        ok2 = b.ins().band(ok2, c);
-    }
+    prove_rows(b, &used, rows, cols, len, &ext, ret_ok, ret_bad);
     let zero = b.ins().iconst(types::I64, 0);
-    b.ins().brif(ok2, row_head, &[zero.into()], ret_bad, &[]);
+    b.ins().jump(row_head, &[zero.into()]);
 
     // Row loop: row_head(r). Per row the host pointers of the three operands
     // are computed once; the column loops carry them (pd, pa, pb) and stop at
@@ -803,4 +775,49 @@ fn emit(b: &mut FunctionBuilder, r: &Region, ptr: Type) {
     b.switch_to_block(ret_bad);
     let one = b.ins().iconst(types::I32, 1);
     b.ins().return_(&[one]);
+}
+
+/// The entry proof of every row-loop region, emitted in the current block:
+/// each value of `small` below 2^32 (so no product of two overflows), an
+/// empty `rows` x `cols` domain returns through `ret_ok`, and for every
+/// `(address, row stride, bytes of one row)` the last row ends within `len`.
+/// Anything else branches to `ret_bad`; the builder is left in the block
+/// reached when all of it holds.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn prove_rows(
+    b: &mut FunctionBuilder,
+    small: &[Value],
+    rows: Value,
+    cols: Value,
+    len: Value,
+    extents: &[(Value, Value, Value)],
+    ret_ok: cranelift_codegen::ir::Block,
+    ret_bad: cranelift_codegen::ir::Block,
+) {
+    let mut ok = b.ins().iconst(types::I8, 1);
+    for v in small {
+        let c = b.ins().icmp_imm_s(IntCC::UnsignedLessThan, *v, 1i64 << 32);
+        ok = b.ins().band(ok, c);
+    }
+    let check_empty = b.create_block();
+    b.ins().brif(ok, check_empty, &[], ret_bad, &[]);
+    b.switch_to_block(check_empty);
+    let r0 = b.ins().icmp_imm_s(IntCC::Equal, rows, 0);
+    let c0 = b.ins().icmp_imm_s(IntCC::Equal, cols, 0);
+    let empty = b.ins().bor(r0, c0);
+    let nonempty = b.create_block();
+    b.ins().brif(empty, ret_ok, &[], nonempty, &[]);
+    b.switch_to_block(nonempty);
+    let last = b.ins().iadd_imm_s(rows, -1);
+    let mut ok2 = b.ins().iconst(types::I8, 1);
+    for (addr, stride, size) in extents {
+        let off = b.ins().imul(last, *stride);
+        let end = b.ins().iadd(*addr, off);
+        let end = b.ins().iadd(end, *size);
+        let c = b.ins().icmp(IntCC::UnsignedLessThanOrEqual, end, len);
+        ok2 = b.ins().band(ok2, c);
+    }
+    let proven = b.create_block();
+    b.ins().brif(ok2, proven, &[], ret_bad, &[]);
+    b.switch_to_block(proven);
 }

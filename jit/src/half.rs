@@ -192,45 +192,22 @@ pub(crate) fn emit(b: &mut FunctionBuilder, r: &Region, ptr: Type) {
     let ret_ok = b.create_block();
     let ret_bad = b.create_block();
 
-    let mut ok = b.ins().iconst(types::I8, 1);
+    let row_bytes = b.ins().imul_imm_s(cols, 2);
     let mut used = vec![dst, dst_s, src, src_s, rows, cols];
+    let mut ext = vec![(dst, dst_s, row_bytes), (src, src_s, row_bytes)];
     if binary {
         used.extend([src2, src2_s]);
-    }
-    for v in used {
-        let c = b.ins().icmp_imm_s(IntCC::UnsignedLessThan, v, 1i64 << 32);
-        ok = b.ins().band(ok, c);
+        ext.push((src2, src2_s, row_bytes));
     }
     if ptr != types::I64 {
-        ok = b.ins().iconst(types::I8, 0);
+        // no 64-bit host pointers: a value that fails the proof
+        used.push(b.ins().iconst(types::I64, -1));
     }
-    let check_empty = b.create_block();
-    b.ins().brif(ok, check_empty, &[], ret_bad, &[]);
-    b.switch_to_block(check_empty);
-    let r0 = b.ins().icmp_imm_s(IntCC::Equal, rows, 0);
-    let c0 = b.ins().icmp_imm_s(IntCC::Equal, cols, 0);
-    let empty = b.ins().bor(r0, c0);
-    let nonempty = b.create_block();
-    b.ins().brif(empty, ret_ok, &[], nonempty, &[]);
-    b.switch_to_block(nonempty);
-    let row_bytes = b.ins().imul_imm_s(cols, 2);
-    let last = b.ins().iadd_imm_s(rows, -1);
-    let mut ok2 = b.ins().iconst(types::I8, 1);
-    let mut ops = vec![(dst, dst_s), (src, src_s)];
-    if binary {
-        ops.push((src2, src2_s));
-    }
-    for (addr, stride) in ops {
-        let off = b.ins().imul(last, stride);
-        let end = b.ins().iadd(addr, off);
-        let end = b.ins().iadd(end, row_bytes);
-        let c = b.ins().icmp(IntCC::UnsignedLessThanOrEqual, end, len);
-        ok2 = b.ins().band(ok2, c);
-    }
+    crate::codegen::prove_rows(b, &used, rows, cols, len, &ext, ret_ok, ret_bad);
     let row_head = b.create_block();
     b.append_block_param(row_head, types::I64);
     let zero = b.ins().iconst(types::I64, 0);
-    b.ins().brif(ok2, row_head, &[zero.into()], ret_bad, &[]);
+    b.ins().jump(row_head, &[zero.into()]);
 
     let vec_head = b.create_block();
     let vec_body = b.create_block();

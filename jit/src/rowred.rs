@@ -154,34 +154,10 @@ fn emit(b: &mut FunctionBuilder, r: RowRed) {
 
     // every argument below 2^32 (no product below overflows), then the end
     // of the last row of the source and the last result within len
-    let mut ok = b.ins().iconst(types::I8, 1);
-    for &v in &a {
-        let c = b.ins().icmp_imm_s(IntCC::UnsignedLessThan, v, 1i64 << 32);
-        ok = b.ins().band(ok, c);
-    }
-    let check_empty = b.create_block();
-    b.ins().brif(ok, check_empty, &[], ret_bad, &[]);
-    b.switch_to_block(check_empty);
-    let r0 = b.ins().icmp_imm_s(IntCC::Equal, rows, 0);
-    let c0 = b.ins().icmp_imm_s(IntCC::Equal, cols, 0);
-    let empty = b.ins().bor(r0, c0);
-    let nonempty = b.create_block();
-    b.ins().brif(empty, ret_ok, &[], nonempty, &[]);
-    b.switch_to_block(nonempty);
     let row_bytes = b.ins().imul_imm_s(cols, 4);
-    let last = b.ins().iadd_imm_s(rows, -1);
-    let mut ok2 = b.ins().iconst(types::I8, 1);
     let four = b.ins().iconst(types::I64, 4);
-    for (addr, stride, size) in [(src, ss, row_bytes), (dst, ds, four)] {
-        let off = b.ins().imul(last, stride);
-        let end = b.ins().iadd(addr, off);
-        let end = b.ins().iadd(end, size);
-        let c = b.ins().icmp(IntCC::UnsignedLessThanOrEqual, end, len);
-        ok2 = b.ins().band(ok2, c);
-    }
-    let body = b.create_block();
-    b.ins().brif(ok2, body, &[], ret_bad, &[]);
-    b.switch_to_block(body);
+    let ext = [(src, ss, row_bytes), (dst, ds, four)];
+    crate::codegen::prove_rows(b, &a, rows, cols, len, &ext, ret_ok, ret_bad);
     let sbase = b.ins().iadd(base, src);
     let dbase = b.ins().iadd(base, dst);
     let g = Geo {
