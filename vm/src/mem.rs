@@ -63,15 +63,57 @@ struct Segment {
     len: u64,
 }
 
-/// `n` zeroed words without a pass over them: a zeroed allocation (the
-/// allocator maps fresh zero pages lazily for large ones) reused as atomics.
+/// `n` zeroed words. A GM buffer a finished run left in [`POOL`] is reused
+/// (one pass of zeroes); otherwise a zeroed allocation, whose large pages
+/// the kernel maps lazily. Reusing matters for repeated runs in one process
+/// (conformance tiers, benchmarks, library users): a fresh multi-MiB GM
+/// costs a page fault per 4 KiB on first touch, more than a whole compiled
+/// run of small kernels, and whether the allocator hands back fresh pages
+/// depended on the process's history (glibc's adaptive mmap threshold).
 fn zeroed_words(n: usize) -> Vec<AtomicU64> {
+    if n >= POOL_MIN_WORDS {
+        if let Some(mut v) = POOL.lock().ok().and_then(|mut p| {
+            // the smallest pooled buffer that is large enough
+            let k = (0..p.len())
+                .filter(|&k| p[k].capacity() >= n)
+                .min_by_key(|&k| p[k].capacity())?;
+            Some(p.swap_remove(k))
+        }) {
+            v.clear();
+            v.resize_with(n, || AtomicU64::new(0));
+            return v;
+        }
+    }
     let mut v = std::mem::ManuallyDrop::new(vec![0u64; n]);
     // SAFETY: `AtomicU64` has the same size, alignment and bit validity as
     // `u64` (documented by std), so the allocation, its length and capacity and
     // its initialised elements are valid for a `Vec<AtomicU64>`; `ManuallyDrop`
     // makes the new vector the allocation's only owner.
     unsafe { Vec::from_raw_parts(v.as_mut_ptr().cast::<AtomicU64>(), v.len(), v.capacity()) }
+}
+
+/// GM buffers of finished runs, kept for the next run (at most
+/// [`POOL_MAX_BUFFERS`] buffers and [`POOL_MAX_WORDS`] words in all).
+static POOL: std::sync::Mutex<Vec<Vec<AtomicU64>>> = std::sync::Mutex::new(Vec::new());
+/// Smaller GMs are cheap to allocate (8 KiB).
+const POOL_MIN_WORDS: usize = 1024;
+const POOL_MAX_BUFFERS: usize = 8;
+/// 256 MiB.
+const POOL_MAX_WORDS: usize = 32 << 20;
+
+impl Drop for Segment {
+    fn drop(&mut self) {
+        let v = std::mem::take(&mut self.words);
+        if v.capacity() < POOL_MIN_WORDS || v.capacity() > POOL_MAX_WORDS {
+            return;
+        }
+        if let Ok(mut p) = POOL.lock() {
+            let held: usize = p.iter().map(Vec::capacity).sum();
+            if p.len() < POOL_MAX_BUFFERS && held + v.capacity() <= POOL_MAX_WORDS {
+                p.push(v);
+            }
+        }
+    }
 }
 
 /// The bytes of exclusively borrowed GM words (callers check the host is
