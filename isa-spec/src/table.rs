@@ -449,8 +449,8 @@ ops! {
     SetLoopSizeOuttol1: "pto.set_loop_size_outtol1", Scalar, S, Dma, Generic, "i", ANY, BOTH, "loop counts for GM -> L1 DMA";
     SetLoop1StrideOuttol1: "pto.set_loop1_stride_outtol1", Scalar, S, Dma, Generic, "i", ANY, BOTH, "loop1 strides for GM -> L1 DMA";
     SetLoop2StrideOuttol1: "pto.set_loop2_stride_outtol1", Scalar, S, Dma, Generic, "i", ANY, BOTH, "loop2 strides for GM -> L1 DMA";
-    SetLoop3Para: "pto.set_loop3_para", Scalar, S, Dma, Generic, "i i", ANY, BOTH, "loop3 parameters for DMA";
-    SetChannelPara: "pto.set_channel_para", Scalar, S, Dma, Generic, "i i", ANY, BOTH, "channel parameters for DMA";
+    SetLoop3Para: "pto.set_loop3_para", Scalar, S, Dma, Generic, "i i", ANY, BOTH, "FIXPIPE LOOP3_PARA (write-back repeat count and strides)";
+    SetChannelPara: "pto.set_channel_para", Scalar, S, Dma, Generic, "i i", ANY, BOTH, "FIXPIPE CHANNEL_PARA (nz2dn loop0 source stride)";
     SetMte2NzPara: "pto.set_mte2_nz_para", Scalar, S, Dma, Generic, "i", ANY, BOTH, "ND -> NZ repack parameters for GM -> L1 DMA";
     SetPadValOuttol1: "pto.set_pad_val_outtol1", Scalar, S, Dma, Generic, "i", ANY, BOTH, "pad value for GM -> L1 DMA";
     SetMovPadVal: "pto.set_mov_pad_val", Scalar, S, Dma, Generic, "x", ANY, BOTH, "pad value for GM -> UB DMA";

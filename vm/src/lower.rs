@@ -2487,6 +2487,19 @@ impl<'a> Lowerer<'a> {
                     _ => self.unsupported(op, c, "needs one operand"),
                 }
             }
+            "set_loop3_para" | "set_channel_para" => match u {
+                [a, b] => self.push(
+                    op,
+                    c,
+                    K::SetLoop {
+                        which: if short == "set_loop3_para" { 7 } else { 8 },
+                        dir: 0,
+                        a: *a,
+                        b: *b,
+                    },
+                ),
+                _ => self.unsupported(op, c, "needs two operands"),
+            },
             "set_mov_pad_val" => match u {
                 [v] => {
                     let dt = self.vdtype(*v);

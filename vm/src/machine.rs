@@ -4737,6 +4737,9 @@ fn scalar_step(
                 1 => loop_regs.loop1[d] = (x, y),
                 3 => loop_regs.nz_para = Some(x as u64),
                 4..=6 => loop_regs.fix[*which as usize - 4] = Some(x as u64),
+                // set_loop3_para / set_channel_para (low 40 bits, high 24
+                // bits): the register word PTOAS's `packLoopPair` forms
+                7 | 8 => loop_regs.fix[*which as usize - 4] = Some(((y as u64) << 40) | x as u64),
                 _ => loop_regs.loop2[d] = (x, y),
             }
         }

@@ -898,7 +898,9 @@ pub enum K {
     SetLoop {
         /// 0 = loop sizes, 1 = loop1 strides, 2 = loop2 strides, 3 = the
         /// MTE2 NZ parameters (`set_mte2_nz_para`), 4-6 = the FIXPIPE
-        /// quant / relu slope / clip registers (`a` = `b` = the word).
+        /// quant / relu slope / clip registers (`a` = `b` = the word), 7-8 =
+        /// the FIXPIPE LOOP3_PARA / CHANNEL_PARA registers (`a` the low 40
+        /// bits, `b` the high 24).
         which: u8,
         /// 0 = out->ub (GM to UB), 1 = ub->out.
         dir: u8,

@@ -654,3 +654,52 @@ fn copy_matrix_cc_to_gm_decodes_xm_and_xt() {
     let e = run(&body(xt | 15 << 34, 0)).unwrap_err();
     assert!(e.contains("needs set_quant_pre"), "{e}");
 }
+
+/// LOOP3_PARA / CHANNEL_PARA with the raw copy: a loop3 repeat that moves
+/// its source (the sources disagree on the stride's unit) and an nz2dn
+/// loop0 stride other than 1 fault; nz2dn before any set_channel_para
+/// faults; the structured form refuses the same values.
+#[test]
+fn loop3_and_channel_para_refuse_unpinned_values() {
+    let xm_nd: i64 = 16 << 4 | 2 << 16 | 16 << 32;
+    // DN: column pitch 2 (the 2 x 16 output buffer)
+    let xm_dn: i64 = 16 << 4 | 2 << 16 | 2 << 32;
+    let body = |loop3: i64, chan_hi: Option<i64>, xt: i64| {
+        let xm = if xt >> 62 & 1 == 1 { xm_dn } else { xm_nd };
+        let chan = match chan_hi {
+            Some(h) => format!(
+                "    %ch = arith.constant {h} : i64\n    pto.set_channel_para %z, %ch : i64, i64\n"
+            ),
+            None => String::new(),
+        };
+        format!(
+            "{MAD}    pto.set_flag[\"PIPE_M\", \"PIPE_FIX\", \"EVENT_ID0\"]\n    pto.wait_flag[\"PIPE_M\", \"PIPE_FIX\", \"EVENT_ID0\"]\n    %z = arith.constant 0 : i64\n    %l3 = arith.constant {loop3} : i64\n    pto.set_loop3_para %l3, %z : i64, i64\n{chan}    %xm = arith.constant {xm} : i64\n    %xt = arith.constant {xt} : i64\n    pto.copy_matrix_cc_to_gm %l0c, %o_gm, %xm, %xt\n      : !pto.ptr<f32, l0c>, !pto.ptr<f32, gm>, i64, i64\n"
+        )
+    };
+    let nd: i64 = 16 | 1 << 43;
+    let dn: i64 = 16 | 1 << 62;
+    // count 1: one pass, as without the register
+    let (o, _) = run(&body(1, None, nd)).unwrap();
+    assert_eq!(o[17], product(1, 1));
+    let e = run(&body(2 | 4 << 16, None, nd)).unwrap_err();
+    assert!(
+        e.contains("loop3 source stride (4) is not implemented"),
+        "{e}"
+    );
+    let e = run(&body(1, None, dn)).unwrap_err();
+    assert!(e.contains("needs set_channel_para"), "{e}");
+    let e = run(&body(1, Some(2 << 8), dn)).unwrap_err();
+    assert!(e.contains("loop0 source stride 2 (not 1)"), "{e}");
+    // DN: C[i][n] at n * 2 + i
+    let (o, _) = run(&body(1, Some(1 << 8), dn)).unwrap();
+    for n in 0..16 {
+        for i in 0..2 {
+            assert_eq!(o[n * 2 + i], product(i, n), "C[{i}][{n}]");
+        }
+    }
+    let s = format!(
+        "{MAD}    pto.set_flag[\"PIPE_M\", \"PIPE_FIX\", \"EVENT_ID0\"]\n    pto.wait_flag[\"PIPE_M\", \"PIPE_FIX\", \"EVENT_ID0\"]\n    %z = arith.constant 0 : i64\n    %two = arith.constant 2 : i64\n    %m2 = arith.constant 2 : i64\n    %n16 = arith.constant 16 : i64\n    pto.mte_l0c_gm %l0c, %o_gm, %m2, %n16, %n16, %n16, %z, %z, nz2dn(%two)\n      : !pto.ptr<f32, l0c>, !pto.ptr<f32, gm>, i64, i64, i64, i64, i64, i64, i64\n"
+    );
+    let e = run(&s).unwrap_err();
+    assert!(e.contains("loop0 source stride 2 (not 1)"), "{e}");
+}

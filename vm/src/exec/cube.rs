@@ -223,8 +223,9 @@ pub struct CubeCall {
     /// The MTE2 NZ parameter register when the op was issued (the raw
     /// `copy_gm_to_cbuf_multi_*` forms read it).
     pub nz_para: Option<u64>,
-    /// The FIXPIPE quant / relu slope / clip registers when issued.
-    pub fix: [Option<u64>; 3],
+    /// The FIXPIPE quant / relu slope / clip / LOOP3_PARA / CHANNEL_PARA
+    /// registers when issued.
+    pub fix: [Option<u64>; 5],
 }
 
 impl CubeCall {
@@ -1380,6 +1381,21 @@ fn quant_word_scale(w: u64) -> f32 {
     f32::from_bits(m1 << 13)
 }
 
+/// A loop3 repeat that moves its source: the sources disagree on the unit
+/// of the source stride (PTOAS's micro-ISA reference semantics step
+/// `src_stride3 * 32` bytes; pto-isa's A5 NHWC store computes it as
+/// `rows * channels / 16`, i.e. 16 accumulator elements, 64 bytes for
+/// f32/i32), so only a stride of 0 (every pass reads the same source) runs.
+fn loop3_src_stride_pinned(name: &str, reps: u64, s3: u64) -> Result<(), Fault> {
+    if reps > 1 && s3 != 0 {
+        return fault(format!(
+            "'{name}' with a loop3 source stride ({s3}) is not implemented: \
+             the sources disagree on its unit"
+        ));
+    }
+    Ok(())
+}
+
 /// FIXPIPE write-back `mte_l0c_{gm,ub,l1}`.
 fn fixpipe(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
     let name = call.op.name();
@@ -1509,14 +1525,20 @@ fn fixpipe(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
         Some(c) => call.triple(c)?,
         None => (1, 0, 0),
     };
-    let loop0 = match f.clause("nz2dn") {
-        Some(c) => match c.vals().first() {
-            Some(&i) => call.int_at(i)?.max(0) as u64,
-            None => 1,
-        },
-        None => 1,
-    };
-    let _ = loop0;
+    loop3_src_stride_pinned(name, reps, s3.max(0) as u64)?;
+    // nz2dn's loop0 source stride: 1 walks the NZ accumulator row by row
+    // (pto-isa's TStoreAccNCHW: "loop0SrcStirde is 1 when src layout is
+    // NZ"); no source says how another stride walks it
+    if let Some(c) = f.clause("nz2dn") {
+        if let Some(&i) = c.vals().first() {
+            let l0 = call.int_at(i)?;
+            if l0 != 1 {
+                return fault(format!(
+                    "'{name}' with nz2dn loop0 source stride {l0} (not 1) is not implemented"
+                ));
+            }
+        }
+    }
     if !matches!(sdt, DType::F32 | DType::I32) {
         return fault(format!(
             "'{name}' reads f32 or i32 accumulators, not {sdt:?}"
@@ -1535,7 +1557,8 @@ fn fixpipe(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
         return fault(format!("'{name}': atomic is only valid for GM"));
     }
     for r in 0..reps {
-        let sbase = src.addr + r * s3.max(0) as u64 * 32;
+        // every pass reads the same source (loop3_src_stride_pinned)
+        let sbase = src.addr;
         let dbase = dst.addr as i64 + r as i64 * d3 * des as i64;
         for i in 0..mm {
             for j in 0..nn {
@@ -1649,11 +1672,13 @@ fn fixpipe(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
 /// and config1 like xt but with the UB destination mode in [16, 18) (0
 /// single: the subblock in bit 18; 1 split_m, 2 split_n: halves to the two
 /// subblocks, no conversion). ptovm runs the
-/// conversions `no_convert` (0), `f32_f16` (1) and `f32_bf16` (16) to an ND
-/// (nz2nd) or NZ destination, saturating unless CTRL bit 48 says no-sat (as
-/// the wrapper does without `nosat`); quant scales, relu, clip, the channel
-/// split, nz2dn, the loop3 / channel registers and CTRL's atomic and
-/// NaN-preserving modes are refused as not implemented.
+/// conversions `no_convert` (0), `f32_f16` (1) and `f32_bf16` (16) and the
+/// scalar quant / relu / clip modes to an ND (nz2nd), DN (nz2dn, with
+/// CHANNEL_PARA's loop0 source stride 1) or NZ destination, repeated as
+/// LOOP3_PARA says, saturating unless CTRL bit 48 says no-sat (as the
+/// wrapper does without `nosat`); the channel split, other loop0 strides
+/// and CTRL's atomic and NaN-preserving modes are refused as not
+/// implemented.
 fn matrix_cc(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
     let name = call.op.name();
     let src = call.ptr(0, Space::L0c)?;
@@ -1698,7 +1723,6 @@ fn matrix_cc(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
     let clip_on = (xt >> 30) & 3;
     let unsupported = [
         ((xt >> 42) & 1, "channel split"),
-        ((xt >> 62) & 1, "nz2dn"),
         (((call.ctrl as u64) >> 6) & 0x1F, "CTRL atomic mode"),
         (
             ((call.ctrl as u64) >> 50) & 1,
@@ -1711,6 +1735,30 @@ fn matrix_cc(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
         }
     }
     let nd = (xt >> 43) & 1 == 1;
+    let dn = (xt >> 62) & 1 == 1;
+    if nd && dn {
+        return fault(format!("'{name}': nz2nd and nz2dn are both set"));
+    }
+    // nz2dn: CHANNEL_PARA[63:48] is the loop0 source stride in C0 units;
+    // 1 reads the NZ accumulator row by row (pto-isa TStoreAccNCHW, PTOAS
+    // packChannelConfig); other strides are not pinned by any source
+    if dn {
+        let l0 = reg(4, "set_channel_para")? >> 48;
+        if l0 != 1 {
+            return fault(format!(
+                "'{name}' with nz2dn loop0 source stride {l0} (not 1) is not implemented"
+            ));
+        }
+    }
+    // LOOP3_PARA: count [0, 16), source stride [16, 32) in C0 units,
+    // destination stride [32, 64) in destination elements (pto-isa
+    // tstore_common.hpp, PTOAS packLoop3Config); the whole m x n write-back
+    // repeats `count` times. Before any set_loop3_para: one pass.
+    let (reps, s3, d3) = match call.fix[3] {
+        Some(w) => (w & 0xFFFF, (w >> 16) & 0xFFFF, w >> 32),
+        None => (1, 0, 0),
+    };
+    loop3_src_stride_pinned(name, reps, s3)?;
     let (sdt, ddt) = (src.elem, dst.elem);
     let ok = match quant {
         0 => sdt == ddt && matches!(sdt, DType::F32 | DType::I32),
@@ -1751,61 +1799,67 @@ fn matrix_cc(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
             "'{name}': a split UB destination does not combine with a conversion"
         ));
     }
-    if mm.saturating_mul(nn) > MAX_WORK {
+    if mm.saturating_mul(nn).saturating_mul(reps) > MAX_WORK {
         return fault(format!("'{name}' is too large"));
     }
     let sat = (call.ctrl >> 48) & 1 == 0;
     let des = ddt.bytes() as u64;
     let dc0 = c0(ddt)?;
     let mut b = [0u8; 8];
-    for i in 0..mm {
-        for j in 0..nn {
-            let sa = src.addr + ((j / 16) * src_stride + i) * 64 + (j % 16) * 4;
-            let raw = m.get(Space::L0c, sa, sdt)?;
-            let v = if quant == 0 && relu.is_none() {
-                raw
-            } else {
-                let mut x = raw.f() as f32;
-                if let Some(sc) = scale {
-                    x *= sc;
+    for r in 0..reps {
+        let sbase = src.addr;
+        let dbase = dst.addr + r * d3 * des;
+        for i in 0..mm {
+            for j in 0..nn {
+                let sa = sbase + ((j / 16) * src_stride + i) * 64 + (j % 16) * 4;
+                let raw = m.get(Space::L0c, sa, sdt)?;
+                let v = if quant == 0 && relu.is_none() {
+                    raw
+                } else {
+                    let mut x = raw.f() as f32;
+                    if let Some(sc) = scale {
+                        x *= sc;
+                    }
+                    match relu {
+                        Some(None) => x = x.max(0.0),
+                        Some(Some(al)) if x < 0.0 => x *= al,
+                        _ => {}
+                    }
+                    if let Some(cl) = clip {
+                        x = x.min(cl);
+                    }
+                    let mut y = x as f64;
+                    if sat && ddt != DType::F32 {
+                        let lim = if ddt == DType::F16 {
+                            65504.0
+                        } else {
+                            3.389_531_389_251_535_5e38
+                        };
+                        y = if y.is_nan() { 0.0 } else { y.clamp(-lim, lim) };
+                    }
+                    Num::F(y)
+                };
+                let (ti, tj, sub) = match dual {
+                    Some(2) if i >= mm / 2 => (i - mm / 2, j, 1),
+                    Some(3) if j >= nn / 2 => (i, j - nn / 2, 1),
+                    Some(2 | 3) => (i, j, 0),
+                    Some(s) => (i, j, s),
+                    None => (i, j, 0),
+                };
+                let off = if nd {
+                    ti * dst_stride + tj
+                } else if dn {
+                    tj * dst_stride + ti
+                } else {
+                    ((tj / dc0) * dst_stride + ti) * dc0 + tj % dc0
+                };
+                num::write(&mut b[..des as usize], ddt, v);
+                let at = addr(dbase, (off * des) as i64)?;
+                if dsp == Space::Ub {
+                    m.write_ub(sub, at, &b[..des as usize])?;
+                } else {
+                    m.write(dsp, at, &b[..des as usize])?;
                 }
-                match relu {
-                    Some(None) => x = x.max(0.0),
-                    Some(Some(al)) if x < 0.0 => x *= al,
-                    _ => {}
-                }
-                if let Some(cl) = clip {
-                    x = x.min(cl);
-                }
-                let mut y = x as f64;
-                if sat && ddt != DType::F32 {
-                    let lim = if ddt == DType::F16 {
-                        65504.0
-                    } else {
-                        3.389_531_389_251_535_5e38
-                    };
-                    y = if y.is_nan() { 0.0 } else { y.clamp(-lim, lim) };
-                }
-                Num::F(y)
-            };
-            let (ti, tj, sub) = match dual {
-                Some(2) if i >= mm / 2 => (i - mm / 2, j, 1),
-                Some(3) if j >= nn / 2 => (i, j - nn / 2, 1),
-                Some(2 | 3) => (i, j, 0),
-                Some(s) => (i, j, s),
-                None => (i, j, 0),
-            };
-            let off = if nd {
-                ti * dst_stride + tj
-            } else {
-                ((tj / dc0) * dst_stride + ti) * dc0 + tj % dc0
-            };
-            num::write(&mut b[..des as usize], ddt, v);
-            let at = addr(dst.addr, (off * des) as i64)?;
-            if dsp == Space::Ub {
-                m.write_ub(sub, at, &b[..des as usize])?;
-            } else {
-                m.write(dsp, at, &b[..des as usize])?;
             }
         }
     }

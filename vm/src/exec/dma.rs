@@ -145,9 +145,10 @@ pub struct LoopRegs {
     /// group count, destination loop 2/3/4 strides in 16-bit fields), read
     /// by `copy_gm_to_cbuf_multi_{nd,dn}2nz`; None until set.
     pub nz_para: Option<u64>,
-    /// The FIXPIPE scalar registers `set_quant_pre`, `set_relu_alpha` and
-    /// `set_fix_clip_relu` (None until set), read by `copy_matrix_cc_*`.
-    pub fix: [Option<u64>; 3],
+    /// The FIXPIPE registers `set_quant_pre`, `set_relu_alpha`,
+    /// `set_fix_clip_relu`, `set_loop3_para` and `set_channel_para` (None
+    /// until set), read by `copy_matrix_cc_*`.
+    pub fix: [Option<u64>; 5],
     /// The GM -> UB pad value (`set_mov_pad_val`): its bytes, little-endian,
     /// as wide as the value's type; None until set.
     pub mov_pad: Option<([u8; 8], u8)>,
@@ -170,7 +171,7 @@ impl Default for LoopRegs {
             atomic: Combine::Store,
             atomic_dt: DType::F32,
             nz_para: None,
-            fix: [None; 3],
+            fix: [None; 5],
             mov_pad: None,
         }
     }
