@@ -339,12 +339,7 @@ fn emit(b: &mut FunctionBuilder, chain: &Chain, ptr: Type) {
         }
     };
 
-    b.switch_to_block(row_head);
-    let r = b.block_params(row_head)[0];
-    let more = b.ins().icmp(IntCC::SignedLessThan, r, rows);
-    let row_body = b.create_block();
-    b.ins().brif(more, row_body, &[], ret_ok, &[]);
-    b.switch_to_block(row_body);
+    let r = codegen::row_body(b, row_head, rows, ret_ok);
     let rowp: Vec<Value> = tiles
         .iter()
         .map(|(addr, stride)| {

@@ -636,12 +636,7 @@ fn emit(b: &mut FunctionBuilder, r: &Region, ptr: Type) {
             b.ins().ireduce(ptr, v)
         }
     };
-    b.switch_to_block(row_head);
-    let r = b.block_params(row_head)[0];
-    let more = b.ins().icmp(IntCC::SignedLessThan, r, rows);
-    let row_body = b.create_block();
-    b.ins().brif(more, row_body, &[], ret_ok, &[]);
-    b.switch_to_block(row_body);
+    let r = row_body(b, row_head, rows, ret_ok);
     let pd = row_ptr(b, dst, dst_s, r);
     let pa = row_ptr(b, src, src_s, r);
     let pb = if binary {
@@ -820,4 +815,21 @@ pub(crate) fn prove_rows(
     let proven = b.create_block();
     b.ins().brif(ok2, proven, &[], ret_bad, &[]);
     b.switch_to_block(proven);
+}
+
+/// Switches to `row_head(r)` and, while `r < rows`, into a new block for the
+/// row's body (else to `ret_ok`); returns `r`.
+pub(crate) fn row_body(
+    b: &mut FunctionBuilder,
+    row_head: cranelift_codegen::ir::Block,
+    rows: Value,
+    ret_ok: cranelift_codegen::ir::Block,
+) -> Value {
+    b.switch_to_block(row_head);
+    let r = b.block_params(row_head)[0];
+    let more = b.ins().icmp(IntCC::SignedLessThan, r, rows);
+    let body = b.create_block();
+    b.ins().brif(more, body, &[], ret_ok, &[]);
+    b.switch_to_block(body);
+    r
 }

@@ -217,12 +217,7 @@ pub(crate) fn emit(b: &mut FunctionBuilder, r: &Region, ptr: Type) {
     for blk in [vec_head, vec_body, tail_head, tail_body] {
         b.append_block_param(blk, types::I64); // byte offset in the row
     }
-    b.switch_to_block(row_head);
-    let r_ = b.block_params(row_head)[0];
-    let more = b.ins().icmp(IntCC::SignedLessThan, r_, rows);
-    let row_body = b.create_block();
-    b.ins().brif(more, row_body, &[], ret_ok, &[]);
-    b.switch_to_block(row_body);
+    let r_ = crate::codegen::row_body(b, row_head, rows, ret_ok);
     let row_ptr = |b: &mut FunctionBuilder, addr: Value, stride: Value| -> Value {
         let ro = b.ins().imul(r_, stride);
         let o = b.ins().iadd(addr, ro);
