@@ -410,12 +410,7 @@ fn emit(b: &mut FunctionBuilder, chain: &Chain, ptr: Type) {
     let r1 = b.ins().iadd_imm_s(r, 1);
     b.ins().jump(row_head, &[r1.into()]);
 
-    b.switch_to_block(ret_ok);
-    let z = b.ins().iconst(types::I32, 0);
-    b.ins().return_(&[z]);
-    b.switch_to_block(ret_bad);
-    let one = b.ins().iconst(types::I32, 1);
-    b.ins().return_(&[one]);
+    codegen::emit_exits(b, ret_ok, ret_bad);
 }
 
 #[cfg(test)]

@@ -764,12 +764,7 @@ fn emit(b: &mut FunctionBuilder, r: &Region, ptr: Type) {
     let r1 = b.ins().iadd_imm_s(r, 1);
     b.ins().jump(row_head, &[r1.into()]);
 
-    b.switch_to_block(ret_ok);
-    let z = b.ins().iconst(types::I32, 0);
-    b.ins().return_(&[z]);
-    b.switch_to_block(ret_bad);
-    let one = b.ins().iconst(types::I32, 1);
-    b.ins().return_(&[one]);
+    emit_exits(b, ret_ok, ret_bad);
 }
 
 /// The entry proof of every row-loop region, emitted in the current block:
@@ -832,4 +827,19 @@ pub(crate) fn row_body(
     b.ins().brif(more, body, &[], ret_ok, &[]);
     b.switch_to_block(body);
     r
+}
+
+/// The two exits of a row-loop region: `ret_ok` returns 0 (ran to the end),
+/// `ret_bad` returns 1 (an operand outside the buffer; nothing written).
+pub(crate) fn emit_exits(
+    b: &mut FunctionBuilder,
+    ret_ok: cranelift_codegen::ir::Block,
+    ret_bad: cranelift_codegen::ir::Block,
+) {
+    b.switch_to_block(ret_ok);
+    let z = b.ins().iconst(types::I32, 0);
+    b.ins().return_(&[z]);
+    b.switch_to_block(ret_bad);
+    let one = b.ins().iconst(types::I32, 1);
+    b.ins().return_(&[one]);
 }

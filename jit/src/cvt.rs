@@ -212,12 +212,7 @@ fn emit(b: &mut FunctionBuilder, c: Cvt, ptr: Type) {
     b.switch_to_block(row_next);
     let rn = b.ins().iadd_imm_s(r, 1);
     b.ins().jump(row_head, &[rn.into()]);
-    b.switch_to_block(ret_ok);
-    let z = b.ins().iconst(types::I32, 0);
-    b.ins().return_(&[z]);
-    b.switch_to_block(ret_bad);
-    let one = b.ins().iconst(types::I32, 1);
-    b.ins().return_(&[one]);
+    crate::codegen::emit_exits(b, ret_ok, ret_bad);
 }
 
 #[cfg(test)]

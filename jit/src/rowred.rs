@@ -175,12 +175,7 @@ fn emit(b: &mut FunctionBuilder, r: RowRed) {
         fold(b, &g, r);
     }
 
-    b.switch_to_block(ret_ok);
-    let z = b.ins().iconst(types::I32, 0);
-    b.ins().return_(&[z]);
-    b.switch_to_block(ret_bad);
-    let one = b.ins().iconst(types::I32, 1);
-    b.ins().return_(&[one]);
+    crate::codegen::emit_exits(b, ret_ok, ret_bad);
 }
 
 /// Host addresses and shape shared by the loop emitters.
