@@ -8,7 +8,10 @@
 //! Why not Cranelift code: Cranelift's x86-64 backend emits 128-bit vectors
 //! only (4 lanes), while this kernel uses 512-bit (AVX-512F, 16 lanes) or
 //! 256-bit (AVX2 + FMA, 8 lanes) registers chosen at run time, with a 4-row
-//! register block so each loaded row of `B` feeds four FMAs. General GEMM
+//! register block so each loaded row of `B` feeds four FMAs, up to 64
+//! columns (16 accumulators) per block, and `k` split into blocks of 64 so
+//! `B`'s block stays in the L1 cache. Splitting `k` is exact: the
+//! accumulators are f32, so storing them between blocks rounds nothing. General GEMM
 //! crates reorder the `k` sum (blocking, split accumulators) and would lose
 //! bit-exactness with the interpreter. BENCHMARKS.md has the numbers.
 
@@ -109,7 +112,50 @@ fn scalar(
 mod x86 {
     use std::arch::x86_64::*;
 
-    /// 4 rows x 32 columns per block in eight 16-lane accumulators.
+    /// One 4-row x `V`-vector block of `c` over `k0..k1`: the accumulators
+    /// start from `c` and are stored back, so splitting `k` into blocks
+    /// performs exactly the same sequence of fused multiply-adds per element.
+    ///
+    /// # Safety
+    /// The CPU must support AVX-512F; `i + 4 <= m`, `j + 16 * V <= n`,
+    /// `k1 <= k`, and the pointers hold m*k, k*n and m*n elements.
+    #[target_feature(enable = "avx512f")]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn block512<const V: usize>(
+        (ap, bp, cp): (*const f32, *const f32, *mut f32),
+        (k, n): (usize, usize),
+        (i, j): (usize, usize),
+        (k0, k1): (usize, usize),
+    ) {
+        const W: usize = 16;
+        let mut acc = [[_mm512_setzero_ps(); V]; 4];
+        for (r, row) in acc.iter_mut().enumerate() {
+            for (v, x) in row.iter_mut().enumerate() {
+                *x = _mm512_loadu_ps(cp.add((i + r) * n + j + v * W));
+            }
+        }
+        for kk in k0..k1 {
+            let mut bv = [_mm512_setzero_ps(); V];
+            for (v, x) in bv.iter_mut().enumerate() {
+                *x = _mm512_loadu_ps(bp.add(kk * n + j + v * W));
+            }
+            for (r, row) in acc.iter_mut().enumerate() {
+                let av = _mm512_set1_ps(*ap.add((i + r) * k + kk));
+                for (x, b) in row.iter_mut().zip(bv) {
+                    *x = _mm512_fmadd_ps(av, b, *x);
+                }
+            }
+        }
+        for (r, row) in acc.iter().enumerate() {
+            for (v, x) in row.iter().enumerate() {
+                _mm512_storeu_ps(cp.add((i + r) * n + j + v * W), *x);
+            }
+        }
+    }
+
+    /// Blocks of 4 rows x 64, 32 or 16 columns in 16-lane accumulators, `k`
+    /// in blocks of 64 so a block of `b` stays in the L1 cache while every
+    /// row block of `a` passes over it.
     ///
     /// # Safety
     /// The CPU must support AVX-512F; `a`, `b`, `c` must hold at least
@@ -117,60 +163,74 @@ mod x86 {
     #[target_feature(enable = "avx512f")]
     pub unsafe fn kernel_avx512(m: usize, k: usize, n: usize, a: &[f32], b: &[f32], c: &mut [f32]) {
         const W: usize = 16;
-        let (ap, bp, cp) = (a.as_ptr(), b.as_ptr(), c.as_mut_ptr());
-        let n32 = n / (2 * W) * (2 * W);
-        let n16 = n / W * W;
-        let mut i = 0;
-        while i + 4 <= m {
-            let mut j = 0;
-            while j < n32 {
-                // SAFETY (whole block): i + 3 < m, j + 31 < n and kk < k keep
-                // every pointer inside the slices whose lengths the caller checked.
-                let mut acc = [_mm512_setzero_ps(); 8];
-                for r in 0..4 {
-                    acc[2 * r] = _mm512_loadu_ps(cp.add((i + r) * n + j));
-                    acc[2 * r + 1] = _mm512_loadu_ps(cp.add((i + r) * n + j + W));
-                }
-                for kk in 0..k {
-                    let b0 = _mm512_loadu_ps(bp.add(kk * n + j));
-                    let b1 = _mm512_loadu_ps(bp.add(kk * n + j + W));
-                    for r in 0..4 {
-                        let av = _mm512_set1_ps(*ap.add((i + r) * k + kk));
-                        acc[2 * r] = _mm512_fmadd_ps(av, b0, acc[2 * r]);
-                        acc[2 * r + 1] = _mm512_fmadd_ps(av, b1, acc[2 * r + 1]);
+        const KC: usize = 64;
+        let p = (a.as_ptr(), b.as_ptr(), c.as_mut_ptr());
+        let m4 = m / 4 * 4;
+        let mut j = 0;
+        while j < n / W * W {
+            let v = ((n - j) / W).min(4);
+            let mut k0 = 0;
+            while k0 < k {
+                let k1 = (k0 + KC).min(k);
+                for i in (0..m4).step_by(4) {
+                    // SAFETY: i + 4 <= m, j + v * 16 <= n and k1 <= k keep the
+                    // block inside the slices whose lengths the caller checked.
+                    match v {
+                        4 => block512::<4>(p, (k, n), (i, j), (k0, k1)),
+                        3 => block512::<3>(p, (k, n), (i, j), (k0, k1)),
+                        2 => block512::<2>(p, (k, n), (i, j), (k0, k1)),
+                        _ => block512::<1>(p, (k, n), (i, j), (k0, k1)),
                     }
                 }
-                for r in 0..4 {
-                    _mm512_storeu_ps(cp.add((i + r) * n + j), acc[2 * r]);
-                    _mm512_storeu_ps(cp.add((i + r) * n + j + W), acc[2 * r + 1]);
-                }
-                j += 2 * W;
+                k0 = k1;
             }
-            while j < n16 {
-                let mut acc = [_mm512_setzero_ps(); 4];
-                for (r, x) in acc.iter_mut().enumerate() {
-                    *x = _mm512_loadu_ps(cp.add((i + r) * n + j));
-                }
-                for kk in 0..k {
-                    let b0 = _mm512_loadu_ps(bp.add(kk * n + j));
-                    for (r, x) in acc.iter_mut().enumerate() {
-                        let av = _mm512_set1_ps(*ap.add((i + r) * k + kk));
-                        *x = _mm512_fmadd_ps(av, b0, *x);
-                    }
-                }
-                for (r, x) in acc.iter().enumerate() {
-                    _mm512_storeu_ps(cp.add((i + r) * n + j), *x);
-                }
-                j += W;
-            }
-            i += 4;
+            j += v * W;
         }
         // leftover rows (all columns) and columns (all rows) one by one
-        super::scalar(m - i, k, n, &a[i * k..], b, &mut c[i * n..], 0..n);
-        super::scalar(i, k, n, a, b, c, n16..n);
+        super::scalar(m - m4, k, n, &a[m4 * k..], b, &mut c[m4 * n..], 0..n);
+        super::scalar(m4, k, n, a, b, c, n / W * W..n);
     }
 
-    /// 4 rows x 16 columns per block in eight 8-lane accumulators.
+    /// [`block512`] with 8-lane AVX2 vectors.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2 and FMA; `i + 4 <= m`, `j + 8 * V <= n`,
+    /// `k1 <= k`, and the pointers hold m*k, k*n and m*n elements.
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn block256<const V: usize>(
+        (ap, bp, cp): (*const f32, *const f32, *mut f32),
+        (k, n): (usize, usize),
+        (i, j): (usize, usize),
+        (k0, k1): (usize, usize),
+    ) {
+        const W: usize = 8;
+        let mut acc = [[_mm256_setzero_ps(); V]; 4];
+        for (r, row) in acc.iter_mut().enumerate() {
+            for (v, x) in row.iter_mut().enumerate() {
+                *x = _mm256_loadu_ps(cp.add((i + r) * n + j + v * W));
+            }
+        }
+        for kk in k0..k1 {
+            let mut bv = [_mm256_setzero_ps(); V];
+            for (v, x) in bv.iter_mut().enumerate() {
+                *x = _mm256_loadu_ps(bp.add(kk * n + j + v * W));
+            }
+            for (r, row) in acc.iter_mut().enumerate() {
+                let av = _mm256_set1_ps(*ap.add((i + r) * k + kk));
+                for (x, b) in row.iter_mut().zip(bv) {
+                    *x = _mm256_fmadd_ps(av, b, *x);
+                }
+            }
+        }
+        for (r, row) in acc.iter().enumerate() {
+            for (v, x) in row.iter().enumerate() {
+                _mm256_storeu_ps(cp.add((i + r) * n + j + v * W), *x);
+            }
+        }
+    }
+
+    /// Blocks of 4 rows x 16 or 8 columns in 8-lane accumulators (sixteen
+    /// registers leave no room for more), `k` in blocks of 64.
     ///
     /// # Safety
     /// The CPU must support AVX2 and FMA; `a`, `b`, `c` must hold at least
@@ -178,56 +238,29 @@ mod x86 {
     #[target_feature(enable = "avx2,fma")]
     pub unsafe fn kernel_avx2(m: usize, k: usize, n: usize, a: &[f32], b: &[f32], c: &mut [f32]) {
         const W: usize = 8;
-        let (ap, bp, cp) = (a.as_ptr(), b.as_ptr(), c.as_mut_ptr());
-        let n16 = n / (2 * W) * (2 * W);
-        let n8 = n / W * W;
-        let mut i = 0;
-        while i + 4 <= m {
-            let mut j = 0;
-            while j < n16 {
-                // SAFETY (whole block): i + 3 < m, j + 15 < n and kk < k keep
-                // every pointer inside the slices whose lengths the caller checked.
-                let mut acc = [_mm256_setzero_ps(); 8];
-                for r in 0..4 {
-                    acc[2 * r] = _mm256_loadu_ps(cp.add((i + r) * n + j));
-                    acc[2 * r + 1] = _mm256_loadu_ps(cp.add((i + r) * n + j + W));
-                }
-                for kk in 0..k {
-                    let b0 = _mm256_loadu_ps(bp.add(kk * n + j));
-                    let b1 = _mm256_loadu_ps(bp.add(kk * n + j + W));
-                    for r in 0..4 {
-                        let av = _mm256_set1_ps(*ap.add((i + r) * k + kk));
-                        acc[2 * r] = _mm256_fmadd_ps(av, b0, acc[2 * r]);
-                        acc[2 * r + 1] = _mm256_fmadd_ps(av, b1, acc[2 * r + 1]);
+        const KC: usize = 64;
+        let p = (a.as_ptr(), b.as_ptr(), c.as_mut_ptr());
+        let m4 = m / 4 * 4;
+        let mut j = 0;
+        while j < n / W * W {
+            let v = ((n - j) / W).min(2);
+            let mut k0 = 0;
+            while k0 < k {
+                let k1 = (k0 + KC).min(k);
+                for i in (0..m4).step_by(4) {
+                    // SAFETY: i + 4 <= m, j + v * 8 <= n and k1 <= k keep the
+                    // block inside the slices whose lengths the caller checked.
+                    match v {
+                        2 => block256::<2>(p, (k, n), (i, j), (k0, k1)),
+                        _ => block256::<1>(p, (k, n), (i, j), (k0, k1)),
                     }
                 }
-                for r in 0..4 {
-                    _mm256_storeu_ps(cp.add((i + r) * n + j), acc[2 * r]);
-                    _mm256_storeu_ps(cp.add((i + r) * n + j + W), acc[2 * r + 1]);
-                }
-                j += 2 * W;
+                k0 = k1;
             }
-            while j < n8 {
-                let mut acc = [_mm256_setzero_ps(); 4];
-                for (r, x) in acc.iter_mut().enumerate() {
-                    *x = _mm256_loadu_ps(cp.add((i + r) * n + j));
-                }
-                for kk in 0..k {
-                    let b0 = _mm256_loadu_ps(bp.add(kk * n + j));
-                    for (r, x) in acc.iter_mut().enumerate() {
-                        let av = _mm256_set1_ps(*ap.add((i + r) * k + kk));
-                        *x = _mm256_fmadd_ps(av, b0, *x);
-                    }
-                }
-                for (r, x) in acc.iter().enumerate() {
-                    _mm256_storeu_ps(cp.add((i + r) * n + j), *x);
-                }
-                j += W;
-            }
-            i += 4;
+            j += v * W;
         }
-        super::scalar(m - i, k, n, &a[i * k..], b, &mut c[i * n..], 0..n);
-        super::scalar(i, k, n, a, b, c, n8..n);
+        super::scalar(m - m4, k, n, &a[m4 * k..], b, &mut c[m4 * n..], 0..n);
+        super::scalar(m4, k, n, a, b, c, n / W * W..n);
     }
 }
 
@@ -255,6 +288,9 @@ mod tests {
             (17, 64, 50),
             (32, 3, 16),
             (3, 9, 100),
+            (8, 130, 64),
+            (9, 200, 112),
+            (12, 64, 48),
         ] {
             let a: Vec<f32> = (0..m * k).map(|_| rnd()).collect();
             let b: Vec<f32> = (0..k * n).map(|_| rnd()).collect();
