@@ -59,6 +59,42 @@ pub fn offset(t: &Tile, r: i64, c: i64) -> i64 {
     }
 }
 
+/// `offset(r, 0)` for `r` in `0..n` (a tile's per-row offset table).
+pub fn row_offsets(t: &Tile, n: i64) -> Vec<i64> {
+    let period = if t.slayout == SLayout::NoneBox {
+        1
+    } else {
+        box_shape(t).0
+    };
+    periodic(n, period, |r| offset(t, r, 0))
+}
+
+/// `offset(0, c)` for `c` in `0..n` (a tile's per-column offset table).
+pub fn col_offsets(t: &Tile, n: i64) -> Vec<i64> {
+    let period = if t.slayout == SLayout::NoneBox {
+        1
+    } else {
+        box_shape(t).1
+    };
+    periodic(n, period, |c| offset(t, 0, c))
+}
+
+/// `f(0..n)` for an `f` with `f(i + p) = f(i) + (f(p) - f(0))`, which every
+/// layout's offsets along one axis satisfy with `p` the box's extent on that
+/// axis: box `b` starts a fixed stride after box `b - 1`. Evaluates `f` only
+/// on the first box and one step past it (no divisions per element).
+fn periodic(n: i64, p: i64, f: impl Fn(i64) -> i64) -> Vec<i64> {
+    let (n, p) = (n.max(0) as usize, p.max(1) as usize);
+    let mut v: Vec<i64> = (0..n.min(p)).map(|i| f(i as i64)).collect();
+    if n > p {
+        let step = f(p as i64) - v[0];
+        for i in p..n {
+            v.push(v[i - p] + step);
+        }
+    }
+    v
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -152,6 +188,44 @@ mod tests {
                             "{bl:?}/{sl:?}/{elem:?}/{fractal} ({r},{c})"
                         );
                     }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn offset_tables_match_offset_everywhere() {
+        use BLayout as B;
+        use SLayout as S;
+        for (bl, sl) in [
+            (B::RowMajor, S::NoneBox),
+            (B::ColMajor, S::NoneBox),
+            (B::ColMajor, S::RowMajor),
+            (B::RowMajor, S::ColMajor),
+            (B::RowMajor, S::RowMajor),
+            (B::ColMajor, S::ColMajor),
+        ] {
+            for (elem, fractal) in [
+                (DType::F32, 512),
+                (DType::F16, 512),
+                (DType::I8, 512),
+                (DType::F32, 1024),
+                (DType::F16, 32),
+            ] {
+                for (rows, cols) in [(32, 64), (1, 64), (64, 32), (48, 96)] {
+                    let t = tile(bl, sl, rows, cols, elem, fractal);
+                    let want: Vec<i64> = (0..rows).map(|r| offset(&t, r, 0)).collect();
+                    assert_eq!(
+                        row_offsets(&t, rows),
+                        want,
+                        "{bl:?}/{sl:?}/{elem:?}/{fractal} rows"
+                    );
+                    let want: Vec<i64> = (0..cols).map(|c| offset(&t, 0, c)).collect();
+                    assert_eq!(
+                        col_offsets(&t, cols),
+                        want,
+                        "{bl:?}/{sl:?}/{elem:?}/{fractal} cols"
+                    );
                 }
             }
         }

@@ -386,9 +386,10 @@ fn outside(o: i64) -> Fault {
 /// `offset(r, c) = offset(r, 0) + offset(0, c)` (checked by the layout
 /// module's tests), so a run of stored elements is found without divisions.
 fn tables(t: &Tile, rows: i64, cols: i64) -> (Vec<i64>, Vec<i64>) {
-    let rt = (0..rows).map(|r| crate::layout::offset(t, r, 0)).collect();
-    let ct = (0..cols).map(|c| crate::layout::offset(t, 0, c)).collect();
-    (rt, ct)
+    (
+        crate::layout::row_offsets(t, rows),
+        crate::layout::col_offsets(t, cols),
+    )
 }
 
 /// Length of the run of consecutive offsets in `tab` starting at `i`.

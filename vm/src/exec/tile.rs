@@ -202,25 +202,49 @@ pub fn record(acc: &mut Accesses, t: &Tile, rows: i64, cols: i64, write: bool) {
     let es = t.elem.bytes() as u64;
     let row_major =
         t.blayout == pto_asm::ty::BLayout::RowMajor && t.slayout == pto_asm::ty::SLayout::NoneBox;
-    for r in 0..rows {
-        if row_major {
+    if row_major {
+        for r in 0..rows {
             acc.add(
                 space_of(t),
                 t.addr + (r * t.cols) as u64 * es,
                 cols as u64 * es,
                 write,
             );
-        } else {
-            for c in 0..cols {
+        }
+    } else if rows == t.rows && cols == t.cols && whole_boxes(t) {
+        // a whole number of boxes maps the whole tile onto its storage one to one
+        acc.add(space_of(t), t.addr, (rows * cols) as u64 * es, write);
+    } else {
+        // offset(r, c) = offset(r, 0) + offset(0, c) in every layout: one
+        // access per run of consecutive offsets along a row
+        let ct = crate::layout::col_offsets(t, cols);
+        for ro in crate::layout::row_offsets(t, rows) {
+            let mut c = 0;
+            while c < ct.len() {
+                let mut n = 1;
+                while c + n < ct.len() && ct[c + n] == ct[c] + n as i64 {
+                    n += 1;
+                }
                 acc.add(
                     space_of(t),
-                    t.addr + t.elem_offset(r, c) as u64 * es,
-                    es,
+                    t.addr + (ro + ct[c]) as u64 * es,
+                    n as u64 * es,
                     write,
                 );
+                c += n;
             }
         }
     }
+}
+
+/// Whether the tile is a whole number of its layout's boxes (always for the
+/// unboxed layouts).
+fn whole_boxes(t: &Tile) -> bool {
+    if t.slayout == pto_asm::ty::SLayout::NoneBox {
+        return true;
+    }
+    let (ir, ic) = crate::layout::box_shape(t);
+    t.rows % ir == 0 && t.cols % ic == 0
 }
 
 /// Pad value of a tile (0 null/zero, max, min).
