@@ -351,6 +351,19 @@ pub fn native_ok(p: &Plan<'_>) -> bool {
 fn widen_run(d: DType, src: &[u8], dst: &mut [f32], at: usize, step: usize) {
     let mut i = at;
     match d {
+        DType::F16 if step == 1 => {
+            // F16C converts eight at a time (half picks it at run time); the
+            // element-by-element call below is what dominated f16 matmuls
+            use half::slice::HalfFloatSliceExt;
+            let mut buf = [half::f16::ZERO; 64];
+            for (s, d) in src.chunks(128).zip(dst[at..].chunks_mut(64)) {
+                let n = s.len() / 2;
+                for (b, c) in buf.iter_mut().zip(s.chunks_exact(2)) {
+                    *b = half::f16::from_bits(u16::from_le_bytes([c[0], c[1]]));
+                }
+                buf[..n].convert_to_f32_slice(&mut d[..n]);
+            }
+        }
         DType::F16 => {
             for c in src.chunks_exact(2) {
                 dst[i] = half::f16::from_le_bytes([c[0], c[1]]).to_f32();
