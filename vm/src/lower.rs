@@ -2467,26 +2467,35 @@ impl<'a> Lowerer<'a> {
                 }
                 _ => self.unsupported(op, c, "needs two operands"),
             },
-            "set_mte2_nz_para" | "set_quant_pre" | "set_relu_alpha" | "set_fix_clip_relu" => {
-                match u {
-                    [a] => self.push(
-                        op,
-                        c,
-                        K::SetLoop {
-                            which: match short {
-                                "set_mte2_nz_para" => 3,
-                                "set_quant_pre" => 4,
-                                "set_relu_alpha" => 5,
-                                _ => 6,
-                            },
-                            dir: 0,
-                            a: *a,
-                            b: *a,
+            "set_mte2_nz_para"
+            | "set_quant_pre"
+            | "set_relu_alpha"
+            | "set_fix_clip_relu"
+            | "set_loop_size_outtol1"
+            | "set_loop1_stride_outtol1"
+            | "set_loop2_stride_outtol1"
+            | "set_fpc" => match u {
+                [a] => self.push(
+                    op,
+                    c,
+                    K::SetLoop {
+                        which: match short {
+                            "set_mte2_nz_para" => 3,
+                            "set_quant_pre" => 4,
+                            "set_relu_alpha" => 5,
+                            "set_fix_clip_relu" => 6,
+                            "set_loop_size_outtol1" => 9,
+                            "set_loop1_stride_outtol1" => 10,
+                            "set_loop2_stride_outtol1" => 11,
+                            _ => 12,
                         },
-                    ),
-                    _ => self.unsupported(op, c, "needs one operand"),
-                }
-            }
+                        dir: 0,
+                        a: *a,
+                        b: *a,
+                    },
+                ),
+                _ => self.unsupported(op, c, "needs one operand"),
+            },
             "set_loop3_para" | "set_channel_para" => match u {
                 [a, b] => self.push(
                     op,
