@@ -27,6 +27,8 @@ pub fn lower(file: &File) -> Result<Program, Vec<Diagnostic>> {
         fops: Vec::new(),
         inlining: Vec::new(),
         simt_info: None,
+        pipes: HashMap::new(),
+        cube_fn: None,
         sites: 0,
         errors: Vec::new(),
     };
@@ -103,6 +105,12 @@ struct Lowerer<'a> {
     /// the current function: the launch dimensions of a later `func.call`
     /// to a `pto.simt_entry` function.
     simt_info: Option<[Reg; 3]>,
+    /// The pipe handles `pto.initialize_l2l_pipe` / `initialize_l2g2l_pipe`
+    /// defined so far: the handle's register -> (pipe id = flag_base,
+    /// dir_mask), read by the internal `tpush`/`tpop`/`tfree`/`talloc`.
+    pipes: HashMap<Reg, (u32, u32)>,
+    /// The kernel kind of the function being lowered (Some(true): cube).
+    cube_fn: Option<bool>,
     sites: u32,
     errors: Vec<Diagnostic>,
 }
@@ -250,6 +258,9 @@ impl<'a> Lowerer<'a> {
     }
 
     fn func(&mut self, f: &Op) -> Func {
+        self.cube_fn = f.attrs().find_map(|(k, a)| {
+            (k == "pto.kernel_kind").then(|| a.enum_value().map(|v| v == "cube"))?
+        });
         let name = f
             .body
             .iter()
@@ -1636,6 +1647,129 @@ impl<'a> Lowerer<'a> {
                 c2v: short == "tfree_from_aic",
                 split,
             },
+            // The internal pipe-handle forms PTOAS lowers the frontend ops
+            // into (PTOLowerFrontendPipeOpsPass): the init gives a handle,
+            // cube and vector inits pair by flag_base, and dir_mask 1 / 2 / 3
+            // puts the consumer buffer(s) in local_addr (c2v or v2c) /
+            // local_addr (c2v) + peer_local_addr (v2c), after the GM slots
+            // of an l2g2l pipe.
+            "initialize_l2l_pipe" | "initialize_l2g2l_pipe" => {
+                let dst = r0?;
+                let id = int("flag_base")
+                    .or_else(|| int("__pto.frontend_id"))
+                    .unwrap_or(0)
+                    .max(0) as u32;
+                let dir_mask = int("dir_mask").unwrap_or(1);
+                if !(1..=3).contains(&dir_mask) {
+                    self.unsupported(op, c, "needs dir_mask 1, 2 or 3");
+                    return None;
+                }
+                let (gm, local) = if short == "initialize_l2g2l_pipe" {
+                    (u.first().copied(), u.get(1..).unwrap_or(&[]))
+                } else {
+                    (None, u)
+                };
+                let (c2v_buf, v2c_buf) = match (dir_mask, local) {
+                    (1, [l, ..]) => (Some(*l), None),
+                    (2, [l, ..]) => (None, Some(*l)),
+                    (3, [l, p, ..]) => (Some(*l), Some(*p)),
+                    (3, [l]) => (Some(*l), None),
+                    _ => (None, None),
+                };
+                self.pipes.insert(dst, (id, dir_mask as u32));
+                K::PipeInit(Box::new(crate::fifo::PipeInit {
+                    id,
+                    dir_mask: dir_mask as u32,
+                    slot_size: int("slot_size").unwrap_or(0).max(0) as u64,
+                    slot_num: int("slot_num").map(|n| n.max(1) as u64),
+                    c2v_buf,
+                    v2c_buf,
+                    gm_tensor: gm,
+                    epilogue: match raw("acc_push_epilogue") {
+                        Some(Attr::Dialect { body: Some(b), .. }) => {
+                            Some(crate::fifo::Epilogue::parse(&b))
+                        }
+                        Some(_) => Some(crate::fifo::Epilogue::parse("")),
+                        None => None,
+                    },
+                }))
+            }
+            // a GM descriptor a later talloc / tpop binds (PTOAS: "whose
+            // address is assigned later"); nothing happens until then
+            "declare_global" => {
+                r0?;
+                K::Nop
+            }
+            "tpush" | "tpop" | "tfree" | "talloc" => {
+                let Some((pipe, &(id, dir))) = u
+                    .iter()
+                    .enumerate()
+                    .find_map(|(i, r)| self.pipes.get(r).map(|p| (i, p)))
+                else {
+                    self.unsupported(
+                        op,
+                        c,
+                        "needs a pipe handle from an initialize_l2l_pipe / initialize_l2g2l_pipe lowered before it",
+                    );
+                    return None;
+                };
+                if u.len() > pipe + 1 {
+                    self.unsupported(op, c, "with aiv_subblockid is not implemented");
+                    return None;
+                }
+                // the producer side pushes / allocates, the consumer pops /
+                // frees: on a one-way pipe the direction is the pipe's, on a
+                // two-way one the function's core decides
+                let producer = matches!(short, "tpush" | "talloc");
+                let c2v = match (dir, self.cube_fn) {
+                    (1, _) => true,
+                    (2, _) => false,
+                    (_, Some(cube)) => cube == producer,
+                    (_, None) => {
+                        self.unsupported(
+                            op,
+                            c,
+                            "on a two-way pipe needs a function with pto.kernel_kind",
+                        );
+                        return None;
+                    }
+                };
+                let entry = if pipe > 0 { Some(u[0]) } else { None };
+                match (short, entry) {
+                    ("tpush", Some(entry)) => K::FifoPush {
+                        id,
+                        c2v,
+                        split,
+                        entry,
+                    },
+                    ("tpop", Some(dst)) => {
+                        let tile = match self.ty(dst) {
+                            Some(Type::TileBuf(tb)) => Some((
+                                *tb,
+                                self.file
+                                    .types
+                                    .get(tb.elem)
+                                    .scalar_dtype()
+                                    .unwrap_or(DType::U8),
+                            )),
+                            _ => None,
+                        };
+                        K::FifoPop {
+                            id,
+                            c2v,
+                            split,
+                            dst,
+                            tile,
+                        }
+                    }
+                    ("talloc", Some(dst)) => K::FifoAlloc { id, c2v, dst },
+                    ("tfree", _) => K::FifoFree { id, c2v, split },
+                    _ => {
+                        self.unsupported(op, c, "needs its entry operand");
+                        return None;
+                    }
+                }
+            }
             _ => return None,
         })
     }
@@ -2467,26 +2601,35 @@ impl<'a> Lowerer<'a> {
                 }
                 _ => self.unsupported(op, c, "needs two operands"),
             },
-            "set_mte2_nz_para" | "set_quant_pre" | "set_relu_alpha" | "set_fix_clip_relu" => {
-                match u {
-                    [a] => self.push(
-                        op,
-                        c,
-                        K::SetLoop {
-                            which: match short {
-                                "set_mte2_nz_para" => 3,
-                                "set_quant_pre" => 4,
-                                "set_relu_alpha" => 5,
-                                _ => 6,
-                            },
-                            dir: 0,
-                            a: *a,
-                            b: *a,
+            "set_mte2_nz_para"
+            | "set_quant_pre"
+            | "set_relu_alpha"
+            | "set_fix_clip_relu"
+            | "set_loop_size_outtol1"
+            | "set_loop1_stride_outtol1"
+            | "set_loop2_stride_outtol1"
+            | "set_fpc" => match u {
+                [a] => self.push(
+                    op,
+                    c,
+                    K::SetLoop {
+                        which: match short {
+                            "set_mte2_nz_para" => 3,
+                            "set_quant_pre" => 4,
+                            "set_relu_alpha" => 5,
+                            "set_fix_clip_relu" => 6,
+                            "set_loop_size_outtol1" => 9,
+                            "set_loop1_stride_outtol1" => 10,
+                            "set_loop2_stride_outtol1" => 11,
+                            _ => 12,
                         },
-                    ),
-                    _ => self.unsupported(op, c, "needs one operand"),
-                }
-            }
+                        dir: 0,
+                        a: *a,
+                        b: *a,
+                    },
+                ),
+                _ => self.unsupported(op, c, "needs one operand"),
+            },
             "set_loop3_para" | "set_channel_para" => match u {
                 [a, b] => self.push(
                     op,

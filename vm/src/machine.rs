@@ -2366,6 +2366,7 @@ impl<'a> Cluster<'a> {
                 ctrl: self.ctrl[ci],
                 nz_para: self.cores[ci].arch.loop_regs.nz_para,
                 fix: self.cores[ci].arch.loop_regs.fix,
+                outtol1: self.cores[ci].arch.loop_regs.outtol1,
             })),
         })
     }
@@ -4740,6 +4741,8 @@ fn scalar_step(
                 // set_loop3_para / set_channel_para (low 40 bits, high 24
                 // bits): the register word PTOAS's `packLoopPair` forms
                 7 | 8 => loop_regs.fix[*which as usize - 4] = Some(((y as u64) << 40) | x as u64),
+                9..=11 => loop_regs.outtol1[*which as usize - 9] = x as u64,
+                12 => loop_regs.fix[5] = Some(x as u64),
                 _ => loop_regs.loop2[d] = (x, y),
             }
         }

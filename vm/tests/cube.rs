@@ -703,3 +703,54 @@ fn loop3_and_channel_para_refuse_unpinned_values() {
     let e = run(&s).unwrap_err();
     assert!(e.contains("loop0 source stride 2 (not 1)"), "{e}");
 }
+
+/// FIXPIPE NZ write-back: `dst_stride` is the start-to-start distance of the
+/// C0-wide column blocks in destination elements; the channel split (xt bit
+/// 42) makes an f32 destination's C0 8 instead of 16 and is refused for
+/// other destination types.
+#[test]
+fn nz_writeback_strides_in_elements_and_channel_split() {
+    let body = |xm: i64, xt: i64, dst: &str, ty: &str| {
+        format!(
+            "{MAD}    pto.set_flag[\"PIPE_M\", \"PIPE_FIX\", \"EVENT_ID0\"]\n    pto.wait_flag[\"PIPE_M\", \"PIPE_FIX\", \"EVENT_ID0\"]\n    %xm = arith.constant {xm} : i64\n    %xt = arith.constant {xt} : i64\n    pto.copy_matrix_cc_to_gm %l0c, {dst}, %xm, %xt\n      : !pto.ptr<f32, l0c>, !pto.ptr<{ty}, gm>, i64, i64\n"
+        )
+    };
+    // f32 with the split: 8-wide blocks of 2 rows, 16 elements apart
+    let (o, _) = run(&body(
+        16 << 4 | 2 << 16 | 16 << 32,
+        16 | 1 << 42,
+        "%o_gm",
+        "f32",
+    ))
+    .unwrap();
+    for i in 0..2 {
+        for n in 0..16 {
+            assert_eq!(
+                o[(n / 8) * 16 + i * 8 + n % 8],
+                product(i, n),
+                "C[{i}][{n}]"
+            );
+        }
+    }
+    // f16 without the split: one 16-wide block, rows 16 elements apart
+    let (_, h) = run(&body(
+        16 << 4 | 2 << 16 | 32 << 32,
+        16 | 1 << 34,
+        "%h_gm",
+        "f16",
+    ))
+    .unwrap();
+    for i in 0..2 {
+        for n in 0..16 {
+            assert_eq!(h[i * 16 + n], product(i, n), "C[{i}][{n}]");
+        }
+    }
+    let e = run(&body(
+        16 << 4 | 2 << 16 | 32 << 32,
+        16 | 1 << 34 | 1 << 42,
+        "%h_gm",
+        "f16",
+    ))
+    .unwrap_err();
+    assert!(e.contains("channel split needs an f32 destination"), "{e}");
+}

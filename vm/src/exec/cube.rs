@@ -223,9 +223,12 @@ pub struct CubeCall {
     /// The MTE2 NZ parameter register when the op was issued (the raw
     /// `copy_gm_to_cbuf_multi_*` forms read it).
     pub nz_para: Option<u64>,
-    /// The FIXPIPE quant / relu slope / clip / LOOP3_PARA / CHANNEL_PARA
-    /// registers when issued.
-    pub fix: [Option<u64>; 5],
+    /// The FIXPIPE quant / relu slope / clip / LOOP3_PARA / CHANNEL_PARA /
+    /// FPC registers when issued.
+    pub fix: [Option<u64>; 6],
+    /// The GM -> L1 loop registers (`set_loop_size_outtol1`,
+    /// `set_loop{1,2}_stride_outtol1`) when issued.
+    pub outtol1: [u64; 3],
 }
 
 impl CubeCall {
@@ -447,6 +450,33 @@ fn c0(dt: DType) -> Result<u64, Fault> {
     Ok(32 / b)
 }
 
+/// C0 (elements per row of a column block) of a FIXPIPE NZ destination:
+/// 32 bytes for 1- and 2-byte elements; 16 for f32/i32 (the accumulator's
+/// own 64-byte rows), or 8 f32 with the channel split (xt bit 42,
+/// `nz2nz(1)`), which PTOAS allows for f32 destinations only (pto-isa
+/// `GetTmovAccDstStride`, `TStoreAccNZ`'s shape check; PTOAS
+/// `docs/designs/acc-store-structured-interface.md`).
+fn fixpipe_nz_c0(name: &str, ddt: DType, split: bool) -> Result<u64, Fault> {
+    match (ddt.bytes(), split) {
+        (_, true) if ddt != DType::F32 => fault(format!(
+            "'{name}': the channel split needs an f32 destination, not {ddt:?}"
+        )),
+        (_, true) => Ok(8),
+        (4, false) => Ok(16),
+        (b @ (1 | 2), false) => Ok(32 / b as u64),
+        _ => fault(format!("'{name}' does not write {ddt:?} elements")),
+    }
+}
+
+/// Destination element offset of accumulator element `(i, j)` in a FIXPIPE
+/// NZ write-back: `dc0`-wide column blocks `dst_stride` elements start to
+/// start (pto-isa sets `Rows * c0Size` for an NZ tile, `GetTmovAccDstStride`
+/// and `TStoreAccNZ`; PTOAS: "start-to-start stride in destination
+/// elements"), rows `dc0` elements apart inside a block.
+fn fixpipe_nz_off(i: u64, j: u64, dst_stride: u64, dc0: u64) -> u64 {
+    (j / dc0) * dst_stride + i * dc0 + j % dc0
+}
+
 /// Element offset of `(r, c)` in an NZ matrix with `rpad` padded rows.
 fn nz(r: u64, c: u64, rpad: u64, c0: u64) -> u64 {
     ((c / c0) * rpad + r) * c0 + c % c0
@@ -490,8 +520,12 @@ pub fn run(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
 /// dst_stride)` and outer `loop(...)` groups, byte strides start to start. A
 /// stride of 0 with more than one burst means contiguous bursts.
 /// `copy_gm_to_cbuf (src, dst, n_burst, len_burst, src_stride, dst_stride)`
-/// is the raw op PTOAS expands `mte_gm_l1` into, with the same values and no
-/// outer loops (the `set_loop*_outtol1` registers are not modelled).
+/// is the raw op PTOAS expands `mte_gm_l1` into, with the same values; its
+/// outer loops come from the registers PTOAS sets for the first two `loop`
+/// groups (VPTOExpandWrapperOps `packLoopSize`/`packLoopPair`, pto-isa A5
+/// `TLoad`): `set_loop_size_outtol1` = loop2 count << 21 | loop1 count,
+/// `set_loop{1,2}_stride_outtol1` = destination stride << 40 | source stride,
+/// bytes; loop1 runs inside loop2, both outside the bursts.
 fn burst_copy(call: &CubeCall, m: &mut Mem<'_>, s_sp: Space, d_sp: Space) -> Result<(), Fault> {
     let src = call.ptr(0, s_sp)?;
     let dst = call.ptr(1, d_sp)?;
@@ -500,6 +534,19 @@ fn burst_copy(call: &CubeCall, m: &mut Mem<'_>, s_sp: Space, d_sp: Space) -> Res
     let mut groups = Vec::new();
     if raw {
         groups.push((call.count(2)?, call.int(4)?, call.int(5)?, true));
+        let [size, l1, l2] = call.outtol1;
+        let stride = |w: u64| ((w & ((1 << 40) - 1)) as i64, ((w >> 40) & 0x1F_FFFF) as i64);
+        let (s1, d1) = stride(l1);
+        let (s2, d2) = stride(l2);
+        let (n1, n2) = (size & 0x1F_FFFF, (size >> 21) & 0xF_FFFF);
+        if n1 == 0 || n2 == 0 {
+            return fault(format!(
+                "'{}': set_loop_size_outtol1 holds a zero loop count ({n1}, {n2})",
+                call.op.name()
+            ));
+        }
+        groups.push((n1, s1, d1, false));
+        groups.push((n2, s2, d2, false));
     }
     for c in &call.form.clauses {
         if c.name == "nburst" || c.name == "loop" {
@@ -1437,10 +1484,18 @@ fn fixpipe(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
         "nd"
     } else if f.clause("nz2dn").is_some() {
         "dn"
-    } else if f.clause("nz2nz").is_some() {
-        return fault(format!("'{name}' with nz2nz is not implemented"));
     } else {
         "nz"
+    };
+    // nz2nz(%split): NZ with the f32 channel split when split is 1 (PTOAS
+    // maps it to xt bit 42); no clause or nz2nz(0): plain NZ
+    let split = match f.clause("nz2nz").and_then(|c| c.vals().first().copied()) {
+        Some(i) => match call.int_at(i)? {
+            0 => false,
+            1 => true,
+            s => return fault(format!("'{name}': nz2nz split {s} is not 0 or 1")),
+        },
+        None => false,
     };
     // pre-quant
     enum Quant {
@@ -1545,7 +1600,11 @@ fn fixpipe(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
         ));
     }
     let des = ddt.bytes() as u64;
-    let dc0 = c0(ddt).unwrap_or(16).max(1);
+    let dc0 = if layout == "nz" {
+        fixpipe_nz_c0(name, ddt, split)?
+    } else {
+        1
+    };
     let atomic = match f.clause("atomic") {
         Some(c) => match c.key("op") {
             Some(Arg::S(s)) if s == "add" || s == "max" || s == "min" => Some(s.clone()),
@@ -1636,9 +1695,7 @@ fn fixpipe(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
                 let off = match layout {
                     "nd" => ti * dst_stride + tj,
                     "dn" => tj * dst_stride + ti,
-                    // normal write-back: NZ with C0-wide column blocks whose
-                    // row pitch is dst_stride rows
-                    _ => ((tj / dc0) * dst_stride + ti) * dc0 + tj % dc0,
+                    _ => fixpipe_nz_off(ti, tj, dst_stride, dc0),
                 } as i64
                     * des as i64;
                 let da = addr(dbase as u64, off)?;
@@ -1672,11 +1729,14 @@ fn fixpipe(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
 /// and config1 like xt but with the UB destination mode in [16, 18) (0
 /// single: the subblock in bit 18; 1 split_m, 2 split_n: halves to the two
 /// subblocks, no conversion). ptovm runs the
-/// conversions `no_convert` (0), `f32_f16` (1) and `f32_bf16` (16) and the
-/// scalar quant / relu / clip modes to an ND (nz2nd), DN (nz2dn, with
+/// conversions `no_convert` (0), `f32_f16` (1) and `f32_bf16` (16), the
+/// scalar quant modes (15/32/34), the vector quant modes (14/31/33, their
+/// FB words at the address `set_fpc` gives) and the
+/// relu / clip modes to an ND (nz2nd), DN (nz2dn, with
 /// CHANNEL_PARA's loop0 source stride 1) or NZ destination, repeated as
 /// LOOP3_PARA says, saturating unless CTRL bit 48 says no-sat (as the
-/// wrapper does without `nosat`); the channel split, other loop0 strides
+/// wrapper does without `nosat`), the channel split (bit 42: f32 NZ with
+/// 8-wide column blocks); other loop0 strides
 /// and CTRL's atomic and NaN-preserving modes are refused as not
 /// implemented.
 fn matrix_cc(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
@@ -1721,8 +1781,8 @@ fn matrix_cc(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
         r => return fault(format!("'{name}' with relu mode {r} is not implemented")),
     };
     let clip_on = (xt >> 30) & 3;
+    let split = (xt >> 42) & 1 == 1;
     let unsupported = [
-        ((xt >> 42) & 1, "channel split"),
         (((call.ctrl as u64) >> 6) & 0x1F, "CTRL atomic mode"),
         (
             ((call.ctrl as u64) >> 50) & 1,
@@ -1762,15 +1822,24 @@ fn matrix_cc(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
     let (sdt, ddt) = (src.elem, dst.elem);
     let ok = match quant {
         0 => sdt == ddt && matches!(sdt, DType::F32 | DType::I32),
-        1 | 32 => sdt == DType::F32 && ddt == DType::F16,
-        16 | 34 => sdt == DType::F32 && ddt == DType::BF16,
-        15 => sdt == DType::F32 && ddt == DType::F32,
+        1 | 31 | 32 => sdt == DType::F32 && ddt == DType::F16,
+        16 | 33 | 34 => sdt == DType::F32 && ddt == DType::BF16,
+        14 | 15 => sdt == DType::F32 && ddt == DType::F32,
         q => return fault(format!("'{name}' with quant mode {q} is not implemented")),
     };
     // scalar quant modes (qf322f32/f16/bf16_pre_scalar): the f32 scale from
     // set_quant_pre's low 32 bits
     let scale = if matches!(quant, 15 | 32 | 34) {
         Some(f32::from_bits(reg(0, "set_quant_pre")? as u32))
+    } else {
+        None
+    };
+    // vector quant modes (qf322f32/f16/bf16_pre_vec, 14/31/33): one 64-bit
+    // quant word per output column in FB, at the address FPC[15:8] holds in
+    // 128-byte units (PTOAS buildAccStoreFpcValue; pto-isa SET_QUANT_VECTOR
+    // and TStoreAccFp: set_fpc((fb >> 7) << 8))
+    let vec_quant = if matches!(quant, 14 | 31 | 33) {
+        Some(((reg(5, "set_fpc")? >> 8) & 0xFF) << 7)
     } else {
         None
     };
@@ -1804,7 +1873,16 @@ fn matrix_cc(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
     }
     let sat = (call.ctrl >> 48) & 1 == 0;
     let des = ddt.bytes() as u64;
-    let dc0 = c0(ddt)?;
+    if split && (nd || dn) {
+        return fault(format!(
+            "'{name}': the channel split is an NZ write-back mode, not nz2nd/nz2dn"
+        ));
+    }
+    let dc0 = if nd || dn {
+        1
+    } else {
+        fixpipe_nz_c0(name, ddt, split)?
+    };
     let mut b = [0u8; 8];
     for r in 0..reps {
         let sbase = src.addr;
@@ -1819,6 +1897,9 @@ fn matrix_cc(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
                     let mut x = raw.f() as f32;
                     if let Some(sc) = scale {
                         x *= sc;
+                    }
+                    if let Some(fb) = vec_quant {
+                        x *= quant_word_scale(m.get(Space::Fb, fb + j * 8, DType::U64)?.i() as u64);
                     }
                     match relu {
                         Some(None) => x = x.max(0.0),
@@ -1851,7 +1932,7 @@ fn matrix_cc(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
                 } else if dn {
                     tj * dst_stride + ti
                 } else {
-                    ((tj / dc0) * dst_stride + ti) * dc0 + tj % dc0
+                    fixpipe_nz_off(ti, tj, dst_stride, dc0)
                 };
                 num::write(&mut b[..des as usize], ddt, v);
                 let at = addr(dbase, (off * des) as i64)?;

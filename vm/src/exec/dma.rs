@@ -146,12 +146,17 @@ pub struct LoopRegs {
     /// by `copy_gm_to_cbuf_multi_{nd,dn}2nz`; None until set.
     pub nz_para: Option<u64>,
     /// The FIXPIPE registers `set_quant_pre`, `set_relu_alpha`,
-    /// `set_fix_clip_relu`, `set_loop3_para` and `set_channel_para` (None
-    /// until set), read by `copy_matrix_cc_*`.
-    pub fix: [Option<u64>; 5],
+    /// `set_fix_clip_relu`, `set_loop3_para`, `set_channel_para` and
+    /// `set_fpc` (None until set), read by `copy_matrix_cc_*`.
+    pub fix: [Option<u64>; 6],
     /// The GM -> UB pad value (`set_mov_pad_val`): its bytes, little-endian,
     /// as wide as the value's type; None until set.
     pub mov_pad: Option<([u8; 8], u8)>,
+    /// The GM -> L1 loop registers `set_loop_size_outtol1` (loop1 count in
+    /// bits [0, 21), loop2 count in [21, 41)), `set_loop1_stride_outtol1`
+    /// and `set_loop2_stride_outtol1` (byte strides: source in [0, 40),
+    /// destination from bit 40), as raw words; read by `copy_gm_to_cbuf`.
+    pub outtol1: [u64; 3],
 }
 
 impl LoopRegs {
@@ -171,8 +176,9 @@ impl Default for LoopRegs {
             atomic: Combine::Store,
             atomic_dt: DType::F32,
             nz_para: None,
-            fix: [None; 5],
+            fix: [None; 6],
             mov_pad: None,
+            outtol1: [1 << 21 | 1, 0, 0],
         }
     }
 }
