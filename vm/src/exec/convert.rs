@@ -214,6 +214,16 @@ fn run_low_precision(
         Round::Trunc => Rnd::Z,
         Round::Odd => Rnd::O,
     };
+    // PTOAS packs along the columns of a row-major tile but along the rows of
+    // a column-major one (`renderTileTemplateDim`); only the former runs
+    for t in [src, dst] {
+        if is_fp4(t.elem) && t.blayout != pto_asm::ty::BLayout::RowMajor {
+            return fault(format!(
+                "{}: a column-major packed fp4 tile (two rows per byte) is not implemented",
+                short(call)
+            ));
+        }
+    }
     // the source elements (logical columns) each destination byte/element needs
     let (rows, cols) = (dst.v_row, dst.v_col);
     let src_cols = if is_fp4(d) {
