@@ -244,6 +244,8 @@ impl DtypeRule {
     pub const FP: DtypeRule = DtypeRule::same(DtypeSet::of(&[F16, F32]));
     /// `fp+bf`: f16, bf16, f32.
     pub const FPBF: DtypeRule = DtypeRule::same(DtypeSet::of(&[F16, BF16, F32]));
+    /// `i16+fp`: i16, f16, f32 (`taddrelu`, A2/A3 only in PTOAS's verifier).
+    pub const I16FP: DtypeRule = DtypeRule::same(DtypeSet::of(&[I16, F16, F32]));
     /// `int`: 8-32-bit integers.
     pub const INT: DtypeRule = DtypeRule::same(DtypeSet::of(&[I8, U8, I16, U16, I32, U32]));
     /// `int+64`: 8-64-bit integers.

@@ -28,6 +28,7 @@ const ANY: DtypeRule = DtypeRule::ANY;
 const STD: DtypeRule = DtypeRule::STD;
 const FP: DtypeRule = DtypeRule::FP;
 const FPBF: DtypeRule = DtypeRule::FPBF;
+const I16FP: DtypeRule = DtypeRule::I16FP;
 const INT: DtypeRule = DtypeRule::INT;
 const INT64: DtypeRule = DtypeRule::INT64;
 const ALL: DtypeRule = DtypeRule::ALL;
@@ -204,7 +205,7 @@ ops! {
     TSel: "pto.tsel", Tile, V, Elementwise, Dps, "t t t t? | t", ANY, BOTH, "per-element select by mask tile: bit ? src0 : src1";
     TAddc: "pto.taddc", Tile, V, Elementwise, Dps, "t t t | t", STD, BOTH, "three-way sum a + b + c";
     TSubc: "pto.tsubc", Tile, V, Elementwise, Dps, "t t t | t", STD, BOTH, "a - b + c";
-    TAddRelu: "pto.taddrelu", Tile, V, Elementwise, Dps, "t t | t", ALL, BOTH, "relu(a + b)";
+    TAddRelu: "pto.taddrelu", Tile, V, Elementwise, Dps, "t t | t", I16FP, A2A3, "relu(a + b)";
     TSubRelu: "pto.tsubrelu", Tile, V, Elementwise, Dps, "t t | t", FP, BOTH, "relu(a - b)";
     TMuladdDst: "pto.tmuladddst", Tile, V, Elementwise, Dps, "t t | t", FP, BOTH, "dst = a * b + dst";
     TFusedMuladd: "pto.tfusedmuladd", Tile, V, Elementwise, Dps, "t t | t", FP, BOTH, "dst = a * dst + b";
@@ -261,14 +262,14 @@ ops! {
     TRowExpandDiv: "pto.trowexpanddiv", Tile, V, Reduce, Dps, "t t t? | t", ALL, BOTH, "divide each row by a per-row value";
     TRowExpandMax: "pto.trowexpandmax", Tile, V, Reduce, Dps, "t t t? | t", ALL, BOTH, "max of each element and its row value";
     TRowExpandMin: "pto.trowexpandmin", Tile, V, Reduce, Dps, "t t t? | t", ALL, BOTH, "min of each element and its row value";
-    TRowExpandExpdif: "pto.trowexpandexpdif", Tile, V, Reduce, Dps, "t t t? | t", ALL, BOTH, "exp(x - row value) per element";
+    TRowExpandExpdif: "pto.trowexpandexpdif", Tile, V, Reduce, Dps, "t t t? | t", FP, BOTH, "exp(x - row value) per element";
     TColExpandAdd: "pto.tcolexpandadd", Tile, V, Reduce, Dps, "t t | t", ALL, BOTH, "add a per-column value to each column";
     TColExpandSub: "pto.tcolexpandsub", Tile, V, Reduce, Dps, "t t | t", ALL, BOTH, "subtract a per-column value from each column";
     TColExpandMul: "pto.tcolexpandmul", Tile, V, Reduce, Dps, "t t | t", ALL, BOTH, "multiply each column by a per-column value";
     TColExpandDiv: "pto.tcolexpanddiv", Tile, V, Reduce, Dps, "t t | t", ALL, BOTH, "divide each column by a per-column value";
     TColExpandMax: "pto.tcolexpandmax", Tile, V, Reduce, Dps, "t t | t", ALL, BOTH, "max of each element and its column value";
     TColExpandMin: "pto.tcolexpandmin", Tile, V, Reduce, Dps, "t t | t", ALL, BOTH, "min of each element and its column value";
-    TColExpandExpdif: "pto.tcolexpandexpdif", Tile, V, Reduce, Dps, "t t | t", ALL, BOTH, "exp(x - column value) per element";
+    TColExpandExpdif: "pto.tcolexpandexpdif", Tile, V, Reduce, Dps, "t t | t", FP, BOTH, "exp(x - column value) per element";
     TPairReduceSum: "pto.tpairreducesum", Tile, V, Reduce, Dps, "t | t", FP, BOTH, "sum adjacent pairs into the lower half, zero the rest";
 
     // ── tile: GM <-> tile memory ──

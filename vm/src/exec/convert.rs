@@ -20,12 +20,14 @@ use half::{bf16, f16};
 use pto_isa_spec::DType;
 
 use crate::exec::tile_ops::{
-    attr_sym, check_covers, check_valid, get, in_tile, int_range, out_tile, put, short, TileCall,
+    attr_sym, check_covers, check_valid, get, get_bits, in_tile, int_range, out_tile, put,
+    put_bits, short, TileCall,
 };
 use crate::exec::{fault, Accesses, Fault};
 use crate::mem::Local;
 use crate::num::Num;
 use crate::program::AttrVal;
+use crate::value::Tile;
 
 /// A rounding mode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -115,8 +117,11 @@ pub fn run(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(),
     let src = in_tile(call, 0, "source")?;
     let dst = out_tile(call, 0, "destination")?;
     check_valid(call, dst, "destination")?;
-    check_covers(call, src, dst.v_row, dst.v_col, "source")?;
     let (round, sat) = modes(call)?;
+    if low_precision(src.elem) || low_precision(dst.elem) {
+        return run_low_precision(call, src, dst, round, local, acc);
+    }
+    check_covers(call, src, dst.v_row, dst.v_col, "source")?;
     for t in [src.elem, dst.elem] {
         if !supported(t) {
             return fault(format!(
@@ -147,6 +152,123 @@ pub fn run(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(),
                 }
             }
         }
+    }
+    Ok(())
+}
+
+fn low_precision(t: DType) -> bool {
+    matches!(
+        t,
+        DType::F8E4M3 | DType::F8E5M2 | DType::HiF8 | DType::F4E2M1 | DType::F4E1M2 | DType::E8M0
+    )
+}
+
+fn is_fp4(t: DType) -> bool {
+    matches!(t, DType::F4E2M1 | DType::F4E1M2)
+}
+
+/// The A5 `tcvt` pairs with an 8- or 4-bit float side, as pto-isa's A5
+/// `TCvt.hpp` realizes them with `vcvt`:
+/// * f32 -> fp8 (e4m3/e5m2): `ROUND_R` and `RS_DISABLE` whatever the op's
+///   modes (overflow becomes NaN for e4m3, infinity for e5m2);
+/// * f32 / f16 -> hif8: `ROUND_A`, `RS_DISABLE`;
+/// * bf16 -> fp4 (e2m1/e1m2, packed two per byte): the op's rounding mode,
+///   overflow clamps to the largest finite value (the formats have no
+///   infinity), NaN becomes +0;
+/// * fp8 / hif8 -> f32 and fp4 -> bf16: exact widening.
+///
+/// A packed fp4 tile counts bytes in its columns (PTOAS's `!pto.f4E2M1x2`
+/// tile_buf): byte `c` of a row holds logical columns `2c` (low nibble) and
+/// `2c + 1` (high nibble), pto-isa's `GetProperDataPart` order. The other
+/// side's valid columns are twice the packed tile's.
+fn run_low_precision(
+    call: &TileCall,
+    src: &Tile,
+    dst: &Tile,
+    round: Round,
+    local: &mut Local,
+    acc: &mut Accesses,
+) -> Result<(), Fault> {
+    use crate::exec::minifloat;
+    use crate::exec::vec_convert::Rnd;
+    let (s, d) = (src.elem, dst.elem);
+    let f8 = |t: DType| matches!(t, DType::F8E4M3 | DType::F8E5M2 | DType::HiF8);
+    let ok = (s == DType::F32 && f8(d))
+        || (s == DType::F16 && d == DType::HiF8)
+        || (s == DType::BF16 && is_fp4(d))
+        || (is_fp4(s) && d == DType::BF16)
+        || (f8(s) && d == DType::F32);
+    if !ok {
+        return fault(format!(
+            "{}: tcvt from {} to {} is not an A5 low-precision pair (f32 -> fp8/hif8, f16 -> hif8, bf16 <-> fp4, fp8/hif8 -> f32)",
+            short(call),
+            s.mlir_name(),
+            d.mlir_name()
+        ));
+    }
+    let rnd = match round {
+        Round::Rint | Round::None => Rnd::R,
+        Round::Round => Rnd::A,
+        Round::Floor => Rnd::F,
+        Round::Ceil => Rnd::C,
+        Round::Trunc => Rnd::Z,
+        Round::Odd => Rnd::O,
+    };
+    // PTOAS packs along the columns of a row-major tile but along the rows of
+    // a column-major one (`renderTileTemplateDim`); only the former runs
+    for t in [src, dst] {
+        if is_fp4(t.elem) && t.blayout != pto_asm::ty::BLayout::RowMajor {
+            return fault(format!(
+                "{}: a column-major packed fp4 tile (two rows per byte) is not implemented",
+                short(call)
+            ));
+        }
+    }
+    // the source elements (logical columns) each destination byte/element needs
+    let (rows, cols) = (dst.v_row, dst.v_col);
+    let src_cols = if is_fp4(d) {
+        cols * 2
+    } else if is_fp4(s) {
+        if cols % 2 != 0 {
+            return fault(format!(
+                "{}: the bf16 destination's valid columns ({cols}) must be even: each packed fp4 byte holds two",
+                short(call)
+            ));
+        }
+        cols / 2
+    } else {
+        cols
+    };
+    check_covers(call, src, rows, src_cols, "source")?;
+    let mut out: Vec<(i64, i64, u64)> = Vec::with_capacity((rows * cols.max(0)) as usize);
+    for r in 0..rows {
+        for c in 0..cols {
+            let bits = if is_fp4(d) {
+                let mut byte = 0u64;
+                for h in 0..2 {
+                    let x = get(local, src, r, 2 * c + h, acc)?.f();
+                    byte |= (minifloat::encode(x, d, rnd, false) & 0xf) << (4 * h);
+                }
+                byte
+            } else if is_fp4(s) {
+                let b = get_bits(local, src, r, c / 2, acc)?;
+                let v = minifloat::decode((b >> (4 * (c % 2) as u64)) & 0xf, s);
+                crate::num::bf16_rne(v).to_bits() as u64
+            } else if f8(d) {
+                let x = get(local, src, r, c, acc)?.f();
+                let mode = if d == DType::HiF8 { Rnd::A } else { Rnd::R };
+                minifloat::encode(x, d, mode, false)
+            } else {
+                // fp8/hif8 -> f32: `get` decodes the code exactly
+                let v = get(local, src, r, c, acc)?.f();
+                (v as f32).to_bits() as u64
+            };
+            out.push((r, c, bits));
+        }
+    }
+    // all reads before any write: a destination may alias the source
+    for (r, c, bits) in out {
+        put_bits(local, dst, r, c, bits, acc)?;
     }
     Ok(())
 }

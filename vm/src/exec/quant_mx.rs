@@ -18,8 +18,9 @@
 //!
 //! `dst` receives the codes (any 8-bit element type), `exp` the exponents,
 //! `max` each group's `m` and `scaling` its scale (in their element types).
-//! MXFP4, the NV scale algorithm, `interleave` and the ZZ exponent store
-//! fault as not implemented.
+//! MXFP4_E2M1 (f16/bf16 into packed `!pto.f4E2M1x2`) follows pto-isa's CPU
+//! model (see `run_fp4`). The NV scale algorithm, `interleave` and the ZZ
+//! exponent store fault as not implemented.
 
 use pto_isa_spec::DType;
 
@@ -69,9 +70,10 @@ pub fn e4m3(x: f32) -> u8 {
 /// Executes `tquant.mx`.
 pub fn run(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(), Fault> {
     let qt = attr_sym(call, &["quant_type", "quantType"]).unwrap_or_else(|| "MXFP8".into());
-    if !qt.contains("MXFP8") {
+    let fp4 = qt.contains("MXFP4");
+    if !(qt.contains("MXFP8") || fp4 && qt.contains("E2M1")) {
         return fault(format!(
-            "{}: quant_type {qt} is not implemented (MXFP8 is)",
+            "{}: quant_type {qt} is not implemented (MXFP8 and MXFP4_E2M1 are)",
             short(call)
         ));
     }
@@ -105,6 +107,14 @@ pub fn run(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(),
             "{}: the source must be f32, f16 or bf16, found {}",
             short(call),
             src.elem
+        ));
+    }
+    if fp4 && (!matches!(src.elem, DType::F16 | DType::BF16) || dst.elem != DType::F4E2M1) {
+        return fault(format!(
+            "{}: MXFP4_E2M1 quantizes f16/bf16 into !pto.f4E2M1x2, found {} -> {}",
+            short(call),
+            src.elem,
+            dst.elem
         ));
     }
     if dst.elem.bytes() != 1 || exp.elem.bytes() != 1 {
@@ -142,23 +152,38 @@ pub fn run(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(),
             ));
         }
     }
-    for (t, what) in [(exp, "exp")] {
-        if t.rows < gr || t.cols < gc {
-            return fault(format!(
-                "{}: the {what} tile ({}x{}) cannot hold the {gr}x{gc} groups",
-                short(call),
-                t.rows,
-                t.cols
-            ));
-        }
+    // a one-row exp tile holds the groups flat in row order (PTOAS's
+    // "legacy flat [1, M*N/32]" form, the one it takes for 16-bit sources)
+    let flat = exp.rows == 1 && gr > 1;
+    if flat && exp.cols < gr * gc {
+        return fault(format!(
+            "{}: the flat exp tile (1x{}) cannot hold the {} groups",
+            short(call),
+            exp.cols,
+            gr * gc
+        ));
     }
-    if dst.rows < rows || dst.cols < cols {
+    if !flat && (exp.rows < gr || exp.cols < gc) {
+        return fault(format!(
+            "{}: the exp tile ({}x{}) cannot hold the {gr}x{gc} groups",
+            short(call),
+            exp.rows,
+            exp.cols
+        ));
+    }
+
+    // packed fp4: a destination byte holds two columns
+    let dst_cols = if fp4 { (cols + 1) / 2 } else { cols };
+    if dst.rows < rows || dst.cols < dst_cols {
         return fault(format!(
             "{}: the {}x{} destination cannot hold the {rows}x{cols} source",
             short(call),
             dst.rows,
             dst.cols
         ));
+    }
+    if fp4 {
+        return run_fp4(local, acc, [src, dst, exp, max, sc], axis0, (gr, gc), flat);
     }
     for g0 in 0..gr {
         for g1 in 0..gc {
@@ -184,8 +209,9 @@ pub fn run(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(),
                 let (r, c) = at(i as i64);
                 put_bits(local, dst, r, c, e4m3(x * s) as u64, acc)?;
             }
-            put_bits(local, exp, g0, g1, e as u64, acc)?;
             let k = g0 * gc + g1;
+            let (er, ec) = if flat { (0, k) } else { (g0, g1) };
+            put_bits(local, exp, er, ec, e as u64, acc)?;
             put(
                 local,
                 max,
@@ -195,6 +221,99 @@ pub fn run(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(),
                 acc,
             )?;
             put(local, sc, k / sc.cols, k % sc.cols, Num::F(s as f64), acc)?;
+        }
+    }
+    Ok(())
+}
+
+/// The OCP MXFP4 (e2m1) shared exponent of a group maximum: `E(m) - 2`,
+/// the largest e2m1 exponent being 2 (0 when `E(m) <= 2`, 0xFF for NaN).
+pub fn shared_exponent_e2m1(m: f32) -> u8 {
+    if m.is_nan() {
+        return 0xff;
+    }
+    let e = (m.to_bits() >> 23) & 0xff;
+    if e <= 2 {
+        0
+    } else {
+        (e - 2) as u8
+    }
+}
+
+/// The e2m1 code of a scaled value: to nearest even, saturating at ±6
+/// (infinities too), the sign kept on zero.
+pub fn e2m1(x: f32) -> u8 {
+    if x.is_nan() {
+        return 0x7;
+    }
+    minifloat::encode(x as f64, DType::F4E2M1, Rnd::R, true) as u8 & 0xf
+}
+
+/// MXFP4_E2M1 (OCP), pto-isa's CPU model (`include/pto/cpu/TQuant.hpp`):
+/// the group maximum is taken over |x| truncated to bf16 (a NaN element makes
+/// it NaN), the exponent is `E(m) - 2`, the scale as for MXFP8; each element
+/// becomes the e2m1 code of `x * scale` (rounded to bf16 first for a bf16
+/// source), all codes 0x7 when the scale is NaN. Codes are packed two per
+/// byte along the columns, the even column in the low nibble.
+fn run_fp4(
+    local: &mut Local,
+    acc: &mut Accesses,
+    [src, dst, exp, max, sc]: [&crate::value::Tile; 5],
+    axis0: bool,
+    (gr, gc): (i64, i64),
+    flat: bool,
+) -> Result<(), Fault> {
+    let mut codes = vec![vec![0u8; src.v_col as usize]; src.v_row as usize];
+    for g0 in 0..gr {
+        for g1 in 0..gc {
+            let at = |i: i64| {
+                if axis0 {
+                    (g0 * 32 + i, g1)
+                } else {
+                    (g0, g1 * 32 + i)
+                }
+            };
+            let mut xs = [0f32; 32];
+            let mut mbits = 0u32;
+            for (i, x) in xs.iter_mut().enumerate() {
+                let (r, c) = at(i as i64);
+                *x = get(local, src, r, c, acc)?.f() as f32;
+                mbits = mbits.max((x.to_bits() >> 16) & 0x7fff);
+            }
+            let m = f32::from_bits(mbits << 16);
+            let e = shared_exponent_e2m1(m);
+            let s = if e == 0xff { m } else { scaling(e) };
+            for (i, x) in xs.iter().enumerate() {
+                let (r, c) = at(i as i64);
+                let code = if s.is_nan() {
+                    0x7
+                } else {
+                    let mut y = x * s;
+                    if src.elem == DType::BF16 {
+                        y = crate::num::bf16_rne(y as f64).to_f32();
+                    }
+                    e2m1(y)
+                };
+                codes[r as usize][c as usize] = code;
+            }
+            let k = g0 * gc + g1;
+            let (er, ec) = if flat { (0, k) } else { (g0, g1) };
+            put_bits(local, exp, er, ec, e as u64, acc)?;
+            put(
+                local,
+                max,
+                k / max.cols,
+                k % max.cols,
+                Num::F(m as f64),
+                acc,
+            )?;
+            put(local, sc, k / sc.cols, k % sc.cols, Num::F(s as f64), acc)?;
+        }
+    }
+    for (r, row) in codes.iter().enumerate() {
+        for (c, pair) in row.chunks(2).enumerate() {
+            let byte = pair[0] as u64 | (pair.get(1).copied().unwrap_or(0) as u64) << 4;
+            put_bits(local, dst, r as i64, c as i64, byte, acc)?;
         }
     }
     Ok(())
@@ -216,5 +335,12 @@ mod tests {
         assert!(scaling(0xff).is_nan());
         assert_eq!(e4m3(1000.0), 0x7e);
         assert_eq!(e4m3(-1.0), 0xb8);
+        // 6 = 1.5 * 2^2: exponent 127 + 2 - 2, scale 1
+        assert_eq!(shared_exponent_e2m1(6.0), 127);
+        assert_eq!(shared_exponent_e2m1(f32::NAN), 0xff);
+        assert_eq!(e2m1(5.0), 0x6);
+        assert_eq!(e2m1(-7.0), 0xf);
+        assert_eq!(e2m1(f32::INFINITY), 0x7);
+        assert_eq!(e2m1(-0.2), 0x8);
     }
 }
