@@ -178,6 +178,21 @@ impl Gm {
         Ok(())
     }
 
+    /// The `len` bytes at `addr`, read while nothing else can reach GM (the
+    /// results after a run): one copy into a new vector, which is not zeroed
+    /// first.
+    pub fn read_exclusive_vec(&mut self, addr: u64, len: usize) -> Result<Vec<u8>, OutOfBounds> {
+        if cfg!(target_endian = "big") {
+            let mut v = vec![0; len];
+            self.read(addr, &mut v)?;
+            return Ok(v);
+        }
+        let (_, a) = self.seg(addr, len as u64)?;
+        let r = (addr >> RANK_SHIFT) as usize;
+        let bytes = words_as_bytes(&mut self.segs[r].words);
+        Ok(bytes[a..a + len].to_vec())
+    }
+
     /// Reads `out.len()` bytes at `addr` while nothing else can reach GM
     /// (reading the results after a run): one plain copy.
     pub fn read_exclusive(&mut self, addr: u64, out: &mut [u8]) -> Result<(), OutOfBounds> {
