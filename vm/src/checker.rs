@@ -19,6 +19,14 @@ use crate::value::Space;
 /// Agents per core: S, V, M, MTE1, MTE2, MTE3, FIX.
 pub const AGENTS_PER_CORE: usize = 7;
 
+/// Cores of the largest cluster: a cube core and two vector subblocks.
+pub const MAX_CORES: usize = 3;
+
+/// A vector clock, one entry per agent of the largest cluster (unused
+/// entries stay 0). Inline, so every issue, set and buffer release copies
+/// one without a heap allocation.
+pub type Vc = [u32; MAX_CORES * AGENTS_PER_CORE];
+
 const NONE: u16 = u16::MAX;
 const GRANULE: u64 = 32;
 
@@ -114,6 +122,39 @@ impl Shadow {
         out
     }
 
+    /// Merges the run starting at `g` with an equal run right before it
+    /// (when `left`) and right after it (when `right`).
+    fn merge_neighbours(&mut self, g: u64, left: bool, right: bool) {
+        let Some((mut end, cell)) = self.runs.get(&g).map(|(e, c)| (*e, c)) else {
+            return;
+        };
+        let next = match right.then(|| self.runs.get(&end)).flatten() {
+            Some((ne, nc)) if nc == cell => Some(*ne),
+            _ => None,
+        };
+        let prev = match left.then(|| self.runs.range(..g).next_back()).flatten() {
+            Some((&ps, (pe, pc))) if *pe == g && pc == cell => Some(ps),
+            _ => None,
+        };
+        if let Some(ne) = next {
+            self.runs.remove(&end);
+            end = ne;
+        }
+        match prev {
+            Some(ps) => {
+                self.runs.remove(&g);
+                if let Some(r) = self.runs.get_mut(&ps) {
+                    r.0 = end;
+                }
+            }
+            None => {
+                if let Some(r) = self.runs.get_mut(&g) {
+                    r.0 = end;
+                }
+            }
+        }
+    }
+
     /// Merges equal neighbouring runs around `[first, last]`.
     fn coalesce(&mut self, first: u64, last: u64) {
         let lo = self
@@ -177,7 +218,7 @@ pub struct Conflict {
 #[derive(Debug)]
 pub struct Checker {
     /// Vector clock of each agent.
-    pub vc: Vec<Vec<u32>>,
+    pub vc: Vec<Vc>,
     /// `pipe_barrier` epoch of each agent.
     pub epoch: Vec<u32>,
     local: Vec<Vec<Shadow>>,
@@ -190,11 +231,12 @@ pub fn is_dma(agent: usize) -> bool {
 }
 
 impl Checker {
-    /// A checker for `cores` cores.
+    /// A checker for `cores` cores (at most [`MAX_CORES`]).
     pub fn new(cores: usize) -> Self {
+        let cores = cores.min(MAX_CORES);
         let n = cores * AGENTS_PER_CORE;
         Checker {
-            vc: vec![vec![0; n]; n],
+            vc: vec![[0; MAX_CORES * AGENTS_PER_CORE]; n],
             epoch: vec![0; n],
             local: (0..cores)
                 .map(|_| (0..7).map(|_| Shadow::default()).collect())
@@ -221,7 +263,7 @@ impl Checker {
     pub fn join_core(&mut self, agent: usize, core: usize) {
         for a in core * AGENTS_PER_CORE..(core + 1) * AGENTS_PER_CORE {
             if a != agent {
-                let v = self.vc[a].clone();
+                let v = self.vc[a];
                 self.join(agent, &v);
             }
         }
@@ -311,18 +353,81 @@ impl Checker {
             w: me,
             ..Cell::default()
         };
-        // the common case: the access covers exactly one run (a tile read or
-        // written again): update it in place
-        if let Some((e, cell)) = shadow.runs.get_mut(&first) {
-            if *e == last + 1 {
-                check(first, last + 1, cell, out);
-                if a.write {
-                    *cell = written;
-                } else {
-                    cell.add_read(me);
+        // the common cases, in one to three searches: the access covers
+        // exactly one run (a tile read or written again), lies inside one
+        // run (a vector load of part of a DMA'd tile) or inside one gap (a
+        // GM tile touched for the first time)
+        'fast: {
+            // the last run ending at or before `first` (start, end, state)
+            let mut prev: Option<(u64, u64, Cell)> = None;
+            if let Some((&s, (e, cell))) = shadow.runs.range_mut(..=first).next_back() {
+                if *e > first {
+                    if *e <= last {
+                        break 'fast;
+                    }
+                    check(first, last + 1, cell, out);
+                    if s == first && *e == last + 1 {
+                        if a.write {
+                            *cell = written;
+                        } else {
+                            cell.add_read(me);
+                        }
+                        return;
+                    }
+                    // inside a longer run: split it around the access
+                    let new = if a.write {
+                        written
+                    } else {
+                        let mut c = cell.clone();
+                        c.add_read(me);
+                        if c == *cell {
+                            return;
+                        }
+                        c
+                    };
+                    let (end, old) = (*e, cell.clone());
+                    if s < first {
+                        *e = first;
+                    }
+                    if end > last + 1 {
+                        shadow.runs.insert(last + 1, (end, old));
+                    }
+                    shadow.runs.insert(first, (last + 1, new));
+                    shadow.merge_neighbours(first, s == first, end == last + 1);
+                    return;
                 }
-                return;
+                if *e == first {
+                    prev = Some((s, *e, cell.clone()));
+                }
             }
+            // in a gap (or spanning further)
+            let new = if a.write {
+                written.clone()
+            } else {
+                let mut c = Cell::default();
+                c.add_read(me);
+                c
+            };
+            let next = match shadow.runs.range(first..).next() {
+                Some((&s, _)) if s <= last => break 'fast,
+                Some((&s, (e, c))) if s == last + 1 && *c == new => Some((s, *e)),
+                _ => None,
+            };
+            let end = next.map_or(last + 1, |(_, e)| e);
+            if let Some((ns, _)) = next {
+                shadow.runs.remove(&ns);
+            }
+            match prev {
+                Some((ps, _, pc)) if pc == new => {
+                    if let Some(r) = shadow.runs.get_mut(&ps) {
+                        r.0 = end;
+                    }
+                }
+                _ => {
+                    shadow.runs.insert(first, (end, new));
+                }
+            }
+            return;
         }
         shadow.split(first);
         shadow.split(last + 1);
@@ -473,7 +578,7 @@ mod tests {
                     }
                     Step::Tick(a) => c.tick(a),
                     Step::Join(a, b) => {
-                        let v = c.vc[b].clone();
+                        let v = c.vc[b];
                         c.join(a, &v);
                     }
                     Step::Barrier(a) => c.epoch[a] += 1,
@@ -499,7 +604,7 @@ mod tests {
         c.tick(mte2);
         let mut out = Vec::new();
         c.access(mte2, 10, 0, &acc(0, 64, true), &mut out);
-        let clock = c.vc[mte2].clone();
+        let clock = c.vc[mte2];
         c.join(v, &clock);
         c.tick(v);
         c.access(v, 11, 0, &acc(32, 64, false), &mut out);

@@ -324,7 +324,7 @@ fn decode_vector_word(w: u64) -> (f32, f32, bool) {
 #[derive(Clone, Debug)]
 pub struct Mark {
     /// Checker clock of the agent that did it.
-    pub vc: Option<Vec<u32>>,
+    pub vc: Option<crate::checker::Vc>,
     /// When it completed (timed scheduler).
     pub time: u64,
     /// The instruction.

@@ -382,11 +382,9 @@ pub fn run_kernel_ranks<A: AsRef<[Arg]>>(
         let mut rb = Vec::new();
         for q in p {
             rb.push(match q {
-                Some((at, len)) => {
-                    let mut v = vec![0u8; *len as usize];
-                    gm.read_exclusive(*at, &mut v).map_err(|e| e.to_string())?;
-                    v
-                }
+                Some((at, len)) => gm
+                    .read_exclusive_vec(*at, *len as usize)
+                    .map_err(|e| e.to_string())?,
                 None => Vec::new(),
             });
         }

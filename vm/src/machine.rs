@@ -184,13 +184,13 @@ struct Issued {
     seq: u64,
     inst: InstId,
     r: Resolved,
-    vc: Option<Vec<u32>>,
+    vc: Option<crate::checker::Vc>,
     issue_time: u64,
 }
 
 #[derive(Clone, Debug)]
 struct Token {
-    vc: Option<Vec<u32>>,
+    vc: Option<crate::checker::Vc>,
     time: u64,
     inst: InstId,
     from: (u32, Pipe, u64),
@@ -201,7 +201,7 @@ struct BufState {
     next_ticket: u64,
     serving: u64,
     holder: Option<(Pipe, InstId)>,
-    vc: Option<Vec<u32>>,
+    vc: Option<crate::checker::Vc>,
     time: u64,
 }
 
@@ -540,6 +540,95 @@ struct Cluster<'a> {
     reserved_at: FxHashMap<(usize, InstId), u64>,
     /// Each core's CTRL register (`get_ctrl`/`set_ctrl`).
     ctrl: Vec<i64>,
+}
+
+/// [`Accesses::normalize`] (the union of the accesses per space and
+/// direction, as maximal ranges in (space, direction, address) order) for
+/// long lists: an element-by-element layout copy records thousands of small
+/// accesses, which sorting cost more than the copy. A bitmap of the bytes
+/// each (space, direction) touches gives the same ranges in linear time.
+fn normalize_accesses(acc: &mut Accesses) {
+    let list = &acc.list;
+    if list.len() < 64 || list.iter().any(|a| a.len == 0) {
+        acc.normalize();
+        return;
+    }
+    // key: the sort order of `normalize` (GM first, reads before writes)
+    let key = |a: &exec::Access| a.space.local_index().map_or(0, |i| i + 1) * 2 + a.write as usize;
+    const KEYS: usize = (Space::LOCAL.len() + 1) * 2;
+    let mut lo = [u64::MAX; KEYS];
+    let mut hi = [0u64; KEYS];
+    let mut space = [None; KEYS];
+    for a in list {
+        let k = key(a);
+        let Some(end) = a.addr.checked_add(a.len) else {
+            acc.normalize();
+            return;
+        };
+        lo[k] = lo[k].min(a.addr);
+        hi[k] = hi[k].max(end);
+        space[k] = Some(a.space);
+    }
+    if (0..KEYS).any(|k| space[k].is_some() && hi[k] - lo[k] > 1 << 24) {
+        acc.normalize();
+        return;
+    }
+    let mut out = Vec::new();
+    let mut bits: Vec<u64> = Vec::new();
+    for k in 0..KEYS {
+        let Some(sp) = space[k] else { continue };
+        let (base, n) = (lo[k], hi[k] - lo[k]);
+        bits.clear();
+        bits.resize(n.div_ceil(64) as usize, 0);
+        for a in list.iter().filter(|a| key(a) == k) {
+            let (mut i, end) = (a.addr - base, a.addr - base + a.len);
+            while i < end {
+                let b = i % 64;
+                let m = (64 - b).min(end - i);
+                bits[(i / 64) as usize] |= if m == 64 {
+                    u64::MAX
+                } else {
+                    ((1u64 << m) - 1) << b
+                };
+                i += m;
+            }
+        }
+        // the runs of set bits
+        let mut i = 0u64;
+        while i < n {
+            let w = (i / 64) as usize;
+            let word = bits[w] & (u64::MAX << (i % 64));
+            if word == 0 {
+                i = (w as u64 + 1) * 64;
+                continue;
+            }
+            let start = w as u64 * 64 + word.trailing_zeros() as u64;
+            let mut j = start;
+            loop {
+                let w = (j / 64) as usize;
+                if w >= bits.len() {
+                    j = n;
+                    break;
+                }
+                let clear = !bits[w] & (u64::MAX << (j % 64));
+                if clear == 0 {
+                    j = (w as u64 + 1) * 64;
+                    continue;
+                }
+                j = w as u64 * 64 + clear.trailing_zeros() as u64;
+                break;
+            }
+            let j = j.min(n);
+            out.push(exec::Access {
+                space: sp,
+                addr: base + start,
+                len: j - start,
+                write: k % 2 == 1,
+            });
+            i = j;
+        }
+    }
+    acc.list = out;
 }
 
 fn rd_int(regs: &[Val], r: Reg) -> Result<i64, Fault> {
@@ -1350,7 +1439,7 @@ impl<'a> Cluster<'a> {
         let vc = self.checker.as_mut().map(|ck| {
             let a = Self::agent(ci, 0);
             ck.tick(a);
-            ck.vc[a].clone()
+            ck.vc[a]
         });
         let issue_time = self.cores[ci].su.time;
         let seq = self.seq;
@@ -2107,7 +2196,7 @@ impl<'a> Cluster<'a> {
                 }
             }
         }
-        let vc = self.checker.as_ref().map(|ck| ck.vc[agent].clone());
+        let vc = self.checker.as_ref().map(|ck| ck.vc[agent]);
         if let Some(f) = self.fifos.get_mut(&(id, c2v)) {
             f.pushes[p].push(crate::fifo::Mark {
                 vc,
@@ -2130,7 +2219,7 @@ impl<'a> Cluster<'a> {
     ) -> Result<(), Fault> {
         let agent = Self::agent(ci, s);
         let c = Self::party(self.cores[ci].kind);
-        let vc = self.checker.as_ref().map(|ck| ck.vc[agent].clone());
+        let vc = self.checker.as_ref().map(|ck| ck.vc[agent]);
         let f = self.fifos.get_mut(&(id, c2v)).ok_or_else(|| {
             Fault::Msg(format!(
                 "FIFO pipe {id}: no pto.aic_initialize_pipe/aiv_initialize_pipe with that id has run"
@@ -2559,13 +2648,11 @@ impl<'a> Cluster<'a> {
                 }
             }
             Resolved::Vec { body, caps } => {
-                let body = body.clone();
-                let caps = caps.clone();
                 self.scope_clock = match self.cfg.sched {
                     Sched::Timed => start,
                     _ => self.steps,
                 };
-                self.run_vecscope(ci, &body, &caps, &mut vec_accs, &mut vec_ops)
+                self.run_vecscope(ci, body, caps, &mut vec_accs, &mut vec_ops)
             }
             Resolved::Set { src, dst, id } => {
                 self.exec_set(ci, s, h.inst, *src, *dst, *id);
@@ -2593,14 +2680,14 @@ impl<'a> Cluster<'a> {
                 let pipe = slot_pipe(s);
                 let b = self.cores[ci].sb.bufs.entry(*id).or_default();
                 b.holder = Some((pipe, h.inst));
-                let vc = b.vc.clone();
+                let vc = b.vc;
                 if let (Some(ck), Some(v)) = (&mut self.checker, vc) {
                     ck.join(agent, &v);
                 }
                 Ok(())
             }
             Resolved::RlsBuf { id } => {
-                let vc = self.checker.as_ref().map(|ck| ck.vc[agent].clone());
+                let vc = self.checker.as_ref().map(|ck| ck.vc[agent]);
                 let pipe = slot_pipe(s);
                 let b = self.cores[ci].sb.bufs.entry(*id).or_default();
                 match b.holder {
@@ -2695,41 +2782,44 @@ impl<'a> Cluster<'a> {
         }
         // checker
         if self.checker.is_some() {
-            acc.normalize();
-            let list: Vec<(InstId, exec::Access)> = acc
-                .list
-                .into_iter()
-                .map(|a| (h.inst, a))
-                .chain(vec_accs)
-                .collect();
-            for (inst, a) in list {
-                if a.space == Space::Gm {
-                    if !self.pending.is_empty() {
-                        self.check_pending(inst, &a);
-                    }
-                    self.check_gm_buffer(inst, &a);
-                }
-                let mut out = std::mem::take(&mut self.conflicts);
-                if let Some(ck) = &mut self.checker {
-                    ck.access(agent, inst, ci, &a, &mut out);
-                }
-                for c in out.drain(..) {
-                    self.report_conflict(&c);
-                }
-                self.conflicts = out;
+            normalize_accesses(&mut acc);
+            for a in &acc.list {
+                self.check_access(agent, h.inst, ci, a, true);
             }
-            for (core, a) in far {
-                let mut out = std::mem::take(&mut self.conflicts);
-                if let Some(ck) = &mut self.checker {
-                    ck.access(agent, h.inst, core, &a, &mut out);
-                }
-                for c in out.drain(..) {
-                    self.report_conflict(&c);
-                }
-                self.conflicts = out;
+            for (inst, a) in &vec_accs {
+                self.check_access(agent, *inst, ci, a, true);
+            }
+            for (core, a) in &far {
+                self.check_access(agent, h.inst, *core, a, false);
             }
         }
         Ok(())
+    }
+
+    /// Checks one access of a pipe op: the GM checks (when `gm`), then the
+    /// happens-before checker; reports what they find.
+    fn check_access(
+        &mut self,
+        agent: usize,
+        inst: InstId,
+        core: usize,
+        a: &exec::Access,
+        gm: bool,
+    ) {
+        if gm && a.space == Space::Gm {
+            if !self.pending.is_empty() {
+                self.check_pending(inst, a);
+            }
+            self.check_gm_buffer(inst, a);
+        }
+        let mut out = std::mem::take(&mut self.conflicts);
+        if let Some(ck) = &mut self.checker {
+            ck.access(agent, inst, core, a, &mut out);
+        }
+        for c in out.drain(..) {
+            self.report_conflict(&c);
+        }
+        self.conflicts = out;
     }
 
     /// The scalar unit's own memory access (`load_scalar`/`store_scalar`,
@@ -2939,7 +3029,7 @@ impl<'a> Cluster<'a> {
 
     fn exec_set(&mut self, ci: usize, s: usize, inst: InstId, src: Pipe, dst: Pipe, id: u32) {
         let agent = Self::agent(ci, s);
-        let vc = self.checker.as_ref().map(|ck| ck.vc[agent].clone());
+        let vc = self.checker.as_ref().map(|ck| ck.vc[agent]);
         let time = self.cores[ci].time[s];
         let q = self.cores[ci].sb.flags.entry((src, dst, id)).or_default();
         let pending = q.len();
@@ -2982,7 +3072,7 @@ impl<'a> Cluster<'a> {
 
     fn exec_cross_set(&mut self, ci: usize, s: usize, inst: InstId, id: u32, mode2: bool) {
         let agent = Self::agent(ci, s);
-        let vc = self.checker.as_ref().map(|ck| ck.vc[agent].clone());
+        let vc = self.checker.as_ref().map(|ck| ck.vc[agent]);
         let time = self.cores[ci].time[s];
         let tok = Token {
             vc,
@@ -5119,4 +5209,48 @@ fn exec_vec(
 /// The profile id used for a run (re-exported for callers).
 pub fn profile_of(cfg: &Config) -> ProfileId {
     cfg.profile
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+        /// The bitmap union gives exactly what sorting and merging gives.
+        #[test]
+        fn bitmap_normalize_equals_the_sorting_one(
+            list in proptest::collection::vec(
+                (0usize..8, any::<bool>(), 0u64..3000, 1u64..90),
+                0..400,
+            )
+        ) {
+            let spaces = [
+                Space::Gm,
+                Space::Ub,
+                Space::L1,
+                Space::L0a,
+                Space::L0b,
+                Space::L0c,
+                Space::Bias,
+                Space::Fb,
+            ];
+            let list: Vec<exec::Access> = list
+                .into_iter()
+                .map(|(s, write, addr, len)| exec::Access {
+                    space: spaces[s],
+                    addr,
+                    len,
+                    write,
+                })
+                .collect();
+            let mut want = Accesses { on: true, list: list.clone() };
+            want.normalize();
+            let mut got = Accesses { on: true, list };
+            normalize_accesses(&mut got);
+            prop_assert_eq!(got.list, want.list);
+        }
+    }
 }

@@ -178,6 +178,21 @@ impl Gm {
         Ok(())
     }
 
+    /// The `len` bytes at `addr`, read while nothing else can reach GM (the
+    /// results after a run): one copy into a new vector, which is not zeroed
+    /// first.
+    pub fn read_exclusive_vec(&mut self, addr: u64, len: usize) -> Result<Vec<u8>, OutOfBounds> {
+        if cfg!(target_endian = "big") {
+            let mut v = vec![0; len];
+            self.read(addr, &mut v)?;
+            return Ok(v);
+        }
+        let (_, a) = self.seg(addr, len as u64)?;
+        let r = (addr >> RANK_SHIFT) as usize;
+        let bytes = words_as_bytes(&mut self.segs[r].words);
+        Ok(bytes[a..a + len].to_vec())
+    }
+
     /// Reads `out.len()` bytes at `addr` while nothing else can reach GM
     /// (reading the results after a run): one plain copy.
     pub fn read_exclusive(&mut self, addr: u64, out: &mut [u8]) -> Result<(), OutOfBounds> {
@@ -355,38 +370,88 @@ impl Gm {
 /// A zeroed buffer. Large ones are anonymous mappings, whose pages the
 /// kernel zeroes on first touch: a core's ~1 MiB of on-chip buffers costs
 /// nothing until a kernel uses it (a heap allocation had to be memset on
-/// every run).
-enum Zeroed {
+/// every run). A dropped mapping whose written bytes span little is zeroed
+/// again and kept in a pool for the next run's buffers of its size, which
+/// saves the mapping, the unmapping and the page faults of every run.
+struct Zeroed {
+    mem: ZMem,
+    /// The bytes `[lo, hi)` that may have been written (`lo >= hi`: none).
+    dirty: (usize, usize),
+}
+
+enum ZMem {
     Map(memmap2::MmapMut),
     Heap(Vec<u8>),
 }
 
+/// Mappings at least this large are pooled.
+const MAP_MIN: usize = 64 * 1024;
+/// A dropped mapping is pooled if re-zeroing it clears at most this many bytes.
+const POOL_ZERO_MAX: usize = 64 * 1024;
+/// Mappings kept per process.
+const MAP_POOL_MAX: usize = 64;
+
+static MAP_POOL: std::sync::Mutex<Vec<memmap2::MmapMut>> = std::sync::Mutex::new(Vec::new());
+
 impl Zeroed {
     fn new(n: usize) -> Zeroed {
-        if n >= 64 * 1024 {
-            if let Ok(m) = memmap2::MmapOptions::new().len(n).map_anon() {
-                return Zeroed::Map(m);
+        let mem = if n >= MAP_MIN {
+            let pooled = MAP_POOL.lock().ok().and_then(|mut p| {
+                let k = p.iter().position(|m| m.len() == n)?;
+                Some(p.swap_remove(k))
+            });
+            match pooled
+                .map(Ok)
+                .unwrap_or_else(|| memmap2::MmapOptions::new().len(n).map_anon())
+            {
+                Ok(m) => ZMem::Map(m),
+                Err(_) => ZMem::Heap(vec![0; n]),
+            }
+        } else {
+            ZMem::Heap(vec![0; n])
+        };
+        Zeroed {
+            mem,
+            dirty: (usize::MAX, 0),
+        }
+    }
+
+    /// `[lo, hi)` for writing (in bounds: the caller checked).
+    fn range_mut(&mut self, lo: usize, hi: usize) -> &mut [u8] {
+        self.dirty = (self.dirty.0.min(lo), self.dirty.1.max(hi));
+        match &mut self.mem {
+            ZMem::Map(m) => &mut m[lo..hi],
+            ZMem::Heap(v) => &mut v[lo..hi],
+        }
+    }
+}
+
+impl Drop for Zeroed {
+    fn drop(&mut self) {
+        let (lo, hi) = self.dirty;
+        if !matches!(self.mem, ZMem::Map(_)) || hi > lo && hi - lo > POOL_ZERO_MAX {
+            return;
+        }
+        let ZMem::Map(mut m) = std::mem::replace(&mut self.mem, ZMem::Heap(Vec::new())) else {
+            return;
+        };
+        if hi > lo {
+            m[lo..hi].fill(0);
+        }
+        if let Ok(mut p) = MAP_POOL.lock() {
+            if p.len() < MAP_POOL_MAX {
+                p.push(m);
             }
         }
-        Zeroed::Heap(vec![0; n])
     }
 }
 
 impl std::ops::Deref for Zeroed {
     type Target = [u8];
     fn deref(&self) -> &[u8] {
-        match self {
-            Zeroed::Map(m) => m,
-            Zeroed::Heap(v) => v,
-        }
-    }
-}
-
-impl std::ops::DerefMut for Zeroed {
-    fn deref_mut(&mut self) -> &mut [u8] {
-        match self {
-            Zeroed::Map(m) => m,
-            Zeroed::Heap(v) => v,
+        match &self.mem {
+            ZMem::Map(m) => m,
+            ZMem::Heap(v) => v,
         }
     }
 }
@@ -394,7 +459,8 @@ impl std::ops::DerefMut for Zeroed {
 impl Clone for Zeroed {
     fn clone(&self) -> Zeroed {
         let mut z = Zeroed::new(self.len());
-        z.copy_from_slice(self);
+        let n = self.len();
+        z.range_mut(0, n).copy_from_slice(self);
         z
     }
 }
@@ -409,7 +475,10 @@ impl Eq for Zeroed {}
 
 impl Default for Zeroed {
     fn default() -> Zeroed {
-        Zeroed::Heap(Vec::new())
+        Zeroed {
+            mem: ZMem::Heap(Vec::new()),
+            dirty: (usize::MAX, 0),
+        }
     }
 }
 
@@ -487,7 +556,7 @@ impl Local {
         let size = self.size(s);
         check(s, addr, len, size)?;
         match s.local_index() {
-            Some(i) => Ok(&mut self.bufs[i][addr as usize..(addr + len) as usize]),
+            Some(i) => Ok(self.bufs[i].range_mut(addr as usize, (addr + len) as usize)),
             None => Err(OutOfBounds {
                 space: s,
                 addr,
@@ -602,6 +671,31 @@ mod tests {
         assert!(below.contains("before every argument buffer"), "{below}");
         // spanning two buffers is not inside one
         assert!(gm.outside_buffers(0x1000, 0x500).is_some());
+    }
+
+    #[test]
+    fn reused_local_buffers_start_zeroed() {
+        let p = pto_isa_spec::ProfileId::A5.profile();
+        for round in 0..4u8 {
+            let mut l = Local::new(p, None);
+            for s in [Space::Ub, Space::L1, Space::L0a, Space::L0c] {
+                let size = l.size(s);
+                assert!(
+                    l.slice(s, 0, size).unwrap().iter().all(|b| *b == 0),
+                    "{s:?} in round {round}"
+                );
+                // a small write (pooled after zeroing) and, in UB, a large one
+                let n = if s == Space::Ub && round % 2 == 1 {
+                    size
+                } else {
+                    40
+                };
+                l.slice_mut(s, size - n, n).unwrap().fill(round + 1);
+                l.slice_mut(s, 3, 5).unwrap().fill(round + 1);
+            }
+            let copy = l.clone();
+            assert_eq!(copy, l);
+        }
     }
 
     #[test]
