@@ -62,7 +62,10 @@ pub fn run(gm: &Gm, local: &mut Local, t: &Transfer, acc: &mut Accesses) -> Resu
         ));
     }
     let n: u64 = t.levels.iter().map(|l| l.0).product();
-    let mut buf = vec![0u8; t.len as usize];
+    // a staging buffer for UB -> UB, GM -> GM and atomic stores only
+    let plain_store = !matches!(t.atomic, Some((how, _)) if how != Combine::Store);
+    let staged = (t.src.space == Space::Gm) == (t.dst.space == Space::Gm) || !plain_store;
+    let mut buf = vec![0u8; if staged { t.len as usize } else { 0 }];
     for k in 0..n {
         // decompose k over the levels
         let mut rem = k;
@@ -79,6 +82,21 @@ pub fn run(gm: &Gm, local: &mut Local, t: &Transfer, acc: &mut Accesses) -> Resu
             return fault("DMA address became negative (check the strides)");
         }
         let (sa, da) = (sa as u64, da as u64);
+        if t.src.space == Space::Gm && t.dst.space != Space::Gm && plain_store {
+            // GM -> on-chip: straight into the destination, no staging copy
+            gm.read(sa, local.slice_mut(t.dst.space, da, t.len)?)?;
+            acc.add(t.src.space, sa, t.len, false);
+            acc.add(t.dst.space, da, t.len, true);
+            pad_row(local, t, da, acc)?;
+            continue;
+        }
+        if !staged {
+            // on-chip -> GM, a plain store: straight from the source
+            gm.write(da, local.slice(t.src.space, sa, t.len)?)?;
+            acc.add(t.src.space, sa, t.len, false);
+            acc.add(t.dst.space, da, t.len, true);
+            continue;
+        }
         match t.src.space {
             Space::Gm => gm.read(sa, &mut buf)?,
             s => buf.copy_from_slice(local.slice(s, sa, t.len)?),
@@ -113,16 +131,23 @@ pub fn run(gm: &Gm, local: &mut Local, t: &Transfer, acc: &mut Accesses) -> Resu
             s => local.slice_mut(s, da, t.len)?.copy_from_slice(&buf),
         }
         acc.add(t.dst.space, da, t.len, true);
-        if let (Some(p), Space::Ub) = (&t.pad, t.dst.space) {
-            let padded = t.len.div_ceil(32) * 32;
-            if padded > t.len && !p.is_empty() {
-                let extra = padded - t.len;
-                let fill: Vec<u8> = p.iter().copied().cycle().take(extra as usize).collect();
-                local
-                    .slice_mut(Space::Ub, da + t.len, extra)?
-                    .copy_from_slice(&fill);
-                acc.add(Space::Ub, da + t.len, extra, true);
-            }
+        pad_row(local, t, da, acc)?;
+    }
+    Ok(())
+}
+
+/// Fills a UB destination row from `len` up to its 32-byte boundary with the
+/// transfer's pad pattern, when it has one.
+fn pad_row(local: &mut Local, t: &Transfer, da: u64, acc: &mut Accesses) -> Result<(), Fault> {
+    if let (Some(p), Space::Ub) = (&t.pad, t.dst.space) {
+        let padded = t.len.div_ceil(32) * 32;
+        if padded > t.len && !p.is_empty() {
+            let extra = padded - t.len;
+            let fill: Vec<u8> = p.iter().copied().cycle().take(extra as usize).collect();
+            local
+                .slice_mut(Space::Ub, da + t.len, extra)?
+                .copy_from_slice(&fill);
+            acc.add(Space::Ub, da + t.len, extra, true);
         }
     }
     Ok(())
