@@ -131,6 +131,9 @@ fn mov(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(), Fau
     check_covers(call, src, dst.v_row, dst.v_col, "source")?;
     let relu = crate::exec::tile_ops::attr_sym(call, &["relu", "relu_mode", "reluMode"])
         .is_some_and(|s| s != "0" && s != "NORELU" && s != "NO_RELU" && s != "FALSE");
+    if !relu && src.elem == dst.elem && copy_same_type(local, src, dst, acc) {
+        return Ok(());
+    }
     let mut vals = read_block(local, src, 0, 0, dst.v_row, dst.v_col, acc)?;
     if relu {
         for v in &mut vals {
@@ -177,6 +180,60 @@ fn mov_quant(
         *v = conv.apply(*v);
     }
     write_block(local, dst, (0, 0), (dst.v_row, dst.v_col), &vals, acc)
+}
+
+/// A same-type `tmov` of `dst`'s valid region as a copy of element bytes
+/// through the layouts' offset tables (what the hardware move does; the
+/// element-by-element path converts through `Num`). Returns false, having
+/// done nothing, when some element would lie outside either tile's storage
+/// or the tiles outside their memories: the element path then reports it.
+fn copy_same_type(local: &mut Local, src: &Tile, dst: &Tile, acc: &mut Accesses) -> bool {
+    use crate::layout::{col_offsets, row_offsets};
+    let (rows, cols) = (dst.v_row, dst.v_col);
+    if rows <= 0 || cols <= 0 || rows > src.rows || cols > src.cols {
+        return false;
+    }
+    let es = src.elem.bytes();
+    let (srt, sct) = (row_offsets(src, rows), col_offsets(src, cols));
+    let (drt, dct) = (row_offsets(dst, rows), col_offsets(dst, cols));
+    let fits = |rt: &[i64], ct: &[i64], t: &Tile| {
+        let lo = rt.iter().min().copied().unwrap_or(0) + ct.iter().min().copied().unwrap_or(0);
+        let hi = rt.iter().max().copied().unwrap_or(0) + ct.iter().max().copied().unwrap_or(0);
+        lo >= 0 && ((hi + 1) as u64).saturating_mul(es as u64) <= t.bytes()
+    };
+    if !fits(&srt, &sct, src) || !fits(&drt, &dct, dst) {
+        return false;
+    }
+    let sspace = crate::exec::tile_ops::space(src);
+    let dspace = crate::exec::tile_ops::space(dst);
+    let mut buf = vec![0u8; (rows * cols) as usize * es];
+    {
+        let Ok(store) = local.slice(sspace, src.addr, src.bytes()) else {
+            return false;
+        };
+        let mut at = 0;
+        for &ro in &srt {
+            for &co in &sct {
+                let b = (ro + co) as usize * es;
+                buf[at..at + es].copy_from_slice(&store[b..b + es]);
+                at += es;
+            }
+        }
+    }
+    let Ok(store) = local.slice_mut(dspace, dst.addr, dst.bytes()) else {
+        return false;
+    };
+    let mut at = 0;
+    for &ro in &drt {
+        for &co in &dct {
+            let b = (ro + co) as usize * es;
+            store[b..b + es].copy_from_slice(&buf[at..at + es]);
+            at += es;
+        }
+    }
+    crate::exec::tile::record(acc, src, rows, cols, false);
+    crate::exec::tile::record(acc, dst, rows, cols, true);
+    true
 }
 
 fn offsets(call: &TileCall) -> Result<(i64, i64), Fault> {
