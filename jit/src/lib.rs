@@ -13,7 +13,8 @@
 //! Region kinds so far: one tile elementwise op (binary, unary, or with a scalar
 //! operand) over row-major tiles of f32 or i32, as 128-bit vector loops with a
 //! scalar tail (Cranelift's x86-64 backend emits 128-bit vectors only); a
-//! fused chain of such ops over one iteration domain as one loop ([`chain`]).
+//! fused chain of such ops over one iteration domain as one loop ([`chain`]),
+//! f32, i32, f16 or bf16 lanes.
 
 #![allow(unsafe_code)]
 
