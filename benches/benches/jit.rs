@@ -516,6 +516,73 @@ fn breadth_more(c: &mut Criterion) {
     g.finish();
 }
 
+/// A fused f16 chain (TSUB, TEXP, TMUL) on 64x64 tiles: the interpreter op
+/// by op against the fused region.
+fn breadth_half_chain(c: &mut Criterion) {
+    use pto_jit::chain::{self, Chain, ChainArgs, ChainOp};
+    let n = 64i64;
+    let bytes = (n * n * 2) as u64;
+    let mut local = Local::new(ProfileId::A5.profile(), None);
+    let tiles: Vec<Tile> = (0..5)
+        .map(|k| Tile {
+            elem: DType::F16,
+            ..tile_at(k * bytes, n)
+        })
+        .collect();
+    let (a, b, cc, t, d) = (&tiles[0], &tiles[1], &tiles[2], &tiles[3], &tiles[4]);
+    {
+        let ub = local
+            .slice_mut(pto_vm::Space::Ub, 0, 3 * bytes)
+            .expect("ub");
+        for (i, w) in ub.chunks_mut(2).enumerate() {
+            let x = half::f16::from_f32(((i % 97) as f32 - 48.0) / 16.0);
+            w.copy_from_slice(&x.to_le_bytes());
+        }
+    }
+    let mut g = c.benchmark_group(format!("breadth/chain_sub_exp_mul/{n}x{n}/f16"));
+    g.throughput(Throughput::Elements((n * n) as u64));
+    g.sample_size(20);
+    g.bench_function("interp", |bch| {
+        bch.iter(|| {
+            let mut acc = Accesses::default();
+            tile::tew(&mut local, EwOp::Sub, a, Some(b), t, &mut acc).expect("runs");
+            tile::tew(&mut local, EwOp::Exp, t, None, t, &mut acc).expect("runs");
+            black_box(tile::tew(&mut local, EwOp::Mul, t, Some(cc), d, &mut acc)).expect("runs")
+        })
+    });
+    let op = |op, operands, a, b, dst| ChainOp {
+        op,
+        operands,
+        a,
+        b,
+        dst,
+    };
+    let fused = chain::compile(&Chain {
+        lane: Lane::F16,
+        ops: vec![
+            op(Op::Sub, Operands::Binary, 0, 1, 3),
+            op(Op::Exp, Operands::Unary, 3, 3, 3),
+            op(Op::Mul, Operands::Binary, 3, 2, 4),
+        ],
+        slots: 5,
+    })
+    .expect("compiles");
+    let args = ChainArgs {
+        tiles: tiles.iter().map(|x| (x.addr as i64, n * 2)).collect(),
+        scalars: vec![0; 3],
+        rows: n,
+        cols: n,
+    };
+    let size = local.size(pto_vm::Space::Ub);
+    g.bench_function("fused", |bch| {
+        bch.iter(|| {
+            let ub = local.slice_mut(pto_vm::Space::Ub, 0, size).expect("ub");
+            black_box(fused.call(ub, &args))
+        })
+    });
+    g.finish();
+}
+
 /// TMATMUL 64^3 and 128^3 through the interpreter and the native matrix
 /// region, f32 and f16 inputs (A in a ZZ left tile, B in a ZN right tile, C in
 /// an NZ acc tile, as on a2a3), plus the bare kernel on packed operands.
@@ -805,6 +872,7 @@ criterion_group!(
     chains,
     breadth,
     breadth_more,
+    breadth_half_chain,
     matmul,
     kernels,
     scopes,
