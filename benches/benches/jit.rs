@@ -356,6 +356,233 @@ fn breadth(c: &mut Criterion) {
     }
 }
 
+/// The regions added for breadth (issue #7), 64x64 only: TCOLSUM f32,
+/// TPOW f32 (tile ^ tile, bases in (0, 8], exponents in [-4, 4]) and TLOG
+/// f16, interpreter against the compiled region on the same UB.
+fn breadth_more(c: &mut Criterion) {
+    use pto_vm::exec::{irregular, reduce, tile_ops::TileCall};
+    use pto_vm::Val;
+    let n = 64i64;
+    let f32_bytes = (n * n * 4) as u64;
+    let mut local = Local::new(ProfileId::A5.profile(), None);
+    let size = local.size(pto_vm::Space::Ub);
+    {
+        let ub = local
+            .slice_mut(pto_vm::Space::Ub, 0, 2 * f32_bytes)
+            .expect("ub");
+        for (i, ch) in ub.chunks_mut(4).enumerate() {
+            let v = if i < (n * n) as usize {
+                (i % 97) as f32 * 0.08 + 0.05
+            } else {
+                (i % 89) as f32 * 0.09 - 4.0
+            };
+            ch.copy_from_slice(&v.to_le_bytes());
+        }
+    }
+    let (a, b, d) = (
+        tile_at(0, n),
+        tile_at(f32_bytes, n),
+        tile_at(2 * f32_bytes, n),
+    );
+    let tc = |op, ins: Vec<Tile>, dst: Tile| TileCall {
+        op,
+        ins: ins.into_iter().map(|t| Val::Tile(Box::new(t))).collect(),
+        outs: vec![Val::Tile(Box::new(dst))],
+        attrs: Default::default(),
+    };
+    // tcolsum: n x n -> 1 x n (row 0 of a row-major tile)
+    let row = Tile {
+        rows: 1,
+        v_row: 1,
+        ..d.clone()
+    };
+    let cs = tc(pto_isa_spec::Opcode::TColSum, vec![a.clone()], row);
+    let mut g = c.benchmark_group(format!("breadth/tcolsum/{n}x{n}/f32"));
+    g.throughput(Throughput::Elements((n * n) as u64));
+    g.sample_size(20);
+    g.bench_function("interp", |bch| {
+        bch.iter(|| {
+            black_box(reduce::run(&cs, &mut local, &mut Accesses::default())).expect("runs")
+        })
+    });
+    let code = pto_jit::compile_col(&pto_jit::RowRed {
+        op: pto_jit::RedOp::Sum,
+        lane: Lane::F32,
+    })
+    .expect("compiles");
+    let args = pto_jit::RowArgs {
+        dst: d.addr as i64,
+        dst_stride: 4,
+        src: 0,
+        src_stride: n * 4,
+        rows: n,
+        cols: n,
+    };
+    g.bench_function("jit", |bch| {
+        bch.iter(|| {
+            let ub = local.slice_mut(pto_vm::Space::Ub, 0, size).expect("ub");
+            black_box(code.call(ub, &args))
+        })
+    });
+    g.finish();
+    // tpow: a ^ b
+    let pw = tc(
+        pto_isa_spec::Opcode::TPow,
+        vec![a.clone(), b.clone()],
+        d.clone(),
+    );
+    let mut g = c.benchmark_group(format!("breadth/tpow/{n}x{n}/f32"));
+    g.throughput(Throughput::Elements((n * n) as u64));
+    g.sample_size(20);
+    g.bench_function("interp", |bch| {
+        bch.iter(|| {
+            black_box(irregular::run(&pw, &mut local, &mut Accesses::default())).expect("runs")
+        })
+    });
+    let code = compile(&Region {
+        op: Op::Pow,
+        lane: Lane::F32,
+        operands: Operands::Binary,
+    })
+    .expect("compiles");
+    let ew = EwArgs {
+        dst: d.addr as i64,
+        dst_stride: n * 4,
+        a: 0,
+        a_stride: n * 4,
+        b: b.addr as i64,
+        b_stride: n * 4,
+        rows: n,
+        cols: n,
+        scalar: 0,
+    };
+    g.bench_function("jit", |bch| {
+        bch.iter(|| {
+            let ub = local.slice_mut(pto_vm::Space::Ub, 0, size).expect("ub");
+            black_box(code.call(ub, &ew))
+        })
+    });
+    g.finish();
+    // f16 tlog: the bases as f16 (positive)
+    let h = Tile {
+        elem: DType::F16,
+        ..tile_at(3 * f32_bytes, n)
+    };
+    {
+        let ub = local
+            .slice_mut(pto_vm::Space::Ub, h.addr, (n * n * 2) as u64)
+            .expect("ub");
+        for (i, ch) in ub.chunks_mut(2).enumerate() {
+            let v = half::f16::from_f32((i % 97) as f32 * 0.08 + 0.05);
+            ch.copy_from_slice(&v.to_le_bytes());
+        }
+    }
+    let hd = Tile {
+        addr: 3 * f32_bytes + (n * n * 2) as u64,
+        ..h.clone()
+    };
+    let mut g = c.benchmark_group(format!("breadth/tlog/{n}x{n}/f16"));
+    g.throughput(Throughput::Elements((n * n) as u64));
+    g.sample_size(20);
+    g.bench_function("interp", |bch| {
+        bch.iter(|| {
+            let mut acc = Accesses::default();
+            black_box(tile::tew(&mut local, EwOp::Log, &h, None, &hd, &mut acc)).expect("runs")
+        })
+    });
+    let code = compile(&Region {
+        op: Op::Log,
+        lane: Lane::F16,
+        operands: Operands::Unary,
+    })
+    .expect("compiles");
+    let ew = EwArgs {
+        dst: hd.addr as i64,
+        dst_stride: n * 2,
+        a: h.addr as i64,
+        a_stride: n * 2,
+        b: h.addr as i64,
+        b_stride: n * 2,
+        rows: n,
+        cols: n,
+        scalar: 0,
+    };
+    g.bench_function("jit", |bch| {
+        bch.iter(|| {
+            let ub = local.slice_mut(pto_vm::Space::Ub, 0, size).expect("ub");
+            black_box(code.call(ub, &ew))
+        })
+    });
+    g.finish();
+}
+
+/// A fused f16 chain (TSUB, TEXP, TMUL) on 64x64 tiles: the interpreter op
+/// by op against the fused region.
+fn breadth_half_chain(c: &mut Criterion) {
+    use pto_jit::chain::{self, Chain, ChainArgs, ChainOp};
+    let n = 64i64;
+    let bytes = (n * n * 2) as u64;
+    let mut local = Local::new(ProfileId::A5.profile(), None);
+    let tiles: Vec<Tile> = (0..5)
+        .map(|k| Tile {
+            elem: DType::F16,
+            ..tile_at(k * bytes, n)
+        })
+        .collect();
+    let (a, b, cc, t, d) = (&tiles[0], &tiles[1], &tiles[2], &tiles[3], &tiles[4]);
+    {
+        let ub = local
+            .slice_mut(pto_vm::Space::Ub, 0, 3 * bytes)
+            .expect("ub");
+        for (i, w) in ub.chunks_mut(2).enumerate() {
+            let x = half::f16::from_f32(((i % 97) as f32 - 48.0) / 16.0);
+            w.copy_from_slice(&x.to_le_bytes());
+        }
+    }
+    let mut g = c.benchmark_group(format!("breadth/chain_sub_exp_mul/{n}x{n}/f16"));
+    g.throughput(Throughput::Elements((n * n) as u64));
+    g.sample_size(20);
+    g.bench_function("interp", |bch| {
+        bch.iter(|| {
+            let mut acc = Accesses::default();
+            tile::tew(&mut local, EwOp::Sub, a, Some(b), t, &mut acc).expect("runs");
+            tile::tew(&mut local, EwOp::Exp, t, None, t, &mut acc).expect("runs");
+            black_box(tile::tew(&mut local, EwOp::Mul, t, Some(cc), d, &mut acc)).expect("runs")
+        })
+    });
+    let op = |op, operands, a, b, dst| ChainOp {
+        op,
+        operands,
+        a,
+        b,
+        dst,
+    };
+    let fused = chain::compile(&Chain {
+        lane: Lane::F16,
+        ops: vec![
+            op(Op::Sub, Operands::Binary, 0, 1, 3),
+            op(Op::Exp, Operands::Unary, 3, 3, 3),
+            op(Op::Mul, Operands::Binary, 3, 2, 4),
+        ],
+        slots: 5,
+    })
+    .expect("compiles");
+    let args = ChainArgs {
+        tiles: tiles.iter().map(|x| (x.addr as i64, n * 2)).collect(),
+        scalars: vec![0; 3],
+        rows: n,
+        cols: n,
+    };
+    let size = local.size(pto_vm::Space::Ub);
+    g.bench_function("fused", |bch| {
+        bch.iter(|| {
+            let ub = local.slice_mut(pto_vm::Space::Ub, 0, size).expect("ub");
+            black_box(fused.call(ub, &args))
+        })
+    });
+    g.finish();
+}
+
 /// TMATMUL 64^3 and 128^3 through the interpreter and the native matrix
 /// region, f32 and f16 inputs (A in a ZZ left tile, B in a ZN right tile, C in
 /// an NZ acc tile, as on a2a3), plus the bare kernel on packed operands.
@@ -639,5 +866,16 @@ fn e2e(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, ops, chains, breadth, matmul, kernels, scopes, e2e);
+criterion_group!(
+    benches,
+    ops,
+    chains,
+    breadth,
+    breadth_more,
+    breadth_half_chain,
+    matmul,
+    kernels,
+    scopes,
+    e2e
+);
 criterion_main!(benches);

@@ -63,7 +63,18 @@ impl Chain {
     /// Ulp bound of the chain's approximated ops (0: bit-identical to the
     /// ops run one by one in the interpreter).
     pub fn ulp_bound(&self) -> u32 {
-        self.ops.iter().map(|o| o.op.ulp_bound()).max().unwrap_or(0)
+        self.ops
+            .iter()
+            .map(|o| {
+                Region {
+                    op: o.op,
+                    lane: self.lane,
+                    operands: o.operands,
+                }
+                .ulp_bound()
+            })
+            .max()
+            .unwrap_or(0)
     }
 
     fn arg_count(&self) -> usize {
@@ -113,7 +124,7 @@ impl ChainCompiled {
             return Status::Unknown;
         }
         // rows that follow each other without a gap in every tile are one row
-        let row = args.cols.checked_mul(4);
+        let row = args.cols.checked_mul(self.chain.lane.bytes());
         let dense = row.is_some_and(|row| args.tiles.iter().all(|t| t.1 == row));
         let (rows, cols) = match (dense && args.rows > 1, args.rows.checked_mul(args.cols)) {
             (true, Some(n)) if n < (1 << 32) => (1, n),
@@ -153,13 +164,6 @@ pub fn compile(chain: &Chain) -> Result<ChainCompiled, Reject> {
             return Err(Reject::Unsupported("a chain slot out of range".into()));
         }
     }
-    if !matches!(chain.lane, Lane::F32 | Lane::I32) {
-        // f16/bf16 ops convert per op; a chain of them is not fused (yet)
-        return Err(Reject::Unsupported(format!(
-            "a chain of {:?} lanes",
-            chain.lane
-        )));
-    }
     let start = std::time::Instant::now();
     let mut module = codegen::new_module()?;
     let ptr = module.target_config().pointer_type();
@@ -193,8 +197,51 @@ pub fn compile(chain: &Chain) -> Result<ChainCompiled, Reject> {
 fn lane_types(lane: Lane) -> (Type, Type) {
     match lane {
         Lane::I32 => (types::I32, types::I32X4),
-        // f16/bf16 chains are rejected by `compile` before codegen
+        // f16/bf16 lanes compute in f32 (loads widen, stores narrow)
         Lane::F32 | Lane::F16 | Lane::BF16 => (types::F32, types::F32X4),
+    }
+}
+
+/// Loads the lane values of one element position: 4 lanes (`ty` a vector)
+/// or one; 16-bit lanes widened to f32 (`crate::half`).
+fn load(b: &mut FunctionBuilder, lane: Lane, ty: Type, p: Value, off: i32) -> Value {
+    if !matches!(lane, Lane::F16 | Lane::BF16) {
+        return b.ins().load(ty, heap_flags(), p, off);
+    }
+    let l = crate::half::L {
+        vector: ty.is_vector(),
+    };
+    let h = if l.vector {
+        b.ins().uload16x4(heap_flags(), p, off)
+    } else {
+        b.ins().uload16(types::I32, heap_flags(), p, off)
+    };
+    crate::half::to_f32(b, &l, lane, h)
+}
+
+/// The half bits (in i32 lanes) of an f32 result rounded to the lane type.
+fn narrow(b: &mut FunctionBuilder, lane: Lane, ty: Type, v: Value) -> Value {
+    let l = crate::half::L {
+        vector: ty.is_vector(),
+    };
+    crate::half::from_f32(b, &l, lane, v)
+}
+
+/// Stores one element position's values (for 16-bit lanes the half bits
+/// [`narrow`] gave).
+fn store(b: &mut FunctionBuilder, lane: Lane, ty: Type, v: Value, p: Value, off: i32) {
+    if !matches!(lane, Lane::F16 | Lane::BF16) {
+        b.ins().store(heap_flags(), v, p, off);
+    } else if ty.is_vector() {
+        // four half values in the low bits of i32 lanes: pack to 8 bytes
+        let n = b.ins().unarrow(v, v);
+        let le = MemFlagsData::new().with_endianness(cranelift_codegen::ir::Endianness::Little);
+        // the low 8 bytes as an f64 (an 8-byte store of lane 0)
+        let q = b.ins().bitcast(types::F64X2, le, n);
+        let q = b.ins().extractlane(q, 0);
+        b.ins().store(heap_flags(), q, p, off);
+    } else {
+        b.ins().istore16(heap_flags(), v, p, off);
     }
 }
 
@@ -214,7 +261,9 @@ fn step(
     off: i32,
 ) {
     let slots = usize::from(chain.slots);
+    let half = matches!(chain.lane, Lane::F16 | Lane::BF16);
     let mut cur: Vec<Option<Value>> = vec![None; slots];
+    let mut bits: Vec<Option<Value>> = vec![None; slots];
     let mut written = vec![false; slots];
     for o in &chain.ops {
         let srcs: &[u8] = match o.operands {
@@ -224,7 +273,7 @@ fn step(
         for s in srcs {
             let s = usize::from(*s);
             if !written[s] && cur[s].is_none() {
-                cur[s] = Some(b.ins().load(ty, heap_flags(), p[s], off));
+                cur[s] = Some(load(b, chain.lane, ty, p[s], off));
             }
         }
         written[usize::from(o.dst)] = true;
@@ -248,11 +297,24 @@ fn step(
         } else {
             cx.apply(b, ty, x, y)
         };
+        // 16-bit lanes: every op's result rounds to the lane type, as when
+        // the ops run one by one; the bits are kept for the store
+        let r = if half {
+            let h = narrow(b, chain.lane, ty, r);
+            bits[usize::from(o.dst)] = Some(h);
+            let l = crate::half::L {
+                vector: ty.is_vector(),
+            };
+            crate::half::to_f32(b, &l, chain.lane, h)
+        } else {
+            r
+        };
         cur[usize::from(o.dst)] = Some(r);
     }
     for (s, v) in cur.iter().enumerate() {
         if let (true, Some(v)) = (written[s], v) {
-            b.ins().store(heap_flags(), *v, p[s], off);
+            let v = if half { bits[s].unwrap_or(*v) } else { *v };
+            store(b, chain.lane, ty, v, p[s], off);
         }
     }
 }
@@ -282,7 +344,7 @@ fn emit(b: &mut FunctionBuilder, chain: &Chain, ptr: Type) {
             let low = b.ins().ireduce(types::I32, bits);
             let s = match chain.lane {
                 Lane::I32 => low,
-                // f16/bf16 chains are rejected by `compile` before codegen
+                // f16/bf16 scalars arrive as f32 bits (values of the type)
                 Lane::F32 | Lane::F16 | Lane::BF16 => {
                     b.ins().bitcast(types::F32, MemFlagsData::new(), low)
                 }
@@ -302,7 +364,10 @@ fn emit(b: &mut FunctionBuilder, chain: &Chain, ptr: Type) {
 
     // every argument below 2^32, a non-empty domain, every tile's last row
     // within len
-    let row_bytes = b.ins().imul_imm_s(cols, 4);
+    let es = chain.lane.bytes();
+    // bytes of one vector step (4 lanes)
+    let vw = 4 * es;
+    let row_bytes = b.ins().imul_imm_s(cols, es);
     let mut used = vec![rows, cols];
     for (a, s) in &tiles {
         used.extend([*a, *s]);
@@ -359,7 +424,11 @@ fn emit(b: &mut FunctionBuilder, chain: &Chain, ptr: Type) {
         ps.iter().map(|p| b.ins().iadd_imm_s(*p, by)).collect()
     };
     // exp's polynomial and long chains need registers: fewer vectors at once
-    let unroll: i64 = if chain.ops.iter().any(|o| o.op == Op::Exp) {
+    let unroll: i64 = if chain
+        .ops
+        .iter()
+        .any(|o| matches!(o.op, Op::Exp | Op::Log | Op::Pow))
+    {
         2
     } else if chain.ops.len() > 3 {
         4
@@ -369,7 +438,7 @@ fn emit(b: &mut FunctionBuilder, chain: &Chain, ptr: Type) {
 
     b.switch_to_block(main_head);
     let ps = b.block_params(main_head).to_vec();
-    let next = b.ins().iadd_imm_s(ps[0], unroll * 16);
+    let next = b.ins().iadd_imm_s(ps[0], unroll * vw);
     let fits = b.ins().icmp(IntCC::UnsignedLessThanOrEqual, next, end);
     b.ins()
         .brif(fits, main_body, &args_of(&ps), vec_head, &args_of(&ps));
@@ -377,14 +446,14 @@ fn emit(b: &mut FunctionBuilder, chain: &Chain, ptr: Type) {
     b.switch_to_block(main_body);
     let ps = b.block_params(main_body).to_vec();
     for k in 0..unroll {
-        step(b, chain, vt, &ps, &scal_v, (k * 16) as i32);
+        step(b, chain, vt, &ps, &scal_v, (k * vw) as i32);
     }
-    let nx = bump(b, &ps, unroll * 16);
+    let nx = bump(b, &ps, unroll * vw);
     b.ins().jump(main_head, &args_of(&nx));
 
     b.switch_to_block(vec_head);
     let ps = b.block_params(vec_head).to_vec();
-    let next = b.ins().iadd_imm_s(ps[0], 16);
+    let next = b.ins().iadd_imm_s(ps[0], vw);
     let fits = b.ins().icmp(IntCC::UnsignedLessThanOrEqual, next, end);
     b.ins()
         .brif(fits, vec_body, &args_of(&ps), tail_head, &args_of(&ps));
@@ -392,7 +461,7 @@ fn emit(b: &mut FunctionBuilder, chain: &Chain, ptr: Type) {
     b.switch_to_block(vec_body);
     let ps = b.block_params(vec_body).to_vec();
     step(b, chain, vt, &ps, &scal_v, 0);
-    let nx = bump(b, &ps, 16);
+    let nx = bump(b, &ps, vw);
     b.ins().jump(vec_head, &args_of(&nx));
 
     b.switch_to_block(tail_head);
@@ -403,7 +472,7 @@ fn emit(b: &mut FunctionBuilder, chain: &Chain, ptr: Type) {
     b.switch_to_block(tail_body);
     let ps = b.block_params(tail_body).to_vec();
     step(b, chain, st, &ps, &scal_s, 0);
-    let nx = bump(b, &ps, 4);
+    let nx = bump(b, &ps, es);
     b.ins().jump(tail_head, &args_of(&nx));
 
     b.switch_to_block(row_next);
@@ -498,6 +567,74 @@ mod tests {
         let want = one_by_one(&chain, &mem, &args);
         assert_eq!(c.call(&mut mem, &args), Status::Ok);
         assert_eq!(mem, want);
+    }
+
+    #[test]
+    fn half_lane_chains_equal_the_ops_one_by_one() {
+        use Operands::*;
+        // t = a - b; t = exp t; d = t * c; d = d + 1.5; e = ln |d|... as
+        // ops: abs, log, then rsqrt in place, over odd shapes (vector steps
+        // and the scalar tail), every 16-bit pattern kind as input
+        for lane in [Lane::F16, Lane::BF16] {
+            let chain = Chain {
+                lane,
+                ops: vec![
+                    op(Op::Sub, Binary, 0, 1, 3),
+                    op(Op::Exp, Unary, 3, 3, 3),
+                    op(Op::Mul, Binary, 3, 2, 4),
+                    op(Op::Add, ScalarRight, 4, 4, 4),
+                    op(Op::Abs, Unary, 4, 4, 5),
+                    op(Op::Log, Unary, 5, 5, 5),
+                    op(Op::Rsqrt, Unary, 0, 0, 0),
+                    op(Op::Max, ScalarLeft, 5, 5, 1),
+                ],
+                slots: 6,
+            };
+            let c = compile(&chain).expect("compiles");
+            assert_eq!(c.chain.ulp_bound(), 1, "the half-type bounds");
+            for (rows, cols, stride) in [
+                (5i64, 13i64, 64i64),
+                (3, 37, 96),
+                (1, 3, 8),
+                (2, 32, 64),
+                (4, 16, 64),
+            ] {
+                let n = 6 * 5 * 96;
+                let mut x = (rows * 131 + cols) as u32 | 1;
+                let mut mem: Vec<u8> = (0..n)
+                    .flat_map(|i| {
+                        x ^= x << 13;
+                        x ^= x >> 17;
+                        x ^= x << 5;
+                        let h = if i % 5 == 0 {
+                            x as u16
+                        } else if lane == Lane::F16 {
+                            (x as u16 & 0x83ff) | (((x >> 16) as u16 % 10 + 10) << 10)
+                        } else {
+                            ((((x >> 8) % 2000) as f32 / 100.0 - 10.0).to_bits() >> 16) as u16
+                        };
+                        h.to_le_bytes()
+                    })
+                    .collect();
+                let args = ChainArgs {
+                    tiles: (0..6).map(|s| (s * 5 * 96, stride)).collect(),
+                    scalars: vec![0, 0, 0, i64::from(1.5f32.to_bits()), 0, 0, 0, 0],
+                    rows,
+                    cols,
+                };
+                let want = one_by_one(&chain, &mem, &args);
+                assert_eq!(c.call(&mut mem, &args), Status::Ok);
+                let diff: Vec<usize> = (0..mem.len() / 2)
+                    .filter(|&i| mem[2 * i..2 * i + 2] != want[2 * i..2 * i + 2])
+                    .collect();
+                assert!(
+                    diff.is_empty(),
+                    "{lane:?} {rows}x{cols}: {} differ, first {:?}",
+                    diff.len(),
+                    &diff[..diff.len().min(12)]
+                );
+            }
+        }
     }
 
     #[test]

@@ -346,6 +346,7 @@ impl Ctx {
             Op::Xor => b.ins().bxor(x, y),
             Op::Exp => self.exp(b, ty, x),
             Op::Log => crate::mathf::log(b, ty, x),
+            Op::Pow => crate::mathf::pow(b, ty, x, y),
         }
     }
 
@@ -691,7 +692,7 @@ fn emit(b: &mut FunctionBuilder, r: &Region, ptr: Type) {
         [pd.into(), pa.into(), pb.into()]
     };
     // the polynomial of exp needs its registers: fewer vectors per iteration
-    let unroll: i64 = if matches!(cx.op, Op::Exp | Op::Log) {
+    let unroll: i64 = if matches!(cx.op, Op::Exp | Op::Log | Op::Pow) {
         2
     } else {
         8

@@ -13,7 +13,8 @@
 //! Region kinds so far: one tile elementwise op (binary, unary, or with a scalar
 //! operand) over row-major tiles of f32 or i32, as 128-bit vector loops with a
 //! scalar tail (Cranelift's x86-64 backend emits 128-bit vectors only); a
-//! fused chain of such ops over one iteration domain as one loop ([`chain`]).
+//! fused chain of such ops over one iteration domain as one loop ([`chain`]),
+//! f32, i32, f16 or bf16 lanes.
 
 #![allow(unsafe_code)]
 
@@ -31,7 +32,7 @@ pub use cache::{cache_stats, set_cache_dir, CacheStats};
 pub use codegen::{ARG_COUNT, CRANELIFT_VERSION};
 pub use cvt::{compile_cvt, Cvt, CvtCompiled};
 pub use gemm::{matmul_f32, matmul_isa, ShapeError};
-pub use rowred::{compile_row, RedOp, RowArgs, RowCompiled, RowRed};
+pub use rowred::{compile_col, compile_row, RedOp, RowArgs, RowCompiled, RowRed};
 
 /// Lane type of an elementwise region.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -95,6 +96,10 @@ pub enum Op {
     /// ln x (floats only; within [`LOG_ULP`] units in the last place; special
     /// values exactly as the interpreter)
     Log,
+    /// a^b (f32 only, tile-tile or tile-scalar right: `tpow`, `tpows`;
+    /// within [`POW_ULP`] units in the last place, special values exactly
+    /// as the interpreter's f64 `powf`)
+    Pow,
 }
 
 /// Largest difference, in units in the last place of the f32 result, between
@@ -118,12 +123,39 @@ pub const LOG_ULP: u32 = 2;
 /// C library whose exp rounds a near-halfway case the other way.
 pub const HALF_EXP_ULP: u32 = 1;
 
+/// Largest difference, in units in the last place of the f16/bf16 result,
+/// between the compiled `Log` on 16-bit lanes (the f32 log, within
+/// [`LOG_ULP`] f32 ulps, rounded to the half type) and the interpreter's
+/// (f64 ln rounded once); special values (zeros, negatives, infinities,
+/// NaN, ln 1) exactly. A test runs all 65536 patterns of each type (see
+/// `half::tests`).
+pub const HALF_LOG_ULP: u32 = 1;
+
+/// Largest difference, in units in the last place of the f16/bf16 result,
+/// between the compiled `Rsqrt` on 16-bit lanes (1/sqrt in f64 rounded to
+/// f32, then to the half type: two roundings) and the interpreter's (one
+/// rounding from f64); special values exactly. A test runs all 65536
+/// patterns of each type (see `half::tests`).
+pub const HALF_RSQRT_ULP: u32 = 1;
+
+/// Largest difference, in units in the last place of the f32 result,
+/// between the compiled `Pow` and the interpreter's f64 `powf` rounded to
+/// f32. The compiled code evaluates 2^(y log2 |x|) in f64 with a relative
+/// error near 2^-44, then rounds once to f32, so it can only differ where
+/// the exact result lies within that error of a rounding boundary (1 ulp).
+/// A test sweeps 4 million (x, y) pairs (random bit patterns, bases near
+/// 1, results near overflow and in the subnormal range) plus every pairing
+/// of 40 special values, which must match exactly; see `mathf::tests`.
+pub const POW_ULP: u32 = 1;
+
 impl Region {
     /// How far compiled results may be from the interpreter's, in ULPs of the
     /// lane type (0: bit-identical).
     pub fn ulp_bound(&self) -> u32 {
         match (self.op, self.lane) {
             (Op::Exp, Lane::F16 | Lane::BF16) => HALF_EXP_ULP,
+            (Op::Log, Lane::F16 | Lane::BF16) => HALF_LOG_ULP,
+            (Op::Rsqrt, Lane::F16 | Lane::BF16) => HALF_RSQRT_ULP,
             (op, _) => op.ulp_bound(),
         }
     }
@@ -136,6 +168,7 @@ impl Op {
         match self {
             Op::Exp => EXP_ULP,
             Op::Log => LOG_ULP,
+            Op::Pow => POW_ULP,
             _ => 0,
         }
     }
@@ -302,12 +335,13 @@ pub fn supported(region: &Region) -> Result<(), Reject> {
     use Op::*;
     let ok = match region.lane {
         Lane::F32 => !matches!(region.op, And | Or | Xor),
-        Lane::I32 => !matches!(region.op, Div | Sqrt | Rsqrt | Recip | Exp | Log),
+        Lane::I32 => !matches!(region.op, Div | Sqrt | Rsqrt | Recip | Exp | Log | Pow),
         // the correctly rounded (or exact) ops: computing in f32 and rounding
-        // again gives the interpreter's bits
+        // again gives the interpreter's bits; exp, log and rsqrt within
+        // their half-type bounds (HALF_EXP_ULP, HALF_LOG_ULP, HALF_RSQRT_ULP)
         Lane::F16 | Lane::BF16 => matches!(
             region.op,
-            Add | Sub | Mul | Div | Max | Min | Abs | Neg | Sqrt | Recip | Relu | Exp
+            Add | Sub | Mul | Div | Max | Min | Abs | Neg | Sqrt | Recip | Relu | Exp | Log | Rsqrt
         ),
     };
     if !ok {
@@ -320,6 +354,9 @@ pub fn supported(region: &Region) -> Result<(), Reject> {
         region.op,
         Abs | Neg | Sqrt | Rsqrt | Recip | Relu | Exp | Log
     );
+    if region.op == Pow && region.operands == Operands::ScalarLeft {
+        return Err(Reject::Unsupported("Pow with a scalar base".into()));
+    }
     if unary != (region.operands == Operands::Unary) {
         return Err(Reject::Unsupported(format!(
             "{:?} with {:?} operands",

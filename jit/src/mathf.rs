@@ -1,5 +1,6 @@
 //! Elementary functions on f32 lanes (scalars or 4-lane vectors) for the
-//! elementwise regions: the natural logarithm.
+//! elementwise regions: the natural logarithm and the power x^y (`pow`,
+//! computed in f64, see its documentation).
 //!
 //! ln x: x = 2^k * m with m in [sqrt(2)/2, sqrt(2)) (subnormal x first scaled
 //! by 2^25), f = m - 1, and ln(1 + f) = f - f^2/2 + s (f^2/2 + R(s^2)) with
@@ -150,9 +151,218 @@ pub(crate) fn log(b: &mut FunctionBuilder, ty: Type, x: Value) -> Value {
     l.sel(b, nan, q, y)
 }
 
+/// f64 lanes (scalar or 2-lane vector) for the inner part of `pow`.
+struct Wide {
+    ty: Type,
+    it: Type,
+}
+
+impl Wide {
+    fn f(&self, b: &mut FunctionBuilder, v: f64) -> Value {
+        let s = b.ins().f64const(v);
+        if self.ty.is_vector() {
+            b.ins().splat(self.ty, s)
+        } else {
+            s
+        }
+    }
+
+    fn i(&self, b: &mut FunctionBuilder, v: i64) -> Value {
+        let s = b.ins().iconst(types::I64, v);
+        if self.it.is_vector() {
+            b.ins().splat(self.it, s)
+        } else {
+            s
+        }
+    }
+
+    fn bits(&self, b: &mut FunctionBuilder, x: Value) -> Value {
+        b.ins().bitcast(self.it, MemFlagsData::new(), x)
+    }
+
+    fn float(&self, b: &mut FunctionBuilder, x: Value) -> Value {
+        b.ins().bitcast(self.ty, MemFlagsData::new(), x)
+    }
+}
+
+/// 2^(y log2 ax) in f64 for positive finite `ax` (f64 lanes holding f32
+/// values); other inputs give some value the caller replaces. log2 ax =
+/// k + log2 m with m in [sqrt(2)/2, sqrt(2)), ln m = 2 atanh s, s = (m-1)/(m+1),
+/// by its series to s^17 (truncation below 2^-44 relative); 2^t = 2^n 2^f with
+/// |f| <= 1/2, 2^f by its Taylor series to degree 12 (below 2^-45); t is
+/// clamped to [-300, 300] first, so the scaling by 2^n stays within the
+/// normal f64 range and the final rounding to f32 gives inf or 0.
+fn pow_wide(b: &mut FunctionBuilder, w: &Wide, ax: Value, y: Value) -> Value {
+    const SQRT_HALF: i64 = 0x3fe6_a09e_667f_3bcd;
+    let ix = w.bits(b, ax);
+    let off = w.i(b, 0x3ff0_0000_0000_0000 - SQRT_HALF);
+    let ix = b.ins().iadd(ix, off);
+    let eb = b.ins().ushr_imm_u(ix, 52);
+    // k = eb - 1023 as a float: 2^52 + eb has eb in its low bits
+    let two52 = w.i(b, 0x4330_0000_0000_0000);
+    let kf = b.ins().bor(eb, two52);
+    let kf = w.float(b, kf);
+    let kbias = w.f(b, 4_503_599_627_370_496.0 + 1023.0);
+    let k = b.ins().fsub(kf, kbias);
+    let mant = w.i(b, 0x000f_ffff_ffff_ffff);
+    let m = b.ins().band(ix, mant);
+    let cut = w.i(b, SQRT_HALF);
+    let m = b.ins().iadd(m, cut);
+    let m = w.float(b, m);
+    let one = w.f(b, 1.0);
+    let num = b.ins().fsub(m, one);
+    let den = b.ins().fadd(m, one);
+    let s = b.ins().fdiv(num, den);
+    let z = b.ins().fmul(s, s);
+    // 1 + z/3 + z^2/5 + ... + z^8/17
+    let mut p = w.f(b, 1.0 / 17.0);
+    for i in (0..8).rev() {
+        let c = w.f(b, 1.0 / f64::from(2 * i + 1));
+        p = b.ins().fma(p, z, c);
+    }
+    // log2 m = s p (2 / ln 2)
+    let c = w.f(b, 2.0 * std::f64::consts::LOG2_E);
+    let sp = b.ins().fmul(s, c);
+    let l = b.ins().fma(sp, p, k);
+    let t = b.ins().fmul(y, l);
+    let hi = w.f(b, 300.0);
+    let lo = w.f(b, -300.0);
+    let t = b.ins().fmin(t, hi);
+    let t = b.ins().fmax(t, lo);
+    // n = round(t) in the low bits of t + 1.5 * 2^52
+    let magic = w.f(b, 6_755_399_441_055_744.0);
+    let tm = b.ins().fadd(t, magic);
+    let nf = b.ins().fsub(tm, magic);
+    let f = b.ins().fsub(t, nf);
+    let ln2 = std::f64::consts::LN_2;
+    let mut coef = [1.0f64; 13];
+    for i in 1..13 {
+        coef[i] = coef[i - 1] * ln2 / i as f64;
+    }
+    let mut q = w.f(b, coef[12]);
+    for &c in coef[..12].iter().rev() {
+        let cv = w.f(b, c);
+        q = b.ins().fma(q, f, cv);
+    }
+    let tb = w.bits(b, tm);
+    let mb = w.i(b, 0x4338_0000_0000_0000);
+    let n = b.ins().isub(tb, mb);
+    let e = b.ins().ishl_imm_u(n, 52);
+    let qb = w.bits(b, q);
+    let r = b.ins().iadd(qb, e);
+    w.float(b, r)
+}
+
+/// x^y on f32 lanes as the interpreter's f64 `powf` rounded to f32 (within
+/// `crate::POW_ULP`; special values exactly: x^±0 = 1 and 1^y = 1 even for
+/// NaN, a NaN operand otherwise gives NaN, a negative x gives NaN for a
+/// non-integer y and the sign of an odd integer y, ±0 and ±inf bases and
+/// infinite exponents by the IEEE 754 `pow` rules).
+pub(crate) fn pow(b: &mut FunctionBuilder, ty: Type, x: Value, y: Value) -> Value {
+    let l = Lanes::new(ty);
+    let ax = b.ins().fabs(x);
+    let r = if ty.is_vector() {
+        let w = Wide {
+            ty: types::F64X2,
+            it: types::I64X2,
+        };
+        const UP: [u8; 16] = [8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15];
+        const JOIN: [u8; 16] = [0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23];
+        let shuf = |b: &mut FunctionBuilder, p: Value, q: Value, idx: &[u8; 16]| {
+            let fl = MemFlagsData::new().with_endianness(cranelift_codegen::ir::Endianness::Little);
+            let pb = b.ins().bitcast(types::I8X16, fl, p);
+            let qb = b.ins().bitcast(types::I8X16, fl, q);
+            let m = b
+                .func
+                .dfg
+                .immediates
+                .push(cranelift_codegen::ir::ConstantData::from(idx.to_vec()));
+            let r = b.ins().shuffle(pb, qb, m);
+            b.ins().bitcast(types::F32X4, fl, r)
+        };
+        let ax_hi = shuf(b, ax, ax, &UP);
+        let y_hi = shuf(b, y, y, &UP);
+        let mut halves = Vec::new();
+        for (a, e) in [(ax, y), (ax_hi, y_hi)] {
+            let a = b.ins().fvpromote_low(a);
+            let e = b.ins().fvpromote_low(e);
+            let r = pow_wide(b, &w, a, e);
+            halves.push(b.ins().fvdemote(r));
+        }
+        shuf(b, halves[0], halves[1], &JOIN)
+    } else {
+        let w = Wide {
+            ty: types::F64,
+            it: types::I64,
+        };
+        let a = b.ins().fpromote(types::F64, ax);
+        let e = b.ins().fpromote(types::F64, y);
+        let r = pow_wide(b, &w, a, e);
+        b.ins().fdemote(types::F32, r)
+    };
+    // the exponent: an integer (every |y| >= 2^24 is, and even), odd?
+    let ay = b.ins().fabs(y);
+    let big_v = l.f(b, 16_777_216.0);
+    let big = b.ins().fcmp(FloatCC::GreaterThanOrEqual, ay, big_v);
+    let yi = b.ins().fcvt_to_sint_sat(l.it, y);
+    let back = b.ins().fcvt_from_sint(ty, yi);
+    let same = b.ins().fcmp(FloatCC::Equal, back, y);
+    let yint = b.ins().bor(big, same);
+    let one_i = l.i(b, 1);
+    let low = b.ins().band(yi, one_i);
+    let z_i = l.i(b, 0);
+    let odd_bit = b.ins().icmp(IntCC::NotEqual, low, z_i);
+    // masks: I32X4 lanes (vectors) or I8 (scalars) alike
+    let not_big = b.ins().bnot(big);
+    let odd = b.ins().band(same, odd_bit);
+    let odd = b.ins().band(odd, not_big);
+    // sign bit of x
+    let xb = l.bits(b, x);
+    let z32 = l.i(b, 0);
+    let xneg = b.ins().icmp(IntCC::SignedLessThan, xb, z32);
+    let neg_odd = b.ins().band(xneg, odd);
+    let nr = b.ins().fneg(r);
+    let r = l.sel(b, neg_odd, nr, r);
+    // a negative finite x with a non-integer y: NaN
+    let zero = l.f(b, 0.0);
+    let lt0 = b.ins().fcmp(FloatCC::LessThan, x, zero);
+    let nint = b.ins().bnot(yint);
+    let bad = b.ins().band(lt0, nint);
+    let qnan = l.i(b, 0x7fc0_0000);
+    let qnan = l.float(b, qnan);
+    let r = l.sel(b, bad, qnan, r);
+    // x = ±0 or ±inf: 0 or inf by whether (x is 0) == (y < 0), signed by
+    // x's sign when y is an odd integer
+    let inf = l.f(b, f32::INFINITY);
+    let is0 = b.ins().fcmp(FloatCC::Equal, ax, zero);
+    let isinf = b.ins().fcmp(FloatCC::Equal, ax, inf);
+    let edge = b.ins().bor(is0, isinf);
+    let yneg = b.ins().fcmp(FloatCC::LessThan, y, zero);
+    let to_zero = b.ins().bxor(is0, yneg);
+    let mag = l.sel(b, to_zero, zero, inf);
+    let nmag = b.ins().fneg(mag);
+    let emag = l.sel(b, neg_odd, nmag, mag);
+    let r = l.sel(b, edge, emag, r);
+    // |x| = 1 and y = ±inf: 1
+    let one = l.f(b, 1.0);
+    let ax1 = b.ins().fcmp(FloatCC::Equal, ax, one);
+    let yinf = b.ins().fcmp(FloatCC::Equal, ay, inf);
+    let unit = b.ins().band(ax1, yinf);
+    let r = l.sel(b, unit, one, r);
+    // NaN operands: NaN
+    let xn = b.ins().fcmp(FloatCC::Unordered, x, y);
+    let nan = b.ins().fadd(x, y);
+    let r = l.sel(b, xn, nan, r);
+    // y = ±0 or x = 1: 1
+    let y0 = b.ins().fcmp(FloatCC::Equal, y, zero);
+    let x1 = b.ins().fcmp(FloatCC::Equal, x, one);
+    let ones = b.ins().bor(y0, x1);
+    l.sel(b, ones, one, r)
+}
+
 #[cfg(test)]
 mod tests {
-    use crate::{compile, EwArgs, Lane, Op, Operands, Region, Status, LOG_ULP};
+    use crate::{compile, EwArgs, Lane, Op, Operands, Region, Status, LOG_ULP, POW_ULP};
 
     fn ulps(a: f32, b: f32) -> u64 {
         let key = |x: f32| {
@@ -278,5 +488,195 @@ mod tests {
         );
         assert!(checked > 8_000_000);
         assert!(worst.0 <= u64::from(LOG_ULP), "{worst:?}");
+    }
+
+    /// Runs the compiled binary `Pow` over pairs (rows of 13: vector lanes
+    /// and the scalar tail); `scalar`: the tile-scalar form with ys[0].
+    fn run_pow(xs: &[u32], ys: &[u32], scalar: bool) -> Vec<u32> {
+        let k = compile(&Region {
+            op: Op::Pow,
+            lane: Lane::F32,
+            operands: if scalar {
+                Operands::ScalarRight
+            } else {
+                Operands::Binary
+            },
+        })
+        .expect("compiles");
+        let cols = 13usize;
+        let n = xs.len();
+        assert_eq!(n % cols, 0);
+        let mut mem: Vec<u8> = xs.iter().chain(ys).flat_map(|x| x.to_le_bytes()).collect();
+        mem.resize(3 * n * 4, 0);
+        let s = (cols * 4) as i64;
+        let args = EwArgs {
+            dst: (2 * n * 4) as i64,
+            dst_stride: s,
+            a: 0,
+            a_stride: s,
+            b: (n * 4) as i64,
+            b_stride: s,
+            rows: (n / cols) as i64,
+            cols: cols as i64,
+            scalar: i64::from(ys[0]),
+        };
+        assert_eq!(k.call(&mut mem, &args), Status::Ok);
+        mem[2 * n * 4..]
+            .chunks(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect()
+    }
+
+    fn pow_ref(x: u32, y: u32) -> u32 {
+        (f64::from(f32::from_bits(x)).powf(f64::from(f32::from_bits(y))) as f32).to_bits()
+    }
+
+    /// Checks the pairs; returns the worst ulp distance and its pair.
+    fn check_pow(xs: &[u32], ys: &[u32], worst: &mut (u64, u32, u32)) {
+        let got = run_pow(xs, ys, false);
+        for ((&x, &y), &g) in xs.iter().zip(ys).zip(&got) {
+            let want = pow_ref(x, y);
+            let (fw, fg) = (f32::from_bits(want), f32::from_bits(g));
+            let exact = fw.is_nan() || fw.is_infinite() || fw == 0.0;
+            if exact {
+                let same = (fw.is_nan() && fg.is_nan()) || want == g;
+                assert!(same, "pow({x:#x}, {y:#x}): {g:#x}, interpreter {want:#x}");
+            } else {
+                let d = ulps(fw, fg);
+                if d > worst.0 {
+                    *worst = (d, x, y);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn pow_is_within_its_ulp_bound_and_exact_on_special_values() {
+        let specials: Vec<u32> = [
+            0.0f32,
+            -0.0,
+            1.0,
+            -1.0,
+            0.5,
+            -0.5,
+            2.0,
+            -2.0,
+            3.0,
+            -3.0,
+            2.5,
+            -2.5,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::NAN,
+            -f32::NAN,
+            1e-45,
+            -1e-45,
+            1e-40,
+            f32::MAX,
+            -f32::MAX,
+            f32::MIN_POSITIVE,
+            16_777_216.0,
+            -16_777_216.0,
+            16_777_215.0,
+            -16_777_215.0,
+            8_388_609.0,
+            -8_388_609.0,
+            1e10,
+            -1e10,
+            0.999_999_94,
+            1.000_000_1,
+            127.0,
+            128.0,
+            -149.0,
+            -150.0,
+            0.3,
+            7.0,
+            -7.0,
+            1e-3,
+        ]
+        .iter()
+        .map(|v| v.to_bits())
+        .chain([0x7fa0_0001, 0xff80_0001])
+        .collect();
+        let mut worst = (0u64, 0u32, 0u32);
+        let mut xs = Vec::new();
+        let mut ys = Vec::new();
+        for &x in &specials {
+            for &y in &specials {
+                xs.push(x);
+                ys.push(y);
+            }
+        }
+        while xs.len() % 13 != 0 {
+            xs.push(0x3f80_0000);
+            ys.push(0x3f80_0000);
+        }
+        check_pow(&xs, &ys, &mut worst);
+        // random pairs: any bit patterns; bases near 1 with large exponents;
+        // positive and negative bases with exponents of moderate size
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut checked = xs.len();
+        for round in 0..32 {
+            let n = 13 * 10_000;
+            let mut xs = Vec::with_capacity(n);
+            let mut ys = Vec::with_capacity(n);
+            for _ in 0..n {
+                let r = next();
+                let (x, y) = match (round + (r as usize >> 60)) % 4 {
+                    0 => (r as u32, (r >> 32) as u32),
+                    1 => {
+                        let x = 1.0 + ((r as u32 >> 8) as f32 - 8_388_608.0) * 2e-8;
+                        let y = ((r >> 32) as u32 as f32 / 4.0e9 - 0.5) * 4e7;
+                        (x.to_bits(), y.to_bits())
+                    }
+                    2 => {
+                        let x = f32::from_bits(
+                            (r as u32 & 0x807f_ffff) | (((r >> 24) as u32 % 254 + 1) << 23),
+                        );
+                        let y = ((r >> 32) as u32 as f32 / 4.3e9 - 0.5) * 12.0;
+                        (x.to_bits(), y.to_bits())
+                    }
+                    _ => {
+                        // integer exponents on any sign of base
+                        let x = ((r as u32) as f32 / 4.3e9 - 0.5) * 40.0;
+                        let y = ((r >> 32) % 61) as f32 - 30.0;
+                        (x.to_bits(), y.to_bits())
+                    }
+                };
+                xs.push(x);
+                ys.push(y);
+            }
+            check_pow(&xs, &ys, &mut worst);
+            checked += n;
+        }
+        eprintln!(
+            "pow: {checked} pairs, worst {} ulp at pow({}, {})",
+            worst.0,
+            f32::from_bits(worst.1),
+            f32::from_bits(worst.2)
+        );
+        assert!(worst.0 <= u64::from(POW_ULP), "{worst:?}");
+        // the tile-scalar form
+        let xs: Vec<u32> = (0..13 * 4)
+            .map(|i| (i as f32 * 0.7 - 9.0).to_bits())
+            .collect();
+        for y in [2.0f32, -3.0, 0.5, 0.0, f32::NAN] {
+            let got = run_pow(&xs, &[y.to_bits()], true);
+            for (&x, &g) in xs.iter().zip(&got) {
+                let w = pow_ref(x, y.to_bits());
+                let (fw, fg) = (f32::from_bits(w), f32::from_bits(g));
+                assert!(
+                    (fw.is_nan() && fg.is_nan()) || ulps(fw, fg) <= u64::from(POW_ULP),
+                    "pows({}, {y}): {fg} want {fw}",
+                    f32::from_bits(x)
+                );
+            }
+        }
     }
 }

@@ -30,7 +30,7 @@ use pto_jit::{Lane, Status};
 use crate::exec::{fault, Accesses, Fault};
 use crate::jitcall::{EwCall, JitCache};
 use crate::mem::Local;
-use crate::num::{self, Num};
+use crate::num;
 use crate::program::{InstId, PipeOp, Program, K};
 use crate::value::{Space, Tile};
 use crate::JitMode;
@@ -260,6 +260,16 @@ pub(crate) fn run(
             why = Some("ops of different lane types".into());
             break;
         }
+        // a 16-bit float chain computes in f32 and rounds each op to the
+        // type: exact only for scalars of the tile's type (as `run_ew`)
+        if let (Some((v, _)), Lane::F16 | Lane::BF16) = (c.s, head_lane) {
+            let mut bytes = [0u8; 2];
+            num::write(&mut bytes, c.dst.elem, v);
+            if num::read(&bytes, c.dst.elem).f().to_bits() != v.f().to_bits() {
+                why = Some("a scalar that is not a value of the tile's type".into());
+                break;
+            }
+        }
         if domain(c) != Some((rows, cols)) {
             why = Some("ops over different valid regions".into());
             break;
@@ -337,13 +347,13 @@ pub(crate) fn run(
     } else {
         None
     };
-    let es = 4i64;
+    let es = head_lane.bytes();
     let args = ChainArgs {
         tiles: slots.list.iter().map(|(a, s, _)| (*a as i64, *s)).collect(),
         scalars: members
             .iter()
             .map(|m| match m.call.s {
-                Some((Num::F(f), _)) if head_lane == Lane::F32 => i64::from((f as f32).to_bits()),
+                Some((v, _)) if head_lane != Lane::I32 => i64::from((v.f() as f32).to_bits()),
                 Some((v, _)) => i64::from(num::wrap(v.i(), DType::I32) as u32),
                 None => 0,
             })
@@ -422,12 +432,17 @@ fn compare(
             want.slice(Space::Ub, d.addr, d.bytes())?,
             got.slice(Space::Ub, d.addr, d.bytes())?,
         );
+        let es = d.elem.bytes() as i64;
         for r in 0..rows {
             for c in 0..cols {
-                let o = ((r * d.cols + c) * 4) as usize;
-                let (x, y) = (&w[o..o + 4], &g[o..o + 4]);
-                let float = d.elem == DType::F32;
-                if x == y || (float && (both_nan(x, y) || (ulp > 0 && close(x, y, ulp)))) {
+                let o = ((r * d.cols + c) * es) as usize;
+                let (x, y) = (&w[o..o + es as usize], &g[o..o + es as usize]);
+                let ok = match d.elem {
+                    DType::F32 => both_nan(x, y) || (ulp > 0 && close(x, y, ulp)),
+                    DType::F16 | DType::BF16 => close_half(d.elem, x, y, ulp),
+                    _ => false,
+                };
+                if x == y || ok {
                     continue;
                 }
                 let info = prog.info(m.inst);
@@ -447,6 +462,30 @@ fn compare(
 fn both_nan(a: &[u8], b: &[u8]) -> bool {
     let f = |x: &[u8]| <[u8; 4]>::try_from(x).map(f32::from_le_bytes);
     matches!((f(a), f(b)), (Ok(x), Ok(y)) if x.is_nan() && y.is_nan())
+}
+
+/// The half-type form of [`close`]: both NaN, or (for a chain with
+/// approximated ops, `ulp > 0`) within `ulp` units in the last place of the
+/// type or 1e-2 * max(1, |x|) (a few 16-bit ulps, where later ops combined
+/// an approximated value with others).
+fn close_half(dt: DType, a: &[u8], b: &[u8], ulp: u32) -> bool {
+    let (x, y) = (num::read(a, dt).f(), num::read(b, dt).f());
+    if x.is_nan() && y.is_nan() {
+        return true;
+    }
+    if ulp == 0 || x.is_nan() || y.is_nan() {
+        return false;
+    }
+    let key = |v: &[u8]| {
+        let h = i64::from(u16::from_le_bytes([v[0], v[1]]));
+        if h & 0x8000 != 0 {
+            0x8000 - h
+        } else {
+            h
+        }
+    };
+    let scale = 1f64.max(x.abs()).max(y.abs());
+    key(a).abs_diff(key(b)) <= u64::from(ulp) || (x - y).abs() <= 1e-2 * scale
 }
 
 /// Within `ulp` f32 units in the last place, both NaN, or within

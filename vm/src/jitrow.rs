@@ -1,7 +1,8 @@
 //! Tier-up of `tcvt` between f32 and f16/bf16 (default rounding, see
-//! `pto_jit::cvt`) and of the row reductions `trowsum`, `trowmax`, `trowmin` on f32/i32
-//! tiles (`pto_jit::rowred`): a row-major UB source, results at a constant
-//! stride (column 0 of a row-major or column-major destination). The compiled
+//! `pto_jit::cvt`) and of the row reductions `trowsum`, `trowmax`, `trowmin`
+//! and column reductions `tcolsum`, `tcolmax`, `tcolmin` on f32/i32 tiles
+//! (`pto_jit::rowred`): a row-major UB source, results at a constant stride
+//! (column 0, or row 0, of a row-major or column-major destination). The compiled
 //! code gives the interpreter's bits (its accumulation order, see
 //! `exec::reduce`), reports the same accesses to the checker, and is compared
 //! with the interpreter under `--crosscheck`. Anything else (other layouts,
@@ -14,8 +15,8 @@ use std::sync::{Arc, Mutex};
 use pto_asm::ty::{BLayout, SLayout, TileLoc};
 use pto_isa_spec::{DType, Opcode};
 use pto_jit::{
-    compile_cvt, compile_row, Cvt, CvtCompiled, EwArgs, Lane, RedOp, RowArgs, RowCompiled, RowRed,
-    Status,
+    compile, compile_col, compile_cvt, compile_row, Compiled, Cvt, CvtCompiled, EwArgs, Lane, Op,
+    Operands, RedOp, Region, RowArgs, RowCompiled, RowRed, Status,
 };
 
 use crate::exec::tile_ops::{in_tiles, TileCall};
@@ -28,26 +29,36 @@ use crate::JitMode;
 /// Per-run counters of the row-reduction tier.
 #[derive(Default)]
 pub(crate) struct RowCache {
-    counts: Mutex<HashMap<RowRed, u32>>,
-    seen: Mutex<std::collections::HashSet<RowRed>>,
+    counts: Mutex<HashMap<(RowRed, bool), u32>>,
+    seen: Mutex<std::collections::HashSet<(RowRed, bool)>>,
     cvt_counts: Mutex<HashMap<Cvt, u32>>,
     cvt_seen: Mutex<std::collections::HashSet<Cvt>>,
+    pow_counts: Mutex<HashMap<Region, u32>>,
+    pow_seen: Mutex<std::collections::HashSet<Region>>,
 }
 
-type CodeMap = Mutex<HashMap<RowRed, Result<Arc<RowCompiled>, String>>>;
+/// Compiled reductions by region and direction (`true`: by column).
+type CodeMap = Mutex<HashMap<(RowRed, bool), Result<Arc<RowCompiled>, String>>>;
 
 fn code_cache() -> &'static CodeMap {
     static CODE: std::sync::OnceLock<CodeMap> = std::sync::OnceLock::new();
     CODE.get_or_init(Default::default)
 }
 
-fn get(cache: &JitCache, r: &RowRed) -> Result<Arc<RowCompiled>, String> {
+fn get(cache: &JitCache, r: &(RowRed, bool)) -> Result<Arc<RowCompiled>, String> {
     let res = {
         let mut code = code_cache()
             .lock()
             .map_err(|_| "JIT cache poisoned".to_string())?;
         code.entry(*r)
-            .or_insert_with(|| compile_row(r).map(Arc::new).map_err(|e| e.to_string()))
+            .or_insert_with(|| {
+                let c = if r.1 {
+                    compile_col(&r.0)
+                } else {
+                    compile_row(&r.0)
+                };
+                c.map(Arc::new).map_err(|e| e.to_string())
+            })
             .clone()
     };
     let rows = &cache.rows();
@@ -60,12 +71,16 @@ fn get(cache: &JitCache, r: &RowRed) -> Result<Arc<RowCompiled>, String> {
     res
 }
 
-/// The region and arguments of a row reduction the JIT can take, or `None`.
-fn plan(call: &TileCall) -> Option<(RowRed, RowArgs, &Tile, &Tile)> {
-    let op = match call.op {
-        Opcode::TRowSum => RedOp::Sum,
-        Opcode::TRowMax => RedOp::Max,
-        Opcode::TRowMin => RedOp::Min,
+/// The region (and whether it reduces columns) and arguments of a row or
+/// column reduction the JIT can take, or `None`.
+fn plan(call: &TileCall) -> Option<((RowRed, bool), RowArgs, &Tile, &Tile)> {
+    let (op, by_col) = match call.op {
+        Opcode::TRowSum => (RedOp::Sum, false),
+        Opcode::TRowMax => (RedOp::Max, false),
+        Opcode::TRowMin => (RedOp::Min, false),
+        Opcode::TColSum => (RedOp::Sum, true),
+        Opcode::TColMax => (RedOp::Max, true),
+        Opcode::TColMin => (RedOp::Min, true),
         _ => return None,
     };
     let s = *in_tiles(call).first()?;
@@ -89,23 +104,34 @@ fn plan(call: &TileCall) -> Option<(RowRed, RowArgs, &Tile, &Tile)> {
         || !valid(d)
         || d.v_row < 1
         || d.v_col < 1
-        || s.v_row < d.v_row
+        || s.v_row < 1
         || s.v_col < 1
+        || (!by_col && s.v_row < d.v_row)
+        || (by_col && s.v_col < d.v_col)
     {
         return None;
     }
-    // results at a constant stride
-    let first = d.elem_addr(0, 0).ok()?;
-    let stride = if d.v_row > 1 {
-        d.elem_addr(1, 0).ok()? as i64 - first as i64
+    // results at a constant stride: column 0 of the destination's valid rows
+    // (row form) or row 0 of its valid columns (column form)
+    let n = if by_col { d.v_col } else { d.v_row };
+    let at = |k: i64| {
+        if by_col {
+            d.elem_addr(0, k)
+        } else {
+            d.elem_addr(k, 0)
+        }
+    };
+    let first = at(0).ok()?;
+    let stride = if n > 1 {
+        at(1).ok()? as i64 - first as i64
     } else {
         4
     };
-    let last = d.elem_addr(d.v_row - 1, 0).ok()? as i64;
-    if stride <= 0 || last != first as i64 + (d.v_row - 1) * stride {
+    let last = at(n - 1).ok()? as i64;
+    if stride <= 0 || last != first as i64 + (n - 1) * stride {
         return None;
     }
-    // the interpreter writes each result after reducing its row: a
+    // the interpreter writes each result after reducing its line: a
     // destination overlapping the source would be read back; leave it to it
     let (slo, shi) = (s.addr, s.addr + s.bytes());
     if first < shi && slo < last as u64 + 4 {
@@ -116,14 +142,15 @@ fn plan(call: &TileCall) -> Option<(RowRed, RowArgs, &Tile, &Tile)> {
         dst_stride: stride,
         src: s.addr as i64,
         src_stride: s.cols * 4,
-        rows: d.v_row,
-        cols: s.v_col,
+        rows: if by_col { s.v_row } else { d.v_row },
+        cols: if by_col { d.v_col } else { s.v_col },
     };
-    Some((RowRed { op, lane }, args, s, d))
+    Some(((RowRed { op, lane }, by_col), args, s, d))
 }
 
-/// Runs a row reduction compiled when the mode and counters say so; `None`
-/// when the call is not one the JIT takes (the interpreter runs it).
+/// Runs a row or column reduction (or `tpow`/`tpows`, see [`run_pow`])
+/// compiled when the mode and counters say so; `None` when the call is not
+/// one the JIT takes (the interpreter runs it).
 pub fn run_row_reduce(
     cache: &JitCache,
     mode: JitMode,
@@ -135,6 +162,9 @@ pub fn run_row_reduce(
 ) -> Option<Result<(), Fault>> {
     if mode == JitMode::Off {
         return None;
+    }
+    if matches!(call.op, Opcode::TPow | Opcode::TPows) {
+        return run_pow(cache, mode, threshold, crosscheck, call, local, acc);
     }
     let (region, args, s, d) = plan(call)?;
     if mode == JitMode::Auto {
@@ -190,6 +220,9 @@ fn run(
         Status::Unknown => return fault("compiled code returned an unknown status"),
     }
     let at = |r: i64| (args.dst + r * args.dst_stride) as u64;
+    let by_col = matches!(call.op, Opcode::TColSum | Opcode::TColMax | Opcode::TColMin);
+    // results: one per row (row form) or per column (column form)
+    let results = if by_col { args.cols } else { args.rows };
     if acc.on {
         for r in 0..args.rows {
             acc.add(
@@ -198,11 +231,13 @@ fn run(
                 (args.cols * 4) as u64,
                 false,
             );
+        }
+        for r in 0..results {
             acc.add(Space::Ub, at(r), 4, true);
         }
     }
     if let Some(want) = reference {
-        for r in 0..args.rows {
+        for r in 0..results {
             let (x, y) = (
                 want.slice(Space::Ub, at(r), 4)?,
                 local.slice(Space::Ub, at(r), 4)?,
@@ -211,13 +246,224 @@ fn run(
             let (x, y) = (bits(x), bits(y));
             // which NaN operand a sum keeps is the host compiler's choice
             let nan = |v: u32| {
-                call.op == Opcode::TRowSum && d.elem == DType::F32 && f32::from_bits(v).is_nan()
+                matches!(call.op, Opcode::TRowSum | Opcode::TColSum)
+                    && d.elem == DType::F32
+                    && f32::from_bits(v).is_nan()
             };
             if x != y && !(nan(x) && nan(y)) {
                 return fault(format!(
-                    "crosscheck: JIT and interpreter differ at row {r} of {}: interpreter {x:#x}, JIT {y:#x}",
+                    "crosscheck: JIT and interpreter differ at {} {r} of {}: interpreter {x:#x}, JIT {y:#x}",
+                    if by_col { "column" } else { "row" },
                     call.op.name()
                 ));
+            }
+        }
+    }
+    Ok(())
+}
+
+type PowMap = Mutex<HashMap<Region, Result<Arc<Compiled>, String>>>;
+
+fn pow_cache() -> &'static PowMap {
+    static CODE: std::sync::OnceLock<PowMap> = std::sync::OnceLock::new();
+    CODE.get_or_init(Default::default)
+}
+
+/// `tpow` (tile ^ tile) and `tpows` (tile ^ scalar) on row-major f32 UB
+/// tiles through the compiled `Pow` region (`pto_jit::mathf`), within
+/// `pto_jit::POW_ULP` of the interpreter's f64 `powf` rounded to f32, special
+/// values exactly. A scalar exponent that is not an f32 value (the
+/// interpreter uses it unrounded), operands overlapping the destination
+/// other than in place, or valid regions the interpreter would report stay
+/// interpreted (`None`).
+pub fn run_pow(
+    cache: &JitCache,
+    mode: JitMode,
+    threshold: u32,
+    crosscheck: bool,
+    call: &TileCall,
+    local: &mut Local,
+    acc: &mut Accesses,
+) -> Option<Result<(), Fault>> {
+    let d = match call.outs.first() {
+        Some(Val::Tile(t)) => t.as_ref(),
+        _ => return None,
+    };
+    let a = match call.ins.first() {
+        Some(Val::Tile(t)) => t.as_ref(),
+        _ => return None,
+    };
+    let (b, scalar, operands) = match (call.op, call.ins.get(1)) {
+        (Opcode::TPow, Some(Val::Tile(t))) => (Some(t.as_ref()), 0, Operands::Binary),
+        (Opcode::TPows, Some(v @ (Val::Float(_) | Val::Int(_)))) => {
+            let f = match v {
+                Val::Float(f) => *f,
+                Val::Int(i) => *i as f64,
+                _ => return None,
+            };
+            if !f.is_nan() && f64::from(f as f32) != f {
+                return None;
+            }
+            (None, i64::from((f as f32).to_bits()), Operands::ScalarRight)
+        }
+        _ => return None,
+    };
+    let plain = |t: &Tile| {
+        t.loc == TileLoc::Vec
+            && t.slayout == SLayout::NoneBox
+            && t.blayout == BLayout::RowMajor
+            && t.elem == DType::F32
+    };
+    let srcs = [Some(a), b];
+    if !plain(d)
+        || d.v_row < 0
+        || d.v_col < 0
+        || d.v_row > d.rows
+        || d.v_col > d.cols
+        || srcs.iter().flatten().any(|t| {
+            !plain(t)
+                || t.v_row < d.v_row
+                || t.v_col < d.v_col
+                // overlapping the destination other than in place
+                || (t.addr < d.addr + d.bytes()
+                    && d.addr < t.addr + t.bytes()
+                    && (t.addr != d.addr || t.cols != d.cols))
+        })
+    {
+        return None;
+    }
+    let region = Region {
+        op: Op::Pow,
+        lane: Lane::F32,
+        operands,
+    };
+    if mode == JitMode::Auto {
+        let n = cache
+            .rows()
+            .pow_counts
+            .lock()
+            .map(|mut c| {
+                let e = c.entry(region).or_insert(0);
+                *e += 1;
+                *e
+            })
+            .unwrap_or(0);
+        if n <= threshold {
+            return None;
+        }
+    }
+    let code = {
+        let res = {
+            let mut m = pow_cache().lock().ok()?;
+            m.entry(region)
+                .or_insert_with(|| compile(&region).map(Arc::new).map_err(|e| e.to_string()))
+                .clone()
+        };
+        if cache
+            .rows()
+            .pow_seen
+            .lock()
+            .map(|mut x| x.insert(region))
+            .unwrap_or(false)
+        {
+            cache.note_scope(match &res {
+                Ok(c) => Ok((c.compile_time, c.code_bytes)),
+                Err(e) => Err(e.clone()),
+            });
+        }
+        res.ok()?
+    };
+    let bt = b.unwrap_or(a);
+    let args = EwArgs {
+        dst: d.addr as i64,
+        dst_stride: d.cols * 4,
+        a: a.addr as i64,
+        a_stride: a.cols * 4,
+        b: bt.addr as i64,
+        b_stride: bt.cols * 4,
+        rows: d.v_row,
+        cols: d.v_col,
+        scalar,
+    };
+    Some(
+        run_pow_code(&code, crosscheck, call, &args, &srcs, local, acc).map(|()| cache.note_exec()),
+    )
+}
+
+#[allow(clippy::too_many_arguments)]
+fn run_pow_code(
+    code: &Compiled,
+    crosscheck: bool,
+    call: &TileCall,
+    args: &EwArgs,
+    srcs: &[Option<&Tile>; 2],
+    local: &mut Local,
+    acc: &mut Accesses,
+) -> Result<(), Fault> {
+    let reference = if crosscheck {
+        let mut copy = local.clone();
+        crate::exec::irregular::run(call, &mut copy, &mut Accesses::default())?;
+        Some(copy)
+    } else {
+        None
+    };
+    let size = local.size(Space::Ub);
+    let ub = local.slice_mut(Space::Ub, 0, size)?;
+    if code.call(ub, args) != Status::Ok {
+        return fault(format!(
+            "{}: a {}x{} operand reaches outside the {size} bytes of UB",
+            call.op.name(),
+            args.rows,
+            args.cols
+        ));
+    }
+    if acc.on {
+        for r in 0..args.rows {
+            for t in srcs.iter().flatten() {
+                acc.add(
+                    Space::Ub,
+                    t.addr + (r * t.cols * 4) as u64,
+                    (args.cols * 4) as u64,
+                    false,
+                );
+            }
+            acc.add(
+                Space::Ub,
+                (args.dst + r * args.dst_stride) as u64,
+                (args.cols * 4) as u64,
+                true,
+            );
+        }
+    }
+    if let Some(want) = reference {
+        for r in 0..args.rows {
+            let at = (args.dst + r * args.dst_stride) as u64;
+            let n = (args.cols * 4) as u64;
+            let (x, y) = (
+                want.slice(Space::Ub, at, n)?,
+                local.slice(Space::Ub, at, n)?,
+            );
+            for (c, (p, q)) in x.chunks(4).zip(y.chunks(4)).enumerate() {
+                let f = |v: &[u8]| f32::from_le_bytes([v[0], v[1], v[2], v[3]]);
+                let (p, q) = (f(p), f(q));
+                let key = |v: f32| {
+                    let i = v.to_bits() as i32;
+                    if i < 0 {
+                        i64::from(i32::MIN) - i64::from(i)
+                    } else {
+                        i64::from(i)
+                    }
+                };
+                let close = (p.is_nan() && q.is_nan())
+                    || (!p.is_nan()
+                        && !q.is_nan()
+                        && key(p).abs_diff(key(q)) <= u64::from(pto_jit::POW_ULP));
+                if !close {
+                    return fault(format!(
+                        "crosscheck: JIT and interpreter differ at element ({r}, {c}) of {}: interpreter {p:e}, JIT {q:e}",
+                        call.op.name()
+                    ));
+                }
             }
         }
     }

@@ -30,6 +30,26 @@ const OPS_F32: &[(&str, char)] = &[
     ("tmaxs", 's'),
     ("tsubs", 's'),
 ];
+const OPS_HALF: &[(&str, char)] = &[
+    ("tadd", 'b'),
+    ("tsub", 'b'),
+    ("tmul", 'b'),
+    ("tdiv", 'b'),
+    ("tmax", 'b'),
+    ("tmin", 'b'),
+    ("tabs", 'u'),
+    ("tneg", 'u'),
+    ("tsqrt", 'u'),
+    ("trsqrt", 'u'),
+    ("trecip", 'u'),
+    ("trelu", 'u'),
+    ("texp", 'u'),
+    ("tlog", 'u'),
+    ("tadds", 's'),
+    ("tmuls", 's'),
+    ("tmaxs", 's'),
+    ("tsubs", 's'),
+];
 const OPS_I32: &[(&str, char)] = &[
     ("tadd", 'b'),
     ("tsub", 'b'),
@@ -77,10 +97,10 @@ fn kernel(dt: &str, ops: &[(&str, char)], steps: &[Step], s: &Shape, racy: bool)
     let view = format!("!pto.tensor_view<{rows}x{cols}x{dt}>");
     let part = format!("!pto.partition_tensor_view<{rows}x{cols}x{dt}>");
     let vpart = format!("!pto.partition_tensor_view<{vr}x{vc}x{dt}>");
-    let sval = if dt == "f32" {
-        "%s = arith.constant 1.5 : f32"
+    let sval = if dt == "i32" {
+        "%s = arith.constant -3 : i32".to_string()
     } else {
-        "%s = arith.constant -3 : i32"
+        format!("%s = arith.constant 1.5 : {dt}")
     };
     let mut args = Vec::new();
     let mut body = Vec::new();
@@ -304,6 +324,95 @@ proptest! {
                     let same = a == b || (f32_lane && (nan(a, b) || (exp_seen && f32_close(a, b))));
                     prop_assert!(same, "tile {} element {}: interpreter {:?}, fused {:?}\n{}", t, i, a, b, src);
                 }
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(64),
+        .. ProptestConfig::default()
+    })]
+    /// f16/bf16 chains: each op rounds to the type as when run alone, so
+    /// the fused chain equals the compiled ops one by one bit for bit (any
+    /// NaN for NaN) and the interpreter within the ops' bounds (exact
+    /// before the first approximated op, close after it).
+    #[test]
+    fn fused_half_chains_match_ops_one_by_one(
+        bf in any::<bool>(),
+        raw in proptest::collection::vec((0usize..64, 0usize..TILES, 0usize..TILES, 0usize..TILES), 2..6),
+        rows in 1usize..9,
+        col_blocks in 1usize..4,
+        vr_cut in 0usize..3,
+        vc_cut in 0usize..19,
+        seed in any::<u64>(),
+    ) {
+        let dt = if bf { "bf16" } else { "f16" };
+        let ops = OPS_HALF;
+        let mut approx = false;
+        let steps: Vec<Step> = raw
+            .iter()
+            .map(|&(o, a, b, d)| {
+                let mut op = o % ops.len();
+                let name = ops[op].0;
+                if approx && matches!(name, "tadd" | "tsub" | "texp" | "tadds" | "tsubs" | "tlog") {
+                    op = ops.iter().position(|x| x.0 == "tmul").unwrap_or(0);
+                }
+                approx |= matches!(ops[op].0, "texp" | "tlog" | "trsqrt");
+                Step { op, a, b, d }
+            })
+            .collect();
+        let cols = col_blocks * 16;
+        let shape = Shape {
+            rows,
+            cols,
+            vr: rows.saturating_sub(vr_cut).max(1),
+            vc: cols.saturating_sub(vc_cut).max(1),
+        };
+        let src = kernel(dt, ops, &steps, &shape, false);
+        let n = rows * cols;
+        let mut st = seed | 1;
+        let mut next = || { st ^= st << 13; st ^= st >> 7; st ^= st << 17; st };
+        let ins: Vec<Vec<u8>> = (0..TILES).map(|_| {
+            (0..n).flat_map(|_| {
+                let r = next();
+                let h = if r % 8 == 0 {
+                    r as u16 >> 3
+                } else if bf {
+                    ((((r >> 8) % 2000) as f32 / 100.0 - 10.0).to_bits() >> 16) as u16
+                } else {
+                    (r as u16 & 0x83ff) | (((r >> 16) as u16 % 8 + 11) << 10)
+                };
+                h.to_le_bytes()
+            }).collect()
+        }).collect();
+        let sched = Sched::InOrder;
+        let interp = run(&src, JitMode::Off, false, false, sched, &ins);
+        let single = run(&src, JitMode::Always, false, false, sched, &ins);
+        let fused = run(&src, JitMode::Always, true, true, sched, &ins);
+        prop_assert_eq!(fused.jit.chain_execs, 1, "one fused chain\n{}", src);
+        prop_assert_eq!(fused.jit.chain_ops, steps.len() as u64, "all ops fused\n{}", src);
+        prop_assert_eq!(&fused.diags, &interp.diags, "\n{}", src);
+        let val = |b: &[u8]| {
+            let h = u16::from_le_bytes([b[0], b[1]]);
+            if bf {
+                f64::from(f32::from_bits(u32::from(h) << 16))
+            } else {
+                f64::from(half::f16::from_bits(h).to_f32())
+            }
+        };
+        let nan = |a: &[u8], b: &[u8]| val(a).is_nan() && val(b).is_nan();
+        for (t, (w, g)) in single.outs.iter().zip(&fused.outs).enumerate() {
+            for (i, (a, b)) in w.chunks(2).zip(g.chunks(2)).enumerate() {
+                prop_assert!(a == b || nan(a, b), "tile {} element {}: ops one by one {:?}, fused {:?}\n{}", t, i, a, b, src);
+            }
+        }
+        for (t, (w, g)) in interp.outs.iter().zip(&fused.outs).enumerate() {
+            for (i, (a, b)) in w.chunks(2).zip(g.chunks(2)).enumerate() {
+                let (p, q) = (val(a), val(b));
+                let close = approx && (p - q).abs() <= 1e-2 * 1f64.max(p.abs()).max(q.abs());
+                prop_assert!(a == b || nan(a, b) || close, "tile {} element {}: interpreter {:?}, fused {:?}\n{}", t, i, a, b, src);
             }
         }
     }
