@@ -679,6 +679,24 @@ fn unsupported<T>(what: impl Into<String>) -> Result<T, Reject> {
     Err(Reject::Unsupported(what.into()))
 }
 
+/// Whether a scope compiles `op` on `lane` lanes: 16-bit float lanes take
+/// the correctly rounded or exact ops. Bitwise ops on float lanes stay
+/// interpreted: they make signaling NaNs, which the interpreter's float ops
+/// quiet and the compiled abs/neg keep.
+pub fn ew_supported(op: Op, lane: VLane) -> bool {
+    use Op::*;
+    match lane {
+        VLane::F32 => !matches!(op, And | Or | Xor),
+        VLane::U32 | VLane::U16 => matches!(op, Add | Sub | Mul | Max | Min | And | Or | Xor),
+        VLane::I32 | VLane::I16 => !matches!(op, Div | Sqrt | Rsqrt | Recip | Exp | Log),
+        // computing in f32 and rounding again gives the interpreter's bits
+        VLane::F16 | VLane::BF16 => matches!(
+            op,
+            Add | Sub | Mul | Div | Max | Min | Abs | Neg | Sqrt | Recip | Relu
+        ),
+    }
+}
+
 /// Checks that every index of the scope is in range and every op is one the
 /// code generator handles (so no malformed scope reaches Cranelift).
 fn validate(s: &Scope) -> Result<(), Reject> {
@@ -744,21 +762,7 @@ fn validate(s: &Scope) -> Result<(), Reject> {
                 mask,
             } => {
                 use Op::*;
-                let lane_ok = match lane {
-                    VLane::F32 => !matches!(op, And | Or | Xor),
-                    VLane::U32 | VLane::U16 => {
-                        matches!(op, Add | Sub | Mul | Max | Min | And | Or | Xor)
-                    }
-                    VLane::I32 | VLane::I16 => {
-                        !matches!(op, Div | Sqrt | Rsqrt | Recip | Exp | Log)
-                    }
-                    // the correctly rounded (or exact) ops: computing in f32
-                    // and rounding again gives the interpreter's bits
-                    VLane::F16 | VLane::BF16 => matches!(
-                        op,
-                        Add | Sub | Mul | Div | Max | Min | Abs | Neg | Sqrt | Recip | Relu
-                    ),
-                };
+                let lane_ok = ew_supported(*op, *lane);
                 let unary = matches!(op, Abs | Neg | Sqrt | Rsqrt | Recip | Relu | Exp | Log);
                 let form_ok = if unary {
                     b.is_none() && sv.is_none()
@@ -827,6 +831,22 @@ fn validate(s: &Scope) -> Result<(), Reject> {
         if !ok {
             return unsupported(format!("scope instruction {k} ({i:?}) is malformed"));
         }
+    }
+    // an approximated result (exp, ln) through a compare, a bitwise op or a
+    // narrowing can differ from the interpreter's by more than any tolerance
+    // (`--crosscheck` would report it)
+    let approx = s
+        .insts
+        .iter()
+        .any(|i| matches!(i, SInst::Ew { op, .. } if op.ulp_bound() > 0));
+    let exact_only = s.insts.iter().any(|i| match i {
+        SInst::Ew { op, lane, .. } => lane.is_float() && matches!(op, Op::And | Op::Or | Op::Xor),
+        SInst::VCmp { lane, .. } => lane.is_float(),
+        SInst::VCvt { .. } => true,
+        _ => false,
+    });
+    if approx && exact_only {
+        return unsupported("exp or ln in a scope with a float compare, bitwise op or conversion");
     }
     if s.scalars > 4096 || s.vregs > 1024 || s.masks > 1024 || s.insts.len() > 1 << 20 {
         return unsupported("scope too large");

@@ -735,6 +735,9 @@ impl Tr<'_> {
             } => {
                 let lane = Self::lane(*elem)?;
                 let jop = crate::jitcall::jit_op(*op).ok_or_else(|| format!("vector {op:?}"))?;
+                if !vscope::ew_supported(jop, lane) {
+                    return reject(format!("vector {op:?} on {elem} lanes"));
+                }
                 SInst::Ew {
                     op: jop,
                     lane,

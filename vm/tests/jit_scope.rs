@@ -319,12 +319,19 @@ proptest! {
         prop_assert!(interp.error.is_none(), "{:?}\n{}", interp.error, src);
         prop_assert!(jit.error.is_none(), "{:?}\n{}", jit.error, src);
         prop_assert!(cross.error.is_none(), "{:?}\n{}", cross.error, src);
-        prop_assert_eq!(jit.scope_execs, 1, "the scope was not compiled\n{}", src);
-        prop_assert_eq!(&interp.counts, &jit.counts);
-        prop_assert_eq!(interp.diags, jit.diags);
         let approx = steps
             .iter()
             .any(|s| matches!(s, Step::Un("vexp" | "vln")));
+        // an approximated op with a compare, a bitwise op or a conversion
+        // (which would turn an ulp into any difference) stays interpreted
+        let mixed = approx
+            && steps.iter().any(|s| {
+                matches!(s, Step::Bin("vand" | "vor" | "vxor") | Step::Cmp(..) | Step::Cvt(..))
+            });
+        let want = if mixed { 0 } else { 1 };
+        prop_assert_eq!(jit.scope_execs, want, "compiled runs\n{}", src);
+        prop_assert_eq!(&interp.counts, &jit.counts);
+        prop_assert_eq!(interp.diags, jit.diags);
         for (i, (a, b)) in interp.z.chunks(es).zip(jit.z.chunks(es)).enumerate() {
             if es == 2 {
                 let (a, b) = (u16::from_le_bytes([a[0], a[1]]), u16::from_le_bytes([b[0], b[1]]));
