@@ -773,9 +773,10 @@ fn kernels(c: &mut Criterion) {
 
 fn scopes(c: &mut Criterion) {
     // a pto.vecscope loop over 16 KiB of f32 (vlds, vadd or vexp, vsts under a
-    // plt tail mask), run `reps` times per kernel over the same UB data: the
-    // difference between 32 and 0 repetitions is 32 scope runs
-    for name in ["vadd", "vexp"] {
+    // plt tail mask; f16sel: f16 lanes, vadd, vcmps, vsel), run `reps` times
+    // per kernel over the same UB data: the difference between 32 and 0
+    // repetitions is 32 scope runs
+    for name in ["vadd", "vexp", "f16sel"] {
         let file = format!("vscope_{name}.pto");
         let path = format!("{}/kernels/{file}", env!("CARGO_MANIFEST_DIR"));
         let src = std::fs::read_to_string(path).expect("bench kernel");

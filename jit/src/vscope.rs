@@ -26,8 +26,10 @@ use cranelift_codegen::ir::{
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use cranelift_module::{Linkage, Module};
 
-use crate::codegen::{self, heap_flags, Code, Ctx};
-use crate::{Lane, Op, Operands, Reject};
+use crate::codegen::{self, heap_flags, Code};
+use crate::{Lane, Op, Reject};
+
+mod lanes;
 
 /// Integer ops of the scalar unit (results wrap to the type's width).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -214,14 +216,12 @@ pub enum SInst {
         /// Element size (lane width of the mask).
         es: u8,
     },
-    /// Lane-wise op on 32-bit lanes; masked-off lanes are zero.
+    /// Lane-wise op; masked-off lanes are zero.
     Ew {
         /// Operation.
         op: Op,
         /// Lane type.
-        lane: Lane,
-        /// Unsigned integer lanes (max/min compare unsigned).
-        unsigned: bool,
+        lane: VLane,
         /// Result.
         dst: u32,
         /// First source.
@@ -244,7 +244,60 @@ pub enum SInst {
         /// Mask (inactive lanes zero).
         mask: Option<u32>,
         /// Lane type.
-        lane: Lane,
+        lane: VLane,
+    },
+    /// `vcmp`/`vcmps`: a mask with bit `i * es` set for each lane `i` that
+    /// the input mask enables and where the comparison holds (other bits
+    /// zero). Float comparisons are ordered except `Ne`.
+    VCmp {
+        /// Predicate (signedness from the lane type).
+        pred: CmpPred,
+        /// Lane type.
+        lane: VLane,
+        /// Mask result.
+        dst: u32,
+        /// Left vector.
+        a: u32,
+        /// Right vector.
+        b: Option<u32>,
+        /// Right scalar (f64 bits for float lanes).
+        s: Option<u32>,
+        /// Input mask (none: every lane).
+        mask: Option<u32>,
+    },
+    /// `vsel`: lane `i` of `a` where the mask enables it, else of `b`.
+    VSel {
+        /// Lane width in bytes (1, 2 or 4).
+        es: u8,
+        /// Result.
+        dst: u32,
+        /// Where the mask is set.
+        a: u32,
+        /// Elsewhere.
+        b: u32,
+        /// Mask.
+        mask: u32,
+    },
+    /// `vcvt` between f32 and a 16-bit float (round to nearest even). f32 to
+    /// half writes lane `i`'s result to half lane `2i + part` (the other half
+    /// lanes zero); half to f32 reads half lane `2i + part`, under the mask
+    /// bit of that half lane. Saturation turns NaN into 0 and infinities into
+    /// the largest finite value.
+    VCvt {
+        /// Source lane type.
+        from: VLane,
+        /// Result lane type.
+        to: VLane,
+        /// Result.
+        dst: u32,
+        /// Source.
+        a: u32,
+        /// Mask (inactive lanes zero).
+        mask: Option<u32>,
+        /// Which half of each 32-bit lane (0 even, 1 odd).
+        part: u8,
+        /// Saturate.
+        sat: bool,
     },
     /// A constant mask.
     MaskConst {
@@ -270,6 +323,48 @@ pub enum SInst {
     Nop,
     /// End of the scope.
     Exit,
+}
+
+/// Element type of a vector op's lanes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum VLane {
+    F32,
+    I32,
+    U32,
+    F16,
+    BF16,
+    I16,
+    U16,
+}
+
+impl VLane {
+    /// Bytes per lane.
+    pub fn bytes(self) -> u8 {
+        match self {
+            VLane::F32 | VLane::I32 | VLane::U32 => 4,
+            _ => 2,
+        }
+    }
+
+    /// Float lanes.
+    pub fn is_float(self) -> bool {
+        matches!(self, VLane::F32 | VLane::F16 | VLane::BF16)
+    }
+
+    /// Unsigned integer lanes.
+    pub fn unsigned(self) -> bool {
+        matches!(self, VLane::U32 | VLane::U16)
+    }
+
+    /// The 16-bit float type, if it is one.
+    fn half(self) -> Option<Lane> {
+        match self {
+            VLane::F16 => Some(Lane::F16),
+            VLane::BF16 => Some(Lane::BF16),
+            _ => None,
+        }
+    }
 }
 
 /// A vector scope to compile.
@@ -584,6 +679,24 @@ fn unsupported<T>(what: impl Into<String>) -> Result<T, Reject> {
     Err(Reject::Unsupported(what.into()))
 }
 
+/// Whether a scope compiles `op` on `lane` lanes: 16-bit float lanes take
+/// the correctly rounded or exact ops. Bitwise ops on float lanes stay
+/// interpreted: they make signaling NaNs, which the interpreter's float ops
+/// quiet and the compiled abs/neg keep.
+pub fn ew_supported(op: Op, lane: VLane) -> bool {
+    use Op::*;
+    match lane {
+        VLane::F32 => !matches!(op, And | Or | Xor),
+        VLane::U32 | VLane::U16 => matches!(op, Add | Sub | Mul | Max | Min | And | Or | Xor),
+        VLane::I32 | VLane::I16 => !matches!(op, Div | Sqrt | Rsqrt | Recip | Exp | Log),
+        // computing in f32 and rounding again gives the interpreter's bits
+        VLane::F16 | VLane::BF16 => matches!(
+            op,
+            Add | Sub | Mul | Div | Max | Min | Abs | Neg | Sqrt | Recip | Relu
+        ),
+    }
+}
+
 /// Checks that every index of the scope is in range and every op is one the
 /// code generator handles (so no malformed scope reaches Cranelift).
 fn validate(s: &Scope) -> Result<(), Reject> {
@@ -642,7 +755,6 @@ fn validate(s: &Scope) -> Result<(), Reject> {
             SInst::Ew {
                 op,
                 lane,
-                unsigned,
                 dst,
                 a,
                 b,
@@ -650,16 +762,8 @@ fn validate(s: &Scope) -> Result<(), Reject> {
                 mask,
             } => {
                 use Op::*;
-                let lane_ok = match lane {
-                    Lane::F32 => !matches!(op, And | Or | Xor) && !unsigned,
-                    Lane::I32 if *unsigned => {
-                        matches!(op, Add | Sub | Mul | Max | Min | And | Or | Xor)
-                    }
-                    Lane::I32 => !matches!(op, Div | Sqrt | Rsqrt | Recip | Exp),
-                    // 16-bit lanes exist only in tile regions
-                    Lane::F16 | Lane::BF16 => false,
-                };
-                let unary = matches!(op, Abs | Neg | Sqrt | Rsqrt | Recip | Relu | Exp);
+                let lane_ok = ew_supported(*op, *lane);
+                let unary = matches!(op, Abs | Neg | Sqrt | Rsqrt | Recip | Relu | Exp | Log);
                 let form_ok = if unary {
                     b.is_none() && sv.is_none()
                 } else {
@@ -674,8 +778,50 @@ fn validate(s: &Scope) -> Result<(), Reject> {
                     && opt(*mask, &mk)
             }
             SInst::Bcast {
-                dst, s: sv, mask, ..
-            } => vr(*dst) && sc(*sv) && opt(*mask, &mk),
+                dst,
+                s: sv,
+                mask,
+                int_scalar,
+                lane,
+            } => {
+                // an integer through f64 to a 16-bit float would round twice
+                !(*int_scalar && lane.half().is_some()) && vr(*dst) && sc(*sv) && opt(*mask, &mk)
+            }
+            SInst::VCmp {
+                dst,
+                a,
+                b,
+                s: sv,
+                mask,
+                ..
+            } => {
+                mk(*dst)
+                    && vr(*a)
+                    && opt(*b, &vr)
+                    && opt(*sv, &sc)
+                    && b.is_some() != sv.is_some()
+                    && opt(*mask, &mk)
+            }
+            SInst::VSel {
+                es,
+                dst,
+                a,
+                b,
+                mask,
+            } => matches!(es, 1 | 2 | 4) && vr(*dst) && vr(*a) && vr(*b) && mk(*mask),
+            SInst::VCvt {
+                from,
+                to,
+                dst,
+                a,
+                mask,
+                part,
+                ..
+            } => {
+                let pair = (from.half().is_some() && *to == VLane::F32)
+                    || (*from == VLane::F32 && to.half().is_some());
+                pair && *part <= 1 && vr(*dst) && vr(*a) && opt(*mask, &mk)
+            }
             SInst::MaskConst { dst, .. } => mk(*dst),
             SInst::PLt { dst, rest, n, gran } => {
                 mk(*dst) && opt(*rest, &sc) && sc(*n) && matches!(gran, 1 | 2 | 4)
@@ -685,6 +831,22 @@ fn validate(s: &Scope) -> Result<(), Reject> {
         if !ok {
             return unsupported(format!("scope instruction {k} ({i:?}) is malformed"));
         }
+    }
+    // an approximated result (exp, ln) through a compare, a bitwise op or a
+    // narrowing can differ from the interpreter's by more than any tolerance
+    // (`--crosscheck` would report it)
+    let approx = s
+        .insts
+        .iter()
+        .any(|i| matches!(i, SInst::Ew { op, .. } if op.ulp_bound() > 0));
+    let exact_only = s.insts.iter().any(|i| match i {
+        SInst::Ew { op, lane, .. } => lane.is_float() && matches!(op, Op::And | Op::Or | Op::Xor),
+        SInst::VCmp { lane, .. } => lane.is_float(),
+        SInst::VCvt { .. } => true,
+        _ => false,
+    });
+    if approx && exact_only {
+        return unsupported("exp or ln in a scope with a float compare, bitwise op or conversion");
     }
     if s.scalars > 4096 || s.vregs > 1024 || s.masks > 1024 || s.insts.len() > 1 << 20 {
         return unsupported("scope too large");
@@ -1373,106 +1535,44 @@ impl Gen {
             SInst::Ew {
                 op,
                 lane,
-                unsigned,
                 dst,
                 a,
                 b: rb,
                 s,
                 mask,
-            } => {
-                let cx = Ctx {
-                    lane: *lane,
-                    op: *op,
-                    operands: Operands::Binary,
-                };
-                let vt = match lane {
-                    Lane::F32 | Lane::F16 | Lane::BF16 => types::F32X4,
-                    Lane::I32 => types::I32X4,
-                };
-                let sv = s.map(|s| {
-                    let x = self.var(b, s);
-                    let x = match lane {
-                        Lane::F32 | Lane::F16 | Lane::BF16 => {
-                            let f = b.ins().bitcast(types::F64, MemFlagsData::new(), x);
-                            b.ins().fdemote(types::F32, f)
-                        }
-                        Lane::I32 => b.ins().ireduce(types::I32, x),
-                    };
-                    b.ins().splat(vt, x)
-                });
-                // the op once, into the destination; then, unless every lane
-                // is active, zero the inactive lanes there (the op's code is
-                // not duplicated for the two cases)
-                for j in 0..16 {
-                    let x = b.ins().load(vt, sf, self.state, self.vslot(*a) + 16 * j);
-                    let y = match (rb, sv) {
-                        (Some(r), _) => b.ins().load(vt, sf, self.state, self.vslot(*r) + 16 * j),
-                        (None, Some(v)) => v,
-                        (None, None) => x,
-                    };
-                    let r = if *unsigned && matches!(op, Op::Max | Op::Min) {
-                        if *op == Op::Max {
-                            b.ins().umax(x, y)
-                        } else {
-                            b.ins().umin(x, y)
-                        }
-                    } else {
-                        cx.apply(b, vt, x, y)
-                    };
-                    b.ins().store(sf, r, self.state, self.vslot(*dst) + 16 * j);
-                }
-                if let Some(m) = *mask {
-                    let full = self.mask_full(b, m);
-                    let zero = b.create_block();
-                    let join = b.create_block();
-                    b.ins().brif(full, join, &[], zero, &[]);
-                    b.switch_to_block(zero);
-                    for j in 0..16 {
-                        let at = self.vslot(*dst) + 16 * j;
-                        let r = b.ins().load(types::I32X4, sf, self.state, at);
-                        let lm = self.lane_mask(b, m, j, 4);
-                        let r = b.ins().band(r, lm);
-                        b.ins().store(sf, r, self.state, at);
-                    }
-                    b.ins().jump(join, &[]);
-                    b.switch_to_block(join);
-                }
-            }
+            } => self.ew(b, *op, *lane, *dst, *a, *rb, *s, *mask),
             SInst::Bcast {
                 dst,
                 s,
                 int_scalar,
                 mask,
                 lane,
-            } => {
-                let x = self.var(b, *s);
-                let v = match lane {
-                    Lane::F32 | Lane::F16 | Lane::BF16 => {
-                        let f = if *int_scalar {
-                            b.ins().fcvt_from_sint(types::F64, x)
-                        } else {
-                            b.ins().bitcast(types::F64, MemFlagsData::new(), x)
-                        };
-                        let f = b.ins().fdemote(types::F32, f);
-                        let f = b.ins().bitcast(types::I32, MemFlagsData::new(), f);
-                        b.ins().splat(types::I32X4, f)
-                    }
-                    Lane::I32 => {
-                        let i = b.ins().ireduce(types::I32, x);
-                        b.ins().splat(types::I32X4, i)
-                    }
-                };
-                for j in 0..16 {
-                    let r = match mask {
-                        Some(m) => {
-                            let lm = self.lane_mask(b, *m, j, 4);
-                            b.ins().band(v, lm)
-                        }
-                        None => v,
-                    };
-                    b.ins().store(sf, r, self.state, self.vslot(*dst) + 16 * j);
-                }
-            }
+            } => self.bcast(b, *dst, *s, *int_scalar, *mask, *lane),
+            SInst::VCmp {
+                pred,
+                lane,
+                dst,
+                a,
+                b: rb,
+                s,
+                mask,
+            } => self.vcmp(b, *pred, *lane, *dst, *a, *rb, *s, *mask),
+            SInst::VSel {
+                es,
+                dst,
+                a,
+                b: rb,
+                mask,
+            } => self.vsel(b, *es, *dst, *a, *rb, *mask),
+            SInst::VCvt {
+                from,
+                to,
+                dst,
+                a,
+                mask,
+                part,
+                sat,
+            } => self.vcvt(b, *from, *to, *dst, *a, *mask, *part, *sat),
             SInst::MaskConst { dst, bits } => {
                 for (j, ch) in bits.chunks_exact(8).enumerate() {
                     let w = i64::from_le_bytes(ch.try_into().unwrap_or([0; 8]));
@@ -1660,8 +1760,7 @@ mod tests {
             },
             Ew {
                 op: Op::Add,
-                lane: Lane::F32,
-                unsigned: false,
+                lane: VLane::F32,
                 dst: 2,
                 a: 0,
                 b: Some(1),
@@ -1855,8 +1954,7 @@ mod tests {
         let s = Scope {
             insts: vec![SInst::Ew {
                 op: Op::Exp,
-                lane: Lane::I32,
-                unsigned: false,
+                lane: VLane::I32,
                 dst: 0,
                 a: 0,
                 b: None,

@@ -18,9 +18,11 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
 use pto_isa_spec::DType;
-use pto_jit::vscope::{self, AccessSink, CmpPred, IntOp, RegRef, SInst, Scope, ScopeStatus};
-use pto_jit::Lane;
+use pto_isa_spec::Opcode;
+use pto_jit::vscope::{self, AccessSink, CmpPred, IntOp, RegRef, SInst, Scope, ScopeStatus, VLane};
 
+use crate::exec::vec_convert::Rnd;
+use crate::exec::vec_ops::Cx;
 use crate::exec::{self, fault, Fault};
 use crate::mem::Local;
 use crate::program::{BinOp, Conv, Dist, Inst, InstId, Pred, Reg, VecOp, K};
@@ -62,6 +64,9 @@ pub struct Plan {
     scope: Scope,
     /// Registers read before any definition: (reg, kind, slot).
     inputs: Vec<(Reg, Kind, RegRef)>,
+    /// Float inputs that must be exact in these types (the compiled ops
+    /// take them as f32), else the interpreter runs the scope.
+    exact: Vec<(Reg, Vec<DType>)>,
     /// The instruction id of each scope instruction.
     ids: Vec<InstId>,
 }
@@ -182,10 +187,32 @@ fn regs_of(k: &K) -> Result<(Vec<Reg>, Vec<Reg>), String> {
                 (vec![*n], std::iter::once(*dst).chain(*rest).collect())
             }
             VecOp::MemBar { .. } => (vec![], vec![]),
-            VecOp::Generic { op, .. } => return reject(format!("'{}'", op.name())),
+            VecOp::Generic { op, dsts, srcs, .. } => {
+                if !compiled_generic(*op) {
+                    return reject(format!("'{}'", op.name()));
+                }
+                if dsts.len() != 1 {
+                    return reject(format!("'{}' with {} results", op.name(), dsts.len()));
+                }
+                (srcs.clone(), dsts.clone())
+            }
         },
         other => return reject(short_name(other)),
     })
+}
+
+/// The generic vector ops the scope compiler handles.
+fn compiled_generic(op: Opcode) -> bool {
+    matches!(
+        op,
+        Opcode::VCmp | Opcode::VCmps | Opcode::VSel | Opcode::VCvt
+    )
+}
+
+/// Whether a float scalar is exactly a value of `dt` (NaN never is: the
+/// compiled ops would not keep its payload as the interpreter does).
+fn exact_in(v: f64, dt: DType) -> bool {
+    !v.is_nan() && crate::num::round_float(v, dt) == v
 }
 
 fn short_name(k: &K) -> String {
@@ -257,6 +284,14 @@ fn def_kinds(
             VecOp::PLt { dst, rest, .. } => std::iter::once((*dst, Some(Kind::M)))
                 .chain(rest.map(|r| (r, Some(Kind::Int))))
                 .collect(),
+            VecOp::Generic { op, dsts, .. } => {
+                let k = if matches!(op, Opcode::VCmp | Opcode::VCmps) {
+                    Kind::M
+                } else {
+                    Kind::V
+                };
+                dsts.iter().map(|d| (*d, Some(k))).collect()
+            }
             _ => vec![],
         },
         _ => vec![],
@@ -335,6 +370,7 @@ pub fn translate(body: &[Inst], regs: &[Val]) -> Result<Plan, String> {
         };
         slot.insert(r, s);
     }
+    let exact = exact_inputs(body, &kinds, &inputs_r)?;
     let t = Tr {
         kinds: &kinds,
         slot: &slot,
@@ -355,8 +391,95 @@ pub fn translate(body: &[Inst], regs: &[Val]) -> Result<Plan, String> {
             masks: nm,
         },
         inputs,
+        exact,
         ids: body.iter().map(|i| i.id).collect(),
     })
+}
+
+/// The float type a vector op needs its scalar operand exact in (the
+/// compiled op rounds it to f32; f16/bf16 lanes need a half value so that
+/// computing in f32 and rounding again is exact).
+fn scalar_need(v: &VecOp, kinds: &HashMap<Reg, Kind>) -> Option<(Reg, DType)> {
+    let float = |r: &Reg| kinds.get(r) == Some(&Kind::Float);
+    match v {
+        VecOp::Ew {
+            s: Some(s), elem, ..
+        }
+        | VecOp::Broadcast { s, elem, .. }
+            if elem.is_float() && float(s) =>
+        {
+            Some((*s, *elem))
+        }
+        VecOp::Generic {
+            op: Opcode::VCmps,
+            srcs,
+            ..
+        } => srcs.iter().find(|r| float(r)).map(|r| (*r, DType::F32)),
+        _ => None,
+    }
+}
+
+/// Checks that the float scalars of the scope's lane-wise ops are exact in
+/// their lane type: constants now, inputs (returned) at each execution.
+fn exact_inputs(
+    body: &[Inst],
+    kinds: &HashMap<Reg, Kind>,
+    inputs: &[Reg],
+) -> Result<Vec<(Reg, Vec<DType>)>, String> {
+    let mut need: HashMap<Reg, Vec<DType>> = HashMap::new();
+    for i in body {
+        if let K::Vec(v) = &i.k {
+            if let Some((r, dt)) = scalar_need(v, kinds) {
+                let e = need.entry(r).or_default();
+                if !e.contains(&dt) {
+                    e.push(dt);
+                }
+            }
+        }
+    }
+    // back through moves and selects to the definitions
+    loop {
+        let mut changed = false;
+        for i in body {
+            let pairs: Vec<(Reg, Reg)> = match &i.k {
+                K::Moves { dsts, srcs } => dsts.iter().copied().zip(srcs.iter().copied()).collect(),
+                K::Select { dst, a, b, .. } => vec![(*dst, *a), (*dst, *b)],
+                _ => continue,
+            };
+            for (d, s) in pairs {
+                let Some(want) = need.get(&d).cloned() else {
+                    continue;
+                };
+                let e = need.entry(s).or_default();
+                for dt in want {
+                    if !e.contains(&dt) {
+                        e.push(dt);
+                        changed = true;
+                    }
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    for i in body {
+        if let K::Const {
+            dst,
+            val: Val::Float(f),
+        } = &i.k
+        {
+            for dt in need.get(dst).into_iter().flatten() {
+                if !exact_in(*f, *dt) {
+                    return reject(format!("float scalar {f} is not exact in {dt}"));
+                }
+            }
+        }
+    }
+    Ok(inputs
+        .iter()
+        .filter_map(|r| need.get(r).map(|d| (*r, d.clone())))
+        .collect())
 }
 
 struct Tr<'a> {
@@ -407,13 +530,31 @@ impl Tr<'_> {
         }
     }
 
-    fn lane(elem: DType) -> Result<(Lane, bool), String> {
+    fn lane(elem: DType) -> Result<VLane, String> {
         Ok(match elem {
-            DType::F32 => (Lane::F32, false),
-            DType::I32 => (Lane::I32, false),
-            DType::U32 => (Lane::I32, true),
+            DType::F32 => VLane::F32,
+            DType::I32 => VLane::I32,
+            DType::U32 => VLane::U32,
+            DType::F16 => VLane::F16,
+            DType::BF16 => VLane::BF16,
+            DType::I16 => VLane::I16,
+            DType::U16 => VLane::U16,
             other => return reject(format!("{other} lanes")),
         })
+    }
+
+    /// A scalar operand of a lane-wise op: a float for float lanes, an
+    /// integer for integer lanes.
+    fn lane_scalar(&self, lane: VLane, s: Reg) -> Result<u32, String> {
+        let want = if lane.is_float() {
+            Kind::Float
+        } else {
+            Kind::Int
+        };
+        if self.kind(s)? != want {
+            return reject("vector-scalar op with a scalar of another kind");
+        }
+        self.s(s)
     }
 
     fn inst(&self, k: &K) -> Result<SInst, String> {
@@ -592,38 +733,29 @@ impl Tr<'_> {
                 mask,
                 elem,
             } => {
-                let (lane, unsigned) = Self::lane(*elem)?;
+                let lane = Self::lane(*elem)?;
                 let jop = crate::jitcall::jit_op(*op).ok_or_else(|| format!("vector {op:?}"))?;
-                let s = match s {
-                    Some(s) => {
-                        let want = if lane == Lane::F32 {
-                            Kind::Float
-                        } else {
-                            Kind::Int
-                        };
-                        if self.kind(*s)? != want {
-                            return reject("vector-scalar op with a scalar of another kind");
-                        }
-                        Some(self.s(*s)?)
-                    }
-                    None => None,
-                };
+                if !vscope::ew_supported(jop, lane) {
+                    return reject(format!("vector {op:?} on {elem} lanes"));
+                }
                 SInst::Ew {
                     op: jop,
                     lane,
-                    unsigned,
                     dst: self.v(*dst)?,
                     a: self.v(*a)?,
                     b: b.map(|r| self.v(r)).transpose()?,
-                    s,
+                    s: s.map(|s| self.lane_scalar(lane, s)).transpose()?,
                     mask: mask.map(|m| self.m(m)).transpose()?,
                 }
             }
             VecOp::Broadcast { dst, s, mask, elem } => {
-                let (lane, _) = Self::lane(*elem)?;
-                // integers broadcast to float lanes go through f64 as `num::write` does
+                let lane = Self::lane(*elem)?;
+                // integers broadcast to f32 lanes go through f64 as `num::write` does
                 let int_scalar = match (lane, self.kind(*s)?) {
-                    (Lane::F32, Kind::Float) => false,
+                    (VLane::F32 | VLane::F16 | VLane::BF16, Kind::Float) => false,
+                    (VLane::F16 | VLane::BF16, Kind::Int) => {
+                        return reject("broadcast of an integer to 16-bit float lanes")
+                    }
                     (_, Kind::Int) => true,
                     _ => return reject("broadcast of a float scalar to integer lanes"),
                 };
@@ -655,7 +787,123 @@ impl Tr<'_> {
                     SInst::Nop
                 }
             }
-            VecOp::Generic { op, .. } => return reject(format!("'{}'", op.name())),
+            VecOp::Generic {
+                op,
+                dsts,
+                srcs,
+                attrs,
+            } => self.generic(*op, dsts, srcs, attrs)?,
+        })
+    }
+
+    /// `vcmp`/`vcmps`, `vsel`, `vcvt`: operands by kind in textual order,
+    /// as the interpreter's dispatch splits them.
+    fn generic(
+        &self,
+        op: Opcode,
+        dsts: &[Reg],
+        srcs: &[Reg],
+        attrs: &crate::program::Attrs,
+    ) -> Result<SInst, String> {
+        let name = op.name();
+        let (mut v, mut m, mut s) = (Vec::new(), Vec::new(), Vec::new());
+        for r in srcs {
+            match self.kind(*r)? {
+                Kind::V => v.push(*r),
+                Kind::M => m.push(*r),
+                Kind::Int | Kind::Float => s.push(*r),
+                Kind::Ptr { .. } => return reject(format!("'{name}' with a pointer operand")),
+            }
+        }
+        let cx = Cx { op, attrs };
+        let dst = *dsts.first().ok_or("no result")?;
+        let mask = m.first().map(|r| self.m(*r)).transpose()?;
+        let vec = |i: usize| -> Result<u32, String> {
+            match v.get(i) {
+                Some(r) => self.v(*r),
+                None => reject(format!("'{name}' needs {} vector operand(s)", i + 1)),
+            }
+        };
+        Ok(match op {
+            Opcode::VCmp | Opcode::VCmps => {
+                let dt = cx.src().map_err(|e| format!("'{name}': {e:?}"))?;
+                let lane = Self::lane(dt)?;
+                let mode = cx
+                    .sym_or_pos(&["cmp_mode", "mode", "cmpMode"])
+                    .unwrap_or("eq")
+                    .to_ascii_lowercase();
+                let pred = match mode.strip_prefix("cmp_").unwrap_or(&mode) {
+                    "eq" => CmpPred::Eq,
+                    "ne" => CmpPred::Ne,
+                    "lt" => CmpPred::Lt,
+                    "le" => CmpPred::Le,
+                    "gt" => CmpPred::Gt,
+                    "ge" => CmpPred::Ge,
+                    other => return reject(format!("'{name}' mode '{other}'")),
+                };
+                let (b, sc) = if op == Opcode::VCmps {
+                    let r = *s.first().ok_or("vcmps needs a scalar")?;
+                    (None, Some(self.lane_scalar(lane, r)?))
+                } else {
+                    (Some(vec(1)?), None)
+                };
+                SInst::VCmp {
+                    pred,
+                    lane,
+                    dst: self.m(dst)?,
+                    a: vec(0)?,
+                    b,
+                    s: sc,
+                    mask,
+                }
+            }
+            Opcode::VSel => {
+                let es = cx.dst().map_err(|e| format!("'{name}': {e:?}"))?.bytes();
+                if !matches!(es, 1 | 2 | 4) {
+                    return reject(format!("vsel of {es}-byte lanes"));
+                }
+                SInst::VSel {
+                    es: es as u8,
+                    dst: self.v(dst)?,
+                    a: vec(0)?,
+                    b: vec(1)?,
+                    mask: mask.ok_or("vsel without a mask")?,
+                }
+            }
+            _ => {
+                let st = cx.src().map_err(|e| format!("'{name}': {e:?}"))?;
+                let dt = cx.dst().map_err(|e| format!("'{name}': {e:?}"))?;
+                let pair = matches!(
+                    (st, dt),
+                    (DType::F32, DType::F16 | DType::BF16) | (DType::F16 | DType::BF16, DType::F32)
+                );
+                if !pair {
+                    return reject(format!("vcvt from {st} to {dt}"));
+                }
+                let rnd = cx.sym("rnd").or_else(|| cx.sym("round_mode"));
+                match rnd.map(Rnd::parse) {
+                    None | Some(Some(Rnd::R)) => {}
+                    // widening is exact in every mode
+                    Some(Some(_)) if dt == DType::F32 => {}
+                    _ => return reject(format!("vcvt to {dt} rounding {}", rnd.unwrap_or("?"))),
+                }
+                let sat = cx
+                    .sym("sat")
+                    .is_some_and(|s| matches!(s, "SAT" | "RS_ENABLE" | "SATURATE"));
+                let part = match cx.sym("part").map(|s| s.trim_start_matches("PART_")) {
+                    Some("ODD" | "P1" | "HIGHER" | "HIGH" | "P2" | "P3") => 1,
+                    _ => 0,
+                };
+                SInst::VCvt {
+                    from: Self::lane(st)?,
+                    to: Self::lane(dt)?,
+                    dst: self.v(dst)?,
+                    a: vec(0)?,
+                    mask,
+                    part,
+                    sat,
+                }
+            }
         })
     }
 }
@@ -780,6 +1028,13 @@ pub fn run(
     let Ok((plan, code)) = plan else {
         return Ok(Ran::Interpret);
     };
+    for (r, dts) in &plan.exact {
+        if let Some(Val::Float(f)) = regs.get(*r as usize) {
+            if !dts.iter().all(|dt| exact_in(*f, *dt)) {
+                return Ok(Ran::Interpret);
+            }
+        }
+    }
     let mut st = code.new_state();
     for (r, k, slot) in &plan.inputs {
         let v = regs.get(*r as usize);

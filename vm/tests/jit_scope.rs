@@ -1,11 +1,55 @@
 //! Compiled vector scopes == the interpreter: random `pto.vecscope` loops
-//! (chains of lane-wise ops on f32 or i32 with plt tail masks, scalar
-//! operands, broadcasts) run interpreted, compiled, and with `--crosscheck`;
+//! (chains of lane-wise ops on f32, i32, f16, bf16, i16 or ui16 lanes with
+//! plt tail masks, scalar operands, broadcasts, compares feeding selects
+//! and masks, f32 <-> f16/bf16 conversions) run interpreted, compiled, and
+//! with `--crosscheck`;
 //! outputs, instruction counts and diagnostics must agree. Plus faults and
 //! the checker's view of a compiled scope.
 
 use proptest::prelude::*;
 use pto_vm::{load_text, run_kernel, Arg, CheckMode, Config, JitMode};
+
+/// Lane type of a generated scope.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Ty {
+    F32,
+    I32,
+    F16,
+    BF16,
+    I16,
+    U16,
+}
+
+impl Ty {
+    fn name(self) -> &'static str {
+        match self {
+            Ty::F32 => "f32",
+            Ty::I32 => "i32",
+            Ty::F16 => "f16",
+            Ty::BF16 => "bf16",
+            Ty::I16 => "i16",
+            Ty::U16 => "ui16",
+        }
+    }
+    /// The type of its scalar operands.
+    fn scalar(self) -> &'static str {
+        match self {
+            Ty::U16 => "i16",
+            t => t.name(),
+        }
+    }
+    fn bytes(self) -> usize {
+        match self {
+            Ty::F32 | Ty::I32 => 4,
+            _ => 2,
+        }
+    }
+    fn float(self) -> bool {
+        matches!(self, Ty::F32 | Ty::F16 | Ty::BF16)
+    }
+}
+
+const ALL_TY: &[Ty] = &[Ty::F32, Ty::I32, Ty::F16, Ty::BF16, Ty::I16, Ty::U16];
 
 #[derive(Clone, Debug)]
 enum Step {
@@ -17,20 +61,34 @@ enum Step {
     Scalar(&'static str),
     /// r = r + vdup(s, m) / vbr(s)
     Dup(bool),
+    /// c = vcmp(r, b, m, mode) or vcmps(r, s, m, mode); then
+    /// r = vsel(r, b, c) or r = vmax(r, b, c) (the compare as a mask)
+    Cmp(&'static str, bool, bool),
+    /// float lanes: r = vcvt(vcvt(r) to the other width and back), with
+    /// part odd, saturation, and bf16 (rather than f16) for f32 lanes
+    Cvt(bool, bool, bool),
 }
 
 const F32_BIN: &[&str] = &["vadd", "vsub", "vmul", "vdiv", "vmax", "vmin"];
-const F32_UN: &[&str] = &["vabs", "vneg", "vrelu", "vsqrt", "vrsqrt", "vrec", "vexp"];
+const F32_UN: &[&str] = &[
+    "vabs", "vneg", "vrelu", "vsqrt", "vrsqrt", "vrec", "vexp", "vln",
+];
+const F16_UN: &[&str] = &["vabs", "vneg", "vsqrt", "vrec", "vrelu"];
 const F32_SC: &[&str] = &["vadds", "vmuls", "vmaxs", "vmins"];
 const I32_BIN: &[&str] = &[
     "vadd", "vsub", "vmul", "vmax", "vmin", "vand", "vor", "vxor",
 ];
 const I32_UN: &[&str] = &["vabs", "vneg", "vrelu"];
 const I32_SC: &[&str] = &["vadds", "vmuls", "vmaxs", "vmins"];
+const MODES: &[&str] = &["eq", "ne", "lt", "le", "gt", "ge"];
 
-fn kernel(dt: &str, n: usize, steps: &[Step], sval: &str) -> String {
-    let v = format!("!pto.vreg<64x{dt}>");
-    let m = "!pto.mask<b32>";
+fn kernel(ty: Ty, n: usize, steps: &[Step], sval: &str) -> String {
+    let dt = ty.name();
+    let es = ty.bytes();
+    let lanes = 256 / es;
+    let v = format!("!pto.vreg<{lanes}x{dt}>");
+    let m = format!("!pto.mask<b{}>", 8 * es);
+    let st = ty.scalar();
     let mut body = String::new();
     let mut cur = "%a".to_string();
     for (i, s) in steps.iter().enumerate() {
@@ -38,21 +96,48 @@ fn kernel(dt: &str, n: usize, steps: &[Step], sval: &str) -> String {
         let line = match s {
             Step::Bin(op) => format!("{r} = pto.{op} {cur}, %b, %m : {v}, {v}, {m} -> {v}"),
             Step::Un(op) => format!("{r} = pto.{op} {cur}, %m : {v}, {m} -> {v}"),
-            Step::Scalar(op) => format!("{r} = pto.{op} {cur}, %s, %m : {v}, {dt}, {m} -> {v}"),
+            Step::Scalar(op) => format!("{r} = pto.{op} {cur}, %s, %m : {v}, {st}, {m} -> {v}"),
             Step::Dup(masked) => {
                 let d = if *masked {
-                    format!("%d{i} = pto.vdup %s, %m : {dt}, {m} -> {v}")
+                    format!("%d{i} = pto.vdup %s, %m : {st}, {m} -> {v}")
                 } else {
-                    format!("%d{i} = pto.vbr %s : {dt} -> {v}")
+                    format!("%d{i} = pto.vbr %s : {st} -> {v}")
                 };
                 format!("{d}\n          {r} = pto.vadd {cur}, %d{i}, %all : {v}, {v}, {m} -> {v}")
+            }
+            Step::Cmp(mode, scalar, sel) => {
+                let c = if *scalar {
+                    format!("%c{i} = pto.vcmps {cur}, %s, %m, \"{mode}\" : {v}, {st}, {m} -> {m}")
+                } else {
+                    format!("%c{i} = pto.vcmp {cur}, %b, %m, \"{mode}\" : {v}, {v}, {m} -> {m}")
+                };
+                let u = if *sel {
+                    format!("{r} = pto.vsel {cur}, %b, %c{i} : {v}, {v}, {m} -> {v}")
+                } else {
+                    format!("{r} = pto.vmax {cur}, %b, %c{i} : {v}, {v}, {m} -> {v}")
+                };
+                format!("{c}\n          {u}")
+            }
+            Step::Cvt(odd, sat, bf) => {
+                let part = if *odd { "ODD" } else { "EVEN" };
+                let sat = if *sat { ", sat = \"SAT\"" } else { "" };
+                let (other, om, oall) = match ty {
+                    Ty::F32 if *bf => ("!pto.vreg<128xbf16>", "!pto.mask<b16>", "%all16"),
+                    Ty::F32 => ("!pto.vreg<128xf16>", "!pto.mask<b16>", "%all16"),
+                    _ => ("!pto.vreg<64xf32>", "!pto.mask<b32>", "%all32"),
+                };
+                format!(
+                    "%h{i} = pto.vcvt {cur}, %m {{rnd = \"R\"{sat}, part = \"{part}\"}} : {v}, {m} -> {other}\n          \
+                     {r} = pto.vcvt %h{i}, {oall} {{rnd = \"R\"{sat}, part = \"{part}\"}} : {other}, {om} -> {v}"
+                )
             }
         };
         body += &format!("          {line}\n");
         cur = r;
     }
-    let bytes = 640 * 4;
-    let end = n.div_ceil(64) * 64;
+    let bytes = 640 * es;
+    let end = n.div_ceil(lanes) * lanes;
+    let b = 8 * es;
     format!(
         r#"module attributes {{pto.target_arch = "a5"}} {{
   func.func @k(%x: !pto.ptr<{dt}, gm>, %y: !pto.ptr<{dt}, gm>, %z: !pto.ptr<{dt}, gm>) attributes {{pto.entry}} {{
@@ -71,13 +156,15 @@ fn kernel(dt: &str, n: usize, steps: &[Step], sval: &str) -> String {
     pto.wait_flag["PIPE_MTE2", "PIPE_V", "EVENT_ID0"]
     pto.vecscope {{
       %c0 = arith.constant 0 : index
-      %c64 = arith.constant 64 : index
+      %cl = arith.constant {lanes} : index
       %cend = arith.constant {end} : index
       %n = arith.constant {n} : i32
-      %s = arith.constant {sval} : {dt}
-      %all = pto.pset_b32 "PAT_ALL" : {m}
-      %res:1 = scf.for %off = %c0 to %cend step %c64 iter_args(%rem = %n) -> (i32) {{
-          %m, %next = pto.plt_b32 %rem : i32 -> {m}, i32
+      %s = arith.constant {sval} : {st}
+      %all = pto.pset_b{b} "PAT_ALL" : {m}
+      %all16 = pto.pset_b16 "PAT_ALL" : !pto.mask<b16>
+      %all32 = pto.pset_b32 "PAT_ALL" : !pto.mask<b32>
+      %res:1 = scf.for %off = %c0 to %cend step %cl iter_args(%rem = %n) -> (i32) {{
+          %m, %next = pto.plt_b{b} %rem : i32 -> {m}, i32
           %a = pto.vlds %ux[%off] : !pto.ptr<{dt}, ub> -> {v}
           %b = pto.vlds %uy[%off] : !pto.ptr<{dt}, ub> -> {v}
 {body}          pto.vsts {cur}, %uz[%off], %m : {v}, !pto.ptr<{dt}, ub>, {m}
@@ -114,7 +201,7 @@ fn run(src: &str, x: &[u8], y: &[u8], jit: JitMode, crosscheck: bool) -> Ran {
     let args = [
         Arg::Buffer(x.to_vec()),
         Arg::Buffer(y.to_vec()),
-        Arg::Buffer(vec![0xa5; 640 * 4]),
+        Arg::Buffer(vec![0xa5; x.len()]),
     ];
     let f = run_kernel(&k, &cfg, None, &args).expect("runs");
     Ran {
@@ -134,6 +221,9 @@ fn special(i: usize, v: f32) -> f32 {
         3 => -0.0,
         4 => 1e-40,
         5 => -3.0e38,
+        6 => 6.0e-8,
+        7 => 65519.0,
+        8 => -1.0e5,
         _ => v,
     }
 }
@@ -150,39 +240,65 @@ fn ulps(a: u32, b: u32) -> u64 {
     key(a).abs_diff(key(b))
 }
 
-fn step(float: bool) -> impl Strategy<Value = Step> {
-    let (bin, un, sc) = if float {
-        (F32_BIN, F32_UN, F32_SC)
-    } else {
-        (I32_BIN, I32_UN, I32_SC)
+fn step(ty: Ty) -> impl Strategy<Value = Step> {
+    // the verifier takes vrelu on i32, f16 and f32 only
+    let (bin, un, sc): (&[&str], &[&str], &[&str]) = match ty {
+        Ty::F32 => (F32_BIN, F32_UN, F32_SC),
+        Ty::F16 => (F32_BIN, F16_UN, F32_SC),
+        Ty::BF16 => (F32_BIN, &F16_UN[..4], F32_SC),
+        // unsigned lanes: no abs/neg/relu
+        Ty::U16 => (I32_BIN, &["vmax"], I32_SC),
+        Ty::I16 => (I32_BIN, &I32_UN[..2], I32_SC),
+        Ty::I32 => (I32_BIN, I32_UN, I32_SC),
     };
+    let cvt = if ty.float() { 1 } else { 0 };
     prop_oneof![
-        proptest::sample::select(bin).prop_map(Step::Bin),
-        proptest::sample::select(un).prop_map(Step::Un),
-        proptest::sample::select(sc).prop_map(Step::Scalar),
-        any::<bool>().prop_map(Step::Dup),
+        2 => proptest::sample::select(bin).prop_map(Step::Bin),
+        2 => proptest::sample::select(un).prop_map(|op| if op == "vmax" { Step::Bin(op) } else { Step::Un(op) }),
+        2 => proptest::sample::select(sc).prop_map(Step::Scalar),
+        1 => any::<bool>().prop_map(Step::Dup),
+        2 => (proptest::sample::select(MODES), any::<bool>(), any::<bool>())
+            .prop_map(|(m, s, sel)| Step::Cmp(m, s, sel)),
+        cvt => (any::<bool>(), any::<bool>(), any::<bool>()).prop_map(|(o, s, b)| Step::Cvt(o, s, b)),
     ]
 }
 
-fn case() -> impl Strategy<Value = (bool, usize, Vec<Step>, u64)> {
-    any::<bool>().prop_flat_map(|float| {
+fn case() -> impl Strategy<Value = (Ty, usize, Vec<Step>, u64)> {
+    proptest::sample::select(ALL_TY).prop_flat_map(|ty| {
         (
-            Just(float),
+            Just(ty),
             1usize..=640,
-            proptest::collection::vec(step(float), 1..5),
+            proptest::collection::vec(step(ty), 1..5),
             any::<u64>(),
         )
     })
+}
+
+/// 640 elements of `ty` (bytes), from a xorshift stream; floats with
+/// NaNs, infinities, zeros, subnormals and values near the f16 range's end.
+fn data(ty: Ty, rnd: &mut dyn FnMut() -> u64, shift: usize) -> Vec<u8> {
+    (0..640)
+        .flat_map(|i| {
+            let f = special(i + shift, (rnd() % 2000) as f32 / 100.0 - 10.0);
+            let r = rnd();
+            match ty {
+                Ty::F32 => f.to_le_bytes().to_vec(),
+                Ty::F16 => half::f16::from_f32(f).to_le_bytes().to_vec(),
+                Ty::BF16 => half::bf16::from_f32(f).to_le_bytes().to_vec(),
+                Ty::I32 => ((r as i32) >> ((r >> 40) % 31)).to_le_bytes().to_vec(),
+                Ty::I16 | Ty::U16 => ((r as i16) >> ((r >> 40) % 15)).to_le_bytes().to_vec(),
+            }
+        })
+        .collect()
 }
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
 
     #[test]
-    fn compiled_scopes_match_the_interpreter((float, n, steps, seed) in case()) {
-        let dt = if float { "f32" } else { "i32" };
-        let sval = if float { "-1.25" } else { "-7" };
-        let src = kernel(dt, n, &steps, sval);
+    fn compiled_scopes_match_the_interpreter((ty, n, steps, seed) in case()) {
+        let sval = if ty.float() { "-1.25" } else { "-7" };
+        let src = kernel(ty, n, &steps, sval);
         let mut s = seed | 1;
         let mut rnd = || {
             s ^= s << 13;
@@ -190,28 +306,45 @@ proptest! {
             s ^= s << 17;
             s
         };
-        let (x, y): (Vec<u8>, Vec<u8>) = if float {
-            let x = (0..640).flat_map(|i| special(i, (rnd() % 2000) as f32 / 100.0 - 10.0).to_le_bytes()).collect();
-            let y = (0..640).flat_map(|i| special(i + 5, (rnd() % 2000) as f32 / 100.0 - 10.0).to_le_bytes()).collect();
-            (x, y)
-        } else {
-            let x = (0..640).flat_map(|_| (rnd() as i32).to_le_bytes()).collect();
-            let y = (0..640).flat_map(|_| (rnd() as i32 >> (rnd() % 31)).to_le_bytes()).collect();
-            (x, y)
-        };
+        let x = data(ty, &mut rnd, 0);
+        let mut y = data(ty, &mut rnd, 5);
+        // some equal lanes for the compares
+        let es = ty.bytes();
+        for i in (0..640).step_by(7) {
+            y[i * es..(i + 1) * es].copy_from_slice(&x[i * es..(i + 1) * es]);
+        }
         let interp = run(&src, &x, &y, JitMode::Off, false);
         let jit = run(&src, &x, &y, JitMode::Always, false);
         let cross = run(&src, &x, &y, JitMode::Always, true);
         prop_assert!(interp.error.is_none(), "{:?}\n{}", interp.error, src);
         prop_assert!(jit.error.is_none(), "{:?}\n{}", jit.error, src);
         prop_assert!(cross.error.is_none(), "{:?}\n{}", cross.error, src);
-        prop_assert_eq!(jit.scope_execs, 1, "the scope was not compiled\n{}", src);
+        let approx = steps
+            .iter()
+            .any(|s| matches!(s, Step::Un("vexp" | "vln")));
+        // an approximated op with a compare, a bitwise op or a conversion
+        // (which would turn an ulp into any difference) stays interpreted
+        let mixed = approx
+            && steps.iter().any(|s| {
+                matches!(s, Step::Bin("vand" | "vor" | "vxor") | Step::Cmp(..) | Step::Cvt(..))
+            });
+        let want = if mixed { 0 } else { 1 };
+        prop_assert_eq!(jit.scope_execs, want, "compiled runs\n{}", src);
         prop_assert_eq!(&interp.counts, &jit.counts);
         prop_assert_eq!(interp.diags, jit.diags);
-        let approx = steps.iter().any(|s| matches!(s, Step::Un("vexp")));
-        for (i, (a, b)) in interp.z.chunks(4).zip(jit.z.chunks(4)).enumerate() {
+        for (i, (a, b)) in interp.z.chunks(es).zip(jit.z.chunks(es)).enumerate() {
+            if es == 2 {
+                let (a, b) = (u16::from_le_bytes([a[0], a[1]]), u16::from_le_bytes([b[0], b[1]]));
+                let nan = |h: u16| match ty {
+                    Ty::F16 => h & 0x7fff > 0x7c00,
+                    Ty::BF16 => h & 0x7fff > 0x7f80,
+                    _ => false,
+                };
+                prop_assert!(a == b || (nan(a) && nan(b)), "element {}: interpreter {:#x}, JIT {:#x}\n{}", i, a, b, src);
+                continue;
+            }
             let (a, b) = (u32::from_le_bytes(a.try_into().unwrap()), u32::from_le_bytes(b.try_into().unwrap()));
-            let nan = float && f32::from_bits(a).is_nan() && f32::from_bits(b).is_nan();
+            let nan = ty.float() && f32::from_bits(a).is_nan() && f32::from_bits(b).is_nan();
             // exp within its bound, or (after later ops) within the crosscheck's
             // relative tolerance
             let (fa, fb) = (f32::from_bits(a), f32::from_bits(b));
@@ -251,7 +384,7 @@ fn the_alias_diagnosis_survives_compilation() {
 /// reports its UB accesses to the checker.
 #[test]
 fn the_checker_sees_compiled_scope_accesses() {
-    let src = kernel("f32", 200, &[Step::Bin("vadd")], "1.0").replace(
+    let src = kernel(Ty::F32, 200, &[Step::Bin("vadd")], "1.0").replace(
         "    pto.wait_flag[\"PIPE_MTE2\", \"PIPE_V\", \"EVENT_ID0\"]\n",
         "",
     );
@@ -266,7 +399,7 @@ fn the_checker_sees_compiled_scope_accesses() {
 /// An address outside UB stops a compiled scope with the interpreter's fault.
 #[test]
 fn out_of_bounds_faults_match() {
-    let src = kernel("f32", 640, &[Step::Bin("vadd")], "1.0").replace(
+    let src = kernel(Ty::F32, 640, &[Step::Bin("vadd")], "1.0").replace(
         "%c8192_i64 = arith.constant 8192",
         "%c8192_i64 = arith.constant 261000",
     );
