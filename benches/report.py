@@ -117,6 +117,25 @@ for n in (64, 128):
         thr = f'{n*n/j:.2f} Gelem/s' if j else 'n/a'
         vs = f'{npt/j:.1f}x' if npt and j else 'n/a'
         out.append(f'| {op.upper()} {n}x{n} {dt} | {fmt_t(i)} | {fmt_t(j)} | {fmt_t(npt)} | {ratio} | {thr} | {vs} |')
+out += ['', '## Column reductions, pow, f16 log and a fused f16 chain (64x64)', '',
+        'TCOLSUM sums each column of an f32 tile in f64, top to bottom (numpy: float32 pairwise); TPOW is tile ^ tile '
+        'on f32 (bases in (0, 8], exponents in [-4, 4]; computed in f64, rounded once); TLOG on f16 lanes; the f16 chain '
+        'is t = a - b; t = exp(t); d = t * c on f16 tiles, each op rounded to f16, interpreted op by op vs one fused region.', '',
+        '| op | interpreter | JIT | numpy | JIT speed-up | JIT vs numpy |', '|---|---|---|---|---|---|']
+setup64 = ('a = np.random.default_rng(1).uniform(0.01, 8, (64, 64)).astype(np.float32)\n'
+           'b = np.random.default_rng(2).uniform(-4, 4, (64, 64)).astype(np.float32)\n'
+           'd = np.empty_like(a)\nr = np.empty(64, np.float32)\nh = a.astype(np.float16)\nh2 = np.empty_like(h)\n'
+           'hb = b.astype(np.float16)\nhc = h.copy()\nht = np.empty_like(h)')
+for g, fn, name, stmt in (
+        ('breadth_tcolsum_64x64_f32', 'jit', 'TCOLSUM 64x64 f32', 'np.sum(a, axis=0, out=r)'),
+        ('breadth_tpow_64x64_f32', 'jit', 'TPOW 64x64 f32', 'np.power(a, b, out=d)'),
+        ('breadth_tlog_64x64_f16', 'jit', 'TLOG 64x64 f16', 'np.log(h, out=h2)'),
+        ('breadth_chain_sub_exp_mul_64x64_f16', 'fused', 'sub-exp-mul chain 64x64 f16 (fused)',
+         'np.subtract(h, hb, out=ht); np.exp(ht, out=ht); np.multiply(ht, hc, out=h2)')):
+    i, j = median(g, 'interp'), median(g, fn)
+    npt = numpy_ns(stmt, setup64)
+    out.append(f'| {name} | {fmt_t(i)} | {fmt_t(j)} | {fmt_t(npt)} | ' + (f'{i/j:.0f}x' if i and j else 'n/a')
+               + ' | ' + (f'{npt/j:.1f}x' if npt and j else 'n/a') + ' |')
 c = median('compile', 'region_tadd_f32')
 out += ['', f'JIT compile time per region (TADD f32): {fmt_t(c)}.', '']
 out += ['## TMATMUL 64^3 and 128^3: interpreter vs native matrix region', '',
@@ -149,19 +168,20 @@ out += ['', '## Scheduler and checker (vector micro-op kernel, 256 double-buffer
         '| ' + ' | '.join(fmt_t(v) for v in vals) + ' | ' +
         (f'{vals[1]/vals[0]:.2f}x / {vals[3]/vals[2]:.2f}x' if all(vals) else 'n/a') + ' |']
 out += ['', '## Vector scopes (`pto.vecscope` loops)', '',
-        'benches/kernels/vscope_{vadd,vexp}.pto: a loop of vlds, vadd (or vexp), vsts under a plt_b32 tail mask '
+        'benches/kernels/vscope_{vadd,vexp,f16sel}.pto: a loop of vlds, vadd (or vexp), vsts under a plt_b32 tail mask '
         'over 4096 f32 (16 KiB per operand) in UB, run 32 times per kernel. Per scope run = (kernel with 32 runs '
         '- kernel with 0 runs) / 32, so the DMA and setup around the scope cancel out.', '',
         '| scope | interpreter | JIT | JIT speed-up | JIT Gelem/s | interpreter, check=warn | JIT, check=warn | speed-up (warn) |',
         '|---|---|---|---|---|---|---|---|']
-for name in ('vadd', 'vexp'):
+for name in ('vadd', 'vexp', 'f16sel'):
     g = f'kernel_vscope_{name}16k'
+    elems, label = (8192, 'f16sel 8192 x f16 (vadd, vcmps, vsel)') if name == 'f16sel' else (4096, f'{name} 4096 x f32')
     i0, i32_, iw = median(g, 'interp_check=off_x0'), median(g, 'interp_check=off_x32'), median(g, 'interp_check=warn_x32')
     j0, j32, jw = median(g, 'jit_check=off_x0'), median(g, 'jit_check=off_x32'), median(g, 'jit_check=warn_x32')
     if all(v is not None for v in (i0, i32_, iw, j0, j32, jw)):
         i, j = (i32_ - i0) / 32, (j32 - j0) / 32
         iwp, jwp = (iw - i0) / 32, (jw - j0) / 32
-        out.append(f'| {name} 4096 x f32 | {fmt_t(i)} | {fmt_t(j)} | {i/j:.0f}x | {4096/j:.2f} | '
+        out.append(f'| {label} | {fmt_t(i)} | {fmt_t(j)} | {i/j:.0f}x | {elems/j:.2f} | '
                    f'{fmt_t(iwp)} | {fmt_t(jwp)} | {iwp/jwp:.0f}x |')
     else:
         out.append(f'| {name} | n/a | n/a | n/a | n/a | n/a | n/a | n/a |')
@@ -180,7 +200,7 @@ def scope_compile(name):
         pass
     return 'n/a (build target/release/pto-run first)'
 out += ['', 'Compile time of the vector scope (one region, `pto-run --jit always --stats`, release build): '
-        + '; '.join(f'{n}: {scope_compile(n)}' for n in ('vadd', 'vexp')) + '.']
+        + '; '.join(f'{n}: {scope_compile(n)}' for n in ('vadd', 'vexp', 'f16sel')) + '.']
 out += ['', '## End-to-end kernels', '',
         'Whole runs (fresh GM, every instruction, checker, read-back). softmax and rmsnorm: 1024x64 f32 in 16-row '
         'tiles (benches/kernels/{softmax,rmsnorm}_rows.pto); pingpong: the double-buffered seed '
