@@ -98,14 +98,25 @@ impl RowCompiled {
 pub fn compile_row(r: &RowRed) -> Result<RowCompiled, Reject> {
     let start = std::time::Instant::now();
     let r = *r;
+    finish(r, start, "row", |b| emit(b, r))
+}
+
+/// Builds a reduction's function (`what`: row or column), refusing hosts
+/// whose pointers are not 64-bit (the entry reads 64-bit arguments).
+fn finish(
+    r: RowRed,
+    start: std::time::Instant,
+    what: &str,
+    body: impl FnOnce(&mut FunctionBuilder),
+) -> Result<RowCompiled, Reject> {
     let mut bad = None;
-    let (inner, code_bytes) = build_with(&format!("{r:?}"), |b, ptr| {
+    let (inner, code_bytes) = build_with(&format!("{what} {r:?}"), |b, ptr| {
         if ptr != types::I64 {
-            bad = Some(Reject::Unsupported(
-                "row reductions need 64-bit pointers".into(),
-            ));
+            bad = Some(Reject::Unsupported(format!(
+                "{what} reductions need 64-bit pointers"
+            )));
         }
-        emit(b, r)
+        body(b)
     })?;
     if let Some(e) = bad {
         return Err(e);
@@ -538,24 +549,7 @@ pub fn compile_col(r: &RowRed) -> Result<RowCompiled, Reject> {
             r.lane
         )));
     }
-    let mut bad = None;
-    let (inner, code_bytes) = build_with(&format!("col {r:?}"), |b, ptr| {
-        if ptr != types::I64 {
-            bad = Some(Reject::Unsupported(
-                "column reductions need 64-bit pointers".into(),
-            ));
-        }
-        emit_col(b, r)
-    })?;
-    if let Some(e) = bad {
-        return Err(e);
-    }
-    Ok(RowCompiled {
-        inner,
-        region: r,
-        code_bytes,
-        compile_time: start.elapsed(),
-    })
+    finish(r, start, "column", |b| emit_col(b, r))
 }
 
 fn emit_col(b: &mut FunctionBuilder, r: RowRed) {
