@@ -45,6 +45,28 @@ fn code_cache() -> &'static CodeMap {
     CODE.get_or_init(Default::default)
 }
 
+/// Counts one more execution of `key` and says whether it may run compiled:
+/// always outside `--jit auto`, else once it ran more than `threshold` times.
+fn ripe<K: std::hash::Hash + Eq>(
+    counts: &Mutex<HashMap<K, u32>>,
+    key: K,
+    mode: JitMode,
+    threshold: u32,
+) -> bool {
+    if mode != JitMode::Auto {
+        return true;
+    }
+    let n = counts
+        .lock()
+        .map(|mut c| {
+            let e = c.entry(key).or_insert(0);
+            *e += 1;
+            *e
+        })
+        .unwrap_or(0);
+    n > threshold
+}
+
 fn get(cache: &JitCache, r: &(RowRed, bool)) -> Result<Arc<RowCompiled>, String> {
     let res = {
         let mut code = code_cache()
@@ -167,20 +189,8 @@ pub fn run_row_reduce(
         return run_pow(cache, mode, threshold, crosscheck, call, local, acc);
     }
     let (region, args, s, d) = plan(call)?;
-    if mode == JitMode::Auto {
-        let n = cache
-            .rows()
-            .counts
-            .lock()
-            .map(|mut c| {
-                let e = c.entry(region).or_insert(0);
-                *e += 1;
-                *e
-            })
-            .unwrap_or(0);
-        if n <= threshold {
-            return None;
-        }
+    if !ripe(&cache.rows().counts, region, mode, threshold) {
+        return None;
     }
     let code = get(cache, &region).ok()?;
     Some(run(&code, crosscheck, call, &args, s, d, local, acc).map(|()| cache.note_exec()))
@@ -337,20 +347,8 @@ pub fn run_pow(
         lane: Lane::F32,
         operands,
     };
-    if mode == JitMode::Auto {
-        let n = cache
-            .rows()
-            .pow_counts
-            .lock()
-            .map(|mut c| {
-                let e = c.entry(region).or_insert(0);
-                *e += 1;
-                *e
-            })
-            .unwrap_or(0);
-        if n <= threshold {
-            return None;
-        }
+    if !ripe(&cache.rows().pow_counts, region, mode, threshold) {
+        return None;
     }
     let code = {
         let res = {
@@ -531,20 +529,8 @@ pub fn run_cvt(
     {
         return None;
     }
-    if mode == JitMode::Auto {
-        let n = cache
-            .rows()
-            .cvt_counts
-            .lock()
-            .map(|mut c| {
-                let e = c.entry(region).or_insert(0);
-                *e += 1;
-                *e
-            })
-            .unwrap_or(0);
-        if n <= threshold {
-            return None;
-        }
+    if !ripe(&cache.rows().cvt_counts, region, mode, threshold) {
+        return None;
     }
     let code = {
         let res = {
