@@ -67,30 +67,43 @@ fn ripe<K: std::hash::Hash + Eq>(
     n > threshold
 }
 
-fn get(cache: &JitCache, r: &(RowRed, bool)) -> Result<Arc<RowCompiled>, String> {
+/// The code for `key` from a process-wide map, compiled on first use; the
+/// first time this run meets `key`, its compile time and size (or why it
+/// was rejected) go into the run's stats.
+fn fetch<K: std::hash::Hash + Eq + Copy, C>(
+    cache: &JitCache,
+    code: &Mutex<HashMap<K, Result<Arc<C>, String>>>,
+    seen: &Mutex<std::collections::HashSet<K>>,
+    key: K,
+    compile: impl FnOnce(&K) -> Result<C, String>,
+    stats: impl Fn(&C) -> (std::time::Duration, usize),
+) -> Result<Arc<C>, String> {
     let res = {
-        let mut code = code_cache()
-            .lock()
-            .map_err(|_| "JIT cache poisoned".to_string())?;
-        code.entry(*r)
-            .or_insert_with(|| {
-                let c = if r.1 {
-                    compile_col(&r.0)
-                } else {
-                    compile_row(&r.0)
-                };
-                c.map(Arc::new).map_err(|e| e.to_string())
-            })
+        let mut m = code.lock().map_err(|_| "JIT cache poisoned".to_string())?;
+        m.entry(key)
+            .or_insert_with(|| compile(&key).map(Arc::new))
             .clone()
     };
-    let rows = &cache.rows();
-    if rows.seen.lock().map(|mut s| s.insert(*r)).unwrap_or(false) {
+    if seen.lock().map(|mut s| s.insert(key)).unwrap_or(false) {
         cache.note_scope(match &res {
-            Ok(c) => Ok((c.compile_time, c.code_bytes)),
+            Ok(c) => Ok(stats(c)),
             Err(e) => Err(e.clone()),
         });
     }
     res
+}
+
+fn get(cache: &JitCache, r: &(RowRed, bool)) -> Result<Arc<RowCompiled>, String> {
+    let compile = |r: &(RowRed, bool)| {
+        let c = if r.1 {
+            compile_col(&r.0)
+        } else {
+            compile_row(&r.0)
+        };
+        c.map_err(|e| e.to_string())
+    };
+    let stats = |c: &RowCompiled| (c.compile_time, c.code_bytes);
+    fetch(cache, code_cache(), &cache.rows().seen, *r, compile, stats)
 }
 
 /// The region (and whether it reduces columns) and arguments of a row or
@@ -350,27 +363,15 @@ pub fn run_pow(
     if !ripe(&cache.rows().pow_counts, region, mode, threshold) {
         return None;
     }
-    let code = {
-        let res = {
-            let mut m = pow_cache().lock().ok()?;
-            m.entry(region)
-                .or_insert_with(|| compile(&region).map(Arc::new).map_err(|e| e.to_string()))
-                .clone()
-        };
-        if cache
-            .rows()
-            .pow_seen
-            .lock()
-            .map(|mut x| x.insert(region))
-            .unwrap_or(false)
-        {
-            cache.note_scope(match &res {
-                Ok(c) => Ok((c.compile_time, c.code_bytes)),
-                Err(e) => Err(e.clone()),
-            });
-        }
-        res.ok()?
-    };
+    let code = fetch(
+        cache,
+        pow_cache(),
+        &cache.rows().pow_seen,
+        region,
+        |r| compile(r).map_err(|e| e.to_string()),
+        |c| (c.compile_time, c.code_bytes),
+    )
+    .ok()?;
     let bt = b.unwrap_or(a);
     let args = EwArgs {
         dst: d.addr as i64,
@@ -532,31 +533,15 @@ pub fn run_cvt(
     if !ripe(&cache.rows().cvt_counts, region, mode, threshold) {
         return None;
     }
-    let code = {
-        let res = {
-            let mut m = cvt_cache().lock().ok()?;
-            m.entry(region)
-                .or_insert_with(|| {
-                    compile_cvt(&region)
-                        .map(Arc::new)
-                        .map_err(|e| e.to_string())
-                })
-                .clone()
-        };
-        if cache
-            .rows()
-            .cvt_seen
-            .lock()
-            .map(|mut x| x.insert(region))
-            .unwrap_or(false)
-        {
-            cache.note_scope(match &res {
-                Ok(c) => Ok((c.compile_time, c.code_bytes)),
-                Err(e) => Err(e.clone()),
-            });
-        }
-        res.ok()?
-    };
+    let code = fetch(
+        cache,
+        cvt_cache(),
+        &cache.rows().cvt_seen,
+        region,
+        |r| compile_cvt(r).map_err(|e| e.to_string()),
+        |c| (c.compile_time, c.code_bytes),
+    )
+    .ok()?;
     let (ses, des) = (s.elem.bytes() as i64, d.elem.bytes() as i64);
     let args = EwArgs {
         dst: d.addr as i64,
