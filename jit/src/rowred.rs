@@ -16,7 +16,7 @@
 
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{
-    types, BlockArg, ConstantData, Endianness, InstBuilder, MemFlagsData, Type, Value,
+    types, Block, BlockArg, ConstantData, Endianness, InstBuilder, MemFlagsData, Type, Value,
 };
 use cranelift_frontend::FunctionBuilder;
 
@@ -149,7 +149,10 @@ const HI: [u8; 16] = [8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 
 /// Lanes (x2, x3, x2, x3).
 const UP: [u8; 16] = [8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15];
 
-fn emit(b: &mut FunctionBuilder, r: RowRed) {
+/// A reduction function's entry: the heap base, its length and the six
+/// arguments (dst, dst stride, src, src stride, rows, cols) loaded, plus
+/// the two exit blocks (see `codegen::emit_exits`).
+fn entry(b: &mut FunctionBuilder) -> (Value, Value, Vec<Value>, Block, Block) {
     let entry = b.create_block();
     b.append_block_params_for_function_params(entry);
     b.switch_to_block(entry);
@@ -159,9 +162,14 @@ fn emit(b: &mut FunctionBuilder, r: RowRed) {
     let a: Vec<Value> = (0..6)
         .map(|i: i32| b.ins().load(types::I64, af, args, i * 8))
         .collect();
-    let (dst, ds, src, ss, rows, cols) = (a[0], a[1], a[2], a[3], a[4], a[5]);
     let ret_ok = b.create_block();
     let ret_bad = b.create_block();
+    (base, len, a, ret_ok, ret_bad)
+}
+
+fn emit(b: &mut FunctionBuilder, r: RowRed) {
+    let (base, len, a, ret_ok, ret_bad) = entry(b);
+    let (dst, ds, src, ss, rows, cols) = (a[0], a[1], a[2], a[3], a[4], a[5]);
 
     // every argument below 2^32 (no product below overflows), then the end
     // of the last row of the source and the last result within len
@@ -553,18 +561,8 @@ pub fn compile_col(r: &RowRed) -> Result<RowCompiled, Reject> {
 }
 
 fn emit_col(b: &mut FunctionBuilder, r: RowRed) {
-    let entry = b.create_block();
-    b.append_block_params_for_function_params(entry);
-    b.switch_to_block(entry);
-    let p = b.block_params(entry).to_vec();
-    let (base, len, args) = (p[0], p[1], p[2]);
-    let af = MemFlagsData::trusted();
-    let a: Vec<Value> = (0..6)
-        .map(|i: i32| b.ins().load(types::I64, af, args, i * 8))
-        .collect();
+    let (base, len, a, ret_ok, ret_bad) = entry(b);
     let (dst, ds, src, ss, rows, cols) = (a[0], a[1], a[2], a[3], a[4], a[5]);
-    let ret_ok = b.create_block();
-    let ret_bad = b.create_block();
     // the source rows as in the row form; the results (one per column) as
     // one extent: dst + (cols - 1) * ds + 4 (every factor below 2^32)
     let row_bytes = b.ins().imul_imm_s(cols, 4);
