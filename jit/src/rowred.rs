@@ -177,17 +177,7 @@ fn emit(b: &mut FunctionBuilder, r: RowRed) {
     let four = b.ins().iconst(types::I64, 4);
     let ext = [(src, ss, row_bytes), (dst, ds, four)];
     crate::codegen::prove_rows(b, &a, rows, cols, len, &ext, ret_ok, ret_bad);
-    let sbase = b.ins().iadd(base, src);
-    let dbase = b.ins().iadd(base, dst);
-    let g = Geo {
-        sbase,
-        dbase,
-        ss,
-        ds,
-        rows,
-        row_bytes,
-        ret_ok,
-    };
+    let g = Geo::new(b, base, &a, row_bytes, ret_ok);
     if r.op == RedOp::Sum && r.lane == Lane::F32 {
         sum_f32(b, &g);
     } else {
@@ -206,6 +196,29 @@ struct Geo {
     rows: Value,
     row_bytes: Value,
     ret_ok: cranelift_codegen::ir::Block,
+}
+
+impl Geo {
+    /// The geometry of a proven reduction: host pointers of the source and
+    /// destination from the heap base and the six arguments (see [`entry`]).
+    fn new(
+        b: &mut FunctionBuilder,
+        base: Value,
+        a: &[Value],
+        row_bytes: Value,
+        ret_ok: Block,
+    ) -> Geo {
+        let (dst, ds, src, ss, rows) = (a[0], a[1], a[2], a[3], a[4]);
+        Geo {
+            sbase: b.ins().iadd(base, src),
+            dbase: b.ins().iadd(base, dst),
+            ss,
+            ds,
+            rows,
+            row_bytes,
+            ret_ok,
+        }
+    }
 }
 
 /// Pointer to row `r` of `base` with stride `s` (plus `k` rows).
@@ -572,17 +585,7 @@ fn emit_col(b: &mut FunctionBuilder, r: RowRed) {
     let zero = b.ins().iconst(types::I64, 0);
     let ext = [(src, ss, row_bytes), (dst, zero, span)];
     crate::codegen::prove_rows(b, &a, rows, cols, len, &ext, ret_ok, ret_bad);
-    let sbase = b.ins().iadd(base, src);
-    let dbase = b.ins().iadd(base, dst);
-    let g = Geo {
-        sbase,
-        dbase,
-        ss,
-        ds,
-        rows,
-        row_bytes,
-        ret_ok,
-    };
+    let g = Geo::new(b, base, &a, row_bytes, ret_ok);
     col_loops(b, &g, r);
     crate::codegen::emit_exits(b, ret_ok, ret_bad);
 }
