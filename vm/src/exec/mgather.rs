@@ -2,7 +2,11 @@
 //! table), in the two `coalesce` modes of the manual.
 //!
 //! The table is the GM view: `rows` = the product of its leading dims, `cols`
-//! its last dim, addressed through its strides (ND views only).
+//! its last dim, addressed through its strides (ND views), or for an NZ view
+//! (`{layout = #pto.layout<nz>}`, shape `[B, BCols, BRows, 16, C0]` with
+//! C0 = 32 bytes of elements) the logical `[BRows * 16, B * BCols * C0]`
+//! matrix those fractals hold (see [`NzTable`]). DN tables fault as not
+//! implemented.
 //!
 //! * Row mode (`coalesce = row`, the default): the index tile is `[1, R]`
 //!   (`idx[0, r]`) or `[R, 1]` (`idx[r, 0]`); `mgather` copies table row
@@ -27,7 +31,8 @@ use crate::exec::tile_ops::{
 use crate::exec::{fault, Accesses, Fault};
 use crate::mem::{Gm, Local};
 use crate::num::{read, write, Num};
-use crate::value::{Space, Val, View, ViewLayout};
+use crate::value::{Space, Tile, Val, View, ViewLayout};
+use pto_asm::ty::{BLayout, SLayout};
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Oob {
@@ -84,8 +89,10 @@ pub fn run(call: &TileCall, gm: &Gm, local: &mut Local, acc: &mut Accesses) -> R
     let Some(view) = view else {
         return fault(format!("{name}: needs a GM view operand"));
     };
-    if view.layout != ViewLayout::Nd {
-        return fault(format!("{name}: only ND GM tables are implemented"));
+    if view.layout == ViewLayout::Dn {
+        return fault(format!(
+            "{name}: DN GM tables are not implemented (no public source gives their addressing)"
+        ));
     }
     let ins = in_tiles(call);
     // mgather ins(table, idx [, scratch]) outs(dst); mscatter ins(src, idx) outs(table)
@@ -108,8 +115,13 @@ pub fn run(call: &TileCall, gm: &Gm, local: &mut Local, acc: &mut Accesses) -> R
             data.elem, view.elem
         ));
     }
-    let (rows, cols) = view.rows_cols();
     let t = Table { gm, view, name };
+    if view.layout == ViewLayout::Nz {
+        let nz = NzTable::new(view, data, name)?;
+        let m = Modes { elem, oob, atomic };
+        return run_nz(call, &t, &nz, data, idx, m, local, acc);
+    }
+    let (rows, cols) = view.rows_cols();
     let cap = if elem { rows * cols } else { rows };
     let resolve = |k: i64| -> Result<Option<i64>, Fault> {
         let k = k as u32 as i64;
@@ -193,6 +205,184 @@ pub fn run(call: &TileCall, gm: &Gm, local: &mut Local, acc: &mut Accesses) -> R
     Ok(())
 }
 
+#[derive(Clone, Copy)]
+struct Modes {
+    elem: bool,
+    oob: Oob,
+    atomic: Atomic,
+}
+
+/// An NZ GM table, as pto-isa's A2/A3 `MGatherNZGmOffset` /
+/// `MScatterNZGmOffset` address it (`include/pto/npu/a2a3/MGather.hpp`,
+/// `MScatter.hpp`): the view's 5-D shape is `[B, BCols, BRows, 16, C0]`; the
+/// logical matrix has `BRows * 16` rows and `B * BCols * C0` columns, and its
+/// element `(r, c)` lies at `(b / BCols) * s0 + (b % BCols) * s1 + (r / 16) * s2
+/// + (r % 16) * s3 + (c % C0) * s4` elements with `b = c / C0`.
+struct NzTable {
+    c0: i64,
+    bcols: i64,
+    rows: i64,
+    cols: i64,
+    strides: [i64; 5],
+}
+
+impl NzTable {
+    fn new(view: &View, data: &Tile, name: &str) -> Result<Self, Fault> {
+        let es = view.elem.bytes() as i64;
+        let c0 = 32 / es;
+        let [b, bcols, brows, frow, vc0] = view.shape;
+        if frow != 16 || vc0 != c0 {
+            return fault(format!(
+                "{name}: an NZ GM table needs shape [B, BCols, BRows, 16, {c0}] ({} elements are 32 bytes), found {:?}",
+                view.elem, view.shape
+            ));
+        }
+        // pto-isa pairs an NZ table only with an NZ tile of 16 x C0 fractals
+        if data.blayout != BLayout::ColMajor
+            || data.slayout != SLayout::RowMajor
+            || data.fractal != 512
+            || data.rows % 16 != 0
+            || data.cols % c0 != 0
+        {
+            return fault(format!(
+                "{name}: with an NZ GM table the tile must be NZ (blayout=col_major, slayout=row_major, fractal=512, rows a multiple of 16, cols of {c0})"
+            ));
+        }
+        Ok(NzTable {
+            c0,
+            bcols: bcols.max(1),
+            rows: brows * 16,
+            cols: b * bcols * c0,
+            strides: view.strides,
+        })
+    }
+
+    /// Element offset of logical element (r, c).
+    fn offset(&self, r: i64, c: i64) -> i64 {
+        let s = self.strides;
+        let blk = c / self.c0;
+        (blk / self.bcols) * s[0]
+            + (blk % self.bcols) * s[1]
+            + (r / 16) * s[2]
+            + (r % 16) * s[3]
+            + (c % self.c0) * s[4]
+    }
+}
+
+/// `mgather`/`mscatter` on an NZ table (pto-isa's A2/A3 `MGatherRowNzImpl`,
+/// `MGatherElemNzImpl`, `MScatterRowNzImpl`, `MScatterElemNzImpl`). Row mode
+/// moves whole logical rows (all `B * BCols * C0` columns, whatever the
+/// tile's valid columns, as the multi-burst DMA does; gather with
+/// `gatherOob = zero` first zeroes the whole tile). Elem mode walks the valid
+/// region column block by column block, row by row inside a block (the
+/// order in which a scatter's last write wins).
+#[allow(clippy::too_many_arguments)]
+fn run_nz(
+    call: &TileCall,
+    t: &Table,
+    nz: &NzTable,
+    data: &Tile,
+    idx: &Tile,
+    m: Modes,
+    local: &mut Local,
+    acc: &mut Accesses,
+) -> Result<(), Fault> {
+    let name = t.name;
+    let gather = call.op == Opcode::MGather;
+    let cap = if m.elem { nz.rows * nz.cols } else { nz.rows };
+    if cap == 0 {
+        return fault(format!("{name}: the GM table is empty"));
+    }
+    let resolve = |k: i64| -> Result<Option<i64>, Fault> {
+        let k = k as u32 as i64;
+        if k < cap {
+            return Ok(Some(k));
+        }
+        match m.oob {
+            Oob::Clamp => Ok(Some(cap - 1)),
+            Oob::Wrap => Ok(Some(k % cap)),
+            Oob::Zero => Ok(None),
+            Oob::Undefined => fault(format!(
+                "{name}: index {k} is outside the NZ GM table ({cap} {}; set an out-of-range mode to allow it)",
+                if m.elem { "elements" } else { "rows" }
+            )),
+        }
+    };
+    let zero = if data.elem.is_float() {
+        Num::F(0.0)
+    } else {
+        Num::I(0)
+    };
+    // one element between table slot (r, c) and tile element (i, j)
+    let step =
+        |local: &mut Local, acc: &mut Accesses, slot: Option<(i64, i64)>, i: i64, j: i64| match (
+            gather, slot,
+        ) {
+            (true, Some((r, c))) => {
+                let bits = t.read_bits_at(nz.offset(r, c), acc)?;
+                put_bits(local, data, i, j, bits, acc)
+            }
+            (true, None) => put(local, data, i, j, zero, acc),
+            (false, Some((r, c))) => {
+                let off = nz.offset(r, c);
+                if m.atomic == Atomic::None {
+                    let bits = get_bits(local, data, i, j, acc)?;
+                    t.write_bits_at(off, bits, acc)
+                } else {
+                    let x = get(local, data, i, j, acc)?;
+                    let old = read(&t.read_bits_at(off, acc)?.to_le_bytes(), t.view.elem);
+                    let v = combine(m.atomic, old, x, data.elem.is_float());
+                    let mut b = [0u8; 8];
+                    write(&mut b, t.view.elem, v);
+                    t.write_bits_at(off, u64::from_le_bytes(b), acc)
+                }
+            }
+            (false, None) => Ok(()),
+        };
+    if m.elem {
+        for cb in (0..data.v_col).step_by(nz.c0 as usize) {
+            for i in 0..data.v_row {
+                for j in cb..(cb + nz.c0).min(data.v_col) {
+                    let k = get(local, idx, i, j, acc)?.i();
+                    let slot = resolve(k)?.map(|k| (k / nz.cols, k % nz.cols));
+                    step(local, acc, slot, i, j)?;
+                }
+            }
+        }
+        return Ok(());
+    }
+    if nz.cols > data.cols {
+        return fault(format!(
+            "{name}: an NZ table row has {} columns, more than the tile's {}",
+            nz.cols, data.cols
+        ));
+    }
+    if gather && m.oob == Oob::Zero {
+        for i in 0..data.rows {
+            for j in 0..data.cols {
+                put(local, data, i, j, zero, acc)?;
+            }
+        }
+    }
+    for i in 0..data.v_row {
+        let k = if idx.v_row == 1 && idx.v_col >= data.v_row {
+            get(local, idx, 0, i, acc)?.i()
+        } else if idx.v_col == 1 && idx.v_row >= data.v_row {
+            get(local, idx, i, 0, acc)?.i()
+        } else {
+            return fault(format!(
+                "{name}: in row mode the index tile must be [1, {0}] or [{0}, 1], found a {1}x{2} valid region",
+                data.v_row, idx.v_row, idx.v_col
+            ));
+        };
+        let Some(r) = resolve(k)? else { continue };
+        for j in 0..nz.cols {
+            step(local, acc, Some((r, j)), i, j)?;
+        }
+    }
+    Ok(())
+}
+
 fn last_word(s: &str) -> String {
     let s = s.trim_end_matches('>');
     s.rsplit([' ', '<', '.', ':'])
@@ -220,31 +410,40 @@ struct Table<'a> {
 }
 
 impl Table<'_> {
-    fn addr(&self, r: i64, c: i64) -> Result<(u64, u64), Fault> {
+    /// Byte address and size of the element `off` elements from the view's base.
+    fn addr(&self, off: i64) -> Result<(u64, u64), Fault> {
         let es = self.view.elem.bytes() as i64;
-        let a = self.view.base as i64 + self.view.offset(r, c) * es;
+        let a = self.view.base as i64 + off * es;
         if a < 0 {
             return fault(format!(
-                "{}: table element ({r}, {c}) is below GM address 0",
+                "{}: table element {off} is below GM address 0",
                 self.name
             ));
         }
         Ok((a as u64, es as u64))
     }
 
-    fn read_bits(&self, r: i64, c: i64, acc: &mut Accesses) -> Result<u64, Fault> {
-        let (a, es) = self.addr(r, c)?;
+    fn read_bits_at(&self, off: i64, acc: &mut Accesses) -> Result<u64, Fault> {
+        let (a, es) = self.addr(off)?;
         let mut b = [0u8; 8];
         self.gm.read(a, &mut b[..es as usize])?;
         acc.add(Space::Gm, a, es, false);
         Ok(u64::from_le_bytes(b))
     }
 
-    fn write_bits(&self, r: i64, c: i64, bits: u64, acc: &mut Accesses) -> Result<(), Fault> {
-        let (a, es) = self.addr(r, c)?;
+    fn write_bits_at(&self, off: i64, bits: u64, acc: &mut Accesses) -> Result<(), Fault> {
+        let (a, es) = self.addr(off)?;
         self.gm.write(a, &bits.to_le_bytes()[..es as usize])?;
         acc.add(Space::Gm, a, es, true);
         Ok(())
+    }
+
+    fn read_bits(&self, r: i64, c: i64, acc: &mut Accesses) -> Result<u64, Fault> {
+        self.read_bits_at(self.view.offset(r, c), acc)
+    }
+
+    fn write_bits(&self, r: i64, c: i64, bits: u64, acc: &mut Accesses) -> Result<(), Fault> {
+        self.write_bits_at(self.view.offset(r, c), bits, acc)
     }
 
     fn read(&self, r: i64, c: i64, acc: &mut Accesses) -> Result<Num, Fault> {
