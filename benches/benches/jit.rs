@@ -256,7 +256,7 @@ fn breadth(c: &mut Criterion) {
         });
         let code = pto_jit::compile_row(&pto_jit::RowRed {
             op: pto_jit::RedOp::Sum,
-            lane: Lane::F32,
+            lane: pto_jit::RedLane::F32,
         })
         .expect("compiles");
         let args = pto_jit::RowArgs {
@@ -407,7 +407,7 @@ fn breadth_more(c: &mut Criterion) {
     });
     let code = pto_jit::compile_col(&pto_jit::RowRed {
         op: pto_jit::RedOp::Sum,
-        lane: Lane::F32,
+        lane: pto_jit::RedLane::F32,
     })
     .expect("compiles");
     let args = pto_jit::RowArgs {

@@ -24,6 +24,7 @@ mod codegen;
 pub mod cvt;
 mod gemm;
 mod half;
+mod lines;
 mod mathf;
 pub mod rowred;
 pub mod vscope;
@@ -32,7 +33,7 @@ pub use cache::{cache_stats, set_cache_dir, CacheStats};
 pub use codegen::{ARG_COUNT, CRANELIFT_VERSION};
 pub use cvt::{compile_cvt, Cvt, CvtCompiled};
 pub use gemm::{matmul_f32, matmul_isa, ShapeError};
-pub use rowred::{compile_col, compile_row, RedOp, RowArgs, RowCompiled, RowRed};
+pub use rowred::{compile_col, compile_row, RedLane, RedOp, RowArgs, RowCompiled, RowRed};
 
 /// Lane type of an elementwise region.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
