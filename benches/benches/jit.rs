@@ -867,9 +867,9 @@ fn e2e(c: &mut Criterion) {
     }
 }
 
-/// Reductions added for breadth (issue #7), 64x64 source: the arg forms on
-/// f32 (i32 indices) and sums on f16 (row and column), interpreter against
-/// the compiled region on the same UB.
+/// Regions added for breadth (issue #7), 64x64: the arg reductions on f32
+/// (i32 indices), f16 row and column sums, and tpow on i32, interpreter
+/// against the compiled region on the same UB.
 fn breadth_reduce(c: &mut Criterion) {
     use pto_isa_spec::Opcode as O;
     use pto_jit::{RedLane, RedOp};
@@ -977,6 +977,68 @@ fn breadth_reduce(c: &mut Criterion) {
         });
         g.finish();
     }
+    // tpow on i32: bases in [-4, 4], exponents in [0, 12]
+    let bytes = (n * n * 4) as u64;
+    {
+        let ub = local
+            .slice_mut(pto_vm::Space::Ub, 0, 2 * bytes)
+            .expect("ub");
+        for (i, ch) in ub.chunks_mut(4).enumerate() {
+            let v = if i < (n * n) as usize {
+                (i % 9) as i32 - 4
+            } else {
+                (i % 13) as i32
+            };
+            ch.copy_from_slice(&v.to_le_bytes());
+        }
+    }
+    let it = |addr| Tile {
+        elem: DType::I32,
+        ..tile_at(addr, n)
+    };
+    let call = TileCall {
+        op: O::TPow,
+        ins: vec![Val::Tile(Box::new(it(0))), Val::Tile(Box::new(it(bytes)))],
+        outs: vec![Val::Tile(Box::new(it(2 * bytes)))],
+        attrs: Default::default(),
+    };
+    let mut g = c.benchmark_group(format!("breadth/tpow/{n}x{n}/i32"));
+    g.throughput(Throughput::Elements((n * n) as u64));
+    g.sample_size(20);
+    g.bench_function("interp", |bch| {
+        bch.iter(|| {
+            black_box(pto_vm::exec::irregular::run(
+                &call,
+                &mut local,
+                &mut Accesses::default(),
+            ))
+            .expect("runs")
+        })
+    });
+    let code = compile(&Region {
+        op: Op::Pow,
+        lane: Lane::I32,
+        operands: Operands::Binary,
+    })
+    .expect("compiles");
+    let args = EwArgs {
+        dst: (2 * bytes) as i64,
+        dst_stride: n * 4,
+        a: 0,
+        a_stride: n * 4,
+        b: bytes as i64,
+        b_stride: n * 4,
+        rows: n,
+        cols: n,
+        scalar: 0,
+    };
+    g.bench_function("jit", |bch| {
+        bch.iter(|| {
+            let ub = local.slice_mut(pto_vm::Space::Ub, 0, size).expect("ub");
+            black_box(code.call(ub, &args))
+        })
+    });
+    g.finish();
 }
 
 criterion_group!(

@@ -356,7 +356,8 @@ fn pow_cache() -> &'static PowMap {
 /// `tpow` (tile ^ tile) and `tpows` (tile ^ scalar) on row-major f32 UB
 /// tiles through the compiled `Pow` region (`pto_jit::mathf`), within
 /// `pto_jit::POW_ULP` of the interpreter's f64 `powf` rounded to f32, special
-/// values exactly. A scalar exponent that is not an f32 value (the
+/// values exactly; on i32 tiles bit-identical to the interpreter's integer
+/// power (an i32 scalar exponent only). A scalar exponent that is not an f32 value (the
 /// interpreter uses it unrounded), operands overlapping the destination
 /// other than in place, or valid regions the interpreter would report stay
 /// interpreted (`None`).
@@ -377,9 +378,16 @@ pub fn run_pow(
         Some(Val::Tile(t)) => t.as_ref(),
         _ => return None,
     };
+    // i32 tiles: the interpreter's exact integer power
+    let int = d.elem == DType::I32;
     let (b, scalar, operands) = match (call.op, call.ins.get(1)) {
         (Opcode::TPow, Some(Val::Tile(t))) => (Some(t.as_ref()), 0, Operands::Binary),
-        (Opcode::TPows, Some(v @ (Val::Float(_) | Val::Int(_)))) => {
+        // an i32 exponent the interpreter reads as it is (wider ones stay there)
+        (Opcode::TPows, Some(Val::Int(i))) if int => {
+            let e = i32::try_from(*i).ok()?;
+            (None, i64::from(e as u32), Operands::ScalarRight)
+        }
+        (Opcode::TPows, Some(v @ (Val::Float(_) | Val::Int(_)))) if !int => {
             let f = match v {
                 Val::Float(f) => *f,
                 Val::Int(i) => *i as f64,
@@ -396,7 +404,7 @@ pub fn run_pow(
         t.loc == TileLoc::Vec
             && t.slayout == SLayout::NoneBox
             && t.blayout == BLayout::RowMajor
-            && t.elem == DType::F32
+            && t.elem == if int { DType::I32 } else { DType::F32 }
     };
     let srcs = [Some(a), b];
     if !plain(d)
@@ -418,7 +426,7 @@ pub fn run_pow(
     }
     let region = Region {
         op: Op::Pow,
-        lane: Lane::F32,
+        lane: if int { Lane::I32 } else { Lane::F32 },
         operands,
     };
     if !ripe(&cache.rows().pow_counts, region, mode, threshold) {
@@ -514,10 +522,14 @@ fn run_pow_code(
                         i64::from(i)
                     }
                 };
-                let close = (p.is_nan() && q.is_nan())
-                    || (!p.is_nan()
-                        && !q.is_nan()
-                        && key(p).abs_diff(key(q)) <= u64::from(pto_jit::POW_ULP));
+                let close = if args_int(code) {
+                    p.to_bits() == q.to_bits()
+                } else {
+                    (p.is_nan() && q.is_nan())
+                        || (!p.is_nan()
+                            && !q.is_nan()
+                            && key(p).abs_diff(key(q)) <= u64::from(pto_jit::POW_ULP))
+                };
                 if !close {
                     return fault(format!(
                         "crosscheck: JIT and interpreter differ at element ({r}, {c}) of {}: interpreter {p:e}, JIT {q:e}",
@@ -528,6 +540,11 @@ fn run_pow_code(
         }
     }
     Ok(())
+}
+
+/// Whether a compiled `Pow` works on i32 lanes (compared exactly).
+fn args_int(code: &Compiled) -> bool {
+    code.region.lane == Lane::I32
 }
 
 type CvtMap = Mutex<HashMap<Cvt, Result<Arc<CvtCompiled>, String>>>;
