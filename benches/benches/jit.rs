@@ -256,7 +256,7 @@ fn breadth(c: &mut Criterion) {
         });
         let code = pto_jit::compile_row(&pto_jit::RowRed {
             op: pto_jit::RedOp::Sum,
-            lane: Lane::F32,
+            lane: pto_jit::RedLane::F32,
         })
         .expect("compiles");
         let args = pto_jit::RowArgs {
@@ -407,7 +407,7 @@ fn breadth_more(c: &mut Criterion) {
     });
     let code = pto_jit::compile_col(&pto_jit::RowRed {
         op: pto_jit::RedOp::Sum,
-        lane: Lane::F32,
+        lane: pto_jit::RedLane::F32,
     })
     .expect("compiles");
     let args = pto_jit::RowArgs {
@@ -867,12 +867,187 @@ fn e2e(c: &mut Criterion) {
     }
 }
 
+/// Regions added for breadth (issue #7), 64x64: the arg reductions on f32
+/// (i32 indices), f16 row and column sums, and tpow on i32, interpreter
+/// against the compiled region on the same UB.
+fn breadth_reduce(c: &mut Criterion) {
+    use pto_isa_spec::Opcode as O;
+    use pto_jit::{RedLane, RedOp};
+    use pto_vm::exec::{reduce, tile_ops::TileCall};
+    use pto_vm::Val;
+    let n = 64i64;
+    let mut local = Local::new(ProfileId::A5.profile(), None);
+    let size = local.size(pto_vm::Space::Ub);
+    {
+        let ub = local
+            .slice_mut(pto_vm::Space::Ub, 0, (n * n * 4) as u64)
+            .expect("ub");
+        for (i, ch) in ub.chunks_mut(4).enumerate() {
+            // values with ties (f32), or two f16 values per word
+            let v = ((i * 37) % 101) as f32 * 0.25 - 12.0;
+            ch.copy_from_slice(&v.to_le_bytes());
+        }
+    }
+    let dst_at = (n * n * 4) as u64;
+    for (name, op, red, lane, by_col) in [
+        (
+            "trowargmax",
+            O::TRowArgMax,
+            RedOp::ArgMax(4),
+            RedLane::F32,
+            false,
+        ),
+        (
+            "tcolargmax",
+            O::TColArgMax,
+            RedOp::ArgMax(4),
+            RedLane::F32,
+            true,
+        ),
+        ("trowsum", O::TRowSum, RedOp::Sum, RedLane::F16, false),
+        ("tcolsum", O::TColSum, RedOp::Sum, RedLane::F16, true),
+    ] {
+        let (elem, eb) = if lane == RedLane::F16 {
+            (DType::F16, 2)
+        } else {
+            (DType::F32, 4)
+        };
+        let src = Tile {
+            elem,
+            ..tile_at(0, n)
+        };
+        let delem = if matches!(red, RedOp::ArgMax(_)) {
+            DType::I32
+        } else {
+            elem
+        };
+        // results: row 0 of a 1 x n row-major tile, or column 0 of an n x 1
+        // col-major tile: consecutive either way
+        let dst = if by_col {
+            Tile {
+                elem: delem,
+                rows: 1,
+                v_row: 1,
+                ..tile_at(dst_at, n)
+            }
+        } else {
+            Tile {
+                elem: delem,
+                cols: 1,
+                v_col: 1,
+                blayout: BLayout::ColMajor,
+                ..tile_at(dst_at, n)
+            }
+        };
+        let call = TileCall {
+            op,
+            ins: vec![Val::Tile(Box::new(src))],
+            outs: vec![Val::Tile(Box::new(dst))],
+            attrs: Default::default(),
+        };
+        let tag = if lane == RedLane::F16 { "f16" } else { "f32" };
+        let mut g = c.benchmark_group(format!("breadth/{name}/{n}x{n}/{tag}"));
+        g.throughput(Throughput::Elements((n * n) as u64));
+        g.sample_size(20);
+        g.bench_function("interp", |bch| {
+            bch.iter(|| {
+                black_box(reduce::run(&call, &mut local, &mut Accesses::default())).expect("runs")
+            })
+        });
+        let r = pto_jit::RowRed { op: red, lane };
+        let code = if by_col {
+            pto_jit::compile_col(&r)
+        } else {
+            pto_jit::compile_row(&r)
+        }
+        .expect("compiles");
+        let args = pto_jit::RowArgs {
+            dst: dst_at as i64,
+            dst_stride: red.out_bytes(lane),
+            src: 0,
+            src_stride: n * eb,
+            rows: n,
+            cols: n,
+        };
+        g.bench_function("jit", |bch| {
+            bch.iter(|| {
+                let ub = local.slice_mut(pto_vm::Space::Ub, 0, size).expect("ub");
+                black_box(code.call(ub, &args))
+            })
+        });
+        g.finish();
+    }
+    // tpow on i32: bases in [-4, 4], exponents in [0, 12]
+    let bytes = (n * n * 4) as u64;
+    {
+        let ub = local
+            .slice_mut(pto_vm::Space::Ub, 0, 2 * bytes)
+            .expect("ub");
+        for (i, ch) in ub.chunks_mut(4).enumerate() {
+            let v = if i < (n * n) as usize {
+                (i % 9) as i32 - 4
+            } else {
+                (i % 13) as i32
+            };
+            ch.copy_from_slice(&v.to_le_bytes());
+        }
+    }
+    let it = |addr| Tile {
+        elem: DType::I32,
+        ..tile_at(addr, n)
+    };
+    let call = TileCall {
+        op: O::TPow,
+        ins: vec![Val::Tile(Box::new(it(0))), Val::Tile(Box::new(it(bytes)))],
+        outs: vec![Val::Tile(Box::new(it(2 * bytes)))],
+        attrs: Default::default(),
+    };
+    let mut g = c.benchmark_group(format!("breadth/tpow/{n}x{n}/i32"));
+    g.throughput(Throughput::Elements((n * n) as u64));
+    g.sample_size(20);
+    g.bench_function("interp", |bch| {
+        bch.iter(|| {
+            black_box(pto_vm::exec::irregular::run(
+                &call,
+                &mut local,
+                &mut Accesses::default(),
+            ))
+            .expect("runs")
+        })
+    });
+    let code = compile(&Region {
+        op: Op::Pow,
+        lane: Lane::I32,
+        operands: Operands::Binary,
+    })
+    .expect("compiles");
+    let args = EwArgs {
+        dst: (2 * bytes) as i64,
+        dst_stride: n * 4,
+        a: 0,
+        a_stride: n * 4,
+        b: bytes as i64,
+        b_stride: n * 4,
+        rows: n,
+        cols: n,
+        scalar: 0,
+    };
+    g.bench_function("jit", |bch| {
+        bch.iter(|| {
+            let ub = local.slice_mut(pto_vm::Space::Ub, 0, size).expect("ub");
+            black_box(code.call(ub, &args))
+        })
+    });
+    g.finish();
+}
+
 criterion_group!(
     benches,
     ops,
     chains,
     breadth,
     breadth_more,
+    breadth_reduce,
     breadth_half_chain,
     matmul,
     kernels,

@@ -2,7 +2,7 @@
 
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{
-    types, AbiParam, ConstantData, InstBuilder, MemFlagsData, Type, UserFuncName, Value,
+    types, AbiParam, BlockArg, ConstantData, InstBuilder, MemFlagsData, Type, UserFuncName, Value,
 };
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
@@ -346,7 +346,8 @@ impl Ctx {
             Op::Xor => b.ins().bxor(x, y),
             Op::Exp => self.exp(b, ty, x),
             Op::Log => crate::mathf::log(b, ty, x),
-            Op::Pow => crate::mathf::pow(b, ty, x, y),
+            Op::Pow if fl => crate::mathf::pow(b, ty, x, y),
+            Op::Pow => int_pow(b, ty, x, y),
         }
     }
 
@@ -553,6 +554,78 @@ impl Ctx {
             b.ins().select(keep, x, zero)
         }
     }
+}
+
+/// i32 `x^y` as the interpreter's `int_pow`: square and multiply,
+/// wrapping (the low 32 bits of its i64 result); a negative exponent gives
+/// the truncated reciprocal: 1 for x = 1, +-1 for x = -1 (by the parity of
+/// y), else 0 (0^-n included); 0^0 = 1. The loop runs while any lane has
+/// exponent bits left (negative exponents count as none), scalar or i32x4.
+fn int_pow(b: &mut FunctionBuilder, ty: Type, x: Value, y: Value) -> Value {
+    let vector = ty.is_vector();
+    let k = |b: &mut FunctionBuilder, v: i64| {
+        let c = b.ins().iconst(types::I32, v);
+        if vector {
+            b.ins().splat(ty, c)
+        } else {
+            c
+        }
+    };
+    let sel = |b: &mut FunctionBuilder, c: Value, t: Value, f: Value| {
+        if vector {
+            b.ins().bitselect(c, t, f)
+        } else {
+            b.ins().select(c, t, f)
+        }
+    };
+    let zero = k(b, 0);
+    let one = k(b, 1);
+    let m1 = k(b, -1);
+    let neg = b.ins().icmp(IntCC::SignedLessThan, y, zero);
+    let odd = b.ins().band(y, one);
+    let odd = b.ins().icmp(IntCC::NotEqual, odd, zero);
+    let is_one = b.ins().icmp(IntCC::Equal, x, one);
+    let is_m1 = b.ins().icmp(IntCC::Equal, x, m1);
+    let sign = sel(b, odd, m1, one);
+    let r = sel(b, is_m1, sign, zero);
+    let neg_res = sel(b, is_one, one, r);
+    let e0 = sel(b, neg, zero, y);
+
+    let head = b.create_block();
+    let body = b.create_block();
+    let done = b.create_block();
+    for blk in [head, body] {
+        for _ in 0..3 {
+            b.append_block_param(blk, ty);
+        }
+    }
+    b.append_block_param(done, ty);
+    b.ins().jump(head, &[one.into(), x.into(), e0.into()]);
+
+    b.switch_to_block(head);
+    let p = b.block_params(head).to_vec();
+    let left = if vector {
+        b.ins().vany_true(p[2])
+    } else {
+        b.ins().icmp_imm_s(IntCC::NotEqual, p[2], 0)
+    };
+    let all: Vec<BlockArg> = p.iter().map(|&v| BlockArg::from(v)).collect();
+    b.ins().brif(left, body, &all, done, &[p[0].into()]);
+
+    b.switch_to_block(body);
+    let p = b.block_params(body).to_vec();
+    let (res, base, e) = (p[0], p[1], p[2]);
+    let bit = b.ins().band(e, one);
+    let set = b.ins().icmp(IntCC::NotEqual, bit, zero);
+    let prod = b.ins().imul(res, base);
+    let res = sel(b, set, prod, res);
+    let base = b.ins().imul(base, base);
+    let e = b.ins().ushr_imm_u(e, 1);
+    b.ins().jump(head, &[res.into(), base.into(), e.into()]);
+
+    b.switch_to_block(done);
+    let res = b.block_params(done)[0];
+    sel(b, neg, neg_res, res)
 }
 
 pub(crate) fn heap_flags() -> MemFlagsData {

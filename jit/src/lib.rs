@@ -24,6 +24,7 @@ mod codegen;
 pub mod cvt;
 mod gemm;
 mod half;
+mod lines;
 mod mathf;
 pub mod rowred;
 pub mod vscope;
@@ -32,7 +33,7 @@ pub use cache::{cache_stats, set_cache_dir, CacheStats};
 pub use codegen::{ARG_COUNT, CRANELIFT_VERSION};
 pub use cvt::{compile_cvt, Cvt, CvtCompiled};
 pub use gemm::{matmul_f32, matmul_isa, ShapeError};
-pub use rowred::{compile_col, compile_row, RedOp, RowArgs, RowCompiled, RowRed};
+pub use rowred::{compile_col, compile_row, RedLane, RedOp, RowArgs, RowCompiled, RowRed};
 
 /// Lane type of an elementwise region.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -96,9 +97,10 @@ pub enum Op {
     /// ln x (floats only; within [`LOG_ULP`] units in the last place; special
     /// values exactly as the interpreter)
     Log,
-    /// a^b (f32 only, tile-tile or tile-scalar right: `tpow`, `tpows`;
-    /// within [`POW_ULP`] units in the last place, special values exactly
-    /// as the interpreter's f64 `powf`)
+    /// a^b (tile-tile or tile-scalar right: `tpow`, `tpows`; f32 within
+    /// [`POW_ULP`] units in the last place, special values exactly as the
+    /// interpreter's f64 `powf`; i32 exactly as the interpreter: wrapping,
+    /// negative exponents the truncated reciprocal)
     Pow,
 }
 
@@ -156,6 +158,7 @@ impl Region {
             (Op::Exp, Lane::F16 | Lane::BF16) => HALF_EXP_ULP,
             (Op::Log, Lane::F16 | Lane::BF16) => HALF_LOG_ULP,
             (Op::Rsqrt, Lane::F16 | Lane::BF16) => HALF_RSQRT_ULP,
+            (Op::Pow, Lane::I32) => 0,
             (op, _) => op.ulp_bound(),
         }
     }
@@ -335,7 +338,7 @@ pub fn supported(region: &Region) -> Result<(), Reject> {
     use Op::*;
     let ok = match region.lane {
         Lane::F32 => !matches!(region.op, And | Or | Xor),
-        Lane::I32 => !matches!(region.op, Div | Sqrt | Rsqrt | Recip | Exp | Log | Pow),
+        Lane::I32 => !matches!(region.op, Div | Sqrt | Rsqrt | Recip | Exp | Log),
         // the correctly rounded (or exact) ops: computing in f32 and rounding
         // again gives the interpreter's bits; exp, log and rsqrt within
         // their half-type bounds (HALF_EXP_ULP, HALF_LOG_ULP, HALF_RSQRT_ULP)

@@ -21,7 +21,7 @@ use cranelift_codegen::ir::{
 use cranelift_frontend::FunctionBuilder;
 
 use crate::codegen::{build_with, heap_flags, Code, ARG_COUNT};
-use crate::{Lane, Reject, Status};
+use crate::{Reject, Status};
 
 /// The reduction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -32,6 +32,57 @@ pub enum RedOp {
     Max,
     /// Minimum (f32: NaN-propagating, -0 < +0).
     Min,
+    /// Index of the first maximum (a NaN never replaces an earlier value),
+    /// stored in an integer of the given byte width (1, 2, 4 or 8; the
+    /// index truncated to it, as the interpreter's write).
+    ArgMax(u8),
+    /// Index of the first minimum (as [`RedOp::ArgMax`]).
+    ArgMin(u8),
+}
+
+/// Element type of a reduction's source (and, but for the arg forms, of
+/// its destination).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RedLane {
+    /// 32-bit float.
+    F32,
+    /// 32-bit signed integer (sums wrap).
+    I32,
+    /// 32-bit unsigned integer (sums wrap, unsigned order).
+    U32,
+    /// IEEE binary16.
+    F16,
+    /// bfloat16.
+    BF16,
+    /// 16-bit signed integer (sums wrap).
+    I16,
+    /// 16-bit unsigned integer (sums wrap).
+    U16,
+}
+
+impl RedLane {
+    /// Bytes per element.
+    pub fn bytes(self) -> i64 {
+        match self {
+            RedLane::F32 | RedLane::I32 | RedLane::U32 => 4,
+            _ => 2,
+        }
+    }
+
+    /// Whether the elements are floats.
+    pub fn is_float(self) -> bool {
+        matches!(self, RedLane::F32 | RedLane::F16 | RedLane::BF16)
+    }
+}
+
+impl RedOp {
+    /// Bytes of one result: the index width of an arg form, else `lane`'s.
+    pub fn out_bytes(self, lane: RedLane) -> i64 {
+        match self {
+            RedOp::ArgMax(w) | RedOp::ArgMin(w) => i64::from(w),
+            _ => lane.bytes(),
+        }
+    }
 }
 
 /// A row-reduction region.
@@ -39,8 +90,8 @@ pub enum RedOp {
 pub struct RowRed {
     /// The reduction.
     pub op: RedOp,
-    /// Element type of source and destination.
-    pub lane: Lane,
+    /// Element type of the source (and destination, but for the arg forms).
+    pub lane: RedLane,
 }
 
 /// Arguments of a row reduction (byte addresses and strides in the buffer).
@@ -98,7 +149,21 @@ impl RowCompiled {
 pub fn compile_row(r: &RowRed) -> Result<RowCompiled, Reject> {
     let start = std::time::Instant::now();
     let r = *r;
+    check(r)?;
+    if crate::lines::takes(r) {
+        return finish(r, start, "row", |b| crate::lines::emit(b, r, false));
+    }
     finish(r, start, "row", |b| emit(b, r))
+}
+
+/// Refuses index widths other than 1, 2, 4 and 8 bytes.
+fn check(r: RowRed) -> Result<(), Reject> {
+    match r.op {
+        RedOp::ArgMax(w) | RedOp::ArgMin(w) if ![1, 2, 4, 8].contains(&w) => Err(
+            Reject::Unsupported(format!("{w}-byte indices of an arg reduction")),
+        ),
+        _ => Ok(()),
+    }
 }
 
 /// Builds a reduction's function (`what`: row or column), refusing hosts
@@ -129,12 +194,18 @@ fn finish(
     })
 }
 
-fn little() -> MemFlagsData {
+pub(crate) fn little() -> MemFlagsData {
     MemFlagsData::new().with_endianness(Endianness::Little)
 }
 
 /// `shuffle` of two 4-lane vectors by byte indices (0..32).
-fn shuffle(b: &mut FunctionBuilder, ty: Type, x: Value, y: Value, idx: &[u8; 16]) -> Value {
+pub(crate) fn shuffle(
+    b: &mut FunctionBuilder,
+    ty: Type,
+    x: Value,
+    y: Value,
+    idx: &[u8; 16],
+) -> Value {
     let xb = b.ins().bitcast(types::I8X16, little(), x);
     let yb = b.ins().bitcast(types::I8X16, little(), y);
     let m = b.func.dfg.immediates.push(ConstantData::from(idx.to_vec()));
@@ -147,12 +218,12 @@ const LO: [u8; 16] = [0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23];
 /// Lanes (x2, y2, x3, y3).
 const HI: [u8; 16] = [8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31];
 /// Lanes (x2, x3, x2, x3).
-const UP: [u8; 16] = [8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15];
+pub(crate) const UP: [u8; 16] = [8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15];
 
 /// A reduction function's entry: the heap base, its length and the six
 /// arguments (dst, dst stride, src, src stride, rows, cols) loaded, plus
 /// the two exit blocks (see `codegen::emit_exits`).
-fn entry(b: &mut FunctionBuilder) -> (Value, Value, Vec<Value>, Block, Block) {
+pub(crate) fn entry(b: &mut FunctionBuilder) -> (Value, Value, Vec<Value>, Block, Block) {
     let entry = b.create_block();
     b.append_block_params_for_function_params(entry);
     b.switch_to_block(entry);
@@ -178,7 +249,7 @@ fn emit(b: &mut FunctionBuilder, r: RowRed) {
     let ext = [(src, ss, row_bytes), (dst, ds, four)];
     crate::codegen::prove_rows(b, &a, rows, cols, len, &ext, ret_ok, ret_bad);
     let g = Geo::new(b, base, &a, row_bytes, ret_ok);
-    if r.op == RedOp::Sum && r.lane == Lane::F32 {
+    if r.op == RedOp::Sum && r.lane == RedLane::F32 {
         sum_f32(b, &g);
     } else {
         fold(b, &g, r);
@@ -419,7 +490,7 @@ fn sum_f32(b: &mut FunctionBuilder, g: &Geo) {
 /// row's whole vectors, folded to one lane, then the scalar tail.
 fn fold(b: &mut FunctionBuilder, g: &Geo, r: RowRed) {
     let hf = heap_flags();
-    let fl = r.lane == Lane::F32;
+    let fl = r.lane == RedLane::F32;
     let (st, vt) = if fl {
         (types::F32, types::F32X4)
     } else {
@@ -428,15 +499,19 @@ fn fold(b: &mut FunctionBuilder, g: &Geo, r: RowRed) {
     let op = |b: &mut FunctionBuilder, x: Value, y: Value| -> Value {
         match (r.op, fl) {
             (RedOp::Sum, _) => b.ins().iadd(x, y),
-            (RedOp::Max, true) => b.ins().fmax(x, y),
-            (RedOp::Min, true) => b.ins().fmin(x, y),
-            (RedOp::Max, false) if b.func.dfg.value_type(x).is_vector() => b.ins().smax(x, y),
-            (RedOp::Min, false) if b.func.dfg.value_type(x).is_vector() => b.ins().smin(x, y),
-            (RedOp::Max, false) => {
+            (RedOp::Max | RedOp::ArgMax(_), true) => b.ins().fmax(x, y),
+            (RedOp::Min | RedOp::ArgMin(_), true) => b.ins().fmin(x, y),
+            (RedOp::Max | RedOp::ArgMax(_), false) if b.func.dfg.value_type(x).is_vector() => {
+                b.ins().smax(x, y)
+            }
+            (RedOp::Min | RedOp::ArgMin(_), false) if b.func.dfg.value_type(x).is_vector() => {
+                b.ins().smin(x, y)
+            }
+            (RedOp::Max | RedOp::ArgMax(_), false) => {
                 let c = b.ins().icmp(IntCC::SignedGreaterThan, y, x);
                 b.ins().select(c, y, x)
             }
-            (RedOp::Min, false) => {
+            (RedOp::Min | RedOp::ArgMin(_), false) => {
                 let c = b.ins().icmp(IntCC::SignedLessThan, y, x);
                 b.ins().select(c, y, x)
             }
@@ -564,11 +639,9 @@ fn fold(b: &mut FunctionBuilder, g: &Geo, r: RowRed) {
 pub fn compile_col(r: &RowRed) -> Result<RowCompiled, Reject> {
     let start = std::time::Instant::now();
     let r = *r;
-    if !matches!(r.lane, Lane::F32 | Lane::I32) {
-        return Err(Reject::Unsupported(format!(
-            "column reductions on {:?} lanes",
-            r.lane
-        )));
+    check(r)?;
+    if crate::lines::takes(r) {
+        return finish(r, start, "column", |b| crate::lines::emit(b, r, true));
     }
     finish(r, start, "column", |b| emit_col(b, r))
 }
@@ -593,18 +666,18 @@ fn emit_col(b: &mut FunctionBuilder, r: RowRed) {
 /// The per-lane step of a reduction on accumulators of type `ty`.
 fn red_step(b: &mut FunctionBuilder, r: RowRed, x: Value, y: Value) -> Value {
     let vec = b.func.dfg.value_type(x).is_vector();
-    match (r.op, r.lane == Lane::F32) {
+    match (r.op, r.lane == RedLane::F32) {
         (RedOp::Sum, true) => b.ins().fadd(x, y),
         (RedOp::Sum, false) => b.ins().iadd(x, y),
-        (RedOp::Max, true) => b.ins().fmax(x, y),
-        (RedOp::Min, true) => b.ins().fmin(x, y),
-        (RedOp::Max, false) if vec => b.ins().smax(x, y),
-        (RedOp::Min, false) if vec => b.ins().smin(x, y),
-        (RedOp::Max, false) => {
+        (RedOp::Max | RedOp::ArgMax(_), true) => b.ins().fmax(x, y),
+        (RedOp::Min | RedOp::ArgMin(_), true) => b.ins().fmin(x, y),
+        (RedOp::Max | RedOp::ArgMax(_), false) if vec => b.ins().smax(x, y),
+        (RedOp::Min | RedOp::ArgMin(_), false) if vec => b.ins().smin(x, y),
+        (RedOp::Max | RedOp::ArgMax(_), false) => {
             let c = b.ins().icmp(IntCC::SignedGreaterThan, y, x);
             b.ins().select(c, y, x)
         }
-        (RedOp::Min, false) => {
+        (RedOp::Min | RedOp::ArgMin(_), false) => {
             let c = b.ins().icmp(IntCC::SignedLessThan, y, x);
             b.ins().select(c, y, x)
         }
@@ -614,7 +687,7 @@ fn red_step(b: &mut FunctionBuilder, r: RowRed, x: Value, y: Value) -> Value {
 /// The f32 max/min NaN rule of the interpreter on one result `s` of `n`
 /// elements: the canonical quiet NaN when an operation made it (n > 1),
 /// else the element quieted.
-fn nan_rule(b: &mut FunctionBuilder, s: Value, n: Value) -> Value {
+pub(crate) fn nan_rule(b: &mut FunctionBuilder, s: Value, n: Value) -> Value {
     let uno = b.ins().fcmp(FloatCC::Unordered, s, s);
     let canon = b.ins().iconst(types::I32, 0x7fc0_0000);
     let bits = b.ins().bitcast(types::I32, MemFlagsData::new(), s);
@@ -630,8 +703,8 @@ fn nan_rule(b: &mut FunctionBuilder, s: Value, n: Value) -> Value {
 /// bottom.
 fn col_loops(b: &mut FunctionBuilder, g: &Geo, r: RowRed) {
     let hf = heap_flags();
-    let fsum = r.op == RedOp::Sum && r.lane == Lane::F32;
-    let (st, vt) = if r.lane == Lane::F32 {
+    let fsum = r.op == RedOp::Sum && r.lane == RedLane::F32;
+    let (st, vt) = if r.lane == RedLane::F32 {
         (types::F32, types::F32X4)
     } else {
         (types::I32, types::I32X4)
@@ -742,7 +815,7 @@ fn col_loops(b: &mut FunctionBuilder, g: &Geo, r: RowRed) {
         } else {
             b.ins().extractlane(ps[1], k)
         };
-        let s = if r.lane == Lane::F32 && !fsum {
+        let s = if r.lane == RedLane::F32 && !fsum {
             nan_rule(b, s, g.rows)
         } else {
             s
@@ -794,7 +867,7 @@ fn col_loops(b: &mut FunctionBuilder, g: &Geo, r: RowRed) {
     let (c, s) = (ps[0], ps[1]);
     let s = if fsum {
         b.ins().fdemote(types::F32, s)
-    } else if r.lane == Lane::F32 {
+    } else if r.lane == RedLane::F32 {
         nan_rule(b, s, g.rows)
     } else {
         s
@@ -812,13 +885,13 @@ mod tests {
     use super::*;
 
     /// The interpreter's semantics (vm/src/exec/reduce.rs), written out.
-    fn reference(op: RedOp, lane: Lane, row: &[u32]) -> u32 {
-        if lane == Lane::I32 {
+    fn reference(op: RedOp, lane: RedLane, row: &[u32]) -> u32 {
+        if lane == RedLane::I32 {
             let it = row.iter().map(|&x| x as i32);
             return match op {
                 RedOp::Sum => it.fold(0i32, |a, x| a.wrapping_add(x)),
                 RedOp::Max => it.max().unwrap_or(0),
-                RedOp::Min => it.min().unwrap_or(0),
+                _ => it.min().unwrap_or(0),
             } as u32;
         }
         let f = |x: u32| f64::from(f32::from_bits(x));
@@ -841,7 +914,7 @@ mod tests {
                     }
                 }
                 RedOp::Max => best.max(x),
-                RedOp::Min => best.min(x),
+                _ => best.min(x),
             };
         }
         (best as f32).to_bits()
@@ -869,7 +942,7 @@ mod tests {
     #[test]
     fn every_reduction_matches_the_interpreter_on_every_shape() {
         let mut seed = 7u64;
-        for lane in [Lane::F32, Lane::I32] {
+        for lane in [RedLane::F32, RedLane::I32] {
             for op in [RedOp::Sum, RedOp::Max, RedOp::Min] {
                 let k = compile_row(&RowRed { op, lane }).expect("compiles");
                 for rows in [1i64, 3, 4, 5, 8, 9] {
@@ -909,7 +982,10 @@ mod tests {
                             // host compiler (in the interpreter too): any NaN then
                             let nan = |x: u32| f32::from_bits(x).is_nan();
                             let same = got == *w
-                                || (op == RedOp::Sum && lane == Lane::F32 && nan(got) && nan(*w));
+                                || (op == RedOp::Sum
+                                    && lane == RedLane::F32
+                                    && nan(got)
+                                    && nan(*w));
                             assert!(
                                 same,
                                 "{op:?} {lane:?} {rows}x{cols} row {r}: {got:#x} want {w:#x}"
@@ -925,7 +1001,7 @@ mod tests {
     #[test]
     fn every_column_reduction_matches_the_interpreter_on_every_shape() {
         let mut seed = 11u64;
-        for lane in [Lane::F32, Lane::I32] {
+        for lane in [RedLane::F32, RedLane::I32] {
             for op in [RedOp::Sum, RedOp::Max, RedOp::Min] {
                 let k = compile_col(&RowRed { op, lane }).expect("compiles");
                 for rows in [1i64, 2, 3, 5, 9, 17] {
@@ -965,7 +1041,7 @@ mod tests {
                             ]);
                             let nan = |x: u32| f32::from_bits(x).is_nan();
                             let same = got == w
-                                || (op == RedOp::Sum && lane == Lane::F32 && nan(got) && nan(w));
+                                || (op == RedOp::Sum && lane == RedLane::F32 && nan(got) && nan(w));
                             assert!(
                                 same,
                                 "col {op:?} {lane:?} {rows}x{cols} column {c}: {got:#x} want {w:#x}"
@@ -1003,7 +1079,7 @@ mod tests {
     fn f32_column_sums_keep_the_interpreters_order() {
         let k = compile_col(&RowRed {
             op: RedOp::Sum,
-            lane: Lane::F32,
+            lane: RedLane::F32,
         })
         .expect("compiles");
         // 1e30, 9 ones, -1e30 down each of 5 columns: 0 top to bottom
@@ -1037,7 +1113,7 @@ mod tests {
     fn f32_sums_keep_the_interpreters_order_and_sign() {
         let k = compile_row(&RowRed {
             op: RedOp::Sum,
-            lane: Lane::F32,
+            lane: RedLane::F32,
         })
         .expect("compiles");
         // 1e30 + 1 + ... + 1 - 1e30: 0 left to right (each 1 is lost), 9 in

@@ -1,7 +1,10 @@
 //! Tier-up of `tcvt` between f32 and f16/bf16 (default rounding, see
-//! `pto_jit::cvt`) and of the row reductions `trowsum`, `trowmax`, `trowmin`
-//! and column reductions `tcolsum`, `tcolmax`, `tcolmin` on f32/i32 tiles
-//! (`pto_jit::rowred`): a row-major UB source, results at a constant stride
+//! `pto_jit::cvt`) and of the row reductions `trowsum`, `trowmax`, `trowmin`,
+//! `trowargmax`, `trowargmin` and column reductions `tcolsum`, `tcolmax`,
+//! `tcolmin`, `tcolargmax`, `tcolargmin` on f32/i32/u32/f16/bf16/i16/u16
+//! tiles (`pto_jit::rowred`; f16 sums only where the interpreter's f16
+//! write rounds through f32, x86-64 with F16C; arg forms into any integer
+//! destination but i1): a row-major UB source, results at a constant stride
 //! (column 0, or row 0, of a row-major or column-major destination). The compiled
 //! code gives the interpreter's bits (its accumulation order, see
 //! `exec::reduce`), reports the same accesses to the checker, and is compared
@@ -16,7 +19,7 @@ use pto_asm::ty::{BLayout, SLayout, TileLoc};
 use pto_isa_spec::{DType, Opcode};
 use pto_jit::{
     compile, compile_col, compile_cvt, compile_row, Compiled, Cvt, CvtCompiled, EwArgs, Lane, Op,
-    Operands, RedOp, Region, RowArgs, RowCompiled, RowRed, Status,
+    Operands, RedLane, RedOp, Region, RowArgs, RowCompiled, RowRed, Status,
 };
 
 use crate::exec::tile_ops::{in_tiles, TileCall};
@@ -106,9 +109,50 @@ fn get(cache: &JitCache, r: &(RowRed, bool)) -> Result<Arc<RowCompiled>, String>
     fetch(cache, code_cache(), &cache.rows().seen, *r, compile, stats)
 }
 
+/// The source lane of a reduction the JIT takes.
+fn red_lane(dt: DType) -> Option<RedLane> {
+    Some(match dt {
+        DType::F32 => RedLane::F32,
+        DType::I32 => RedLane::I32,
+        DType::U32 => RedLane::U32,
+        DType::F16 => RedLane::F16,
+        DType::BF16 => RedLane::BF16,
+        DType::I16 => RedLane::I16,
+        DType::U16 => RedLane::U16,
+        _ => return None,
+    })
+}
+
+/// Whether the interpreter's f64 -> f16 write rounds through f32 (what
+/// `half` does with F16C, which the compiled f16 sums reproduce).
+fn f16_via_f32() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("f16c")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
 /// The region (and whether it reduces columns) and arguments of a row or
-/// column reduction the JIT can take, or `None`.
+/// column reduction (or arg-reduction) the JIT can take, or `None`.
 fn plan(call: &TileCall) -> Option<((RowRed, bool), RowArgs, &Tile, &Tile)> {
+    let s = *in_tiles(call).first()?;
+    let d = match call.outs.first() {
+        Some(Val::Tile(t)) => t.as_ref(),
+        _ => return None,
+    };
+    // the index width of an arg form (its destination: any integer but i1)
+    let idx = match d.elem {
+        DType::I8 | DType::U8 => 1,
+        DType::I16 | DType::U16 => 2,
+        DType::I32 | DType::U32 => 4,
+        DType::I64 | DType::U64 => 8,
+        _ => 0,
+    };
+    let arg = |w: u8| if w == 0 { None } else { Some(w) };
     let (op, by_col) = match call.op {
         Opcode::TRowSum => (RedOp::Sum, false),
         Opcode::TRowMax => (RedOp::Max, false),
@@ -116,21 +160,21 @@ fn plan(call: &TileCall) -> Option<((RowRed, bool), RowArgs, &Tile, &Tile)> {
         Opcode::TColSum => (RedOp::Sum, true),
         Opcode::TColMax => (RedOp::Max, true),
         Opcode::TColMin => (RedOp::Min, true),
+        Opcode::TRowArgMax => (RedOp::ArgMax(arg(idx)?), false),
+        Opcode::TRowArgMin => (RedOp::ArgMin(arg(idx)?), false),
+        Opcode::TColArgMax => (RedOp::ArgMax(arg(idx)?), true),
+        Opcode::TColArgMin => (RedOp::ArgMin(arg(idx)?), true),
         _ => return None,
     };
-    let s = *in_tiles(call).first()?;
-    let d = match call.outs.first() {
-        Some(Val::Tile(t)) => t.as_ref(),
-        _ => return None,
-    };
-    let lane = match s.elem {
-        DType::F32 => Lane::F32,
-        DType::I32 => Lane::I32,
-        _ => return None,
-    };
+    let lane = red_lane(s.elem)?;
+    let is_arg = matches!(op, RedOp::ArgMax(_) | RedOp::ArgMin(_));
+    if lane == RedLane::F16 && op == RedOp::Sum && !f16_via_f32() {
+        return None;
+    }
+    let (eb, ob) = (lane.bytes(), op.out_bytes(lane));
     let plain = |t: &Tile| t.loc == TileLoc::Vec && t.slayout == SLayout::NoneBox;
     let valid = |t: &Tile| t.v_row >= 0 && t.v_col >= 0 && t.v_row <= t.rows && t.v_col <= t.cols;
-    if d.elem != s.elem
+    if (!is_arg && d.elem != s.elem)
         || !plain(s)
         || !plain(d)
         || s.blayout != BLayout::RowMajor
@@ -160,7 +204,7 @@ fn plan(call: &TileCall) -> Option<((RowRed, bool), RowArgs, &Tile, &Tile)> {
     let stride = if n > 1 {
         at(1).ok()? as i64 - first as i64
     } else {
-        4
+        ob
     };
     let last = at(n - 1).ok()? as i64;
     if stride <= 0 || last != first as i64 + (n - 1) * stride {
@@ -169,14 +213,14 @@ fn plan(call: &TileCall) -> Option<((RowRed, bool), RowArgs, &Tile, &Tile)> {
     // the interpreter writes each result after reducing its line: a
     // destination overlapping the source would be read back; leave it to it
     let (slo, shi) = (s.addr, s.addr + s.bytes());
-    if first < shi && slo < last as u64 + 4 {
+    if first < shi && slo < last as u64 + ob as u64 {
         return None;
     }
     let args = RowArgs {
         dst: first as i64,
         dst_stride: stride,
         src: s.addr as i64,
-        src_stride: s.cols * 4,
+        src_stride: s.cols * eb,
         rows: if by_col { s.v_row } else { d.v_row },
         cols: if by_col { d.v_col } else { s.v_col },
     };
@@ -206,7 +250,24 @@ pub fn run_row_reduce(
         return None;
     }
     let code = get(cache, &region).ok()?;
-    Some(run(&code, crosscheck, call, &args, s, d, local, acc).map(|()| cache.note_exec()))
+    let shape = Shape {
+        by_col: region.1,
+        eb: region.0.lane.bytes(),
+        ob: region.0.op.out_bytes(region.0.lane),
+        float_sum: region.0.op == RedOp::Sum && region.0.lane.is_float(),
+    };
+    Some(run(&code, crosscheck, call, &args, shape, s, d, local, acc).map(|()| cache.note_exec()))
+}
+
+/// What `run` needs of a reduction's region.
+#[derive(Clone, Copy)]
+struct Shape {
+    by_col: bool,
+    /// Bytes per source element and per result.
+    eb: i64,
+    ob: i64,
+    /// A float sum (any NaN matches any NaN in the crosscheck).
+    float_sum: bool,
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -215,6 +276,7 @@ fn run(
     crosscheck: bool,
     call: &TileCall,
     args: &RowArgs,
+    shape: Shape,
     s: &Tile,
     d: &Tile,
     local: &mut Local,
@@ -243,7 +305,12 @@ fn run(
         Status::Unknown => return fault("compiled code returned an unknown status"),
     }
     let at = |r: i64| (args.dst + r * args.dst_stride) as u64;
-    let by_col = matches!(call.op, Opcode::TColSum | Opcode::TColMax | Opcode::TColMin);
+    let Shape {
+        by_col,
+        eb,
+        ob,
+        float_sum,
+    } = shape;
     // results: one per row (row form) or per column (column form)
     let results = if by_col { args.cols } else { args.rows };
     if acc.on {
@@ -251,31 +318,25 @@ fn run(
             acc.add(
                 Space::Ub,
                 (args.src + r * args.src_stride) as u64,
-                (args.cols * 4) as u64,
+                (args.cols * eb) as u64,
                 false,
             );
         }
         for r in 0..results {
-            acc.add(Space::Ub, at(r), 4, true);
+            acc.add(Space::Ub, at(r), ob as u64, true);
         }
     }
     if let Some(want) = reference {
         for r in 0..results {
             let (x, y) = (
-                want.slice(Space::Ub, at(r), 4)?,
-                local.slice(Space::Ub, at(r), 4)?,
+                want.slice(Space::Ub, at(r), ob as u64)?,
+                local.slice(Space::Ub, at(r), ob as u64)?,
             );
-            let bits = |v: &[u8]| u32::from_le_bytes([v[0], v[1], v[2], v[3]]);
-            let (x, y) = (bits(x), bits(y));
-            // which NaN operand a sum keeps is the host compiler's choice
-            let nan = |v: u32| {
-                matches!(call.op, Opcode::TRowSum | Opcode::TColSum)
-                    && d.elem == DType::F32
-                    && f32::from_bits(v).is_nan()
-            };
+            // which NaN operand a float sum keeps is the host compiler's choice
+            let nan = |v: &[u8]| float_sum && crate::num::read(v, d.elem).f().is_nan();
             if x != y && !(nan(x) && nan(y)) {
                 return fault(format!(
-                    "crosscheck: JIT and interpreter differ at {} {r} of {}: interpreter {x:#x}, JIT {y:#x}",
+                    "crosscheck: JIT and interpreter differ at {} {r} of {}: interpreter {x:02x?}, JIT {y:02x?}",
                     if by_col { "column" } else { "row" },
                     call.op.name()
                 ));
@@ -295,7 +356,8 @@ fn pow_cache() -> &'static PowMap {
 /// `tpow` (tile ^ tile) and `tpows` (tile ^ scalar) on row-major f32 UB
 /// tiles through the compiled `Pow` region (`pto_jit::mathf`), within
 /// `pto_jit::POW_ULP` of the interpreter's f64 `powf` rounded to f32, special
-/// values exactly. A scalar exponent that is not an f32 value (the
+/// values exactly; on i32 tiles bit-identical to the interpreter's integer
+/// power (an i32 scalar exponent only). A scalar exponent that is not an f32 value (the
 /// interpreter uses it unrounded), operands overlapping the destination
 /// other than in place, or valid regions the interpreter would report stay
 /// interpreted (`None`).
@@ -316,9 +378,16 @@ pub fn run_pow(
         Some(Val::Tile(t)) => t.as_ref(),
         _ => return None,
     };
+    // i32 tiles: the interpreter's exact integer power
+    let int = d.elem == DType::I32;
     let (b, scalar, operands) = match (call.op, call.ins.get(1)) {
         (Opcode::TPow, Some(Val::Tile(t))) => (Some(t.as_ref()), 0, Operands::Binary),
-        (Opcode::TPows, Some(v @ (Val::Float(_) | Val::Int(_)))) => {
+        // an i32 exponent the interpreter reads as it is (wider ones stay there)
+        (Opcode::TPows, Some(Val::Int(i))) if int => {
+            let e = i32::try_from(*i).ok()?;
+            (None, i64::from(e as u32), Operands::ScalarRight)
+        }
+        (Opcode::TPows, Some(v @ (Val::Float(_) | Val::Int(_)))) if !int => {
             let f = match v {
                 Val::Float(f) => *f,
                 Val::Int(i) => *i as f64,
@@ -335,7 +404,7 @@ pub fn run_pow(
         t.loc == TileLoc::Vec
             && t.slayout == SLayout::NoneBox
             && t.blayout == BLayout::RowMajor
-            && t.elem == DType::F32
+            && t.elem == if int { DType::I32 } else { DType::F32 }
     };
     let srcs = [Some(a), b];
     if !plain(d)
@@ -357,7 +426,7 @@ pub fn run_pow(
     }
     let region = Region {
         op: Op::Pow,
-        lane: Lane::F32,
+        lane: if int { Lane::I32 } else { Lane::F32 },
         operands,
     };
     if !ripe(&cache.rows().pow_counts, region, mode, threshold) {
@@ -453,10 +522,14 @@ fn run_pow_code(
                         i64::from(i)
                     }
                 };
-                let close = (p.is_nan() && q.is_nan())
-                    || (!p.is_nan()
-                        && !q.is_nan()
-                        && key(p).abs_diff(key(q)) <= u64::from(pto_jit::POW_ULP));
+                let close = if args_int(code) {
+                    p.to_bits() == q.to_bits()
+                } else {
+                    (p.is_nan() && q.is_nan())
+                        || (!p.is_nan()
+                            && !q.is_nan()
+                            && key(p).abs_diff(key(q)) <= u64::from(pto_jit::POW_ULP))
+                };
                 if !close {
                     return fault(format!(
                         "crosscheck: JIT and interpreter differ at element ({r}, {c}) of {}: interpreter {p:e}, JIT {q:e}",
@@ -467,6 +540,11 @@ fn run_pow_code(
         }
     }
     Ok(())
+}
+
+/// Whether a compiled `Pow` works on i32 lanes (compared exactly).
+fn args_int(code: &Compiled) -> bool {
+    code.region.lane == Lane::I32
 }
 
 type CvtMap = Mutex<HashMap<Cvt, Result<Arc<CvtCompiled>, String>>>;

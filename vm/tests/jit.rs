@@ -743,3 +743,293 @@ fn tcvt_between_f32_and_half_types_runs_compiled_and_bit_identical() {
         assert!(want == got, "{from}->{to}: JIT and interpreter differ");
     }
 }
+
+/// A row (`by_col` false: into column 0 of a `rows`x`dc` destination, `cm`
+/// col-major) or column reduction (into row 0) of a `rows`x`cols` tile of
+/// `dt` (valid `vr`x`vc`), results of type `ddt` stored to z.
+#[allow(clippy::too_many_arguments)]
+fn red_kernel(
+    op: &str,
+    dt: &str,
+    ddt: &str,
+    rows: usize,
+    cols: usize,
+    vr: usize,
+    vc: usize,
+    by_col: bool,
+    cm: bool,
+) -> String {
+    let tb = format!("!pto.tile_buf<loc=vec, dtype={dt}, rows={rows}, cols={cols}, v_row={vr}, v_col={vc}, blayout=row_major, slayout=none_box, fractal=512, pad=0>");
+    let lay = if cm { "col_major" } else { "row_major" };
+    let (db, zr, zc, zvr, zvc) = if by_col {
+        let dr = if cm { 32 / dt_bytes(ddt) } else { 1 };
+        (format!("!pto.tile_buf<loc=vec, dtype={ddt}, rows={dr}, cols={cols}, v_row=1, v_col={vc}, blayout={lay}, slayout=none_box, fractal=512, pad=0>"), 1, cols, 1, vc)
+    } else {
+        let dc = if cm { 1 } else { 32 / dt_bytes(ddt) };
+        (format!("!pto.tile_buf<loc=vec, dtype={ddt}, rows={rows}, cols={dc}, v_row={vr}, v_col=1, blayout={lay}, slayout=none_box, fractal=512, pad=0>"), rows, 1, vr, 1)
+    };
+    let view = format!("!pto.tensor_view<{rows}x{cols}x{dt}>");
+    let part = format!("!pto.partition_tensor_view<{rows}x{cols}x{dt}>");
+    let zview = format!("!pto.tensor_view<{zr}x{zc}x{ddt}>");
+    let zpart = format!("!pto.partition_tensor_view<{zvr}x{zvc}x{ddt}>");
+    // the column forms of sum/max/min take no scratch tile
+    let ins = if by_col && !op.contains("arg") {
+        format!("ins(%a : {tb})")
+    } else {
+        format!("ins(%a, %t : {tb}, {tb})")
+    };
+    format!(
+        r#"module attributes {{pto.target_arch = "a5"}} {{
+  func.func @k(%x: !pto.ptr<{dt}>, %y: !pto.ptr<{dt}>, %z: !pto.ptr<{ddt}>) attributes {{pto.entry}} {{
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %cr = arith.constant {rows} : index
+    %cc = arith.constant {cols} : index
+    %zr = arith.constant {zr} : index
+    %zc = arith.constant {zc} : index
+    %zvr = arith.constant {zvr} : index
+    %zvc = arith.constant {zvc} : index
+    %xv = pto.make_tensor_view %x, shape = [%cr, %cc], strides = [%cc, %c1] : {view}
+    %zv = pto.make_tensor_view %z, shape = [%zr, %zc], strides = [%zc, %c1] : {zview}
+    %xp = pto.partition_view %xv, offsets = [%c0, %c0], sizes = [%cr, %cc] : {view} -> {part}
+    %zp = pto.partition_view %zv, offsets = [%c0, %c0], sizes = [%zvr, %zvc] : {zview} -> {zpart}
+    %a = pto.alloc_tile : {tb}
+    %t = pto.alloc_tile : {tb}
+    %d = pto.alloc_tile : {db}
+    pto.tload ins(%xp : {part}) outs(%a : {tb})
+    pto.set_flag["PIPE_MTE2", "PIPE_V", "EVENT_ID0"]
+    pto.wait_flag["PIPE_MTE2", "PIPE_V", "EVENT_ID0"]
+    pto.{op} {ins} outs(%d : {db})
+    pto.set_flag["PIPE_V", "PIPE_MTE3", "EVENT_ID0"]
+    pto.wait_flag["PIPE_V", "PIPE_MTE3", "EVENT_ID0"]
+    pto.tstore ins(%d : {db}) outs(%zp : {zpart})
+    return
+  }}
+}}"#
+    )
+}
+
+/// Runs a reduction kernel on x with a z buffer of `zlen` bytes.
+fn run_z(src: &str, jit: JitMode, x: &[u8], zlen: usize) -> (Vec<u8>, pto_vm::JitStats) {
+    let k = load_text("t.pto", src, None).unwrap_or_else(|e| panic!("{e}\n{src}"));
+    let cfg = Config {
+        profile: k.profile,
+        jit,
+        crosscheck: jit != JitMode::Off,
+        jit_threshold: 0,
+        ..Config::default()
+    };
+    let args = [
+        Arg::Buffer(x.to_vec()),
+        Arg::Buffer(x.to_vec()),
+        Arg::Buffer(vec![0; zlen]),
+    ];
+    let f = run_kernel(&k, &cfg, None, &args).expect("runs");
+    assert_eq!(f.out.error, None, "{src}");
+    (f.buffers[2].clone(), f.out.jit)
+}
+
+/// Bytes per element of a test dtype.
+fn dt_bytes(dt: &str) -> usize {
+    match dt {
+        "i8" | "ui8" => 1,
+        "f16" | "bf16" | "i16" | "ui16" => 2,
+        "i64" | "ui64" => 8,
+        _ => 4,
+    }
+}
+
+/// One random element of `dt`: often from a small pool (ties), sometimes a
+/// special value (NaN, infinities, zeros of both signs, subnormals), else
+/// spread over the type's range.
+fn elem(dt: &str, r: u64) -> Vec<u8> {
+    let pick = (r >> 56) as usize;
+    match dt {
+        "f32" => {
+            let u = (r >> 11) as f64 / (1u64 << 53) as f64;
+            let v = match r % 7 {
+                0 => [
+                    0.0f32,
+                    -0.0,
+                    1.0,
+                    -1.0,
+                    2.0,
+                    f32::NAN,
+                    f32::INFINITY,
+                    f32::NEG_INFINITY,
+                ][pick % 8],
+                1 => f32::from_bits((r >> 20) as u32),
+                _ => ((u * 20.0 - 10.0) as f32) * [1.0f32, 1e-3, 1e6, 1e30][(r >> 3) as usize % 4],
+            };
+            v.to_le_bytes().to_vec()
+        }
+        "f16" | "bf16" => {
+            let bits: u16 = match r % 5 {
+                // 0, -0, 1, -1, 2, NaN, inf, -inf
+                0 if dt == "f16" => {
+                    [0, 0x8000, 0x3c00, 0xbc00, 0x4000, 0x7e00, 0x7c00, 0xfc00][pick % 8]
+                }
+                0 => [0, 0x8000, 0x3f80, 0xbf80, 0x4000, 0x7fc0, 0x7f80, 0xff80][pick % 8],
+                // anything, NaN payloads and subnormals included
+                1 => (r >> 24) as u16,
+                // moderate magnitudes (exponents near the bias)
+                _ if dt == "f16" => {
+                    ((r >> 24) as u16 & 0x83ff) | ((12 + (r >> 40) % 8) as u16) << 10
+                }
+                _ => ((r >> 24) as u16 & 0x807f) | ((120 + (r >> 40) % 16) as u16) << 7,
+            };
+            bits.to_le_bytes().to_vec()
+        }
+        _ => {
+            let v = if r.is_multiple_of(3) {
+                (pick % 5) as u64 ^ if r & 8 == 0 { 0 } else { u64::MAX }
+            } else {
+                r >> 7
+            };
+            v.to_le_bytes()[..dt_bytes(dt)].to_vec()
+        }
+    }
+}
+
+/// Compares z buffers element by element (`ob` bytes; a float sum's NaN
+/// matches any NaN).
+fn same_results(want: &[u8], got: &[u8], ob: usize, float_sum: Option<&str>) -> Result<(), String> {
+    for (i, (a, b)) in want.chunks(ob).zip(got.chunks(ob)).enumerate() {
+        let nan = |v: &[u8]| match float_sum {
+            Some("f32") => f32::from_le_bytes([v[0], v[1], v[2], v[3]]).is_nan(),
+            Some("f16") => u16::from_le_bytes([v[0], v[1]]) & 0x7fff > 0x7c00,
+            Some(_) => u16::from_le_bytes([v[0], v[1]]) & 0x7fff > 0x7f80,
+            None => false,
+        };
+        if a != b && !(nan(a) && nan(b)) {
+            return Err(format!("result {i}: interpreter {a:02x?}, jit {b:02x?}"));
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(48),
+        .. ProptestConfig::default()
+    })]
+    /// Arg reductions (row and column, max and min) on every source lane
+    /// the JIT takes, into every index width: bit-identical to the
+    /// interpreter (first index of the extreme, NaN rules, truncated
+    /// index), checked again by the crosscheck inside the run.
+    #[test]
+    fn jit_arg_reductions_match_the_interpreter(
+        op_i in 0usize..4,
+        dt_i in 0usize..7,
+        idt_i in 0usize..8,
+        rows in 1usize..14,
+        col_blocks in 1usize..8,
+        vr_cut in 0usize..5,
+        vc_cut in 0usize..20,
+        cm in any::<bool>(),
+        seed in any::<u64>(),
+    ) {
+        let op = ["trowargmax", "trowargmin", "tcolargmax", "tcolargmin"][op_i];
+        let dt = ["f32", "f16", "bf16", "i32", "ui32", "i16", "ui16"][dt_i];
+        let idt = ["i32", "ui32", "i16", "ui16", "i8", "ui8", "i64", "ui64"][idt_i];
+        let by_col = op.starts_with("tcol");
+        // rows of 32 bytes at least
+        let cols = col_blocks * 32 / dt_bytes(dt);
+        let vr = rows.saturating_sub(vr_cut).max(1);
+        let vc = cols.saturating_sub(vc_cut).max(1);
+        let src = red_kernel(op, dt, idt, rows, cols, vr, vc, by_col, cm);
+        let mut st = seed | 1;
+        let mut next = || { st ^= st << 13; st ^= st >> 7; st ^= st << 17; st };
+        let x: Vec<u8> = (0..rows * cols).flat_map(|_| elem(dt, next())).collect();
+        let ob = dt_bytes(idt);
+        let zlen = rows.max(cols) * ob;
+        let (want, _) = run_z(&src, JitMode::Off, &x, zlen);
+        let (got, stats) = run_z(&src, JitMode::Always, &x, zlen);
+        prop_assert!(stats.jit_execs >= 1, "the reduction ran compiled: {:?}", stats);
+        let r = same_results(&want, &got, ob, None);
+        prop_assert!(r.is_ok(), "{} {} -> {}: {:?}", op, dt, idt, r);
+    }
+
+    /// Sums, maxima and minima (row and column) on the lanes the dedicated
+    /// f32/i32 loops leave to the line emitter (f16, bf16, i16, u16, u32):
+    /// bit-identical to the interpreter (any NaN for a float sum holding a
+    /// NaN), checked again by the crosscheck.
+    #[test]
+    fn jit_narrow_lane_reductions_match_the_interpreter(
+        op_i in 0usize..6,
+        dt_i in 0usize..5,
+        rows in 1usize..20,
+        col_blocks in 1usize..6,
+        vr_cut in 0usize..5,
+        vc_cut in 0usize..20,
+        cm in any::<bool>(),
+        seed in any::<u64>(),
+    ) {
+        let op = ["trowsum", "trowmax", "trowmin", "tcolsum", "tcolmax", "tcolmin"][op_i];
+        let dt = ["f16", "bf16", "i16", "ui16", "ui32"][dt_i];
+        let by_col = op.starts_with("tcol");
+        let cols = col_blocks * 32 / dt_bytes(dt);
+        let vr = rows.saturating_sub(vr_cut).max(1);
+        let vc = cols.saturating_sub(vc_cut).max(1);
+        let src = red_kernel(op, dt, dt, rows, cols, vr, vc, by_col, cm);
+        let mut st = seed | 1;
+        let mut next = || { st ^= st << 13; st ^= st >> 7; st ^= st << 17; st };
+        let x: Vec<u8> = (0..rows * cols).flat_map(|_| elem(dt, next())).collect();
+        let ob = dt_bytes(dt);
+        let zlen = rows.max(cols) * ob;
+        let (want, _) = run_z(&src, JitMode::Off, &x, zlen);
+        let (got, stats) = run_z(&src, JitMode::Always, &x, zlen);
+        prop_assert!(stats.jit_execs >= 1, "the reduction ran compiled: {:?}", stats);
+        let fsum = (op.ends_with("sum") && dt.starts_with(['f', 'b'])).then_some(dt);
+        let r = same_results(&want, &got, ob, fsum);
+        prop_assert!(r.is_ok(), "{} {}: {:?}", op, dt, r);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(48),
+        .. ProptestConfig::default()
+    })]
+    /// `tpow`/`tpows` on i32: bit-identical to the interpreter (wrapping,
+    /// negative exponents, 0^0), checked again by the crosscheck.
+    #[test]
+    fn jit_int_pow_matches_the_interpreter(
+        scalar in any::<bool>(),
+        s_i in 0usize..9,
+        rows in 1usize..10,
+        col_blocks in 1usize..4,
+        vr_cut in 0usize..3,
+        vc_cut in 0usize..9,
+        seed in any::<u64>(),
+    ) {
+        let op = if scalar { "tpows" } else { "tpow" };
+        let cols = col_blocks * 8;
+        let vr = rows.saturating_sub(vr_cut).max(1);
+        let vc = cols.saturating_sub(vc_cut).max(1);
+        let sv = ["0", "1", "2", "-1", "-2", "7", "31", "2147483647", "-2147483648"][s_i];
+        let src = kernel(op, "i32", rows, cols, vr, vc)
+            .replace("arith.constant -3 : i32", &format!("arith.constant {sv} : i32"));
+        let mut st = seed | 1;
+        let mut next = || { st ^= st << 13; st ^= st >> 7; st ^= st << 17; st };
+        let mut base = Vec::new();
+        let mut expo = Vec::new();
+        for _ in 0..rows * cols {
+            let r = next();
+            let x = match r % 4 {
+                0 => (r >> 8) as i32,
+                _ => ((r >> 8) % 9) as i32 - 4,
+            };
+            let y = match (r >> 4) % 4 {
+                0 => (r >> 32) as i32,
+                _ => ((r >> 40) % 44) as i32 - 4,
+            };
+            base.extend(x.to_le_bytes());
+            expo.extend(y.to_le_bytes());
+        }
+        let (want, _) = run(&src, JitMode::Off, false, &base, &expo);
+        let (got, stats) = run(&src, JitMode::Always, true, &base, &expo);
+        prop_assert_eq!(stats.jit_execs, 1, "the op ran compiled: {:?}", stats);
+        prop_assert_eq!(want, got, "{}", op);
+    }
+}
