@@ -2,9 +2,9 @@
 //! (chains of lane-wise ops on f32, i32, f16, bf16, i16, ui16, i8 or ui8
 //! lanes with plt tail masks, scalar operands, broadcasts, compares feeding
 //! selects and masks, f32 <-> f16/bf16 conversions, bitwise ops on float
-//! lanes, predicate algebra, interleaves and lane duplication, the last
-//! ones and every 8-bit op executed by the host) run interpreted, compiled,
-//! and with `--crosscheck`;
+//! lanes, predicate algebra, predicate stores and loads, interleaves and
+//! lane duplication, the last ones and every 8-bit op executed by the host)
+//! run interpreted, compiled, and with `--crosscheck`;
 //! outputs, instruction counts and diagnostics must agree. Plus faults and
 //! the checker's view of a compiled scope.
 
@@ -90,6 +90,9 @@ enum Step {
     Intlv,
     /// r = vdup(r, m) of its lowest or highest lane
     DupLane(bool),
+    /// c = vcmp(r, b, m, gt); psts c (NORM or PK); q = plds (NORM or US)
+    /// of the same bytes; r = vsel(r, b, q)
+    PMem(bool, bool),
 }
 
 const F32_UN: &[&str] = &[
@@ -174,6 +177,16 @@ fn kernel(ty: Ty, n: usize, steps: &[Step], sval: &str) -> String {
                 "%p{i}, %q{i} = pto.vintlv {cur}, %b : {v}, {v} -> {v}, {v}\n          \
                  {r} = pto.vsel %q{i}, %p{i}, %m : {v}, {v}, {m} -> {v}"
             ),
+            Step::PMem(pk, us) => {
+                let st = if *pk { "PK" } else { "NORM" };
+                let ld = if *us { "US" } else { "NORM" };
+                format!(
+                    "%pm{i} = pto.vcmp {cur}, %b, %m, \"gt\" : {v}, {v}, {m} -> {m}\n          \
+                     pto.psts %pm{i}, %up[%pz], \"{st}\" : {m}, !pto.ptr<ui8, ub>, index\n          \
+                     %q{i} = pto.plds %up[%pz], \"{ld}\" : !pto.ptr<ui8, ub>, index -> {m}\n          \
+                     {r} = pto.vsel {cur}, %b, %q{i} : {v}, {v}, {m} -> {v}"
+                )
+            }
             Step::DupLane(high) => {
                 let pos = if *high { "HIGHEST" } else { "LOWEST" };
                 format!("{r} = pto.vdup {cur}, %m {{position = \"{pos}\"}} : {v}, {m} -> {v}")
@@ -196,6 +209,8 @@ fn kernel(ty: Ty, n: usize, steps: &[Step], sval: &str) -> String {
     %ux = pto.castptr %c0_i64 : i64 -> !pto.ptr<{dt}, ub>
     %uy = pto.castptr %c4096_i64 : i64 -> !pto.ptr<{dt}, ub>
     %uz = pto.castptr %c8192_i64 : i64 -> !pto.ptr<{dt}, ub>
+    %c12288_i64 = arith.constant 12288 : i64
+    %up = pto.castptr %c12288_i64 : i64 -> !pto.ptr<ui8, ub>
     pto.mte_gm_ub %x, %ux, %c0_i64, %cb_i64 nburst(%c1_i64, %cb_i64, %cb_i64) : !pto.ptr<{dt}, gm>, !pto.ptr<{dt}, ub>, i64, i64, i64, i64, i64
     pto.mte_gm_ub %y, %uy, %c0_i64, %cb_i64 nburst(%c1_i64, %cb_i64, %cb_i64) : !pto.ptr<{dt}, gm>, !pto.ptr<{dt}, ub>, i64, i64, i64, i64, i64
     pto.mte_gm_ub %z, %uz, %c0_i64, %cb_i64 nburst(%c1_i64, %cb_i64, %cb_i64) : !pto.ptr<{dt}, gm>, !pto.ptr<{dt}, ub>, i64, i64, i64, i64, i64
@@ -203,6 +218,7 @@ fn kernel(ty: Ty, n: usize, steps: &[Step], sval: &str) -> String {
     pto.wait_flag["PIPE_MTE2", "PIPE_V", "EVENT_ID0"]
     pto.vecscope {{
       %c0 = arith.constant 0 : index
+      %pz = arith.constant 0 : index
       %cl = arith.constant {lanes} : index
       %cend = arith.constant {end} : index
       %n = arith.constant {n} : i32
@@ -312,6 +328,7 @@ fn step(ty: Ty) -> impl Strategy<Value = Step> {
         1 => proptest::sample::select(PRED).prop_map(Step::Pred),
         1 => Just(Step::Intlv),
         1 => any::<bool>().prop_map(Step::DupLane),
+        1 => (any::<bool>(), any::<bool>()).prop_map(|(pk, us)| Step::PMem(pk, us)),
     ]
 }
 
@@ -392,6 +409,7 @@ proptest! {
                         | Step::Pred(..)
                         | Step::Intlv
                         | Step::DupLane(..)
+                        | Step::PMem(..)
                 )
             });
         let want = if mixed { 0 } else { 1 };
