@@ -24,7 +24,7 @@ type ScopeFn = unsafe extern "C" fn(*mut u64, *mut u8, u64, *mut u8, *const u8) 
 /// What a vector-scope region reports through its callback: `kind` 2 is a
 /// store under the mask at `mask` with lanes of `es` bytes, 4 a batch of `es`
 /// access-log entries at `mask` (see `vscope::drain`).
-pub type AccessFn = extern "C" fn(*mut u8, u32, u64, *const u8, u32, u32);
+pub type AccessFn = extern "C" fn(*mut u8, u32, u64, *const u8, u32, u32) -> u32;
 
 /// Finalized machine code and the module that owns it.
 pub struct Code {

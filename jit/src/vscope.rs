@@ -29,7 +29,10 @@ use cranelift_module::{Linkage, Module};
 use crate::codegen::{self, heap_flags, Code};
 use crate::{Lane, Op, Reject};
 
+mod call;
 mod lanes;
+
+pub use call::OpRegs;
 
 /// Integer ops of the scalar unit (results wrap to the type's width).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -299,6 +302,16 @@ pub enum SInst {
         /// Saturate.
         sat: bool,
     },
+    /// An op the host executes (see [`AccessSink::op`]): the scope hands it
+    /// instruction `inst` with its operands' registers in the state buffer.
+    Call {
+        /// Operands (scalars are written to their slots before the call).
+        srcs: Vec<RegRef>,
+        /// Results (vector registers and masks only).
+        dsts: Vec<RegRef>,
+        /// The op accesses UB (the host gets it; the access log is drained first).
+        mem: bool,
+    },
     /// A constant mask.
     MaskConst {
         /// Result.
@@ -463,6 +476,11 @@ pub enum ScopeStatus {
     },
     /// Ran out of fuel (backward jumps).
     OutOfFuel,
+    /// An op the host executed failed (the host keeps the reason).
+    OpFailed {
+        /// Instruction index.
+        inst: u32,
+    },
     /// The code returned something this crate does not know.
     Unknown,
 }
@@ -475,6 +493,12 @@ pub trait AccessSink {
     fn store(&mut self, inst: u32, lo: u64, hi: u64);
     /// A `mem_bar` ordering earlier stores before later loads.
     fn barrier(&mut self);
+    /// Executes instruction `inst` (an [`SInst::Call`]) on `regs`; false
+    /// stops the scope with [`ScopeStatus::OpFailed`].
+    fn op(&mut self, inst: u32, regs: &mut OpRegs) -> bool {
+        let _ = (inst, regs);
+        false
+    }
 }
 
 /// The state buffer of one execution.
@@ -572,7 +596,25 @@ impl std::fmt::Debug for ScopeCompiled {
 
 struct SinkRef<'a>(&'a mut dyn AccessSink);
 
-extern "C" fn access_cb(sink: *mut u8, inst: u32, addr: u64, mask: *const u8, es: u32, kind: u32) {
+extern "C" fn access_cb(
+    sink: *mut u8,
+    inst: u32,
+    addr: u64,
+    mask: *const u8,
+    es: u32,
+    kind: u32,
+) -> u32 {
+    let mut failed = 0;
+    let kind64 = i64::from(kind);
+    if kind64 == call::KIND_OP || kind64 == call::KIND_OP_MEM {
+        let mem = kind64 == call::KIND_OP_MEM;
+        codegen::with_sink(sink, |s: &mut SinkRef| {
+            if !call::with_regs(mask, es, addr, mem, |r| s.0.op(inst, r)) {
+                failed = 1;
+            }
+        });
+        return failed;
+    }
     codegen::with_sink(sink, |s: &mut SinkRef| match kind {
         0 => s.0.load(inst, addr, addr + 256),
         1 => s.0.load(inst, addr, addr + u64::from(es)),
@@ -598,6 +640,7 @@ extern "C" fn access_cb(sink: *mut u8, inst: u32, addr: u64, mask: *const u8, es
         3 => s.0.barrier(),
         _ => drain(s.0, codegen::log_entries(mask, es as usize)),
     });
+    failed
 }
 
 /// Hands logged accesses to the sink in order.
@@ -670,6 +713,7 @@ impl ScopeCompiled {
             },
             4 => ScopeStatus::DivByZero { inst },
             5 => ScopeStatus::OutOfFuel,
+            6 => ScopeStatus::OpFailed { inst },
             _ => ScopeStatus::Unknown,
         }
     }
@@ -822,6 +866,9 @@ fn validate(s: &Scope) -> Result<(), Reject> {
                     || (*from == VLane::F32 && to.half().is_some());
                 pair && *part <= 1 && vr(*dst) && vr(*a) && opt(*mask, &mk)
             }
+            SInst::Call { srcs, dsts, .. } => {
+                srcs.iter().all(reg) && dsts.iter().all(|d| reg(d) && !matches!(d, RegRef::S(_)))
+            }
             SInst::MaskConst { dst, .. } => mk(*dst),
             SInst::PLt { dst, rest, n, gran } => {
                 mk(*dst) && opt(*rest, &sc) && sc(*n) && matches!(gran, 1 | 2 | 4)
@@ -842,7 +889,7 @@ fn validate(s: &Scope) -> Result<(), Reject> {
     let exact_only = s.insts.iter().any(|i| match i {
         SInst::Ew { op, lane, .. } => lane.is_float() && matches!(op, Op::And | Op::Or | Op::Xor),
         SInst::VCmp { lane, .. } => lane.is_float(),
-        SInst::VCvt { .. } => true,
+        SInst::VCvt { .. } | SInst::Call { .. } => true,
         _ => false,
     });
     if approx && exact_only {
@@ -907,6 +954,7 @@ pub fn compile(s: &Scope) -> Result<ScopeCompiled, Reject> {
     for t in [ptr, types::I32, types::I64, ptr, types::I32, types::I32] {
         cb_sig.params.push(AbiParam::new(t));
     }
+    cb_sig.returns.push(AbiParam::new(types::I32));
     let mut ctx = module.make_context();
     ctx.func.signature = sig;
     ctx.func.name = UserFuncName::user(0, id.as_u32());
@@ -1573,6 +1621,7 @@ impl Gen {
                 part,
                 sat,
             } => self.vcvt(b, *from, *to, *dst, *a, *mask, *part, *sat),
+            SInst::Call { srcs, mem, .. } => self.call_op(b, k, srcs, *mem),
             SInst::MaskConst { dst, bits } => {
                 for (j, ch) in bits.chunks_exact(8).enumerate() {
                     let w = i64::from_le_bytes(ch.try_into().unwrap_or([0; 8]));

@@ -2,7 +2,10 @@
 //! all fall in the subset `pto_jit::vscope` compiles (scalar index math,
 //! `scf.for`/`scf.if` control flow, `castptr`/`addptr`, `vlds`/`vsts`,
 //! 32-bit lane-wise ops, `vbr`/`vdup`, `pset_b*`/`plt_b*`, `mem_bar`) runs as
-//! one native function once it has run `--jit-threshold` times.
+//! one native function once it has run `--jit-threshold` times. Register-only
+//! vector ops without a native form, and predicate loads and stores, run
+//! inside the compiled scope through a call back into the interpreter's own
+//! code for the op (`host_op`).
 //!
 //! The translation types every register (integer, float scalar, pointer with
 //! its element size and space, vector register, mask) from its definitions
@@ -69,6 +72,8 @@ pub struct Plan {
     exact: Vec<(Reg, Vec<DType>)>,
     /// The instruction id of each scope instruction.
     ids: Vec<InstId>,
+    /// Slot and kind of every register (for host-executed ops).
+    slots: HashMap<Reg, (RegRef, Kind)>,
 }
 
 /// Result of running a compiled scope.
@@ -188,10 +193,10 @@ fn regs_of(k: &K) -> Result<(Vec<Reg>, Vec<Reg>), String> {
             }
             VecOp::MemBar { .. } => (vec![], vec![]),
             VecOp::Generic { op, dsts, srcs, .. } => {
-                if !compiled_generic(*op) {
+                if !compiled_generic(*op) && !host_op_ok(*op) {
                     return reject(format!("'{}'", op.name()));
                 }
-                if dsts.len() != 1 {
+                if dsts.len() != 1 && !host_op_ok(*op) {
                     return reject(format!("'{}' with {} results", op.name(), dsts.len()));
                 }
                 (srcs.clone(), dsts.clone())
@@ -207,6 +212,27 @@ fn compiled_generic(op: Opcode) -> bool {
         op,
         Opcode::VCmp | Opcode::VCmps | Opcode::VSel | Opcode::VCvt
     )
+}
+
+/// Whether the host executes `op` for a compiled scope: register-only ops
+/// and predicate loads and stores.
+fn host_op_ok(op: Opcode) -> bool {
+    exec::vec_ops::pure(op) || exec::vec_ops::pred_mem(op)
+}
+
+/// The kinds of a generic op's `n` results, from its signature.
+fn result_kinds(op: Opcode, n: usize) -> Result<Vec<Kind>, String> {
+    let sig = op.info().signature();
+    let Some(ks) = pto_isa_spec::Sig::assign(&sig.results, n) else {
+        return reject(format!("'{}' with {n} results", op.name()));
+    };
+    ks.into_iter()
+        .map(|k| match k {
+            pto_isa_spec::OperandKind::VReg => Ok(Kind::V),
+            pto_isa_spec::OperandKind::Mask => Ok(Kind::M),
+            other => reject(format!("'{}' with {} result", op.name(), other.describe())),
+        })
+        .collect()
 }
 
 /// Whether a float scalar is exactly a value of `dt` (NaN never is: the
@@ -285,12 +311,8 @@ fn def_kinds(
                 .chain(rest.map(|r| (r, Some(Kind::Int))))
                 .collect(),
             VecOp::Generic { op, dsts, .. } => {
-                let k = if matches!(op, Opcode::VCmp | Opcode::VCmps) {
-                    Kind::M
-                } else {
-                    Kind::V
-                };
-                dsts.iter().map(|d| (*d, Some(k))).collect()
+                let ks = result_kinds(*op, dsts.len())?;
+                dsts.iter().zip(ks).map(|(d, k)| (*d, Some(k))).collect()
             }
             _ => vec![],
         },
@@ -370,7 +392,6 @@ pub fn translate(body: &[Inst], regs: &[Val]) -> Result<Plan, String> {
         };
         slot.insert(r, s);
     }
-    let exact = exact_inputs(body, &kinds, &inputs_r)?;
     let t = Tr {
         kinds: &kinds,
         slot: &slot,
@@ -379,6 +400,8 @@ pub fn translate(body: &[Inst], regs: &[Val]) -> Result<Plan, String> {
     for i in body {
         insts.push(t.inst(&i.k)?);
     }
+    let exact = exact_inputs(body, &insts, &kinds, &inputs_r)?;
+    let slots = slot.iter().map(|(r, s)| (*r, (*s, kinds[r]))).collect();
     let inputs = inputs_r
         .into_iter()
         .map(|r| (r, kinds[&r], slot[&r]))
@@ -393,6 +416,7 @@ pub fn translate(body: &[Inst], regs: &[Val]) -> Result<Plan, String> {
         inputs,
         exact,
         ids: body.iter().map(|i| i.id).collect(),
+        slots,
     })
 }
 
@@ -423,11 +447,16 @@ fn scalar_need(v: &VecOp, kinds: &HashMap<Reg, Kind>) -> Option<(Reg, DType)> {
 /// their lane type: constants now, inputs (returned) at each execution.
 fn exact_inputs(
     body: &[Inst],
+    insts: &[SInst],
     kinds: &HashMap<Reg, Kind>,
     inputs: &[Reg],
 ) -> Result<Vec<(Reg, Vec<DType>)>, String> {
     let mut need: HashMap<Reg, Vec<DType>> = HashMap::new();
-    for i in body {
+    for (i, si) in body.iter().zip(insts) {
+        // the host runs a `Call` with the scalar's own bits
+        if matches!(si, SInst::Call { .. }) {
+            continue;
+        }
         if let K::Vec(v) = &i.k {
             if let Some((r, dt)) = scalar_need(v, kinds) {
                 let e = need.entry(r).or_default();
@@ -690,7 +719,64 @@ impl Tr<'_> {
         })
     }
 
+    /// An op the host executes: its operands' registers (no pointers) and
+    /// its results (vector registers and masks).
+    fn call(&self, srcs: &[Reg], dsts: &[Reg], mem: bool) -> Result<SInst, String> {
+        let slot = |r: &Reg| -> Result<RegRef, String> {
+            match self.kind(*r)? {
+                Kind::Ptr { ub: true, .. } if mem => {}
+                Kind::Ptr { .. } if mem => {
+                    return reject("a predicate access through a non-UB pointer")
+                }
+                Kind::Ptr { .. } => return reject("a host-executed op with a pointer operand"),
+                _ => {}
+            }
+            self.slot
+                .get(r)
+                .copied()
+                .ok_or_else(|| format!("untyped register %{r}"))
+        };
+        let srcs = srcs.iter().map(slot).collect::<Result<Vec<_>, _>>()?;
+        let dsts = dsts.iter().map(slot).collect::<Result<Vec<_>, _>>()?;
+        if dsts.iter().any(|d| matches!(d, RegRef::S(_))) {
+            return reject("a host-executed op with a scalar result");
+        }
+        Ok(SInst::Call { srcs, dsts, mem })
+    }
+
+    /// A vector op: natively when the code generator has its form, else
+    /// executed by the host (register-only ops).
     fn vec(&self, v: &VecOp) -> Result<SInst, String> {
+        let native = self.vec_native(v);
+        match (native, v) {
+            (Ok(i), _) => Ok(i),
+            (
+                Err(_),
+                VecOp::Ew {
+                    dst, a, b, s, mask, ..
+                },
+            ) => {
+                let srcs: Vec<Reg> = [Some(*a), *b, *s, *mask].into_iter().flatten().collect();
+                self.call(&srcs, &[*dst], false)
+            }
+            (Err(_), VecOp::Broadcast { dst, s, mask, .. }) => {
+                let srcs: Vec<Reg> = [Some(*s), *mask].into_iter().flatten().collect();
+                self.call(&srcs, &[*dst], false)
+            }
+            (Err(e), VecOp::Generic { op, dsts, srcs, .. }) => {
+                if exec::vec_ops::pure(*op) {
+                    self.call(srcs, dsts, false)
+                } else if exec::vec_ops::pred_mem(*op) {
+                    self.call(srcs, dsts, true)
+                } else {
+                    Err(e)
+                }
+            }
+            (Err(e), _) => Err(e),
+        }
+    }
+
+    fn vec_native(&self, v: &VecOp) -> Result<SInst, String> {
         Ok(match v {
             VecOp::Load {
                 dst,
@@ -792,7 +878,12 @@ impl Tr<'_> {
                 dsts,
                 srcs,
                 attrs,
-            } => self.generic(*op, dsts, srcs, attrs)?,
+            } => {
+                if !compiled_generic(*op) || dsts.len() != 1 {
+                    return reject(format!("'{}'", op.name()));
+                }
+                self.generic(*op, dsts, srcs, attrs)?
+            }
         })
     }
 
@@ -908,9 +999,14 @@ impl Tr<'_> {
     }
 }
 
-/// Records a compiled scope's accesses the way the interpreter does.
+/// Records a compiled scope's accesses the way the interpreter does, and
+/// executes its host ops.
 struct Sink<'a> {
     ids: &'a [InstId],
+    body: &'a [Inst],
+    slots: &'a HashMap<Reg, (RegRef, Kind)>,
+    /// Why a host op failed.
+    fault: Option<Fault>,
     checking: bool,
     accs: &'a mut Vec<(InstId, exec::Access)>,
     /// stores since the last `mem_bar`, contiguous ones of one instruction merged
@@ -963,6 +1059,206 @@ impl AccessSink for Sink<'_> {
     fn barrier(&mut self) {
         self.pending.clear();
     }
+
+    fn op(&mut self, inst: u32, regs: &mut vscope::OpRegs) -> bool {
+        match host_op(self.body, self.slots, inst, regs) {
+            Ok(accs) => {
+                if self.checking {
+                    let id = self.ids.get(inst as usize).copied().unwrap_or_default();
+                    for a in accs {
+                        crate::machine::push_access(self.accs, id, a);
+                    }
+                }
+                true
+            }
+            Err(f) => {
+                self.fault = Some(f);
+                false
+            }
+        }
+    }
+}
+
+fn as_vreg(v: Val) -> Result<Box<[u8; 256]>, Fault> {
+    match v {
+        Val::VReg(r) => Ok(r),
+        v => fault(format!("expected a vector register, found {}", v.kind())),
+    }
+}
+
+fn as_mask(v: Val) -> Result<Box<[u8; 32]>, Fault> {
+    match v {
+        Val::Mask(m) => Ok(m),
+        v => fault(format!("expected a mask, found {}", v.kind())),
+    }
+}
+
+fn as_num(v: Val) -> Result<crate::num::Num, Fault> {
+    match v {
+        Val::Int(i) => Ok(crate::num::Num::I(i)),
+        Val::Float(f) => Ok(crate::num::Num::F(f)),
+        v => fault(format!("expected a scalar, found {}", v.kind())),
+    }
+}
+
+/// A compiled scope's UB for the predicate loads and stores.
+struct ScopeUb<'a>(&'a mut [u8]);
+
+impl exec::vec_pred::UbMem for ScopeUb<'_> {
+    fn ub(&self, at: u64, len: u64) -> Result<&[u8], crate::mem::OutOfBounds> {
+        let size = self.0.len() as u64;
+        match at.checked_add(len) {
+            Some(end) if end <= size => Ok(&self.0[at as usize..end as usize]),
+            _ => Err(crate::mem::OutOfBounds {
+                space: Space::Ub,
+                addr: at,
+                len,
+                size,
+            }),
+        }
+    }
+
+    fn ub_mut(&mut self, at: u64, len: u64) -> Result<&mut [u8], crate::mem::OutOfBounds> {
+        let size = self.0.len() as u64;
+        match at.checked_add(len) {
+            Some(end) if end <= size => Ok(&mut self.0[at as usize..end as usize]),
+            _ => Err(crate::mem::OutOfBounds {
+                space: Space::Ub,
+                addr: at,
+                len,
+                size,
+            }),
+        }
+    }
+}
+
+/// Runs scope instruction `inst` (an `SInst::Call`) on the compiled scope's
+/// registers with the interpreter's code (as `machine::exec_vec` does);
+/// returns the UB accesses it made.
+fn host_op(
+    body: &[Inst],
+    slots: &HashMap<Reg, (RegRef, Kind)>,
+    inst: u32,
+    regs: &mut vscope::OpRegs,
+) -> Result<Vec<exec::Access>, Fault> {
+    let mut accs = exec::Accesses {
+        on: true,
+        list: Vec::new(),
+    };
+    use exec::vector as xv;
+    let Some(K::Vec(v)) = body.get(inst as usize).map(|i| &i.k) else {
+        return fault("internal: a compiled scope's host op is not a vector op");
+    };
+    let gone = || Fault::Msg("internal: a compiled scope's register is missing".into());
+    let val = |r: Reg| -> Result<Val, Fault> {
+        Ok(match slots.get(&r) {
+            Some((RegRef::S(i), Kind::Float)) => {
+                Val::Float(f64::from_bits(regs.scalar(*i).ok_or_else(gone)? as u64))
+            }
+            Some((RegRef::S(i), Kind::Int)) => Val::Int(regs.scalar(*i).ok_or_else(gone)?),
+            Some((RegRef::S(i), Kind::Ptr { es, ub: true })) => {
+                Val::Ptr(crate::value::Ptr {
+                    space: Space::Ub,
+                    addr: regs.scalar(*i).ok_or_else(gone)? as u64,
+                    // the predicate accesses read only the element size
+                    elem: match es {
+                        1 => DType::U8,
+                        2 => DType::U16,
+                        4 => DType::U32,
+                        _ => DType::U64,
+                    },
+                })
+            }
+            Some((RegRef::V(i), _)) => Val::VReg(Box::new(regs.vreg(*i).ok_or_else(gone)?)),
+            Some((RegRef::M(i), _)) => Val::Mask(Box::new(regs.mask(*i).ok_or_else(gone)?)),
+            _ => return Err(gone()),
+        })
+    };
+    let mask_of = |m: &Option<Reg>| -> Result<Box<[u8; 32]>, Fault> {
+        match m {
+            Some(m) => as_mask(val(*m)?),
+            None => Ok(xv::all_mask()),
+        }
+    };
+    let (dsts, out): (Vec<Reg>, Vec<Val>) = match v {
+        VecOp::Ew {
+            op,
+            dst,
+            a,
+            b,
+            s,
+            mask,
+            elem,
+        } => {
+            let mk = mask_of(mask)?;
+            let av = as_vreg(val(*a)?)?;
+            let bv = b.map(|b| val(b).and_then(as_vreg)).transpose()?;
+            let sv = s.map(|s| val(s).and_then(as_num)).transpose()?;
+            let r = xv::lanewise(*op, &av, bv.as_deref(), sv, &mk, *elem);
+            (vec![*dst], vec![Val::VReg(r)])
+        }
+        VecOp::Broadcast { dst, s, mask, elem } => {
+            let n = match val(*s)? {
+                Val::Int(i) => crate::num::Num::I(i),
+                Val::Float(f) => crate::num::Num::F(f),
+                v => return fault(format!("vbr of {}", v.kind())),
+            };
+            let mut r = xv::broadcast(n, *elem);
+            if mask.is_some() {
+                // vdup: dst[i] = mask[i] ? x : 0
+                let mk = mask_of(mask)?;
+                let es = elem.bytes().max(1);
+                for (i, lane) in r.chunks_exact_mut(es).enumerate() {
+                    if !xv::lane_on(&mk, i, es) {
+                        lane.fill(0);
+                    }
+                }
+            }
+            (vec![*dst], vec![Val::VReg(r)])
+        }
+        VecOp::Generic {
+            op,
+            dsts,
+            srcs,
+            attrs,
+        } => {
+            let vals: Vec<Val> = srcs.iter().map(|r| val(*r)).collect::<Result<_, _>>()?;
+            let out = if exec::vec_ops::pred_mem(*op) {
+                let Some(ub) = regs.ub() else {
+                    return Err(gone());
+                };
+                exec::vec_ops::run_pred_mem(*op, &vals, attrs, &mut ScopeUb(ub), &mut accs)?
+            } else {
+                exec::vec_ops::run_pure(*op, &vals, attrs)?
+            };
+            if out.len() != dsts.len() {
+                return fault(format!(
+                    "'{}' produced {} result(s), the op defines {}",
+                    op.name(),
+                    out.len(),
+                    dsts.len()
+                ));
+            }
+            (dsts.clone(), out)
+        }
+        _ => return fault("internal: a compiled scope's host op is not a register op"),
+    };
+    for (d, v) in dsts.iter().zip(out) {
+        let ok = match (slots.get(d), v) {
+            (Some((RegRef::V(i), _)), Val::VReg(x)) => regs.set_vreg(*i, &x),
+            (Some((RegRef::M(i), _)), Val::Mask(x)) => regs.set_mask(*i, &x),
+            (_, v) => {
+                return fault(format!(
+                    "a compiled scope's host op produced {} for %{d}",
+                    v.kind()
+                ))
+            }
+        };
+        if !ok {
+            return Err(gone());
+        }
+    }
+    Ok(accs.list)
 }
 
 /// Step limit of a vector scope (the interpreter's, spent here on backward jumps).
@@ -1054,6 +1350,9 @@ pub fn run(
     let size = local.size(Space::Ub);
     let mut sink = Sink {
         ids: &plan.ids,
+        body,
+        slots: &plan.slots,
+        fault: None,
         checking,
         accs,
         pending: Vec::new(),
@@ -1086,6 +1385,12 @@ pub fn run(
         }
         ScopeStatus::DivByZero { .. } => return fault("integer division by zero"),
         ScopeStatus::OutOfFuel => return fault("vector scope ran for more than 10^8 steps"),
+        ScopeStatus::OpFailed { .. } => {
+            return Err(sink
+                .fault
+                .take()
+                .unwrap_or_else(|| Fault::Msg("a compiled scope's host op failed".into())))
+        }
         ScopeStatus::Unknown => return fault("compiled vector scope returned an unknown status"),
     }
     let mut counts = Vec::new();

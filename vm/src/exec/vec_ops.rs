@@ -138,6 +138,54 @@ fn group(op: Opcode) -> Option<Group> {
     })
 }
 
+/// Whether `op` works on registers only (no memory, no special register),
+/// so [`run_pure`] executes it.
+pub fn pure(op: Opcode) -> bool {
+    use Opcode as O;
+    match group(op) {
+        Some(Group::Arith | Group::Reduce | Group::Convert) => true,
+        Some(Group::Rearrange) => op != O::VSqz,
+        Some(Group::Pred) => !matches!(op, O::Plds | O::Pld | O::Pldi | O::Psts | O::Pst | O::Psti),
+        _ => op == O::VDup,
+    }
+}
+
+/// Executes a register-only op ([`pure`]) as [`run`] does.
+pub fn run_pure(op: Opcode, srcs: &[Val], attrs: &Attrs) -> Result<Vec<Val>, Fault> {
+    let a = Args::split(srcs);
+    let cx = Cx { op, attrs };
+    match group(op) {
+        Some(Group::Arith) => vec_arith::run(&cx, &a),
+        Some(Group::Reduce) => vec_arith::reduce(&cx, &a),
+        Some(Group::Convert) => vec_convert::run(&cx, &a),
+        Some(Group::Rearrange) if op != Opcode::VSqz => vec_rearrange::run(&cx, &a),
+        Some(Group::Pred) if pure(op) => vec_pred::run(&cx, &a, None, &mut Accesses::default()),
+        None if op == Opcode::VDup => vec_rearrange::dup(&cx, &a),
+        _ => fault(format!("'{}' needs memory", op.name())),
+    }
+}
+
+/// Whether `op` is a predicate load or store ([`run_pred_mem`]).
+pub fn pred_mem(op: Opcode) -> bool {
+    use Opcode as O;
+    matches!(op, O::Plds | O::Pld | O::Pldi | O::Psts | O::Pst | O::Psti)
+}
+
+/// Executes a predicate load or store ([`pred_mem`]) on `ub` as [`run`] does.
+pub fn run_pred_mem(
+    op: Opcode,
+    srcs: &[Val],
+    attrs: &Attrs,
+    ub: &mut dyn vec_pred::UbMem,
+    acc: &mut Accesses,
+) -> Result<Vec<Val>, Fault> {
+    if !pred_mem(op) {
+        return fault(format!("'{}' is not a predicate load or store", op.name()));
+    }
+    let a = Args::split(srcs);
+    vec_pred::run(&Cx { op, attrs }, &a, Some(ub), acc)
+}
+
 /// Whether the generic path implements `op` (lowering sends only these here).
 pub fn implemented(op: Opcode) -> bool {
     group(op).is_some() || vmi::implemented(op)
@@ -175,7 +223,7 @@ pub fn run(
             }
             Ok(out)
         }
-        Some(Group::Pred) => vec_pred::run(&cx, &a, local, acc),
+        Some(Group::Pred) => vec_pred::run(&cx, &a, Some(local as &mut dyn vec_pred::UbMem), acc),
         // vlds/vsts reach the generic path only for modes the built-in lacks
         Some(Group::Mem) => vec_mem::run(&cx, &a, local, acc),
         Some(Group::Sort) => vec_sort::run(&cx, &a, local, acc),

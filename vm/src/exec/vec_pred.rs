@@ -10,7 +10,7 @@ use pto_isa_spec::{DType, Opcode};
 
 use crate::exec::vec_ops::{bit, mask_from, set_bit, Args, Cx, Mask};
 use crate::exec::{fault, vector, Accesses, Fault};
-use crate::mem::Local;
+use crate::mem::{Local, OutOfBounds};
 use crate::value::{Ptr, Space, Val};
 
 fn gran_of(op: Opcode) -> usize {
@@ -19,6 +19,25 @@ fn gran_of(op: Opcode) -> usize {
         O::PintlvB8 | O::PdintlvB8 | O::PgeB8 | O::PltmB8 => 1,
         O::PintlvB16 | O::PdintlvB16 | O::PgeB16 | O::PltmB16 => 2,
         _ => 4,
+    }
+}
+
+/// UB as the predicate loads and stores see it: the core's local memory,
+/// or the UB a compiled vector scope runs on.
+pub trait UbMem {
+    /// `len` bytes at `at`, bounds-checked.
+    fn ub(&self, at: u64, len: u64) -> Result<&[u8], OutOfBounds>;
+    /// `len` bytes at `at` to write, bounds-checked.
+    fn ub_mut(&mut self, at: u64, len: u64) -> Result<&mut [u8], OutOfBounds>;
+}
+
+impl UbMem for Local {
+    fn ub(&self, at: u64, len: u64) -> Result<&[u8], OutOfBounds> {
+        self.slice(Space::Ub, at, len)
+    }
+
+    fn ub_mut(&mut self, at: u64, len: u64) -> Result<&mut [u8], OutOfBounds> {
+        self.slice_mut(Space::Ub, at, len)
     }
 }
 
@@ -93,7 +112,14 @@ fn place(cx: &Cx, a: &Args) -> Result<(u64, Option<Val>), Fault> {
 }
 
 /// Predicate-group ops.
-pub fn run(cx: &Cx, a: &Args, local: &mut Local, acc: &mut Accesses) -> Result<Vec<Val>, Fault> {
+///
+/// `local` is None for a register-only op of a compiled scope.
+pub fn run(
+    cx: &Cx,
+    a: &Args,
+    local: Option<&mut dyn UbMem>,
+    acc: &mut Accesses,
+) -> Result<Vec<Val>, Fault> {
     use Opcode as O;
     let m = |i: usize| match a.m.get(i) {
         Some(m) => Ok(*m),
@@ -190,17 +216,20 @@ pub fn run(cx: &Cx, a: &Args, local: &mut Local, acc: &mut Accesses) -> Result<V
             canonical(&pat, g)
         }
         O::Plds | O::Pld | O::Pldi => {
+            let Some(local) = local else {
+                return cx.err("needs UB");
+            };
             let at = addr(cx, a)?;
             let d = dist(cx);
             let mut r = Box::new([0u8; 32]);
             match d.as_str() {
                 "NORM" => {
-                    r.copy_from_slice(local.slice(Space::Ub, at, 32)?);
+                    r.copy_from_slice(local.ub(at, 32)?);
                     acc.add(Space::Ub, at, 32, false);
                 }
                 "US" => {
                     // 128 stored bits, each doubled
-                    let s = local.slice(Space::Ub, at, 16)?;
+                    let s = local.ub(at, 16)?;
                     for i in 0..128 {
                         let b = s[i / 8] & (1 << (i % 8)) != 0;
                         set_bit(&mut r, 2 * i, b);
@@ -210,7 +239,7 @@ pub fn run(cx: &Cx, a: &Args, local: &mut Local, acc: &mut Accesses) -> Result<V
                 }
                 "DS" => {
                     // every other bit of a 64-byte image
-                    let s = local.slice(Space::Ub, at, 64)?;
+                    let s = local.ub(at, 64)?;
                     for i in 0..256 {
                         set_bit(&mut r, i, s[i / 4] & (1 << ((2 * i) % 8)) != 0);
                     }
@@ -221,6 +250,9 @@ pub fn run(cx: &Cx, a: &Args, local: &mut Local, acc: &mut Accesses) -> Result<V
             r
         }
         O::Psts | O::Pst | O::Psti => {
+            let Some(local) = local else {
+                return cx.err("needs UB");
+            };
             let src = m(0)?;
             let at = addr(cx, a)?;
             let img = match cx.exact("$src_type") {
@@ -231,13 +263,11 @@ pub fn run(cx: &Cx, a: &Args, local: &mut Local, acc: &mut Accesses) -> Result<V
             };
             match dist(cx).as_str() {
                 "NORM" => {
-                    local
-                        .slice_mut(Space::Ub, at, 32)?
-                        .copy_from_slice(&img[..]);
+                    local.ub_mut(at, 32)?.copy_from_slice(&img[..]);
                     acc.add(Space::Ub, at, 32, true);
                 }
                 "PK" => {
-                    let d = local.slice_mut(Space::Ub, at, 16)?;
+                    let d = local.ub_mut(at, 16)?;
                     d.fill(0);
                     for i in 0..128 {
                         if bit(&img, 2 * i) {

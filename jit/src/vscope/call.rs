@@ -1,0 +1,231 @@
+//! Ops a scope runs through its host: `SInst::Call` hands one instruction
+//! to [`AccessSink::op`] with a view of the scope's registers ([`OpRegs`]),
+//! so the VM executes it with the interpreter's own code and the compiled
+//! scope stays bit-exact for ops the code generator has no native form of
+//! (8-bit lanes, integer conversions, predicate algebra...). The compiled
+//! code first writes the scalar operands it keeps in SSA variables to their
+//! state slots; vector registers and masks live in the state already. An
+//! op that reads or writes UB (predicate loads and stores) also gets the
+//! scope's UB, after the access log has been handed to the sink (so the
+//! host records its accesses in program order).
+
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{types, InstBuilder};
+use cranelift_frontend::FunctionBuilder;
+
+use super::{st_flags, Gen, RegRef, FAULT_ADDR, FAULT_LEN, HEADER};
+
+/// Callback kind of a host-executed op.
+pub(super) const KIND_OP: i64 = 5;
+/// Callback kind of a host-executed op that accesses UB (its base and
+/// length in the fault words of the state header).
+pub(super) const KIND_OP_MEM: i64 = 6;
+
+/// Status a scope returns when a host-executed op failed.
+pub(super) const STATUS_OP: i64 = 6;
+
+/// The registers of a running scope, for a host-executed op.
+pub struct OpRegs<'a> {
+    words: &'a mut [u64],
+    vregs: usize,
+    masks: usize,
+    ub: Option<&'a mut [u8]>,
+}
+
+impl OpRegs<'_> {
+    /// The scope's UB (ops that access it only).
+    pub fn ub(&mut self) -> Option<&mut [u8]> {
+        self.ub.as_deref_mut()
+    }
+
+    /// Scalar slot `i` (integers and addresses; floats as their f64 bits).
+    pub fn scalar(&self, i: u32) -> Option<i64> {
+        self.words.get(HEADER + i as usize).map(|w| *w as i64)
+    }
+
+    fn bytes<const N: usize>(&self, at: usize) -> Option<[u8; N]> {
+        let ws = self.words.get(at..at + N / 8)?;
+        let mut out = [0u8; N];
+        for (ch, w) in out.chunks_exact_mut(8).zip(ws) {
+            ch.copy_from_slice(&w.to_le_bytes());
+        }
+        Some(out)
+    }
+
+    fn put(&mut self, at: usize, bytes: &[u8]) -> bool {
+        let Some(ws) = self.words.get_mut(at..at + bytes.len() / 8) else {
+            return false;
+        };
+        for (w, ch) in ws.iter_mut().zip(bytes.chunks_exact(8)) {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(ch);
+            *w = u64::from_le_bytes(b);
+        }
+        true
+    }
+
+    /// Vector register `i`.
+    pub fn vreg(&self, i: u32) -> Option<[u8; 256]> {
+        self.bytes(self.vregs + 32 * i as usize)
+    }
+
+    /// Mask `i`.
+    pub fn mask(&self, i: u32) -> Option<[u8; 32]> {
+        self.bytes(self.masks + 4 * i as usize)
+    }
+
+    /// Sets vector register `i` (false: no such register).
+    pub fn set_vreg(&mut self, i: u32, v: &[u8; 256]) -> bool {
+        self.put(self.vregs + 32 * i as usize, v)
+    }
+
+    /// Sets mask `i` (false: no such mask).
+    pub fn set_mask(&mut self, i: u32, m: &[u8; 32]) -> bool {
+        self.put(self.masks + 4 * i as usize, m)
+    }
+}
+
+/// Runs `f` on the registers of the state buffer at `state` (`words` words;
+/// `offs` packs the word offsets of the vector registers and the masks).
+/// With `mem`, the UB base and length are in the header's fault words.
+pub(super) fn with_regs(
+    state: *const u8,
+    words: u32,
+    offs: u64,
+    mem: bool,
+    f: impl FnOnce(&mut OpRegs) -> bool,
+) -> bool {
+    if state.is_null() || (words as usize) < HEADER {
+        return false;
+    }
+    // SAFETY: compiled scope code passes the state buffer it runs on
+    // (`ScopeCompiled::call` hands it `words` 8-byte aligned words that it
+    // borrows exclusively for the call) and does not touch it until this
+    // callback returns.
+    let words =
+        unsafe { std::slice::from_raw_parts_mut(state.cast_mut().cast::<u64>(), words as usize) };
+    let ub = if mem {
+        let (base, len) = (words[FAULT_ADDR] as *mut u8, words[FAULT_LEN] as usize);
+        if base.is_null() {
+            return false;
+        }
+        // SAFETY: the compiled code stored its `base` and `len` parameters
+        // here just before the call: the UB slice `ScopeCompiled::call`
+        // borrows exclusively for the call, which the code does not touch
+        // until this callback returns.
+        Some(unsafe { std::slice::from_raw_parts_mut(base, len) })
+    } else {
+        None
+    };
+    let mut regs = OpRegs {
+        words,
+        vregs: (offs & 0xffff_ffff) as usize,
+        masks: (offs >> 32) as usize,
+        ub,
+    };
+    f(&mut regs)
+}
+
+impl Gen {
+    /// `SInst::Call`: spills the scalar operands, calls the host, and stops
+    /// the scope with [`STATUS_OP`] when the op failed.
+    pub(super) fn call_op(&self, b: &mut FunctionBuilder, k: u32, srcs: &[RegRef], mem: bool) {
+        let sf = st_flags();
+        if mem {
+            self.flush(b);
+            b.ins()
+                .store(sf, self.base, self.state, (FAULT_ADDR * 8) as i32);
+            b.ins()
+                .store(sf, self.len, self.state, (FAULT_LEN * 8) as i32);
+        }
+        for r in srcs {
+            if let RegRef::S(i) = *r {
+                let v = self.var(b, i);
+                b.ins()
+                    .store(sf, v, self.state, ((HEADER + i as usize) * 8) as i32);
+            }
+        }
+        let ki = b.ins().iconst(types::I32, i64::from(k));
+        let offs = (self.layout.vregs as u64) | (self.layout.masks as u64) << 32;
+        let offs = b.ins().iconst(types::I64, offs as i64);
+        let words = b.ins().iconst(types::I32, self.layout.words as i64);
+        let kd = b
+            .ins()
+            .iconst(types::I32, if mem { KIND_OP_MEM } else { KIND_OP });
+        let call = b.ins().call_indirect(
+            self.cb_sig,
+            self.cb,
+            &[self.sink, ki, offs, self.state, words, kd],
+        );
+        let r = b.inst_results(call)[0];
+        let ok = b.ins().icmp_imm_s(IntCC::Equal, r, 0);
+        self.guard(b, ok, STATUS_OP, k, None);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{compile, AccessSink, SInst, Scope, ScopeStatus};
+    use super::{OpRegs, RegRef};
+
+    /// Adds the scalar to every byte of vector 0 into vector 1; fails on a
+    /// negative scalar.
+    struct Host(Vec<u32>);
+
+    impl AccessSink for Host {
+        fn load(&mut self, _: u32, _: u64, _: u64) {}
+        fn store(&mut self, _: u32, _: u64, _: u64) {}
+        fn barrier(&mut self) {}
+        fn op(&mut self, inst: u32, regs: &mut OpRegs) -> bool {
+            self.0.push(inst);
+            let (Some(s), Some(v)) = (regs.scalar(0), regs.vreg(0)) else {
+                return false;
+            };
+            if s < 0 || regs.ub().is_some() {
+                return false;
+            }
+            let out = v.map(|x| x.wrapping_add(s as u8));
+            regs.set_vreg(1, &out)
+        }
+    }
+
+    #[test]
+    fn host_ops_see_spilled_scalars_and_stop_the_scope_when_they_fail() {
+        let s = Scope {
+            insts: vec![
+                SInst::Const { dst: 0, v: 3 },
+                SInst::Call {
+                    srcs: vec![RegRef::S(0), RegRef::V(0)],
+                    dsts: vec![RegRef::V(1)],
+                    mem: false,
+                },
+                SInst::Exit,
+            ],
+            scalars: 1,
+            vregs: 2,
+            masks: 0,
+        };
+        let c = compile(&s).unwrap();
+        let mut st = c.new_state();
+        st.set_vreg(0, &[7u8; 256]);
+        let mut host = Host(Vec::new());
+        assert_eq!(c.call(&mut st, &mut [], 10, &mut host), ScopeStatus::Ok);
+        assert_eq!(st.vreg(1), [10u8; 256]);
+        assert_eq!(host.0, vec![1]);
+        let mut s2 = s.clone();
+        s2.insts[0] = SInst::Const { dst: 0, v: -1 };
+        let c = compile(&s2).unwrap();
+        let mut st = c.new_state();
+        assert_eq!(
+            c.call(&mut st, &mut [], 10, &mut host),
+            ScopeStatus::OpFailed { inst: 1 }
+        );
+        // a scalar result is malformed
+        s2.insts[1] = SInst::Call {
+            srcs: vec![],
+            dsts: vec![RegRef::S(0)],
+            mem: false,
+        };
+        assert!(compile(&s2).is_err());
+    }
+}
