@@ -69,6 +69,9 @@ pub struct Plan {
     exact: Vec<(Reg, Vec<DType>)>,
     /// The instruction id of each scope instruction.
     ids: Vec<InstId>,
+    /// The state buffer of the last execution, reused by the next one
+    /// (a fresh buffer per execution cost more than a small scope's body).
+    state: Mutex<Option<vscope::ScopeState>>,
 }
 
 /// Result of running a compiled scope.
@@ -88,9 +91,9 @@ type ScopeCode = Result<Arc<vscope::ScopeCompiled>, String>;
 #[derive(Default)]
 pub struct ScopeCache {
     /// Translations by the scope's first instruction id.
-    plans: Mutex<HashMap<InstId, Translated>>,
+    plans: Mutex<rustc_hash::FxHashMap<InstId, Translated>>,
     /// Executions per scope (tiering).
-    counts: Mutex<HashMap<InstId, u32>>,
+    counts: Mutex<rustc_hash::FxHashMap<InstId, u32>>,
 }
 
 fn code_cache() -> &'static Mutex<HashMap<Scope, ScopeCode>> {
@@ -393,6 +396,7 @@ pub fn translate(body: &[Inst], regs: &[Val]) -> Result<Plan, String> {
         inputs,
         exact,
         ids: body.iter().map(|i| i.id).collect(),
+        state: Mutex::new(None),
     })
 }
 
@@ -1035,7 +1039,13 @@ pub fn run(
             }
         }
     }
-    let mut st = code.new_state();
+    let mut st = match plan.state.lock().ok().and_then(|mut s| s.take()) {
+        Some(mut st) => {
+            code.reset_state(&mut st);
+            st
+        }
+        None => code.new_state(),
+    };
     for (r, k, slot) in &plan.inputs {
         let v = regs.get(*r as usize);
         match (slot, v) {
@@ -1088,7 +1098,7 @@ pub fn run(
         ScopeStatus::OutOfFuel => return fault("vector scope ran for more than 10^8 steps"),
         ScopeStatus::Unknown => return fault("compiled vector scope returned an unknown status"),
     }
-    let mut counts = Vec::new();
+    let mut counts = Vec::with_capacity(body.len());
     let mut vec_ops = 0;
     for (blk, n) in code.blocks.iter().zip(st.block_counts()) {
         if *n == 0 {
@@ -1101,6 +1111,9 @@ pub fn run(
                 vec_ops += n;
             }
         }
+    }
+    if let Ok(mut s) = plan.state.lock() {
+        *s = Some(st);
     }
     cache.note_scope_exec();
     Ok(Ran::Done(Outcome {
