@@ -667,6 +667,17 @@ impl ScopeCompiled {
         }
     }
 
+    /// Makes a state buffer of an earlier execution ready for the next one:
+    /// the header and registers zeroed as in [`Self::new_state`] (the call
+    /// itself resets the counters and the log), without a new allocation.
+    pub fn reset_state(&self, state: &mut ScopeState) {
+        if state.layout != self.layout || state.words.len() != self.layout.words {
+            *state = self.new_state();
+            return;
+        }
+        state.words[..self.layout.counts].fill(0);
+    }
+
     /// Runs the scope on `ub` with the registers in `state`; `fuel` bounds
     /// the backward jumps.
     pub fn call(
@@ -1882,6 +1893,45 @@ mod tests {
             .collect();
         assert!(counts.contains(&(5..12, 2)), "{counts:?}");
         assert!(counts.contains(&(4..5, 3)), "{counts:?}");
+    }
+
+    #[test]
+    fn a_reused_state_runs_like_a_new_one() {
+        let c = compile(&vadd_loop()).unwrap();
+        let inputs = [(0, 100), (4, 0), (5, 1024), (6, 2048)];
+        let run = |st: &mut ScopeState| {
+            let mut ub = vec![0u8; 4096];
+            for (i, b) in ub.iter_mut().enumerate() {
+                *b = (i * 7 % 251) as u8;
+            }
+            for (s, v) in inputs {
+                st.set_scalar(s, v);
+            }
+            let r = c.call(st, &mut ub, 1000, &mut Log::default());
+            (r, ub)
+        };
+        let mut fresh = c.new_state();
+        let want = run(&mut fresh);
+        // a state left behind by a faulting run with other inputs
+        let mut used = c.new_state();
+        for (s, v) in [(0, 128), (4, 0), (5, 1024), (6, 4000)] {
+            used.set_scalar(s, v);
+        }
+        let r = c.call(&mut used, &mut vec![0u8; 4096], 1000, &mut Log::default());
+        assert!(matches!(r, ScopeStatus::OutOfBounds { .. }), "{r:?}");
+        c.reset_state(&mut used);
+        assert_eq!(
+            used.words[..c.layout.counts],
+            fresh_words(&c)[..c.layout.counts]
+        );
+        let got = run(&mut used);
+        assert_eq!(got, want);
+        // everything but the stale tail of the access log is as after a fresh run
+        assert_eq!(used.words[..c.layout.log], fresh.words[..c.layout.log]);
+    }
+
+    fn fresh_words(c: &ScopeCompiled) -> Vec<u64> {
+        c.new_state().words
     }
 
     #[test]

@@ -74,6 +74,9 @@ pub struct Plan {
     ids: Vec<InstId>,
     /// Slot and kind of every register (for host-executed ops).
     slots: HashMap<Reg, (RegRef, Kind)>,
+    /// The state buffer of the last execution, reused by the next one
+    /// (a fresh buffer per execution cost more than a small scope's body).
+    state: Mutex<Option<vscope::ScopeState>>,
 }
 
 /// Result of running a compiled scope.
@@ -93,9 +96,9 @@ type ScopeCode = Result<Arc<vscope::ScopeCompiled>, String>;
 #[derive(Default)]
 pub struct ScopeCache {
     /// Translations by the scope's first instruction id.
-    plans: Mutex<HashMap<InstId, Translated>>,
+    plans: Mutex<rustc_hash::FxHashMap<InstId, Translated>>,
     /// Executions per scope (tiering).
-    counts: Mutex<HashMap<InstId, u32>>,
+    counts: Mutex<rustc_hash::FxHashMap<InstId, u32>>,
 }
 
 fn code_cache() -> &'static Mutex<HashMap<Scope, ScopeCode>> {
@@ -417,6 +420,7 @@ pub fn translate(body: &[Inst], regs: &[Val]) -> Result<Plan, String> {
         exact,
         ids: body.iter().map(|i| i.id).collect(),
         slots,
+        state: Mutex::new(None),
     })
 }
 
@@ -1331,7 +1335,13 @@ pub fn run(
             }
         }
     }
-    let mut st = code.new_state();
+    let mut st = match plan.state.lock().ok().and_then(|mut s| s.take()) {
+        Some(mut st) => {
+            code.reset_state(&mut st);
+            st
+        }
+        None => code.new_state(),
+    };
     for (r, k, slot) in &plan.inputs {
         let v = regs.get(*r as usize);
         match (slot, v) {
@@ -1393,7 +1403,7 @@ pub fn run(
         }
         ScopeStatus::Unknown => return fault("compiled vector scope returned an unknown status"),
     }
-    let mut counts = Vec::new();
+    let mut counts = Vec::with_capacity(body.len());
     let mut vec_ops = 0;
     for (blk, n) in code.blocks.iter().zip(st.block_counts()) {
         if *n == 0 {
@@ -1406,6 +1416,9 @@ pub fn run(
                 vec_ops += n;
             }
         }
+    }
+    if let Ok(mut s) = plan.state.lock() {
+        *s = Some(st);
     }
     cache.note_scope_exec();
     Ok(Ran::Done(Outcome {
