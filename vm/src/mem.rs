@@ -416,6 +416,20 @@ impl Zeroed {
         }
     }
 
+    /// All bytes for writing, of which only `[lo, hi)` (clamped to the
+    /// buffer) may be written.
+    fn whole_mut(&mut self, lo: usize, hi: usize) -> &mut [u8] {
+        let n = self.len();
+        let (lo, hi) = (lo.min(n), hi.min(n));
+        if lo < hi {
+            self.dirty = (self.dirty.0.min(lo), self.dirty.1.max(hi));
+        }
+        match &mut self.mem {
+            ZMem::Map(m) => m,
+            ZMem::Heap(v) => v,
+        }
+    }
+
     /// `[lo, hi)` for writing (in bounds: the caller checked).
     fn range_mut(&mut self, lo: usize, hi: usize) -> &mut [u8] {
         self.dirty = (self.dirty.0.min(lo), self.dirty.1.max(hi));
@@ -565,6 +579,45 @@ impl Local {
             }),
         }
     }
+}
+
+impl Local {
+    /// All of space `s` for code that may write only `[lo, hi)` of it (a JIT
+    /// region over UB with its destination tiles there). Only that span is
+    /// cleared when the buffer is reused for a later run, so a write outside
+    /// it would leak into that run: callers pass a span that covers every
+    /// byte the code can write. Taking the whole space with
+    /// [`Local::slice_mut`] instead marks all of it written, which costs a
+    /// fresh mapping (and its page faults) on every run.
+    pub fn whole_mut(&mut self, s: Space, lo: u64, hi: u64) -> Result<&mut [u8], OutOfBounds> {
+        match s.local_index() {
+            Some(i) => Ok(self.bufs[i].whole_mut(
+                usize::try_from(lo).unwrap_or(usize::MAX),
+                usize::try_from(hi).unwrap_or(usize::MAX),
+            )),
+            None => Err(OutOfBounds {
+                space: s,
+                addr: 0,
+                len: 0,
+                size: 0,
+            }),
+        }
+    }
+}
+
+/// The bytes `[lo, hi)` that rows `0..rows` of `row_bytes` bytes each,
+/// `stride` bytes apart from `addr`, span (empty when there are none).
+pub fn rows_span(addr: i64, rows: i64, stride: i64, row_bytes: i64) -> (u64, u64) {
+    if rows <= 0 || row_bytes <= 0 {
+        return (0, 0);
+    }
+    let last = stride.saturating_mul(rows - 1);
+    let lo = addr.saturating_add(last.min(0)).max(0);
+    let hi = addr
+        .saturating_add(last.max(0))
+        .saturating_add(row_bytes)
+        .max(0);
+    (lo as u64, hi as u64)
 }
 
 /// A memory-mapped `.ptobin` (or any input file), read-only.
