@@ -222,9 +222,34 @@ fn copy_same_type(local: &mut Local, src: &Tile, dst: &Tile, acc: &mut Accesses)
     true
 }
 
+/// The stretches of consecutive offsets in a column offset table: (first
+/// column, its offset, columns).
+fn col_runs(ct: &[i64]) -> Vec<(usize, i64, usize)> {
+    let mut runs: Vec<(usize, i64, usize)> = Vec::new();
+    for (c, &o) in ct.iter().enumerate() {
+        match runs.last_mut() {
+            Some((_, start, n)) if *start + *n as i64 == o => *n += 1,
+            _ => runs.push((c, o, 1)),
+        }
+    }
+    runs
+}
+
 /// Copies elements of `es` bytes from tile storage `store` (at offsets
 /// `rt[r] + ct[c]`, in elements) into the packed row-major `buf`.
 fn gather(store: &[u8], rt: &[i64], ct: &[i64], buf: &mut [u8], es: usize) {
+    let runs = col_runs(ct);
+    if runs.len() * 4 <= ct.len() {
+        // long runs of consecutive offsets (box rows): one copy each
+        let row = ct.len() * es;
+        for (r, &ro) in rt.iter().enumerate() {
+            for &(c, co, n) in &runs {
+                let (b, at) = ((ro + co) as usize * es, r * row + c * es);
+                buf[at..at + n * es].copy_from_slice(&store[b..b + n * es]);
+            }
+        }
+        return;
+    }
     fn each<const N: usize>(store: &[u8], rt: &[i64], ct: &[i64], buf: &mut [u8], es: usize) {
         // a fixed N is a register move per element, not a call
         let n = if N == 0 { es } else { N };
@@ -248,6 +273,17 @@ fn gather(store: &[u8], rt: &[i64], ct: &[i64], buf: &mut [u8], es: usize) {
 
 /// The inverse of [`gather`]: the packed `buf` into tile storage `store`.
 fn scatter(store: &mut [u8], rt: &[i64], ct: &[i64], buf: &[u8], es: usize) {
+    let runs = col_runs(ct);
+    if runs.len() * 4 <= ct.len() {
+        let row = ct.len() * es;
+        for (r, &ro) in rt.iter().enumerate() {
+            for &(c, co, n) in &runs {
+                let (b, at) = ((ro + co) as usize * es, r * row + c * es);
+                store[b..b + n * es].copy_from_slice(&buf[at..at + n * es]);
+            }
+        }
+        return;
+    }
     fn each<const N: usize>(store: &mut [u8], rt: &[i64], ct: &[i64], buf: &[u8], es: usize) {
         let n = if N == 0 { es } else { N };
         let mut at = 0;
