@@ -353,7 +353,9 @@ pub fn run_ew(
         None
     };
     let size = local.size(Space::Ub);
-    let ub = local.slice_mut(Space::Ub, 0, size)?;
+    // the op writes only the destination's rows
+    let (lo, hi) = crate::mem::rows_span(args.dst, args.rows, args.dst_stride, args.cols * es);
+    let ub = local.whole_mut(Space::Ub, lo, hi)?;
     match code.call(ub, &args) {
         Status::Ok => {}
         Status::OutOfBounds => {
@@ -698,7 +700,9 @@ pub fn run_dma(
             tile::tstore(gm, local, t, view, crate::program::Combine::Store, acc)
         }
     };
-    if mode == JitMode::Off || !tile::rows_ok(view, t) {
+    // whole rows of a row-major tile, else contiguous runs (box rows)
+    let rows = tile::rows_ok(view, t);
+    if mode == JitMode::Off || !(rows || tile::runs_ok(view, t)) {
         return interp(local, acc);
     }
     let key = (load, t.elem.bytes());
@@ -717,9 +721,10 @@ pub fn run_dma(
     if let Ok(mut st) = cache.stats.lock() {
         st.dma_execs += 1;
     }
-    if load {
-        tile::tload_rows(gm, local, view, t, acc)
-    } else {
-        tile::tstore_rows(gm, local, t, view, acc)
+    match (load, rows) {
+        (true, true) => tile::tload_rows(gm, local, view, t, acc),
+        (false, true) => tile::tstore_rows(gm, local, t, view, acc),
+        (true, false) => tile::tload_runs(gm, local, view, t, acc),
+        (false, false) => tile::tstore_runs(gm, local, t, view, acc),
     }
 }

@@ -361,8 +361,13 @@ pub(crate) fn run(
         rows,
         cols,
     };
-    let size = local.size(Space::Ub);
-    let ub = match local.slice_mut(Space::Ub, 0, size) {
+    // the chain writes only its members' destinations, which are slots: the
+    // span of all slots' footprints covers them
+    let (lo, hi) = slots
+        .list
+        .iter()
+        .fold((u64::MAX, 0), |(l, h), &(a, _, e)| (l.min(a), h.max(e)));
+    let ub = match local.whole_mut(Space::Ub, lo, hi) {
         Ok(u) => u,
         Err(e) => return Some(Err(e.into())),
     };

@@ -81,13 +81,20 @@ pub fn col_offsets(t: &Tile, n: i64) -> Vec<i64> {
 
 /// `f(0..n)` for an `f` with `f(i + p) = f(i) + (f(p) - f(0))`, which every
 /// layout's offsets along one axis satisfy with `p` the box's extent on that
-/// axis: box `b` starts a fixed stride after box `b - 1`. Evaluates `f` only
-/// on the first box and one step past it (no divisions per element).
+/// axis (box `b` starts a fixed stride after box `b - 1`), and linear inside
+/// the first box (`f(i) = f(0) + i * (f(1) - f(0))` for `i < p`: a box is row
+/// or column major). Evaluates `f` three times (no divisions per element).
 fn periodic(n: i64, p: i64, f: impl Fn(i64) -> i64) -> Vec<i64> {
     let (n, p) = (n.max(0) as usize, p.max(1) as usize);
-    let mut v: Vec<i64> = (0..n.min(p)).map(|i| f(i as i64)).collect();
+    let mut v: Vec<i64> = Vec::with_capacity(n);
+    if n == 0 {
+        return v;
+    }
+    let f0 = f(0);
+    let inner = if n > 1 && p > 1 { f(1) - f0 } else { 0 };
+    v.extend((0..n.min(p)).map(|i| f0 + i as i64 * inner));
     if n > p {
-        let step = f(p as i64) - v[0];
+        let step = f(p as i64) - f0;
         for i in p..n {
             v.push(v[i - p] + step);
         }

@@ -8,7 +8,7 @@
 //! behaviour in ptovm itself. Every access is bounds-checked and returns an
 //! error instead of panicking.
 
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
 
 use crate::value::Space;
 
@@ -61,10 +61,35 @@ pub const RANK_SHIFT: u32 = 40;
 struct Segment {
     words: Vec<AtomicU64>,
     len: u64,
+    /// The words `[lo, hi)` that may have been written: a pooled buffer is
+    /// cleared only there for its next run.
+    lo: AtomicUsize,
+    hi: AtomicUsize,
+}
+
+impl Segment {
+    fn new(len: u64) -> Segment {
+        Segment {
+            words: zeroed_words(len.div_ceil(8) as usize),
+            len,
+            lo: AtomicUsize::new(usize::MAX),
+            hi: AtomicUsize::new(0),
+        }
+    }
+
+    /// Notes that words `[w0, w1)` may have been written.
+    fn mark(&self, w0: usize, w1: usize) {
+        if self.lo.load(Relaxed) > w0 {
+            self.lo.fetch_min(w0, Relaxed);
+        }
+        if self.hi.load(Relaxed) < w1 {
+            self.hi.fetch_max(w1, Relaxed);
+        }
+    }
 }
 
 /// `n` zeroed words. A GM buffer a finished run left in [`POOL`] is reused
-/// (one pass of zeroes); otherwise a zeroed allocation, whose large pages
+/// (zeroes over the words that run wrote); otherwise a zeroed allocation, whose large pages
 /// the kernel maps lazily. Reusing matters for repeated runs in one process
 /// (conformance tiers, benchmarks, library users): a fresh multi-MiB GM
 /// costs a page fault per 4 KiB on first touch, more than a whole compiled
@@ -72,14 +97,19 @@ struct Segment {
 /// depended on the process's history (glibc's adaptive mmap threshold).
 fn zeroed_words(n: usize) -> Vec<AtomicU64> {
     if n >= POOL_MIN_WORDS {
-        if let Some(mut v) = POOL.lock().ok().and_then(|mut p| {
+        if let Some((mut v, lo, hi)) = POOL.lock().ok().and_then(|mut p| {
             // the smallest pooled buffer that is large enough
             let k = (0..p.len())
-                .filter(|&k| p[k].capacity() >= n)
-                .min_by_key(|&k| p[k].capacity())?;
+                .filter(|&k| p[k].0.capacity() >= n)
+                .min_by_key(|&k| p[k].0.capacity())?;
             Some(p.swap_remove(k))
         }) {
-            v.clear();
+            // words past the old length are written by the resize
+            let keep = v.len().min(n);
+            v.truncate(keep);
+            if lo < hi.min(keep) {
+                words_as_bytes(&mut v[lo..hi.min(keep)]).fill(0);
+            }
             v.resize_with(n, || AtomicU64::new(0));
             return v;
         }
@@ -92,9 +122,12 @@ fn zeroed_words(n: usize) -> Vec<AtomicU64> {
     unsafe { Vec::from_raw_parts(v.as_mut_ptr().cast::<AtomicU64>(), v.len(), v.capacity()) }
 }
 
-/// GM buffers of finished runs, kept for the next run (at most
-/// [`POOL_MAX_BUFFERS`] buffers and [`POOL_MAX_WORDS`] words in all).
-static POOL: std::sync::Mutex<Vec<Vec<AtomicU64>>> = std::sync::Mutex::new(Vec::new());
+/// GM buffers of finished runs with the words `[lo, hi)` they may hold
+/// written, kept for the next run (at most [`POOL_MAX_BUFFERS`] buffers and
+/// [`POOL_MAX_WORDS`] words in all).
+#[allow(clippy::type_complexity)]
+static POOL: std::sync::Mutex<Vec<(Vec<AtomicU64>, usize, usize)>> =
+    std::sync::Mutex::new(Vec::new());
 /// Smaller GMs are cheap to allocate (8 KiB).
 const POOL_MIN_WORDS: usize = 1024;
 const POOL_MAX_BUFFERS: usize = 8;
@@ -107,10 +140,11 @@ impl Drop for Segment {
         if v.capacity() < POOL_MIN_WORDS || v.capacity() > POOL_MAX_WORDS {
             return;
         }
+        let (lo, hi) = (*self.lo.get_mut(), *self.hi.get_mut());
         if let Ok(mut p) = POOL.lock() {
-            let held: usize = p.iter().map(Vec::capacity).sum();
+            let held: usize = p.iter().map(|b| b.0.capacity()).sum();
             if p.len() < POOL_MAX_BUFFERS && held + v.capacity() <= POOL_MAX_WORDS {
-                p.push(v);
+                p.push((v, lo, hi));
             }
         }
     }
@@ -154,13 +188,7 @@ impl Gm {
     /// Zeroed GMs, one of `lens[r]` bytes per rank `r`.
     pub fn with_ranks(lens: &[u64]) -> Self {
         Gm {
-            segs: lens
-                .iter()
-                .map(|&len| Segment {
-                    words: zeroed_words(len.div_ceil(8) as usize),
-                    len,
-                })
-                .collect(),
+            segs: lens.iter().map(|&len| Segment::new(len)).collect(),
             buffers: Vec::new(),
         }
     }
@@ -171,7 +199,8 @@ impl Gm {
         if cfg!(target_endian = "big") {
             return self.write(addr, data);
         }
-        let (_, a) = self.seg(addr, data.len() as u64)?;
+        let (seg, a) = self.seg(addr, data.len() as u64)?;
+        seg.mark(a / 8, (a + data.len()).div_ceil(8));
         let r = (addr >> RANK_SHIFT) as usize;
         let bytes = words_as_bytes(&mut self.segs[r].words);
         bytes[a..a + data.len()].copy_from_slice(data);
@@ -304,6 +333,7 @@ impl Gm {
     /// Writes `data` at `addr`.
     pub fn write(&self, addr: u64, data: &[u8]) -> Result<(), OutOfBounds> {
         let (seg, a) = self.seg(addr, data.len() as u64)?;
+        seg.mark(a / 8, (a + data.len()).div_ceil(8));
         // merge partial words without clobbering neighbours written by other blocks
         let merge = |wi: usize, off: usize, bytes: &[u8]| {
             let mut mask = [0u8; 8];
@@ -344,6 +374,7 @@ impl Gm {
             });
         }
         let (seg, a) = self.seg(addr, 4)?;
+        seg.mark(a / 8, a / 8 + 1);
         let word = &seg.words[a / 8];
         let shift = (a % 8) * 8;
         let mut cur = word.load(Relaxed);
@@ -413,6 +444,20 @@ impl Zeroed {
         Zeroed {
             mem,
             dirty: (usize::MAX, 0),
+        }
+    }
+
+    /// All bytes for writing, of which only `[lo, hi)` (clamped to the
+    /// buffer) may be written.
+    fn whole_mut(&mut self, lo: usize, hi: usize) -> &mut [u8] {
+        let n = self.len();
+        let (lo, hi) = (lo.min(n), hi.min(n));
+        if lo < hi {
+            self.dirty = (self.dirty.0.min(lo), self.dirty.1.max(hi));
+        }
+        match &mut self.mem {
+            ZMem::Map(m) => m,
+            ZMem::Heap(v) => v,
         }
     }
 
@@ -567,6 +612,45 @@ impl Local {
     }
 }
 
+impl Local {
+    /// All of space `s` for code that may write only `[lo, hi)` of it (a JIT
+    /// region over UB with its destination tiles there). Only that span is
+    /// cleared when the buffer is reused for a later run, so a write outside
+    /// it would leak into that run: callers pass a span that covers every
+    /// byte the code can write. Taking the whole space with
+    /// [`Local::slice_mut`] instead marks all of it written, which costs a
+    /// fresh mapping (and its page faults) on every run.
+    pub fn whole_mut(&mut self, s: Space, lo: u64, hi: u64) -> Result<&mut [u8], OutOfBounds> {
+        match s.local_index() {
+            Some(i) => Ok(self.bufs[i].whole_mut(
+                usize::try_from(lo).unwrap_or(usize::MAX),
+                usize::try_from(hi).unwrap_or(usize::MAX),
+            )),
+            None => Err(OutOfBounds {
+                space: s,
+                addr: 0,
+                len: 0,
+                size: 0,
+            }),
+        }
+    }
+}
+
+/// The bytes `[lo, hi)` that rows `0..rows` of `row_bytes` bytes each,
+/// `stride` bytes apart from `addr`, span (empty when there are none).
+pub fn rows_span(addr: i64, rows: i64, stride: i64, row_bytes: i64) -> (u64, u64) {
+    if rows <= 0 || row_bytes <= 0 {
+        return (0, 0);
+    }
+    let last = stride.saturating_mul(rows - 1);
+    let lo = addr.saturating_add(last.min(0)).max(0);
+    let hi = addr
+        .saturating_add(last.max(0))
+        .saturating_add(row_bytes)
+        .max(0);
+    (lo as u64, hi as u64)
+}
+
 /// A memory-mapped `.ptobin` (or any input file), read-only.
 pub struct Mapped {
     map: memmap2::Mmap,
@@ -695,6 +779,25 @@ mod tests {
             }
             let copy = l.clone();
             assert_eq!(copy, l);
+        }
+    }
+
+    #[test]
+    fn reused_gm_starts_zeroed() {
+        // large enough to be pooled; writes of every kind, then fresh GMs
+        // of other sizes must read all zeroes
+        let words = POOL_MIN_WORDS as u64 * 8;
+        for (round, len) in [words + 40, words + 8, words * 2 + 3, words + 40]
+            .into_iter()
+            .enumerate()
+        {
+            let mut gm = Gm::new(len);
+            assert!(gm.snapshot().iter().all(|b| *b == 0), "round {round}");
+            gm.write(len - 11, &[0xab; 11]).unwrap();
+            gm.write(777, &[0xcd; 3]).unwrap();
+            gm.fetch_add_i32(4096, -1).unwrap();
+            gm.write_exclusive(9, &[0xef; 20]).unwrap();
+            assert!(gm.snapshot().iter().any(|b| *b != 0));
         }
     }
 

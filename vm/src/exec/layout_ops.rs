@@ -211,29 +211,97 @@ fn copy_same_type(local: &mut Local, src: &Tile, dst: &Tile, acc: &mut Accesses)
         let Ok(store) = local.slice(sspace, src.addr, src.bytes()) else {
             return false;
         };
-        let mut at = 0;
-        for &ro in &srt {
-            for &co in &sct {
-                let b = (ro + co) as usize * es;
-                buf[at..at + es].copy_from_slice(&store[b..b + es]);
-                at += es;
-            }
-        }
+        gather(store, &srt, &sct, &mut buf, es);
     }
     let Ok(store) = local.slice_mut(dspace, dst.addr, dst.bytes()) else {
         return false;
     };
-    let mut at = 0;
-    for &ro in &drt {
-        for &co in &dct {
-            let b = (ro + co) as usize * es;
-            store[b..b + es].copy_from_slice(&buf[at..at + es]);
-            at += es;
-        }
-    }
+    scatter(store, &drt, &dct, &buf, es);
     crate::exec::tile::record(acc, src, rows, cols, false);
     crate::exec::tile::record(acc, dst, rows, cols, true);
     true
+}
+
+/// The stretches of consecutive offsets in a column offset table: (first
+/// column, its offset, columns).
+fn col_runs(ct: &[i64]) -> Vec<(usize, i64, usize)> {
+    let mut runs: Vec<(usize, i64, usize)> = Vec::new();
+    for (c, &o) in ct.iter().enumerate() {
+        match runs.last_mut() {
+            Some((_, start, n)) if *start + *n as i64 == o => *n += 1,
+            _ => runs.push((c, o, 1)),
+        }
+    }
+    runs
+}
+
+/// Copies elements of `es` bytes from tile storage `store` (at offsets
+/// `rt[r] + ct[c]`, in elements) into the packed row-major `buf`.
+fn gather(store: &[u8], rt: &[i64], ct: &[i64], buf: &mut [u8], es: usize) {
+    let runs = col_runs(ct);
+    if runs.len() * 4 <= ct.len() {
+        // long runs of consecutive offsets (box rows): one copy each
+        let row = ct.len() * es;
+        for (r, &ro) in rt.iter().enumerate() {
+            for &(c, co, n) in &runs {
+                let (b, at) = ((ro + co) as usize * es, r * row + c * es);
+                buf[at..at + n * es].copy_from_slice(&store[b..b + n * es]);
+            }
+        }
+        return;
+    }
+    fn each<const N: usize>(store: &[u8], rt: &[i64], ct: &[i64], buf: &mut [u8], es: usize) {
+        // a fixed N is a register move per element, not a call
+        let n = if N == 0 { es } else { N };
+        let mut at = 0;
+        for &ro in rt {
+            for &co in ct {
+                let b = (ro + co) as usize * n;
+                buf[at..at + n].copy_from_slice(&store[b..b + n]);
+                at += n;
+            }
+        }
+    }
+    match es {
+        1 => each::<1>(store, rt, ct, buf, es),
+        2 => each::<2>(store, rt, ct, buf, es),
+        4 => each::<4>(store, rt, ct, buf, es),
+        8 => each::<8>(store, rt, ct, buf, es),
+        _ => each::<0>(store, rt, ct, buf, es),
+    }
+}
+
+/// The inverse of [`gather`]: the packed `buf` into tile storage `store`.
+fn scatter(store: &mut [u8], rt: &[i64], ct: &[i64], buf: &[u8], es: usize) {
+    let runs = col_runs(ct);
+    if runs.len() * 4 <= ct.len() {
+        let row = ct.len() * es;
+        for (r, &ro) in rt.iter().enumerate() {
+            for &(c, co, n) in &runs {
+                let (b, at) = ((ro + co) as usize * es, r * row + c * es);
+                store[b..b + n * es].copy_from_slice(&buf[at..at + n * es]);
+            }
+        }
+        return;
+    }
+    fn each<const N: usize>(store: &mut [u8], rt: &[i64], ct: &[i64], buf: &[u8], es: usize) {
+        let n = if N == 0 { es } else { N };
+        let mut at = 0;
+        for &ro in rt {
+            for &co in ct {
+                let b = (ro + co) as usize * n;
+                store[b..b + n].copy_from_slice(&buf[at..at + n]);
+                at += n;
+            }
+        }
+    }
+    match es {
+        1 => each::<1>(store, rt, ct, buf, es),
+        2 => each::<2>(store, rt, ct, buf, es),
+        4 => each::<4>(store, rt, ct, buf, es),
+        8 => each::<8>(store, rt, ct, buf, es),
+        _ => each::<0>(store, rt, ct, buf, es),
+    }
 }
 
 fn offsets(call: &TileCall) -> Result<(i64, i64), Fault> {

@@ -396,6 +396,210 @@ pub fn tstore_rows(
     Ok(())
 }
 
+/// Whether `tload`/`tstore` between `v` and `t` can move contiguous runs of a
+/// tile in any layout (see [`tload_runs`]): no padding, a view whose last
+/// dimension is contiguous, one element type, and a valid region that fits
+/// both the tile and the view.
+pub fn runs_ok(v: &View, t: &Tile) -> bool {
+    let (vr, vc) = v.rows_cols();
+    t.pad == 0
+        && v.strides[4] == 1
+        && v.elem == t.elem
+        && t.v_row >= 0
+        && t.v_col >= 0
+        && t.v_row <= t.rows
+        && t.v_col <= t.cols
+        && t.v_row <= vr
+        && t.v_col <= vc
+}
+
+/// The copy plan of a tile's valid region: each row's storage offset, and the
+/// column runs whose storage offsets are consecutive (a box row of a fractal
+/// layout, a whole row of a row-major tile).
+struct Runs {
+    rows: Vec<i64>,
+    /// (first column, its storage offset, columns).
+    runs: Vec<(i64, i64, i64)>,
+}
+
+impl Runs {
+    /// None when some element of the valid region would lie outside the
+    /// tile's storage (the per-element path reports which).
+    fn of(t: &Tile) -> Option<Runs> {
+        let rows = crate::layout::row_offsets(t, t.v_row);
+        let cols = crate::layout::col_offsets(t, t.v_col);
+        let (Some(rlo), Some(rhi), Some(clo), Some(chi)) = (
+            rows.iter().min(),
+            rows.iter().max(),
+            cols.iter().min(),
+            cols.iter().max(),
+        ) else {
+            return Some(Runs {
+                rows: Vec::new(),
+                runs: Vec::new(),
+            });
+        };
+        // offsets are separable (layout tests): the extremes of the sums are
+        // the sums of the extremes
+        let es = t.elem.bytes() as i64;
+        if rlo + clo < 0 || (rhi + chi + 1).checked_mul(es)? > t.bytes() as i64 {
+            return None;
+        }
+        let mut runs: Vec<(i64, i64, i64)> = Vec::new();
+        for (c, &o) in cols.iter().enumerate() {
+            match runs.last_mut() {
+                Some((_, start, n)) if *start + *n == o => *n += 1,
+                _ => runs.push((c as i64, o, 1)),
+            }
+        }
+        Some(Runs { rows, runs })
+    }
+}
+
+/// Records exactly what `k` rounds of `acc.add(s1, a1 + i * es, es, w1);
+/// acc.add(s2, a2 + i * es, es, w2)` record (an element loop's accesses),
+/// extending the two ranges at once as soon as every remaining round can only
+/// extend them.
+fn add_pairs(
+    acc: &mut Accesses,
+    (s1, a1, w1): (Space, u64, bool),
+    (s2, a2, w2): (Space, u64, bool),
+    es: u64,
+    k: u64,
+) {
+    if !acc.on || es == 0 {
+        return;
+    }
+    for i in 0..k {
+        if i > 0 && (s1, w1) != (s2, w2) {
+            let h1 = steady(&acc.list, (s1, w1), a1 + i * es, a1 + k * es);
+            let h2 = steady(&acc.list, (s2, w2), a2 + i * es, a2 + k * es);
+            if let (Some(h1), Some(h2)) = (h1, h2) {
+                acc.list[h1].len += (k - i) * es;
+                acc.list[h2].len += (k - i) * es;
+                return;
+            }
+        }
+        acc.add(s1, a1 + i * es, es, w1);
+        acc.add(s2, a2 + i * es, es, w2);
+    }
+}
+
+/// The entry `Accesses::add` extends for every element of `[x, end)` of kind
+/// `(space, write)` when nothing else is added in between: the newest entry of
+/// that kind (among the last four it searches) ending at `x`, provided every
+/// newer entry of that kind lies wholly before `x` or at or after `end` (so it
+/// neither touches nor contains any of those elements).
+fn steady(
+    list: &[crate::exec::Access],
+    (space, write): (Space, bool),
+    x: u64,
+    end: u64,
+) -> Option<usize> {
+    let n = list.len();
+    for j in (n.saturating_sub(4)..n).rev() {
+        let e = &list[j];
+        if e.space != space || e.write != write {
+            continue;
+        }
+        if e.addr + e.len == x {
+            return Some(j);
+        }
+        if e.addr + e.len < x || e.addr >= end {
+            continue;
+        }
+        return None;
+    }
+    None
+}
+
+/// The access list as it was, to undo a partly recorded run-wise copy: its
+/// length and the entries `Accesses::add` may extend in place (the last four).
+struct Mark(usize, Vec<crate::exec::Access>);
+
+impl Mark {
+    fn of(acc: &Accesses) -> Mark {
+        let n = acc.list.len();
+        Mark(n, acc.list[n.saturating_sub(4)..].to_vec())
+    }
+
+    fn restore(self, acc: &mut Accesses) {
+        acc.list.truncate(self.0);
+        let n = acc.list.len();
+        acc.list[n - self.1.len()..].copy_from_slice(&self.1);
+    }
+}
+
+/// `tload` in contiguous runs (a 512-byte box row of a fractal tile is one
+/// copy): the same bytes and the same checker accesses as [`tload`], which it
+/// falls back to (from the start) for anything out of bounds, so faults are
+/// reported exactly as the element loop reports them. Only for what
+/// [`runs_ok`] accepts.
+pub fn tload_runs(
+    gm: &Gm,
+    local: &mut Local,
+    src: &View,
+    dst: &Tile,
+    acc: &mut Accesses,
+) -> Result<(), Fault> {
+    let Some(plan) = Runs::of(dst) else {
+        return tload(gm, local, src, dst, acc);
+    };
+    let mark = Mark::of(acc);
+    let es = dst.elem.bytes() as u64;
+    let space = space_of(dst);
+    let mut copy = || -> Result<(), Fault> {
+        for (r, &ro) in plan.rows.iter().enumerate() {
+            for &(c, co, n) in &plan.runs {
+                let g = (src.base as i64 + src.offset(r as i64, c) * es as i64) as u64;
+                let at = dst.addr + (ro + co) as u64 * es;
+                gm.read(g, local.slice_mut(space, at, n as u64 * es)?)?;
+                add_pairs(acc, (Space::Gm, g, false), (space, at, true), es, n as u64);
+            }
+        }
+        Ok(())
+    };
+    if copy().is_err() {
+        mark.restore(acc);
+        return tload(gm, local, src, dst, acc);
+    }
+    Ok(())
+}
+
+/// A plain `tstore` (no atomics, no conversion) in contiguous runs: the same
+/// bytes and checker accesses as [`tstore`], falling back to it as
+/// [`tload_runs`] does. Only for what [`runs_ok`] accepts.
+pub fn tstore_runs(
+    gm: &Gm,
+    local: &Local,
+    src: &Tile,
+    dst: &View,
+    acc: &mut Accesses,
+) -> Result<(), Fault> {
+    let Some(plan) = Runs::of(src) else {
+        return tstore(gm, local, src, dst, Combine::Store, acc);
+    };
+    let mark = Mark::of(acc);
+    let es = src.elem.bytes() as u64;
+    let space = space_of(src);
+    let mut copy = || -> Result<(), Fault> {
+        for (r, &ro) in plan.rows.iter().enumerate() {
+            for &(c, co, n) in &plan.runs {
+                let at = src.addr + (ro + co) as u64 * es;
+                let g = (dst.base as i64 + dst.offset(r as i64, c) * es as i64) as u64;
+                gm.write(g, local.slice(space, at, n as u64 * es)?)?;
+                add_pairs(acc, (space, at, false), (Space::Gm, g, true), es, n as u64);
+            }
+        }
+        Ok(())
+    };
+    if copy().is_err() {
+        mark.restore(acc);
+        return tstore(gm, local, src, dst, Combine::Store, acc);
+    }
+    Ok(())
+}
+
 /// Whether a view's elements are one contiguous run in row-major order.
 fn contiguous(v: &View) -> bool {
     let mut want = 1;
@@ -710,5 +914,113 @@ mod tests {
     fn u64_max_pad_is_all_ones() {
         assert_eq!(int_max(DType::U64), -1);
         assert_eq!(int_min(DType::U64), 0);
+    }
+    /// The run-wise copies move the same bytes and record the very same
+    /// access list as the element loops, for every layout, partial valid
+    /// regions, strided views, access lists that already hold entries, and
+    /// tiles or views out of bounds (where both fault alike).
+    #[test]
+    fn run_copies_match_the_element_loops_exactly() {
+        use crate::value::ViewLayout;
+        use pto_asm::ty::{BLayout as B, SLayout as S};
+        let p = pto_isa_spec::ProfileId::A5.profile();
+        let layouts = [
+            (B::RowMajor, S::NoneBox),
+            (B::ColMajor, S::NoneBox),
+            (B::ColMajor, S::RowMajor),
+            (B::RowMajor, S::ColMajor),
+            (B::RowMajor, S::RowMajor),
+            (B::ColMajor, S::ColMajor),
+        ];
+        let shapes = [
+            (32, 64, 32, 64),
+            (64, 32, 50, 17),
+            (16, 16, 16, 16),
+            (32, 32, 1, 32),
+        ];
+        let mut cases = 0;
+        for (bl, sl) in layouts {
+            for (elem, fractal, loc) in [
+                (DType::F16, 512, TileLoc::Mat),
+                (DType::F32, 512, TileLoc::Mat),
+                (DType::F32, 1024, TileLoc::Acc),
+                (DType::I8, 512, TileLoc::Mat),
+            ] {
+                for (rows, cols, v_row, v_col) in shapes {
+                    for (row_stride, addr, base, prior) in [
+                        (cols, 0u64, 4096u64, 0usize),
+                        (cols + 16, 64, 4096 + 6, 3),
+                        (cols, p.l1_bytes as u64 - 64, 4096, 1),
+                        (cols, 0, 1 << 20, 2),
+                    ] {
+                        let t = Tile {
+                            loc,
+                            addr,
+                            elem,
+                            rows,
+                            cols,
+                            v_row,
+                            v_col,
+                            blayout: bl,
+                            slayout: sl,
+                            fractal,
+                            pad: 0,
+                        };
+                        let v = View {
+                            base,
+                            elem,
+                            shape: [1, 1, 1, rows, cols],
+                            strides: [0, 0, 0, row_stride, 1],
+                            layout: ViewLayout::Nd,
+                        };
+                        assert!(runs_ok(&v, &t));
+                        if (rows, cols, fractal, sl) == (32, 64, 512, S::RowMajor)
+                            && elem != DType::I8
+                        {
+                            let plan = Runs::of(&t).expect("whole boxes fit the tile");
+                            assert!(plan.runs.len() <= 8, "{:?}", plan.runs);
+                        }
+                        let es = elem.bytes() as u64;
+                        let gm_len = 4096 + (rows * row_stride) as u64 * es + 64;
+                        let fill = |gm: &Gm| {
+                            let bytes: Vec<u8> = (0..gm_len).map(|i| (i * 7 + 3) as u8).collect();
+                            gm.write(0, &bytes).unwrap();
+                        };
+                        let acc0 = || {
+                            let mut a = Accesses {
+                                on: true,
+                                list: Vec::new(),
+                            };
+                            for k in 0..prior as u64 {
+                                a.add(Space::Gm, 4096 + 2 * k * es, es, k % 2 == 0);
+                                a.add(Space::of_tile(loc), addr + 32 * k, 32, true);
+                            }
+                            a
+                        };
+                        // loads
+                        let (ga, gb) = (Gm::new(gm_len), Gm::new(gm_len));
+                        fill(&ga);
+                        fill(&gb);
+                        let (mut la, mut lb) = (Local::new(p, None), Local::new(p, None));
+                        let (mut aa, mut ab) = (acc0(), acc0());
+                        let ra = tload(&ga, &mut la, &v, &t, &mut aa);
+                        let rb = tload_runs(&gb, &mut lb, &v, &t, &mut ab);
+                        let what = format!("{bl:?}/{sl:?}/{elem:?}/{fractal} {rows}x{cols} valid {v_row}x{v_col} stride {row_stride} at {addr:#x}, GM {base:#x}");
+                        assert_eq!(ra, rb, "load {what}");
+                        assert_eq!(aa.list, ab.list, "load accesses {what}");
+                        assert!(la == lb, "loaded bytes {what}");
+                        // stores, from what was loaded
+                        let (mut aa, mut ab) = (acc0(), acc0());
+                        let ra = tstore(&ga, &la, &t, &v, Combine::Store, &mut aa);
+                        let rb = tstore_runs(&gb, &lb, &t, &v, &mut ab);
+                        assert_eq!(ra, rb, "store {what}");
+                        assert_eq!(aa.list, ab.list, "store accesses {what}");
+                        assert_eq!(ga.snapshot(), gb.snapshot(), "stored bytes {what}");
+                        cases += usize::from(ra.is_ok());
+                    }
+                }
+            }
+        }
+        assert!(cases > 100, "{cases} cases ran without a fault");
     }
 }
