@@ -117,21 +117,30 @@ for n in (64, 128):
         thr = f'{n*n/j:.2f} Gelem/s' if j else 'n/a'
         vs = f'{npt/j:.1f}x' if npt and j else 'n/a'
         out.append(f'| {op.upper()} {n}x{n} {dt} | {fmt_t(i)} | {fmt_t(j)} | {fmt_t(npt)} | {ratio} | {thr} | {vs} |')
-out += ['', '## Column reductions, pow, f16 log and a fused f16 chain (64x64)', '',
+out += ['', '## Column and arg reductions, 16-bit reductions, pow, f16 log and a fused f16 chain (64x64)', '',
         'TCOLSUM sums each column of an f32 tile in f64, top to bottom (numpy: float32 pairwise); TPOW is tile ^ tile '
         'on f32 (bases in (0, 8], exponents in [-4, 4]; computed in f64, rounded once); TLOG on f16 lanes; the f16 chain '
-        'is t = a - b; t = exp(t); d = t * c on f16 tiles, each op rounded to f16, interpreted op by op vs one fused region.', '',
+        'is t = a - b; t = exp(t); d = t * c on f16 tiles, each op rounded to f16, interpreted op by op vs one fused region. '
+        'The arg reductions keep the first of equal values (as the interpreter does); f16 sums are accumulated in f64 and '
+        'rounded once (numpy: f16 pairwise); TPOW i32 wraps.', '',
         '| op | interpreter | JIT | numpy | JIT speed-up | JIT vs numpy |', '|---|---|---|---|---|---|']
 setup64 = ('a = np.random.default_rng(1).uniform(0.01, 8, (64, 64)).astype(np.float32)\n'
            'b = np.random.default_rng(2).uniform(-4, 4, (64, 64)).astype(np.float32)\n'
            'd = np.empty_like(a)\nr = np.empty(64, np.float32)\nh = a.astype(np.float16)\nh2 = np.empty_like(h)\n'
-           'hb = b.astype(np.float16)\nhc = h.copy()\nht = np.empty_like(h)')
+           'hb = b.astype(np.float16)\nhc = h.copy()\nht = np.empty_like(h)\nhr = np.empty(64, np.float16)\n'
+           'ia = np.random.default_rng(3).integers(-4, 5, (64, 64)).astype(np.int32)\n'
+           'ib = np.random.default_rng(4).integers(0, 13, (64, 64)).astype(np.int32)\nic = np.empty_like(ia)')
 for g, fn, name, stmt in (
         ('breadth_tcolsum_64x64_f32', 'jit', 'TCOLSUM 64x64 f32', 'np.sum(a, axis=0, out=r)'),
         ('breadth_tpow_64x64_f32', 'jit', 'TPOW 64x64 f32', 'np.power(a, b, out=d)'),
         ('breadth_tlog_64x64_f16', 'jit', 'TLOG 64x64 f16', 'np.log(h, out=h2)'),
         ('breadth_chain_sub_exp_mul_64x64_f16', 'fused', 'sub-exp-mul chain 64x64 f16 (fused)',
-         'np.subtract(h, hb, out=ht); np.exp(ht, out=ht); np.multiply(ht, hc, out=h2)')):
+         'np.subtract(h, hb, out=ht); np.exp(ht, out=ht); np.multiply(ht, hc, out=h2)'),
+        ('breadth_trowargmax_64x64_f32', 'jit', 'TROWARGMAX 64x64 f32 (i32 index)', 'np.argmax(a, axis=1)'),
+        ('breadth_tcolargmax_64x64_f32', 'jit', 'TCOLARGMAX 64x64 f32 (i32 index)', 'np.argmax(a, axis=0)'),
+        ('breadth_trowsum_64x64_f16', 'jit', 'TROWSUM 64x64 f16', 'np.sum(h, axis=1, out=hr)'),
+        ('breadth_tcolsum_64x64_f16', 'jit', 'TCOLSUM 64x64 f16', 'np.sum(h, axis=0, out=hr)'),
+        ('breadth_tpow_64x64_i32', 'jit', 'TPOW 64x64 i32 (exponents 0..12)', 'np.power(ia, ib, out=ic)')):
     i, j = median(g, 'interp'), median(g, fn)
     npt = numpy_ns(stmt, setup64)
     out.append(f'| {name} | {fmt_t(i)} | {fmt_t(j)} | {fmt_t(npt)} | ' + (f'{i/j:.0f}x' if i and j else 'n/a')
