@@ -156,6 +156,12 @@ pub(crate) fn new_module() -> Result<JITModule, Reject> {
     fb.set("use_colocated_libcalls", "false").map_err(err)?;
     fb.set("is_pic", "false").map_err(err)?;
     fb.set("opt_level", "speed").map_err(err)?;
+    // Cranelift's IR verifier takes about a third of a region's compile
+    // time; it runs in debug builds (where the test suites run) and when
+    // PTOVM_JIT_VERIFY is set.
+    let verify = cfg!(debug_assertions) || std::env::var_os("PTOVM_JIT_VERIFY").is_some();
+    fb.set("enable_verifier", if verify { "true" } else { "false" })
+        .map_err(err)?;
     let isa = cranelift_native::builder()
         .map_err(err)?
         .finish(settings::Flags::new(fb))
