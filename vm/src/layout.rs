@@ -124,6 +124,16 @@ mod tests {
         }
     }
 
+    /// Every (box layout, in-box layout) pair a tile can have.
+    const LAYOUTS: [(BLayout, SLayout); 6] = [
+        (BLayout::RowMajor, SLayout::NoneBox),
+        (BLayout::ColMajor, SLayout::NoneBox),
+        (BLayout::ColMajor, SLayout::RowMajor),
+        (BLayout::RowMajor, SLayout::ColMajor),
+        (BLayout::RowMajor, SLayout::RowMajor),
+        (BLayout::ColMajor, SLayout::ColMajor),
+    ];
+
     #[test]
     fn a_one_row_zz_tile_is_its_storage_in_order() {
         let t = tile(BLayout::RowMajor, SLayout::RowMajor, 1, 128, DType::U8, 512);
@@ -134,16 +144,7 @@ mod tests {
 
     #[test]
     fn every_layout_is_a_bijection() {
-        use BLayout as B;
-        use SLayout as S;
-        for (bl, sl) in [
-            (B::RowMajor, S::NoneBox),
-            (B::ColMajor, S::NoneBox),
-            (B::ColMajor, S::RowMajor),
-            (B::RowMajor, S::ColMajor),
-            (B::RowMajor, S::RowMajor),
-            (B::ColMajor, S::ColMajor),
-        ] {
+        for (bl, sl) in LAYOUTS {
             for (elem, fractal) in [
                 (DType::F32, 512),
                 (DType::F16, 512),
@@ -170,16 +171,7 @@ mod tests {
     /// tables; that needs offset(r, c) = offset(r, 0) + offset(0, c).
     #[test]
     fn every_layout_is_separable() {
-        use BLayout as B;
-        use SLayout as S;
-        for (bl, sl) in [
-            (B::RowMajor, S::NoneBox),
-            (B::ColMajor, S::NoneBox),
-            (B::ColMajor, S::RowMajor),
-            (B::RowMajor, S::ColMajor),
-            (B::RowMajor, S::RowMajor),
-            (B::ColMajor, S::ColMajor),
-        ] {
+        for (bl, sl) in LAYOUTS {
             for (elem, fractal) in [
                 (DType::F32, 512),
                 (DType::F16, 512),
@@ -202,16 +194,7 @@ mod tests {
 
     #[test]
     fn offset_tables_match_offset_everywhere() {
-        use BLayout as B;
-        use SLayout as S;
-        for (bl, sl) in [
-            (B::RowMajor, S::NoneBox),
-            (B::ColMajor, S::NoneBox),
-            (B::ColMajor, S::RowMajor),
-            (B::RowMajor, S::ColMajor),
-            (B::RowMajor, S::RowMajor),
-            (B::ColMajor, S::ColMajor),
-        ] {
+        for (bl, sl) in LAYOUTS {
             for (elem, fractal) in [
                 (DType::F32, 512),
                 (DType::F16, 512),
