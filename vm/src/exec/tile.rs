@@ -340,18 +340,9 @@ pub fn tload(
 /// row-major tile without padding, a view whose last dimension is contiguous,
 /// elements of one size, and a valid region the view covers.
 pub fn rows_ok(v: &View, t: &Tile) -> bool {
-    let (vr, vc) = v.rows_cols();
     t.blayout == pto_asm::ty::BLayout::RowMajor
         && t.slayout == pto_asm::ty::SLayout::NoneBox
-        && t.pad == 0
-        && v.strides[4] == 1
-        && v.elem == t.elem
-        && t.v_row >= 0
-        && t.v_col >= 0
-        && t.v_row <= t.rows
-        && t.v_col <= t.cols
-        && t.v_row <= vr
-        && t.v_col <= vc
+        && runs_ok(v, t)
 }
 
 /// `tload` a row at a time (same bytes and checker accesses as [`tload`];
