@@ -192,6 +192,22 @@ fn lane(dt: DType) -> Option<Lane> {
     }
 }
 
+/// Under `--crosscheck`, the interpreter's run of a region on a copy of
+/// `local`: what the compiled run's result is compared with (None when the
+/// crosscheck is off).
+pub(crate) fn reference(
+    crosscheck: bool,
+    local: &Local,
+    interpret: impl FnOnce(&mut Local, &mut Accesses) -> Result<(), Fault>,
+) -> Result<Option<Local>, Fault> {
+    if !crosscheck {
+        return Ok(None);
+    }
+    let mut copy = local.clone();
+    interpret(&mut copy, &mut Accesses::default())?;
+    Ok(Some(copy))
+}
+
 pub(crate) fn jit_op(op: EwOp) -> Option<Op> {
     Some(match op {
         EwOp::Add => Op::Add,
@@ -344,14 +360,9 @@ pub fn run_ew(
         cols: d.v_col,
         scalar,
     };
-    let reference = if crosscheck {
-        let mut copy = local.clone();
-        let mut scratch = Accesses::default();
-        call.interpret(&mut copy, &mut scratch)?;
-        Some(copy)
-    } else {
-        None
-    };
+    let reference = reference(crosscheck, local, |copy, scratch| {
+        call.interpret(copy, scratch)
+    })?;
     let size = local.size(Space::Ub);
     // the op writes only the destination's rows
     let (lo, hi) = crate::mem::rows_span(args.dst, args.rows, args.dst_stride, args.cols * es);
@@ -495,15 +506,11 @@ pub fn run_row_expand(
             Err(e) => return Some(Err(e.into())),
         }
     }
-    let reference = if crosscheck {
-        let mut copy = local.clone();
-        let mut scratch = Accesses::default();
-        if let Err(e) = crate::exec::expand::run(call, &mut copy, &mut scratch) {
-            return Some(Err(e));
-        }
-        Some(copy)
-    } else {
-        None
+    let reference = match reference(crosscheck, local, |copy, scratch| {
+        crate::exec::expand::run(call, copy, scratch)
+    }) {
+        Ok(r) => r,
+        Err(e) => return Some(Err(e)),
     };
     let size = local.size(Space::Ub);
     let row = d.v_col * 4;
@@ -635,13 +642,9 @@ pub fn run_matmul(
     if let Ok(mut st) = cache.stats.lock() {
         st.matmul_execs += 1;
     }
-    let reference = if crosscheck {
-        let mut copy = local.clone();
-        matmul::interpret(&p, &mut copy, &mut Accesses::default())?;
-        Some(copy)
-    } else {
-        None
-    };
+    let reference = reference(crosscheck, local, |copy, scratch| {
+        matmul::interpret(&p, copy, scratch)
+    })?;
     matmul::native(&p, local, acc)?;
     if let Some(reference) = reference {
         if let Some(d) = call.outs.first().and_then(|v| match v {

@@ -333,20 +333,12 @@ pub(crate) fn run(
     let code = cache.get(jit, &key).ok()?;
     // the interpreter's run, op by op, on a copy; an op that faults there
     // runs unfused so that the fault is reported where it happens
-    let reference = if crosscheck {
-        let mut copy = local.clone();
-        for m in members {
-            if m.call
-                .interpret(&mut copy, &mut Accesses::default())
-                .is_err()
-            {
-                return None;
-            }
-        }
-        Some(copy)
-    } else {
-        None
-    };
+    let reference = crate::jitcall::reference(crosscheck, local, |copy, scratch| {
+        members
+            .iter()
+            .try_for_each(|m| m.call.interpret(copy, scratch))
+    })
+    .ok()?;
     let es = head_lane.bytes();
     let args = ChainArgs {
         tiles: slots.list.iter().map(|(a, s, _)| (*a as i64, *s)).collect(),

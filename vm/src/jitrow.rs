@@ -282,13 +282,9 @@ fn run(
     local: &mut Local,
     acc: &mut Accesses,
 ) -> Result<(), Fault> {
-    let reference = if crosscheck {
-        let mut copy = local.clone();
-        crate::exec::reduce::run(call, &mut copy, &mut Accesses::default())?;
-        Some(copy)
-    } else {
-        None
-    };
+    let reference = crate::jitcall::reference(crosscheck, local, |copy, scratch| {
+        crate::exec::reduce::run(call, copy, scratch)
+    })?;
     let size = local.size(Space::Ub);
     let ub = local.slice_mut(Space::Ub, 0, size)?;
     match code.call(ub, args) {
@@ -468,13 +464,9 @@ fn run_pow_code(
     local: &mut Local,
     acc: &mut Accesses,
 ) -> Result<(), Fault> {
-    let reference = if crosscheck {
-        let mut copy = local.clone();
-        crate::exec::irregular::run(call, &mut copy, &mut Accesses::default())?;
-        Some(copy)
-    } else {
-        None
-    };
+    let reference = crate::jitcall::reference(crosscheck, local, |copy, scratch| {
+        crate::exec::irregular::run(call, copy, scratch)
+    })?;
     let size = local.size(Space::Ub);
     let ub = local.slice_mut(Space::Ub, 0, size)?;
     if code.call(ub, args) != Status::Ok {
@@ -647,13 +639,9 @@ fn run_cvt_code(
     local: &mut Local,
     acc: &mut Accesses,
 ) -> Result<(), Fault> {
-    let reference = if crosscheck {
-        let mut copy = local.clone();
-        crate::exec::convert::run(call, &mut copy, &mut Accesses::default())?;
-        Some(copy)
-    } else {
-        None
-    };
+    let reference = crate::jitcall::reference(crosscheck, local, |copy, scratch| {
+        crate::exec::convert::run(call, copy, scratch)
+    })?;
     let size = local.size(Space::Ub);
     let ub = local.slice_mut(Space::Ub, 0, size)?;
     if code.call(ub, args) != Status::Ok {
