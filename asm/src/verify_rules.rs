@@ -500,6 +500,12 @@ impl<'a> Rules<'a> {
                         .is_some_and(|v| self.tile(*v).is_some())
                 {
                     e.push("expects GM->L1 mgather idx to be a GM tensor, not a tile".into());
+                } else if let Some(d) = outs.first().filter(|d| d.tb.loc == TileLoc::Mat) {
+                    // pto-isa MGatherCheckGm2L1: the fp8 family only on A5
+                    let fp8 = matches!(d.dt, Some(F8E4M3 | F8E5M2 | HiF8));
+                    if fp8 && self.profile_chosen && !self.a5() {
+                        e.push("expects GM->L1 mgather dst element type to be i8/ui8/i16/ui16/i32/ui32/f16/bf16/f32 on A2/A3 (fp8 types only on A5)".into());
+                    }
                 }
             }
             "pto.mscatter" => {

@@ -280,7 +280,7 @@ ops! {
     TPrefetchAsync: "pto.tprefetch_async", Tile, NONE, TileMemory, Generic, "g x -> e", ANY, BOTH, "asynchronous GM to L2 prefetch, returns an event";
     MakePrefetchAsyncContext: "pto.make_prefetch_async_context", View, NONE, View, Generic, "p -> x", ANY, BOTH, "build a prefetch context from a GM workspace";
     GetPrefetchAsyncSession: "pto.get_prefetch_async_session", View, NONE, View, Generic, "x -> e", ANY, BOTH, "session handle of a prefetch context";
-    MGather: "pto.mgather", Tile, BYLOC, TileMemory, Dps, "g x x? | t", ANY, BOTH, "gather GM elements or rows by an index tile";
+    MGather: "pto.mgather", Tile, BYLOC, TileMemory, Dps, "g x x? | t", ANY, BOTH, "gather GM elements or rows by an index tile (or GM indices into an NZ mat tile)";
     MScatter: "pto.mscatter", Tile, BYLOC, TileMemory, Dps, "t t | g", ANY, BOTH, "scatter tile elements or rows into GM by index";
 
     // ── tile: matrix multiply ──

@@ -814,6 +814,9 @@ impl<'a> Lowerer<'a> {
                     Some(L::Left | L::Right | L::Bias | L::Scaling | L::ScaleLeft | L::ScaleRight),
                 ) => Pipe::Mte1,
                 (Some(L::Vec), Some(L::Mat)) => Pipe::Fix,
+                // GM -> L1 mgather: the nd2nz / GM -> cbuf DMA (PTOAS
+                // SyncMacroModel, pto-isa MGatherGm2L1*Impl)
+                (None, Some(L::Mat)) if op.opcode == Opcode::MGather => Pipe::Mte2,
                 (Some(L::Vec | L::Mat), None) => Pipe::Mte3,
                 _ => Pipe::V,
             },

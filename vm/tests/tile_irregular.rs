@@ -146,3 +146,57 @@ fn mgather_with_an_undefined_out_of_range_index_faults() {
     let m = fault(&run("%tab: !pto.ptr<f32>", &body));
     assert!(m.contains("mgather") && m.contains("index 4"), "{m}");
 }
+
+fn mat(dt: &str, rows: i64, cols: i64, bl: &str, sl: &str) -> String {
+    format!(
+        "!pto.tile_buf<loc=mat, dtype={dt}, rows={rows}, cols={cols}, v_row={rows}, v_col={cols}, blayout={bl}, slayout={sl}, fractal=512, pad=0>"
+    )
+}
+
+/// GM views over the first two pointer arguments: a 32x16 f16 table `%p`
+/// and a 16x16 i32 index array `%q`, plus a 1x64 f16 scratch `%s`.
+const GM2L1_VIEWS: &str = "    %c16 = arith.constant 16 : index\n    %c32 = arith.constant 32 : index\n    %c64 = arith.constant 64 : index\n    %v = pto.make_tensor_view %tab, shape = [%c32, %c16], strides = [%c16, %c1] : !pto.tensor_view<32x16xf16>\n    %p = pto.partition_view %v, offsets = [%c0, %c0], sizes = [%c32, %c16] : !pto.tensor_view<32x16xf16> -> !pto.partition_tensor_view<32x16xf16>\n    %w = pto.make_tensor_view %ix, shape = [%c16, %c16], strides = [%c16, %c1] : !pto.tensor_view<16x16xi32>\n    %q = pto.partition_view %w, offsets = [%c0, %c0], sizes = [%c16, %c16] : !pto.tensor_view<16x16xi32> -> !pto.partition_tensor_view<16x16xi32>\n    %x = pto.make_tensor_view %scr, shape = [%c1, %c64], strides = [%c64, %c1] : !pto.tensor_view<1x64xf16>\n    %s = pto.partition_view %x, offsets = [%c0, %c0], sizes = [%c1, %c64] : !pto.tensor_view<1x64xf16> -> !pto.partition_tensor_view<1x64xf16>\n";
+const GM2L1_PARAMS: &str = "%tab: !pto.ptr<f16>, %ix: !pto.ptr<i32>, %scr: !pto.ptr<f16>";
+
+#[test]
+fn gm2l1_mgather_needs_an_nz_mat_destination() {
+    let d = mat("f16", 16, 16, "row_major", "none_box");
+    let body = format!(
+        "{GM2L1_VIEWS}    %d = pto.alloc_tile : {d}\n    pto.mgather ins(%p, %q : !pto.partition_tensor_view<32x16xf16>, !pto.partition_tensor_view<16x16xi32>) outs(%d : {d}) {{coalesce = #pto<coalesce row>}}"
+    );
+    let m = fault(&run(GM2L1_PARAMS, &body));
+    assert!(m.contains("GM->L1") && m.contains("NZ"), "{m}");
+}
+
+#[test]
+fn gm2l1_mgather_elem_needs_a_scratch_of_the_whole_tile() {
+    // the 16x16 tile needs 256 scratch elements; the view holds 64
+    let d = mat("f16", 16, 16, "col_major", "row_major");
+    let body = format!(
+        "{GM2L1_VIEWS}    %d = pto.alloc_tile : {d}\n    pto.mgather ins(%p, %q, %s : !pto.partition_tensor_view<32x16xf16>, !pto.partition_tensor_view<16x16xi32>, !pto.partition_tensor_view<1x64xf16>) outs(%d : {d}) {{coalesce = #pto<coalesce elem>}}"
+    );
+    let m = fault(&run(GM2L1_PARAMS, &body));
+    assert!(m.contains("scratch") && m.contains("256"), "{m}");
+}
+
+#[test]
+fn gm2l1_mgather_row_reads_indices_from_gm() {
+    // all-zero indices gather table row 0 (zeros) into every row: runs clean
+    let d = mat("f16", 16, 16, "col_major", "row_major");
+    let body = format!(
+        "{GM2L1_VIEWS}    %d = pto.alloc_tile : {d}\n    pto.mgather ins(%p, %q : !pto.partition_tensor_view<32x16xf16>, !pto.partition_tensor_view<16x16xi32>) outs(%d : {d}) {{coalesce = #pto<coalesce row>}}"
+    );
+    let f = run(GM2L1_PARAMS, &body);
+    assert!(f.out.error.is_none(), "{:?}", f.out.error);
+}
+
+#[test]
+fn mscatter_from_a_mat_tile_is_rejected() {
+    let s = mat("f16", 16, 16, "col_major", "row_major");
+    let i = tile("i32", 1, 16, 1, 16);
+    let body = format!(
+        "{GM2L1_VIEWS}    %d = pto.alloc_tile : {s}\n    %i = pto.alloc_tile : {i}\n    pto.mscatter ins(%d, %i : {s}, {i}) outs(%p : !pto.partition_tensor_view<32x16xf16>) {{coalesce = #pto<coalesce row>}}"
+    );
+    let m = fault(&run(GM2L1_PARAMS, &body));
+    assert!(m.contains("mscatter") && m.contains("no L1 form"), "{m}");
+}

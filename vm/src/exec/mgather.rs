@@ -32,7 +32,8 @@ use crate::exec::{fault, Accesses, Fault};
 use crate::mem::{Gm, Local};
 use crate::num::{read, write, Num};
 use crate::value::{Space, Tile, Val, View, ViewLayout};
-use pto_asm::ty::{BLayout, SLayout};
+use pto_asm::ty::{BLayout, SLayout, TileLoc};
+use pto_isa_spec::DType;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Oob {
@@ -89,6 +90,34 @@ pub fn run(call: &TileCall, gm: &Gm, local: &mut Local, acc: &mut Accesses) -> R
     let Some(view) = view else {
         return fault(format!("{name}: needs a GM view operand"));
     };
+    let m = Modes { elem, oob, atomic };
+    let data_loc = match call.op {
+        Opcode::MGather => call.outs.first(),
+        _ => call.ins.first(),
+    };
+    match data_loc {
+        Some(Val::Tile(t)) if t.loc == TileLoc::Mat && call.op == Opcode::MGather => {
+            return run_gm2l1(call, gm, local, acc, view, t, m);
+        }
+        Some(Val::Tile(t)) if t.loc != TileLoc::Vec => {
+            return fault(format!(
+                "{name}: a {:?} data tile is not implemented: pto-isa's {} takes a Vec (UB) tile{}",
+                t.loc,
+                name.to_uppercase(),
+                if call.op == Opcode::MGather {
+                    " or an NZ Mat (L1) destination"
+                } else {
+                    " only (there is no L1 form)"
+                }
+            ));
+        }
+        _ => {}
+    }
+    if call.ins.iter().skip(2).any(|v| matches!(v, Val::View(_))) {
+        return fault(format!(
+            "{name}: a GM scratch operand belongs only to the GM->L1 (loc=mat) mgather"
+        ));
+    }
     if view.layout == ViewLayout::Dn {
         return fault(format!(
             "{name}: DN GM tables are not implemented (no public source gives their addressing)"
@@ -118,7 +147,6 @@ pub fn run(call: &TileCall, gm: &Gm, local: &mut Local, acc: &mut Accesses) -> R
     let t = Table { gm, view, name };
     if view.layout == ViewLayout::Nz {
         let nz = NzTable::new(view, data, name)?;
-        let m = Modes { elem, oob, atomic };
         return run_nz(call, &t, &nz, data, idx, m, local, acc);
     }
     let (rows, cols) = view.rows_cols();
@@ -456,4 +484,232 @@ impl Table<'_> {
         write(&mut b, self.view.elem, v);
         self.write_bits(r, c, u64::from_le_bytes(b), acc)
     }
+}
+
+/// GM -> L1 `mgather`: a `loc=mat` NZ destination, as pto-isa's
+/// `MGatherGm2L1RowImpl` / `MGatherGm2L1ElemImpl` (A2/A3 and A5
+/// `include/pto/npu/*/MGather.hpp`, checks in `MGatherCheckGm2L1`; PTOAS
+/// `verifyMGatherGm2L1`). Operands: `ins(table, idx [, scratch])`, all GM
+/// views: the indices come from GM (the cube core cannot read UB), and elem
+/// mode stages the tile through a GM scratch of `Rows * Cols` elements.
+///
+/// * Row: `idx` is read as a flat GM array, `idx[r]` for each valid row `r`;
+///   table row `k` starts at `k * stride3` elements (the view's row stride)
+///   and its first `v_col` elements land in tile row `r` (the nd2nz DMA).
+///   `gatherOob = zero` first zeroes the whole tile and skips out-of-range
+///   rows.
+/// * Elem: the scratch is zeroed over `Rows * Cols` elements; element
+///   `(r, c)` of the valid region reads `idx[r * idx.stride3 + c]`, an index
+///   into the table as a flat array of its `prod(shape)` elements, and is
+///   written to the scratch at its NZ offset `(c / C0) * Rows * C0 + r * C0 +
+///   c % C0`; then the whole scratch is copied into the tile. The scratch
+///   keeps that image (the kernel's GM side effect).
+#[allow(clippy::too_many_arguments)]
+fn run_gm2l1(
+    call: &TileCall,
+    gm: &Gm,
+    local: &mut Local,
+    acc: &mut Accesses,
+    table: &View,
+    dst: &Tile,
+    m: Modes,
+) -> Result<(), Fault> {
+    let name = "mgather";
+    if attr_sym(call, &["coalesce"]).is_none() {
+        return fault(
+            "mgather: the GM->L1 form needs an explicit coalesce (row or elem)".to_string(),
+        );
+    }
+    let views: Vec<&View> = call
+        .ins
+        .iter()
+        .map(|v| match v {
+            Val::View(v) => Ok(&**v),
+            Val::Tile(_) => fault(
+                "mgather: the GM->L1 form takes its indices (and scratch) as GM views, not tiles"
+                    .to_string(),
+            ),
+            _ => fault("mgather: the GM->L1 form takes ins(table, idx [, scratch]) views"),
+        })
+        .collect::<Result<_, _>>()?;
+    let (idx, scratch) = match (m.elem, views.as_slice()) {
+        (false, [_, idx]) => (*idx, None),
+        (true, [_, idx, scratch]) => (*idx, Some(*scratch)),
+        (false, _) => {
+            return fault(
+                "mgather: the GM->L1 row form takes ins(table, idx) (no scratch)".to_string(),
+            )
+        }
+        (true, _) => {
+            return fault(
+                "mgather: the GM->L1 elem form takes ins(table, idx, scratch) (a GM scratch of Rows*Cols elements)"
+                    .to_string(),
+            )
+        }
+    };
+    check_valid(call, dst, "destination")?;
+    let dt = dst.elem;
+    let allowed = matches!(
+        dt,
+        DType::I8
+            | DType::U8
+            | DType::I16
+            | DType::U16
+            | DType::I32
+            | DType::U32
+            | DType::F16
+            | DType::BF16
+            | DType::F32
+            | DType::HiF8
+            | DType::F8E4M3
+            | DType::F8E5M2
+    );
+    if !allowed {
+        return fault(format!(
+            "mgather: GM->L1 element type {dt} is not one of i8/u8/i16/u16/i32/u32/f16/bf16/f32 (A5 also hif8/f8e4m3/f8e5m2)"
+        ));
+    }
+    let es = dt.bytes() as i64;
+    let c0 = 32 / es;
+    if dst.blayout != BLayout::ColMajor
+        || dst.slayout != SLayout::RowMajor
+        || dst.fractal != 512
+        || dst.rows % 16 != 0
+        || dst.cols % c0 != 0
+    {
+        return fault(format!(
+            "mgather: the GM->L1 destination must be NZ (blayout=col_major, slayout=row_major, fractal=512) with rows a multiple of 16 and cols of {c0}, found {}x{}",
+            dst.rows, dst.cols
+        ));
+    }
+    if table.layout != ViewLayout::Nd {
+        return fault("mgather: the GM->L1 table must be an ND view".to_string());
+    }
+    if table.elem != dt {
+        return fault(format!(
+            "mgather: the GM->L1 table ({}) and destination ({dt}) element types differ",
+            table.elem
+        ));
+    }
+    if !matches!(idx.elem, DType::I32 | DType::U32) {
+        return fault(format!(
+            "mgather: GM->L1 indices must be i32 or u32, found {}",
+            idx.elem
+        ));
+    }
+    let resolve = |k: i64, cap: i64, what: &str| -> Result<Option<i64>, Fault> {
+        let k = k as u32 as i64;
+        if k < cap {
+            return Ok(Some(k));
+        }
+        match m.oob {
+            Oob::Clamp => Ok(Some(cap - 1)),
+            Oob::Wrap => Ok(Some(k % cap)),
+            Oob::Zero => Ok(None),
+            Oob::Undefined => fault(format!(
+                "{name}: index {k} is outside the GM table ({cap} {what}; set an out-of-range mode to allow it)"
+            )),
+        }
+    };
+    let tab = Table {
+        gm,
+        view: table,
+        name,
+    };
+    let ix = Table {
+        gm,
+        view: idx,
+        name,
+    };
+    let index = |acc: &mut Accesses, off: i64| -> Result<i64, Fault> {
+        Ok(ix.read_bits_at(off, acc)? as u32 as i64)
+    };
+    let Some(scratch) = scratch else {
+        // row mode
+        let (rows, cols) = table.rows_cols();
+        if rows == 0 {
+            return fault(format!("{name}: the GM table is empty"));
+        }
+        if dst.v_col > cols {
+            return fault(format!(
+                "{name}: the tile's {} valid columns are wider than the table's {cols}",
+                dst.v_col
+            ));
+        }
+        let n_idx: i64 = idx.shape.iter().product();
+        if n_idx < dst.v_row {
+            return fault(format!(
+                "{name}: the GM index view holds {n_idx} indices, fewer than the {} valid rows",
+                dst.v_row
+            ));
+        }
+        let zero = if dt.is_float() {
+            Num::F(0.0)
+        } else {
+            Num::I(0)
+        };
+        if m.oob == Oob::Zero {
+            for i in 0..dst.rows {
+                for j in 0..dst.cols {
+                    put(local, dst, i, j, zero, acc)?;
+                }
+            }
+        }
+        let stride = table.strides[3];
+        for r in 0..dst.v_row {
+            let Some(k) = resolve(index(acc, r)?, rows, "rows")? else {
+                continue;
+            };
+            for c in 0..dst.v_col {
+                let bits = tab.read_bits_at(k * stride + c, acc)?;
+                put_bits(local, dst, r, c, bits, acc)?;
+            }
+        }
+        return Ok(());
+    };
+    // elem mode
+    if scratch.elem != dt {
+        return fault(format!(
+            "mgather: the GM->L1 scratch ({}) and destination ({dt}) element types differ",
+            scratch.elem
+        ));
+    }
+    let numel = dst.rows * dst.cols;
+    let scratch_len: i64 = scratch.shape.iter().product();
+    if scratch_len < numel {
+        return fault(format!(
+            "{name}: the GM scratch holds {scratch_len} elements, fewer than the destination's {} x {} = {numel}",
+            dst.rows, dst.cols
+        ));
+    }
+    let size: i64 = table.shape.iter().product();
+    if size == 0 {
+        return fault(format!("{name}: the GM table is empty"));
+    }
+    let sc = Table {
+        gm,
+        view: scratch,
+        name,
+    };
+    let nz = |r: i64, c: i64| (c / c0) * dst.rows * c0 + r * c0 + c % c0;
+    for i in 0..numel {
+        sc.write_bits_at(i, 0, acc)?;
+    }
+    let istride = idx.strides[3];
+    for r in 0..dst.v_row {
+        for c in 0..dst.v_col {
+            let Some(k) = resolve(index(acc, r * istride + c)?, size, "elements")? else {
+                continue;
+            };
+            let bits = tab.read_bits_at(k, acc)?;
+            sc.write_bits_at(nz(r, c), bits, acc)?;
+        }
+    }
+    for r in 0..dst.rows {
+        for c in 0..dst.cols {
+            let bits = sc.read_bits_at(nz(r, c), acc)?;
+            put_bits(local, dst, r, c, bits, acc)?;
+        }
+    }
+    Ok(())
 }
