@@ -8,6 +8,10 @@
 //! matrix those fractals hold (see [`NzTable`]). DN tables fault as not
 //! implemented.
 //!
+//! The data tile is a Vec (UB) tile, except for the GM -> L1 `mgather` into
+//! an NZ mat tile, whose indices (and elem-mode scratch) are GM views (see
+//! `run_gm2l1`); `mscatter` has no L1 form.
+//!
 //! * Row mode (`coalesce = row`, the default): the index tile is `[1, R]`
 //!   (`idx[0, r]`) or `[R, 1]` (`idx[r, 0]`); `mgather` copies table row
 //!   `idx[r]` into `dst[r, :]`, `mscatter` copies `src[r, :]` to table row `idx[r]`,
