@@ -863,3 +863,16 @@ fn a2a3_select_and_expand_divide_element_types() {
     let t = div("f32");
     accepts(&t, &dps("tcolexpanddiv", &t), a3);
 }
+
+#[test]
+fn gm2l1_mgather_fp8_destination_is_a5_only() {
+    let m = tb("mat", "f8E4M3FN", 32, 32, 32, 32, "col_major", "row_major");
+    let src = format!(
+        "func.func @k(%mem: !pto.partition_tensor_view<64x32xf8E4M3FN>, %idx: !pto.partition_tensor_view<1x32xi32>) {{\n  %d = pto.alloc_tile : {m}\n  pto.mgather ins(%mem, %idx : !pto.partition_tensor_view<64x32xf8E4M3FN>, !pto.partition_tensor_view<1x32xi32>) outs(%d : {m}) {{coalesce = #pto<coalesce row>}}\n  return\n}}\n"
+    );
+    let msg = "fp8 types only on A5";
+    let a3 = errors(&src, A2A3);
+    assert!(a3.iter().any(|(l, e)| *l == 3 && e.contains(msg)), "{a3:?}");
+    let a5 = errors(&src, A5);
+    assert!(!a5.iter().any(|(_, e)| e.contains(msg)), "{a5:?}");
+}
