@@ -522,6 +522,10 @@ struct Cluster<'a> {
     prio: Vec<u64>,
     /// The scheduler's candidate list (kept to reuse its allocation).
     cands: Vec<(usize, usize, u64, u64)>,
+    /// A pipe step's access lists, kept between steps to reuse their
+    /// allocations (the list itself may be replaced by normalization).
+    acc_buf: Vec<exec::Access>,
+    vec_acc_buf: Vec<(InstId, exec::Access)>,
     jit: &'a crate::jitcall::JitCache,
     /// Rank of this cluster (0 without --ranks).
     rank: u32,
@@ -791,6 +795,8 @@ impl<'a> Cluster<'a> {
             conflicts: Vec::new(),
             prio: Vec::new(),
             cands: Vec::new(),
+            acc_buf: Vec::new(),
+            vec_acc_buf: Vec::new(),
             jit,
             rank,
             world,
@@ -2584,11 +2590,19 @@ impl<'a> Cluster<'a> {
                 ck.join(agent, v);
             }
         }
+        // the access lists are only filled for the checker
+        let checking = self.checker.is_some();
         let mut acc = Accesses {
-            on: self.checker.is_some(),
+            on: checking,
             list: Vec::new(),
         };
         let mut vec_accs: Vec<(InstId, exec::Access)> = Vec::new();
+        if checking {
+            acc.list = std::mem::take(&mut self.acc_buf);
+            acc.list.clear();
+            vec_accs = std::mem::take(&mut self.vec_acc_buf);
+            vec_accs.clear();
+        }
         // accesses to another core's buffers: (core, access)
         let mut far: Vec<(usize, exec::Access)> = Vec::new();
         let mut vec_ops = 0;
@@ -2868,6 +2882,10 @@ impl<'a> Cluster<'a> {
             for (core, a) in &far {
                 self.check_access(agent, h.inst, *core, a, false);
             }
+        }
+        if checking {
+            self.acc_buf = acc.list;
+            self.vec_acc_buf = vec_accs;
         }
         Ok(())
     }
