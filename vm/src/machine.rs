@@ -31,6 +31,7 @@ use flags::FlagTable;
 const QUEUE_DEPTH: usize = 64;
 
 /// A pipe's slot index: S=0, V=1, M=2, MTE1=3, MTE2=4, MTE3=5, FIX=6.
+#[inline]
 pub fn slot(p: Pipe) -> usize {
     match p {
         Pipe::S | Pipe::All => 0,
@@ -44,6 +45,7 @@ pub fn slot(p: Pipe) -> usize {
 }
 
 /// The pipe of a slot.
+#[inline]
 pub fn slot_pipe(s: usize) -> Pipe {
     [
         Pipe::S,
@@ -1095,6 +1097,7 @@ impl<'a> Cluster<'a> {
         Ok(woke)
     }
 
+    #[inline]
     fn su_ready(&self, ci: usize) -> bool {
         let c = &self.cores[ci];
         if c.su.done {
@@ -1135,6 +1138,7 @@ impl<'a> Cluster<'a> {
     }
 
     /// Some(dependency time) if the head can execute.
+    #[inline]
     fn head_ready(&self, ci: usize, _s: usize, h: &Issued) -> Option<u64> {
         let c = &self.cores[ci];
         match &h.r {
@@ -1517,6 +1521,7 @@ impl<'a> Cluster<'a> {
         }
     }
 
+    #[inline]
     fn issue(&mut self, ci: usize, s: usize, inst: InstId, r: Resolved) {
         let vc = self.checker.as_mut().map(|ck| {
             let a = Self::agent(ci, 0);
@@ -2322,6 +2327,7 @@ impl<'a> Cluster<'a> {
         Ok(())
     }
 
+    #[inline]
     fn issue_or_block(
         &mut self,
         ci: usize,
@@ -3153,6 +3159,7 @@ impl<'a> Cluster<'a> {
         }
     }
 
+    #[inline]
     fn consume_token(&mut self, ci: usize, s: usize, t: &Token) {
         let agent = Self::agent(ci, s);
         if let (Some(ck), Some(v)) = (&mut self.checker, &t.vc) {

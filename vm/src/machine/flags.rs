@@ -36,6 +36,7 @@ impl<T> Default for FlagTable<T> {
     }
 }
 
+#[inline]
 fn index((src, dst, id): FlagKey) -> Option<usize> {
     if (id as usize) < FLAT_IDS && src != Pipe::All && dst != Pipe::All {
         Some((slot(src) * AGENTS_PER_CORE + slot(dst)) * FLAT_IDS + id as usize)
@@ -45,6 +46,7 @@ fn index((src, dst, id): FlagKey) -> Option<usize> {
 }
 
 impl<T> FlagTable<T> {
+    #[inline]
     pub(super) fn get(&self, k: &FlagKey) -> Option<&T> {
         match index(*k) {
             Some(i) => self.flat.get(i).and_then(|v| v.as_ref()),
@@ -52,6 +54,7 @@ impl<T> FlagTable<T> {
         }
     }
 
+    #[inline]
     pub(super) fn get_mut(&mut self, k: &FlagKey) -> Option<&mut T> {
         match index(*k) {
             Some(i) => self.flat.get_mut(i).and_then(|v| v.as_mut()),
@@ -60,6 +63,7 @@ impl<T> FlagTable<T> {
     }
 
     /// The entry of `k`, created with `T::default()` when absent.
+    #[inline]
     pub(super) fn entry(&mut self, k: FlagKey) -> &mut T
     where
         T: Default,
@@ -75,6 +79,7 @@ impl<T> FlagTable<T> {
         }
     }
 
+    #[inline]
     pub(super) fn insert(&mut self, k: FlagKey, v: T) {
         match index(k) {
             Some(i) => {
