@@ -252,10 +252,10 @@ impl Checker {
 
     /// `vc[agent] = max(vc[agent], other)`.
     pub fn join(&mut self, agent: usize, other: &[u32]) {
+        // branch-free, so it vectorizes: joins run on every issue, token
+        // and buffer hand-over
         for (a, b) in self.vc[agent].iter_mut().zip(other) {
-            if *b > *a {
-                *a = *b;
-            }
+            *a = (*a).max(*b);
         }
     }
 
@@ -353,6 +353,35 @@ impl Checker {
             w: me,
             ..Cell::default()
         };
+        // past every run (a stream of DMA transfers walking up a buffer):
+        // only the last run can merge with it, one search
+        {
+            let new = if a.write {
+                written.clone()
+            } else {
+                let mut c = Cell::default();
+                c.add_read(me);
+                c
+            };
+            let beyond = match shadow.runs.last_entry() {
+                None => true,
+                Some(mut e) => {
+                    let (end, cell) = e.get_mut();
+                    if first < *end {
+                        false
+                    } else if *end == first && *cell == new {
+                        *end = last + 1;
+                        return;
+                    } else {
+                        true
+                    }
+                }
+            };
+            if beyond {
+                shadow.runs.insert(first, (last + 1, new));
+                return;
+            }
+        }
         // the common cases, in one to three searches: the access covers
         // exactly one run (a tile read or written again), lies inside one
         // run (a vector load of part of a DMA'd tile) or inside one gap (a

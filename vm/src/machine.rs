@@ -24,10 +24,14 @@ use crate::program::*;
 use crate::value::{Ptr, Space, Tile, Val, View};
 use crate::{CheckMode, Config, Sched};
 
+mod flags;
+use flags::FlagTable;
+
 /// Queue depth per pipe: the scalar unit stalls when a queue is full.
 const QUEUE_DEPTH: usize = 64;
 
 /// A pipe's slot index: S=0, V=1, M=2, MTE1=3, MTE2=4, MTE3=5, FIX=6.
+#[inline]
 pub fn slot(p: Pipe) -> usize {
     match p {
         Pipe::S | Pipe::All => 0,
@@ -41,6 +45,7 @@ pub fn slot(p: Pipe) -> usize {
 }
 
 /// The pipe of a slot.
+#[inline]
 pub fn slot_pipe(s: usize) -> Pipe {
     [
         Pipe::S,
@@ -328,8 +333,8 @@ pub struct ArchState {
 /// scheduler attach to them.
 #[derive(Debug, Default)]
 struct Scoreboard {
-    flags: FxHashMap<(Pipe, Pipe, u32), VecDeque<Token>>,
-    flag_site: FxHashMap<(Pipe, Pipe, u32), InstId>,
+    flags: FlagTable<VecDeque<Token>>,
+    flag_site: FlagTable<InstId>,
     bufs: FxHashMap<u32, BufState>,
     sems: FxHashMap<(u32, u32), VecDeque<Token>>,
 }
@@ -519,6 +524,10 @@ struct Cluster<'a> {
     prio: Vec<u64>,
     /// The scheduler's candidate list (kept to reuse its allocation).
     cands: Vec<(usize, usize, u64, u64)>,
+    /// A pipe step's access lists, kept between steps to reuse their
+    /// allocations (the list itself may be replaced by normalization).
+    acc_buf: Vec<exec::Access>,
+    vec_acc_buf: Vec<(InstId, exec::Access)>,
     jit: &'a crate::jitcall::JitCache,
     /// Rank of this cluster (0 without --ranks).
     rank: u32,
@@ -549,6 +558,10 @@ struct Cluster<'a> {
 /// each (space, direction) touches gives the same ranges in linear time.
 fn normalize_accesses(acc: &mut Accesses) {
     let list = &acc.list;
+    if list.len() < 16 {
+        normalize_small(&mut acc.list);
+        return;
+    }
     if list.len() < 64 || list.iter().any(|a| a.len == 0) {
         acc.normalize();
         return;
@@ -629,6 +642,36 @@ fn normalize_accesses(acc: &mut Accesses) {
         }
     }
     acc.list = out;
+}
+
+/// [`Accesses::normalize`] in place for the few accesses most pipe ops
+/// record (a DMA: one read, one write): an insertion sort on the same key,
+/// then merging in place, without the new list. Equal keys may end up in
+/// another order than the unstable sort leaves them, but they merge into
+/// the same range, so the result is the same.
+fn normalize_small(list: &mut Vec<exec::Access>) {
+    let key = |a: &exec::Access| (a.space.local_index(), a.write, a.addr);
+    for i in 1..list.len() {
+        let mut j = i;
+        while j > 0 && key(&list[j - 1]) > key(&list[j]) {
+            list.swap(j - 1, j);
+            j -= 1;
+        }
+    }
+    let mut w = 0;
+    for r in 0..list.len() {
+        let a = list[r];
+        if w > 0 {
+            let l = &mut list[w - 1];
+            if l.space == a.space && l.write == a.write && a.addr <= l.addr + l.len {
+                l.len = l.len.max(a.addr + a.len - l.addr);
+                continue;
+            }
+        }
+        list[w] = a;
+        w += 1;
+    }
+    list.truncate(w);
 }
 
 fn rd_int(regs: &[Val], r: Reg) -> Result<i64, Fault> {
@@ -754,6 +797,8 @@ impl<'a> Cluster<'a> {
             conflicts: Vec::new(),
             prio: Vec::new(),
             cands: Vec::new(),
+            acc_buf: Vec::new(),
+            vec_acc_buf: Vec::new(),
             jit,
             rank,
             world,
@@ -850,43 +895,18 @@ impl<'a> Cluster<'a> {
                     }
                 }
             }
-            // candidates: (core, slot, key)
-            // reused from step to step (a step is ~100 ns; an allocation
-            // per step was a tenth of it)
-            let mut cands = std::mem::take(&mut self.cands);
-            cands.clear();
-            for ci in 0..self.cores.len() {
-                if self.su_ready(ci) {
-                    let t = self.cores[ci].su.time;
-                    cands.push((ci, 0, self.seq, t));
-                }
-                for s in 1..AGENTS_PER_CORE {
-                    let q = &self.cores[ci].queues[s];
-                    if let Some(h) = q.front() {
-                        if let Some(dep) = self.head_ready(ci, s, h) {
-                            let start = self.cores[ci].time[s].max(h.issue_time).max(dep);
-                            cands.push((ci, s, h.seq, start));
-                        }
-                        // DMA engines may complete back-to-back transfers out of order
-                        // unless a pipe_barrier separates them: shuffle explores that
-                        if let (Sched::Shuffle { .. }, true, Some(h2)) =
-                            (self.cfg.sched, crate::checker::is_dma(s), q.get(1))
-                        {
-                            if Self::is_transfer(&h.r) && Self::is_transfer(&h2.r) {
-                                cands.push((ci, s + AGENTS_PER_CORE, h2.seq, 0));
-                            }
-                        }
-                    }
-                }
-            }
-            if cands.is_empty() && self.world.clusters > 1 && self.waits_on_signal() {
+            let found = match self.cfg.sched {
+                Sched::Shuffle { .. } => self.shuffle_pick(),
+                _ => self.ordered_pick(),
+            };
+            if found.is_none() && self.world.clusters > 1 && self.waits_on_signal() {
                 // another rank may still notify: wait for it, or for every
                 // rank to be stuck
                 if self.stall()? {
                     continue;
                 }
             }
-            if cands.is_empty() {
+            let Some(pick) = found else {
                 let finished = self
                     .cores
                     .iter()
@@ -896,32 +916,7 @@ impl<'a> Cluster<'a> {
                 }
                 self.report_deadlock();
                 return Err(RunError::Deadlock);
-            }
-            let pick = match self.cfg.sched {
-                Sched::InOrder => *cands.iter().min_by_key(|c| c.2).unwrap_or(&cands[0]),
-                Sched::Timed => *cands.iter().min_by_key(|c| (c.3, c.2)).unwrap_or(&cands[0]),
-                Sched::Shuffle { .. } => {
-                    let r = self.rand();
-                    let su: Vec<_> = cands.iter().filter(|c| c.1 == 0).copied().collect();
-                    let pipes: Vec<_> = cands.iter().filter(|c| c.1 != 0).copied().collect();
-                    if !su.is_empty() && (pipes.is_empty() || !r.is_multiple_of(4)) {
-                        // issue ahead as far as the program allows
-                        su[(r >> 8) as usize % su.len()]
-                    } else if r & 0x70 != 0 {
-                        // run the pipe this run favours: a random priority per pipe
-                        // starves the others as long as the synchronization allows,
-                        // which is what exposes a missing wait
-                        let prio = |c: &(usize, usize, u64, u64)| {
-                            self.prio[Self::agent(c.0, c.1 % AGENTS_PER_CORE)]
-                                ^ (c.1 >= AGENTS_PER_CORE) as u64
-                        };
-                        *pipes.iter().max_by_key(|c| prio(c)).unwrap_or(&pipes[0])
-                    } else {
-                        pipes[(r >> 16) as usize % pipes.len()]
-                    }
-                }
             };
-            self.cands = cands;
             self.steps += 1;
             if pick.1 == 0 {
                 self.step_su(pick.0)?;
@@ -939,6 +934,95 @@ impl<'a> Cluster<'a> {
                 self.step_pipe(pick.0, pick.1, pick.3)?;
             }
         }
+    }
+
+    /// The in-order and timed schedulers' next step, (core, slot, seq,
+    /// start), without a candidate list: the first candidate with the
+    /// smallest key (in-order: issue sequence; timed: start time, then
+    /// sequence) in the scan order of [`Self::shuffle_pick`].
+    fn ordered_pick(&self) -> Option<(usize, usize, u64, u64)> {
+        let timed = matches!(self.cfg.sched, Sched::Timed);
+        let mut best: Option<(usize, usize, u64, u64)> = None;
+        let mut offer = |c: (usize, usize, u64, u64)| {
+            let better = match best {
+                None => true,
+                Some(b) if timed => (c.3, c.2) < (b.3, b.2),
+                Some(b) => c.2 < b.2,
+            };
+            if better {
+                best = Some(c);
+            }
+        };
+        for (ci, core) in self.cores.iter().enumerate() {
+            if self.su_ready(ci) {
+                offer((ci, 0, self.seq, core.su.time));
+            }
+            for s in 1..AGENTS_PER_CORE {
+                if let Some(h) = core.queues[s].front() {
+                    if let Some(dep) = self.head_ready(ci, s, h) {
+                        let start = core.time[s].max(h.issue_time).max(dep);
+                        offer((ci, s, h.seq, start));
+                    }
+                }
+            }
+        }
+        best
+    }
+
+    /// The shuffle scheduler's next step: a random pick among every agent
+    /// that can run (and, on a DMA pipe, a second transfer overtaking the
+    /// first: slot + AGENTS_PER_CORE).
+    fn shuffle_pick(&mut self) -> Option<(usize, usize, u64, u64)> {
+        // candidates: (core, slot, key)
+        // reused from step to step (a step is ~100 ns; an allocation
+        // per step was a tenth of it)
+        let mut cands = std::mem::take(&mut self.cands);
+        cands.clear();
+        for ci in 0..self.cores.len() {
+            if self.su_ready(ci) {
+                let t = self.cores[ci].su.time;
+                cands.push((ci, 0, self.seq, t));
+            }
+            for s in 1..AGENTS_PER_CORE {
+                let q = &self.cores[ci].queues[s];
+                if let Some(h) = q.front() {
+                    if let Some(dep) = self.head_ready(ci, s, h) {
+                        let start = self.cores[ci].time[s].max(h.issue_time).max(dep);
+                        cands.push((ci, s, h.seq, start));
+                    }
+                    // DMA engines may complete back-to-back transfers out of order
+                    // unless a pipe_barrier separates them: shuffle explores that
+                    if let (true, Some(h2)) = (crate::checker::is_dma(s), q.get(1)) {
+                        if Self::is_transfer(&h.r) && Self::is_transfer(&h2.r) {
+                            cands.push((ci, s + AGENTS_PER_CORE, h2.seq, 0));
+                        }
+                    }
+                }
+            }
+        }
+        if cands.is_empty() {
+            self.cands = cands;
+            return None;
+        }
+        let r = self.rand();
+        let su: Vec<_> = cands.iter().filter(|c| c.1 == 0).copied().collect();
+        let pipes: Vec<_> = cands.iter().filter(|c| c.1 != 0).copied().collect();
+        let pick = if !su.is_empty() && (pipes.is_empty() || !r.is_multiple_of(4)) {
+            // issue ahead as far as the program allows
+            su[(r >> 8) as usize % su.len()]
+        } else if r & 0x70 != 0 {
+            // run the pipe this run favours: a random priority per pipe
+            // starves the others as long as the synchronization allows,
+            // which is what exposes a missing wait
+            let prio = |c: &(usize, usize, u64, u64)| {
+                self.prio[Self::agent(c.0, c.1 % AGENTS_PER_CORE)] ^ (c.1 >= AGENTS_PER_CORE) as u64
+            };
+            *pipes.iter().max_by_key(|c| prio(c)).unwrap_or(&pipes[0])
+        } else {
+            pipes[(r >> 16) as usize % pipes.len()]
+        };
+        self.cands = cands;
+        Some(pick)
     }
 
     /// Cores of the launch (this rank) taking part in a `syncall` of `kind`:
@@ -1013,6 +1097,7 @@ impl<'a> Cluster<'a> {
         Ok(woke)
     }
 
+    #[inline]
     fn su_ready(&self, ci: usize) -> bool {
         let c = &self.cores[ci];
         if c.su.done {
@@ -1053,6 +1138,7 @@ impl<'a> Cluster<'a> {
     }
 
     /// Some(dependency time) if the head can execute.
+    #[inline]
     fn head_ready(&self, ci: usize, _s: usize, h: &Issued) -> Option<u64> {
         let c = &self.cores[ci];
         match &h.r {
@@ -1435,6 +1521,7 @@ impl<'a> Cluster<'a> {
         }
     }
 
+    #[inline]
     fn issue(&mut self, ci: usize, s: usize, inst: InstId, r: Resolved) {
         let vc = self.checker.as_mut().map(|ck| {
             let a = Self::agent(ci, 0);
@@ -2240,6 +2327,7 @@ impl<'a> Cluster<'a> {
         Ok(())
     }
 
+    #[inline]
     fn issue_or_block(
         &mut self,
         ci: usize,
@@ -2508,11 +2596,19 @@ impl<'a> Cluster<'a> {
                 ck.join(agent, v);
             }
         }
+        // the access lists are only filled for the checker
+        let checking = self.checker.is_some();
         let mut acc = Accesses {
-            on: self.checker.is_some(),
+            on: checking,
             list: Vec::new(),
         };
         let mut vec_accs: Vec<(InstId, exec::Access)> = Vec::new();
+        if checking {
+            acc.list = std::mem::take(&mut self.acc_buf);
+            acc.list.clear();
+            vec_accs = std::mem::take(&mut self.vec_acc_buf);
+            vec_accs.clear();
+        }
         // accesses to another core's buffers: (core, access)
         let mut far: Vec<(usize, exec::Access)> = Vec::new();
         let mut vec_ops = 0;
@@ -2793,6 +2889,10 @@ impl<'a> Cluster<'a> {
                 self.check_access(agent, h.inst, *core, a, false);
             }
         }
+        if checking {
+            self.acc_buf = acc.list;
+            self.vec_acc_buf = vec_accs;
+        }
         Ok(())
     }
 
@@ -3031,7 +3131,7 @@ impl<'a> Cluster<'a> {
         let agent = Self::agent(ci, s);
         let vc = self.checker.as_ref().map(|ck| ck.vc[agent]);
         let time = self.cores[ci].time[s];
-        let q = self.cores[ci].sb.flags.entry((src, dst, id)).or_default();
+        let q = self.cores[ci].sb.flags.entry((src, dst, id));
         let pending = q.len();
         let prev = q.front().map(|t| t.inst);
         q.push_back(Token {
@@ -3059,6 +3159,7 @@ impl<'a> Cluster<'a> {
         }
     }
 
+    #[inline]
     fn consume_token(&mut self, ci: usize, s: usize, t: &Token) {
         let agent = Self::agent(ci, s);
         if let (Some(ck), Some(v)) = (&mut self.checker, &t.vc) {
@@ -5246,6 +5347,36 @@ mod tests {
                     write,
                 })
                 .collect();
+            let mut want = Accesses { on: true, list: list.clone() };
+            want.normalize();
+            let mut got = Accesses { on: true, list };
+            normalize_accesses(&mut got);
+            prop_assert_eq!(got.list, want.list);
+        }
+
+        /// The in-place normalization of short lists gives what sorting
+        /// and merging gives, in and out of order.
+        #[test]
+        fn short_normalize_equals_the_sorting_one(
+            list in proptest::collection::vec(
+                (0usize..3, any::<bool>(), 0u64..200, 0u64..40),
+                0..16,
+            ),
+            sorted in any::<bool>(),
+        ) {
+            let spaces = [Space::Gm, Space::Ub, Space::L1];
+            let mut list: Vec<exec::Access> = list
+                .into_iter()
+                .map(|(s, write, addr, len)| exec::Access {
+                    space: spaces[s],
+                    addr,
+                    len,
+                    write,
+                })
+                .collect();
+            if sorted {
+                list.sort_by_key(|a| (a.space.local_index(), a.write, a.addr));
+            }
             let mut want = Accesses { on: true, list: list.clone() };
             want.normalize();
             let mut got = Accesses { on: true, list };
