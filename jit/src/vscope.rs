@@ -499,6 +499,68 @@ pub trait AccessSink {
         let _ = (inst, regs);
         false
     }
+    /// A batch of logged accesses in program order, two words each (decode
+    /// them with [`logged`]); by default handed one by one to
+    /// [`Self::load`], [`Self::store`] and [`Self::barrier`]. A sink
+    /// overrides it to handle the batch without a call per access.
+    fn log(&mut self, log: &[u64]) {
+        for e in log.chunks_exact(2) {
+            match logged(e[0], e[1]) {
+                Logged::Load { inst, lo, hi } => self.load(inst, lo, hi),
+                Logged::Store { inst, lo, hi } => self.store(inst, lo, hi),
+                Logged::Barrier => self.barrier(),
+            }
+        }
+    }
+}
+
+/// One entry of the access log.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Logged {
+    /// A vector load of `[lo, hi)` by instruction `inst`.
+    Load {
+        /// Instruction index.
+        inst: u32,
+        /// First byte.
+        lo: u64,
+        /// End.
+        hi: u64,
+    },
+    /// A vector store that wrote `[lo, hi)`.
+    Store {
+        /// Instruction index.
+        inst: u32,
+        /// First byte.
+        lo: u64,
+        /// End.
+        hi: u64,
+    },
+    /// A `mem_bar`.
+    Barrier,
+}
+
+/// Decodes the log entry `(w, addr)` (`w`: inst | es << 32 | kind << 40).
+#[inline]
+pub fn logged(w: u64, addr: u64) -> Logged {
+    let inst = w as u32;
+    match w >> 40 {
+        0 => Logged::Load {
+            inst,
+            lo: addr,
+            hi: addr + 256,
+        },
+        1 => Logged::Load {
+            inst,
+            lo: addr,
+            hi: addr + ((w >> 32) & 0xff),
+        },
+        2 => Logged::Store {
+            inst,
+            lo: addr,
+            hi: addr + 256,
+        },
+        _ => Logged::Barrier,
+    }
 }
 
 /// The state buffer of one execution.
@@ -638,24 +700,9 @@ extern "C" fn access_cb(
             }
         }
         3 => s.0.barrier(),
-        _ => drain(s.0, codegen::log_entries(mask, es as usize)),
+        _ => s.0.log(codegen::log_entries(mask, es as usize)),
     });
     failed
-}
-
-/// Hands logged accesses to the sink in order.
-fn drain(sink: &mut dyn AccessSink, log: &[u64]) {
-    for e in log.chunks_exact(2) {
-        let (w, addr) = (e[0], e[1]);
-        let inst = w as u32;
-        let es = (w >> 32) & 0xff;
-        match w >> 40 {
-            0 => sink.load(inst, addr, addr + 256),
-            1 => sink.load(inst, addr, addr + es),
-            2 => sink.store(inst, addr, addr + 256),
-            _ => sink.barrier(),
-        }
-    }
 }
 
 impl ScopeCompiled {
@@ -705,7 +752,9 @@ impl ScopeCompiled {
         );
         let w = &state.words;
         let n = (w[LOG_N] as usize).min(LOG_CAP);
-        drain(r.0, &w[self.layout.log..self.layout.log + 2 * n]);
+        if n > 0 {
+            r.0.log(&w[self.layout.log..self.layout.log + 2 * n]);
+        }
         let inst = w[FAULT_INST] as u32;
         match st {
             0 => ScopeStatus::Ok,
