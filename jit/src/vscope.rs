@@ -1050,6 +1050,10 @@ struct Gen {
     vars: Vec<Variable>,
     fuel: Variable,
     layout: Layout,
+    /// Whether the current basic block made room in the log for all its
+    /// entries on entry (then an entry needs no test for a full log, and
+    /// no call splits the block: Cranelift can forward register chunks).
+    reserved: std::cell::Cell<bool>,
 }
 
 /// Flags of a bitcast that changes the lane count (lanes are little-endian).
@@ -1087,6 +1091,7 @@ impl Gen {
             vars,
             fuel,
             layout,
+            reserved: std::cell::Cell::new(false),
         };
         for (i, v) in g.vars.clone().into_iter().enumerate() {
             let x = b.ins().load(
@@ -1130,6 +1135,22 @@ impl Gen {
                     b.ins().store(st_flags(), c, g.state, off);
                 }
                 counter += 1;
+                // the log entries this block can append
+                let entries = s.insts[k..]
+                    .iter()
+                    .enumerate()
+                    .take_while(|(i, _)| *i == 0 || !lead[k + i])
+                    .filter(|(_, si)| {
+                        matches!(
+                            si,
+                            SInst::Load { .. } | SInst::Store { .. } | SInst::StoreLoadBarrier
+                        )
+                    })
+                    .count();
+                g.reserved.set(false);
+                if (1..=LOG_CAP).contains(&entries) {
+                    g.reserve(b, entries);
+                }
             }
             if !open {
                 // unreachable code after a jump that no branch targets
@@ -1308,11 +1329,33 @@ impl Gen {
         b.switch_to_block(cont);
     }
 
+    /// Drains the log unless it has room for `entries` more; the block's
+    /// entries then skip the test.
+    fn reserve(&self, b: &mut FunctionBuilder, entries: usize) {
+        let sf = st_flags();
+        let n = b.ins().load(types::I64, sf, self.state, (LOG_N * 8) as i32);
+        let full = b
+            .ins()
+            .icmp_imm_s(IntCC::UnsignedGreaterThan, n, (LOG_CAP - entries) as i64);
+        let drain = b.create_block();
+        let go = b.create_block();
+        b.ins().brif(full, drain, &[], go, &[]);
+        b.switch_to_block(drain);
+        self.flush(b);
+        b.ins().jump(go, &[]);
+        b.switch_to_block(go);
+        self.reserved.set(true);
+    }
+
     /// Appends an access to the log (kind 0 load, 1 broadcast load, 2 full
     /// store, 3 barrier), draining it first when full.
     fn log(&self, b: &mut FunctionBuilder, k: u32, addr: Value, es: u8, kind: u64) {
         let sf = st_flags();
         let n = b.ins().load(types::I64, sf, self.state, (LOG_N * 8) as i32);
+        if self.reserved.get() {
+            self.put_log(b, n, k, addr, es, kind);
+            return;
+        }
         let full = b
             .ins()
             .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, n, LOG_CAP as i64);
@@ -1326,6 +1369,12 @@ impl Gen {
         b.ins().jump(put, &[z.into()]);
         b.switch_to_block(put);
         let n = b.block_params(put)[0];
+        self.put_log(b, n, k, addr, es, kind);
+    }
+
+    /// Writes log entry `n` and counts it.
+    fn put_log(&self, b: &mut FunctionBuilder, n: Value, k: u32, addr: Value, es: u8, kind: u64) {
+        let sf = st_flags();
         let at = b.ins().imul_imm_s(n, 16);
         let at = b.ins().iadd(self.state, at);
         let off = (self.layout.log * 8) as i32;
@@ -1942,6 +1991,33 @@ mod tests {
             .collect();
         assert!(counts.contains(&(5..12, 2)), "{counts:?}");
         assert!(counts.contains(&(4..5, 3)), "{counts:?}");
+    }
+
+    #[test]
+    fn a_log_that_fills_up_reaches_the_sink_in_order() {
+        let c = compile(&vadd_loop()).unwrap();
+        // 3 entries per iteration: the log is drained several times
+        let iters = 150u64;
+        let n = 64 * iters;
+        let (x, y, z) = (0, 4 * n, 8 * n);
+        let mut ub = vec![0u8; (12 * n) as usize];
+        let mut st = c.new_state();
+        for (s, v) in [(0, n), (4, x), (5, y), (6, z)] {
+            st.set_scalar(s, v as i64);
+        }
+        let mut log = Log::default();
+        assert_eq!(c.call(&mut st, &mut ub, 10_000, &mut log), ScopeStatus::Ok);
+        let want: Vec<_> = (0..iters)
+            .flat_map(|i| {
+                let o = 256 * i;
+                [
+                    (6, x + o, x + o + 256, false),
+                    (7, y + o, y + o + 256, false),
+                    (9, z + o, z + o + 256, true),
+                ]
+            })
+            .collect();
+        assert_eq!(log.0, want);
     }
 
     #[test]
