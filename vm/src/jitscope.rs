@@ -1066,7 +1066,7 @@ struct Sink<'a> {
 const NO_STORES: (u64, u64) = (u64::MAX, 0);
 
 impl Sink<'_> {
-    #[inline]
+    #[inline(always)]
     fn on_load(&mut self, inst: u32, lo: u64, hi: u64) {
         let id = self.ids.get(inst as usize).copied().unwrap_or_default();
         if lo < self.hull.1 && self.hull.0 < hi {
@@ -1090,7 +1090,7 @@ impl Sink<'_> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn on_store(&mut self, inst: u32, lo: u64, hi: u64) {
         let id = self.ids.get(inst as usize).copied().unwrap_or_default();
         match self.pending.last_mut() {
@@ -1112,6 +1112,7 @@ impl Sink<'_> {
         }
     }
 
+    #[inline(always)]
     fn on_barrier(&mut self) {
         self.pending.clear();
         self.hull = NO_STORES;
