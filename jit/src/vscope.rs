@@ -499,6 +499,68 @@ pub trait AccessSink {
         let _ = (inst, regs);
         false
     }
+    /// A batch of logged accesses in program order, two words each (decode
+    /// them with [`logged`]); by default handed one by one to
+    /// [`Self::load`], [`Self::store`] and [`Self::barrier`]. A sink
+    /// overrides it to handle the batch without a call per access.
+    fn log(&mut self, log: &[u64]) {
+        for e in log.chunks_exact(2) {
+            match logged(e[0], e[1]) {
+                Logged::Load { inst, lo, hi } => self.load(inst, lo, hi),
+                Logged::Store { inst, lo, hi } => self.store(inst, lo, hi),
+                Logged::Barrier => self.barrier(),
+            }
+        }
+    }
+}
+
+/// One entry of the access log.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Logged {
+    /// A vector load of `[lo, hi)` by instruction `inst`.
+    Load {
+        /// Instruction index.
+        inst: u32,
+        /// First byte.
+        lo: u64,
+        /// End.
+        hi: u64,
+    },
+    /// A vector store that wrote `[lo, hi)`.
+    Store {
+        /// Instruction index.
+        inst: u32,
+        /// First byte.
+        lo: u64,
+        /// End.
+        hi: u64,
+    },
+    /// A `mem_bar`.
+    Barrier,
+}
+
+/// Decodes the log entry `(w, addr)` (`w`: inst | es << 32 | kind << 40).
+#[inline]
+pub fn logged(w: u64, addr: u64) -> Logged {
+    let inst = w as u32;
+    match w >> 40 {
+        0 => Logged::Load {
+            inst,
+            lo: addr,
+            hi: addr + 256,
+        },
+        1 => Logged::Load {
+            inst,
+            lo: addr,
+            hi: addr + ((w >> 32) & 0xff),
+        },
+        2 => Logged::Store {
+            inst,
+            lo: addr,
+            hi: addr + 256,
+        },
+        _ => Logged::Barrier,
+    }
 }
 
 /// The state buffer of one execution.
@@ -638,24 +700,9 @@ extern "C" fn access_cb(
             }
         }
         3 => s.0.barrier(),
-        _ => drain(s.0, codegen::log_entries(mask, es as usize)),
+        _ => s.0.log(codegen::log_entries(mask, es as usize)),
     });
     failed
-}
-
-/// Hands logged accesses to the sink in order.
-fn drain(sink: &mut dyn AccessSink, log: &[u64]) {
-    for e in log.chunks_exact(2) {
-        let (w, addr) = (e[0], e[1]);
-        let inst = w as u32;
-        let es = (w >> 32) & 0xff;
-        match w >> 40 {
-            0 => sink.load(inst, addr, addr + 256),
-            1 => sink.load(inst, addr, addr + es),
-            2 => sink.store(inst, addr, addr + 256),
-            _ => sink.barrier(),
-        }
-    }
 }
 
 impl ScopeCompiled {
@@ -705,7 +752,9 @@ impl ScopeCompiled {
         );
         let w = &state.words;
         let n = (w[LOG_N] as usize).min(LOG_CAP);
-        drain(r.0, &w[self.layout.log..self.layout.log + 2 * n]);
+        if n > 0 {
+            r.0.log(&w[self.layout.log..self.layout.log + 2 * n]);
+        }
         let inst = w[FAULT_INST] as u32;
         match st {
             0 => ScopeStatus::Ok,
@@ -1001,6 +1050,10 @@ struct Gen {
     vars: Vec<Variable>,
     fuel: Variable,
     layout: Layout,
+    /// Whether the current basic block made room in the log for all its
+    /// entries on entry (then an entry needs no test for a full log, and
+    /// no call splits the block: Cranelift can forward register chunks).
+    reserved: std::cell::Cell<bool>,
 }
 
 /// Flags of a bitcast that changes the lane count (lanes are little-endian).
@@ -1038,6 +1091,7 @@ impl Gen {
             vars,
             fuel,
             layout,
+            reserved: std::cell::Cell::new(false),
         };
         for (i, v) in g.vars.clone().into_iter().enumerate() {
             let x = b.ins().load(
@@ -1081,6 +1135,22 @@ impl Gen {
                     b.ins().store(st_flags(), c, g.state, off);
                 }
                 counter += 1;
+                // the log entries this block can append
+                let entries = s.insts[k..]
+                    .iter()
+                    .enumerate()
+                    .take_while(|(i, _)| *i == 0 || !lead[k + i])
+                    .filter(|(_, si)| {
+                        matches!(
+                            si,
+                            SInst::Load { .. } | SInst::Store { .. } | SInst::StoreLoadBarrier
+                        )
+                    })
+                    .count();
+                g.reserved.set(false);
+                if (1..=LOG_CAP).contains(&entries) {
+                    g.reserve(b, entries);
+                }
             }
             if !open {
                 // unreachable code after a jump that no branch targets
@@ -1259,11 +1329,33 @@ impl Gen {
         b.switch_to_block(cont);
     }
 
+    /// Drains the log unless it has room for `entries` more; the block's
+    /// entries then skip the test.
+    fn reserve(&self, b: &mut FunctionBuilder, entries: usize) {
+        let sf = st_flags();
+        let n = b.ins().load(types::I64, sf, self.state, (LOG_N * 8) as i32);
+        let full = b
+            .ins()
+            .icmp_imm_s(IntCC::UnsignedGreaterThan, n, (LOG_CAP - entries) as i64);
+        let drain = b.create_block();
+        let go = b.create_block();
+        b.ins().brif(full, drain, &[], go, &[]);
+        b.switch_to_block(drain);
+        self.flush(b);
+        b.ins().jump(go, &[]);
+        b.switch_to_block(go);
+        self.reserved.set(true);
+    }
+
     /// Appends an access to the log (kind 0 load, 1 broadcast load, 2 full
     /// store, 3 barrier), draining it first when full.
     fn log(&self, b: &mut FunctionBuilder, k: u32, addr: Value, es: u8, kind: u64) {
         let sf = st_flags();
         let n = b.ins().load(types::I64, sf, self.state, (LOG_N * 8) as i32);
+        if self.reserved.get() {
+            self.put_log(b, n, k, addr, es, kind);
+            return;
+        }
         let full = b
             .ins()
             .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, n, LOG_CAP as i64);
@@ -1277,6 +1369,12 @@ impl Gen {
         b.ins().jump(put, &[z.into()]);
         b.switch_to_block(put);
         let n = b.block_params(put)[0];
+        self.put_log(b, n, k, addr, es, kind);
+    }
+
+    /// Writes log entry `n` and counts it.
+    fn put_log(&self, b: &mut FunctionBuilder, n: Value, k: u32, addr: Value, es: u8, kind: u64) {
+        let sf = st_flags();
         let at = b.ins().imul_imm_s(n, 16);
         let at = b.ins().iadd(self.state, at);
         let off = (self.layout.log * 8) as i32;
@@ -1893,6 +1991,33 @@ mod tests {
             .collect();
         assert!(counts.contains(&(5..12, 2)), "{counts:?}");
         assert!(counts.contains(&(4..5, 3)), "{counts:?}");
+    }
+
+    #[test]
+    fn a_log_that_fills_up_reaches_the_sink_in_order() {
+        let c = compile(&vadd_loop()).unwrap();
+        // 3 entries per iteration: the log is drained several times
+        let iters = 150u64;
+        let n = 64 * iters;
+        let (x, y, z) = (0, 4 * n, 8 * n);
+        let mut ub = vec![0u8; (12 * n) as usize];
+        let mut st = c.new_state();
+        for (s, v) in [(0, n), (4, x), (5, y), (6, z)] {
+            st.set_scalar(s, v as i64);
+        }
+        let mut log = Log::default();
+        assert_eq!(c.call(&mut st, &mut ub, 10_000, &mut log), ScopeStatus::Ok);
+        let want: Vec<_> = (0..iters)
+            .flat_map(|i| {
+                let o = 256 * i;
+                [
+                    (6, x + o, x + o + 256, false),
+                    (7, y + o, y + o + 256, false),
+                    (9, z + o, z + o + 256, true),
+                ]
+            })
+            .collect();
+        assert_eq!(log.0, want);
     }
 
     #[test]

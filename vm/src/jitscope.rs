@@ -22,7 +22,9 @@ use std::sync::{Arc, Mutex};
 
 use pto_isa_spec::DType;
 use pto_isa_spec::Opcode;
-use pto_jit::vscope::{self, AccessSink, CmpPred, IntOp, RegRef, SInst, Scope, ScopeStatus, VLane};
+use pto_jit::vscope::{
+    self, AccessSink, CmpPred, IntOp, Logged, RegRef, SInst, Scope, ScopeStatus, VLane,
+};
 
 use crate::exec::vec_convert::Rnd;
 use crate::exec::vec_ops::Cx;
@@ -74,19 +76,58 @@ pub struct Plan {
     ids: Vec<InstId>,
     /// Slot and kind of every register (for host-executed ops).
     slots: HashMap<Reg, (RegRef, Kind)>,
-    /// The state buffer of the last execution, reused by the next one
-    /// (a fresh buffer per execution cost more than a small scope's body).
-    state: Mutex<Option<vscope::ScopeState>>,
+    /// The buffers of the last execution, reused by the next one (fresh
+    /// ones per execution cost more than a small scope's body).
+    state: Mutex<Option<Scratch>>,
 }
 
-/// Result of running a compiled scope.
+/// What one execution of a compiled scope needs besides its inputs.
+struct Scratch {
+    st: vscope::ScopeState,
+    /// Stores since the last `mem_bar` (the alias diagnosis).
+    pending: Vec<(u64, u64, InstId)>,
+    /// Vector ops per basic block of the compiled code.
+    blk_vec: Vec<u64>,
+}
+
+/// Result of running a compiled scope. It holds the execution's buffers
+/// (the block counters the instruction counts come from) and hands them
+/// back to the plan when dropped.
 pub struct Outcome {
-    /// Executions per instruction id.
-    pub counts: Vec<(InstId, u64)>,
+    plan: Arc<Plan>,
+    code: Arc<vscope::ScopeCompiled>,
+    scratch: Option<Scratch>,
     /// Vector micro-ops executed.
     pub vec_ops: u64,
     /// (store, load) pairs with no `mem_bar` between them.
     pub alias: Vec<(InstId, InstId)>,
+}
+
+impl Outcome {
+    /// Executions per instruction id, for the instructions that ran.
+    pub fn counts(&self) -> impl Iterator<Item = (InstId, u64)> + '_ {
+        let blocks = self
+            .scratch
+            .as_ref()
+            .map_or(&[][..], |s| s.st.block_counts());
+        self.code
+            .blocks
+            .iter()
+            .zip(blocks)
+            .filter(|(_, n)| **n != 0)
+            .flat_map(move |(blk, n)| {
+                let ids = self.plan.ids.get(blk.start as usize..blk.end as usize);
+                ids.unwrap_or(&[]).iter().map(move |id| (*id, *n))
+            })
+    }
+}
+
+impl Drop for Outcome {
+    fn drop(&mut self) {
+        if let (Some(sc), Ok(mut s)) = (self.scratch.take(), self.plan.state.lock()) {
+            *s = Some(sc);
+        }
+    }
 }
 
 type Translated = Result<(Arc<Plan>, Arc<vscope::ScopeCompiled>), String>;
@@ -1014,16 +1055,25 @@ struct Sink<'a> {
     checking: bool,
     accs: &'a mut Vec<(InstId, exec::Access)>,
     /// stores since the last `mem_bar`, contiguous ones of one instruction merged
-    pending: Vec<(u64, u64, InstId)>,
+    pending: &'a mut Vec<(u64, u64, InstId)>,
+    /// The bytes `[lo, hi)` spanning all of `pending` (empty: lo > hi), so a
+    /// load outside it skips the search.
+    hull: (u64, u64),
     alias: Vec<(InstId, InstId)>,
 }
 
-impl AccessSink for Sink<'_> {
-    fn load(&mut self, inst: u32, lo: u64, hi: u64) {
+/// An empty [`Sink::hull`].
+const NO_STORES: (u64, u64) = (u64::MAX, 0);
+
+impl Sink<'_> {
+    #[inline(always)]
+    fn on_load(&mut self, inst: u32, lo: u64, hi: u64) {
         let id = self.ids.get(inst as usize).copied().unwrap_or_default();
-        for (slo, shi, st) in &self.pending {
-            if lo < *shi && *slo < hi && !self.alias.contains(&(*st, id)) {
-                self.alias.push((*st, id));
+        if lo < self.hull.1 && self.hull.0 < hi {
+            for (slo, shi, st) in self.pending.iter() {
+                if lo < *shi && *slo < hi && !self.alias.contains(&(*st, id)) {
+                    self.alias.push((*st, id));
+                }
             }
         }
         if self.checking {
@@ -1040,12 +1090,14 @@ impl AccessSink for Sink<'_> {
         }
     }
 
-    fn store(&mut self, inst: u32, lo: u64, hi: u64) {
+    #[inline(always)]
+    fn on_store(&mut self, inst: u32, lo: u64, hi: u64) {
         let id = self.ids.get(inst as usize).copied().unwrap_or_default();
         match self.pending.last_mut() {
             Some(last) if last.2 == id && last.1 == lo => last.1 = hi,
             _ => self.pending.push((lo, hi, id)),
         }
+        self.hull = (self.hull.0.min(lo), self.hull.1.max(hi));
         if self.checking {
             crate::machine::push_access(
                 self.accs,
@@ -1060,8 +1112,34 @@ impl AccessSink for Sink<'_> {
         }
     }
 
-    fn barrier(&mut self) {
+    #[inline(always)]
+    fn on_barrier(&mut self) {
         self.pending.clear();
+        self.hull = NO_STORES;
+    }
+}
+
+impl AccessSink for Sink<'_> {
+    fn load(&mut self, inst: u32, lo: u64, hi: u64) {
+        self.on_load(inst, lo, hi);
+    }
+
+    fn store(&mut self, inst: u32, lo: u64, hi: u64) {
+        self.on_store(inst, lo, hi);
+    }
+
+    fn barrier(&mut self) {
+        self.on_barrier();
+    }
+
+    fn log(&mut self, log: &[u64]) {
+        for e in log.chunks_exact(2) {
+            match vscope::logged(e[0], e[1]) {
+                Logged::Load { inst, lo, hi } => self.on_load(inst, lo, hi),
+                Logged::Store { inst, lo, hi } => self.on_store(inst, lo, hi),
+                Logged::Barrier => self.on_barrier(),
+            }
+        }
     }
 
     fn op(&mut self, inst: u32, regs: &mut vscope::OpRegs) -> bool {
@@ -1335,13 +1413,27 @@ pub fn run(
             }
         }
     }
-    let mut st = match plan.state.lock().ok().and_then(|mut s| s.take()) {
-        Some(mut st) => {
-            code.reset_state(&mut st);
-            st
+    let mut scratch = match plan.state.lock().ok().and_then(|mut s| s.take()) {
+        Some(mut sc) => {
+            code.reset_state(&mut sc.st);
+            sc.pending.clear();
+            sc
         }
-        None => code.new_state(),
+        None => Scratch {
+            st: code.new_state(),
+            pending: Vec::new(),
+            blk_vec: code
+                .blocks
+                .iter()
+                .map(|blk| {
+                    blk.clone()
+                        .filter(|k| matches!(body.get(*k as usize).map(|i| &i.k), Some(K::Vec(_))))
+                        .count() as u64
+                })
+                .collect(),
+        },
     };
+    let st = &mut scratch.st;
     for (r, k, slot) in &plan.inputs {
         let v = regs.get(*r as usize);
         match (slot, v) {
@@ -1365,12 +1457,13 @@ pub fn run(
         fault: None,
         checking,
         accs,
-        pending: Vec::new(),
+        pending: &mut scratch.pending,
+        hull: NO_STORES,
         alias: Vec::new(),
     };
     let status = {
         let ub = local.slice_mut(Space::Ub, 0, size)?;
-        code.call(&mut st, ub, FUEL, &mut sink)
+        code.call(st, ub, FUEL, &mut sink)
     };
     let alias = std::mem::take(&mut sink.alias);
     match status {
@@ -1403,26 +1496,18 @@ pub fn run(
         }
         ScopeStatus::Unknown => return fault("compiled vector scope returned an unknown status"),
     }
-    let mut counts = Vec::with_capacity(body.len());
-    let mut vec_ops = 0;
-    for (blk, n) in code.blocks.iter().zip(st.block_counts()) {
-        if *n == 0 {
-            continue;
-        }
-        for k in blk.clone() {
-            let k = k as usize;
-            counts.push((plan.ids[k], *n));
-            if matches!(body.get(k).map(|i| &i.k), Some(K::Vec(_))) {
-                vec_ops += n;
-            }
-        }
-    }
-    if let Ok(mut s) = plan.state.lock() {
-        *s = Some(st);
-    }
+    let vec_ops = scratch
+        .st
+        .block_counts()
+        .iter()
+        .zip(&scratch.blk_vec)
+        .map(|(n, nv)| n * nv)
+        .sum();
     cache.note_scope_exec();
     Ok(Ran::Done(Outcome {
-        counts,
+        plan,
+        code,
+        scratch: Some(scratch),
         vec_ops,
         alias,
     }))

@@ -3282,7 +3282,7 @@ impl<'a> Cluster<'a> {
                 checking && !crosscheck,
                 if crosscheck { &mut scratch } else { accs },
             )?;
-            if let crate::jitscope::Ran::Done(out) = ran {
+            if let crate::jitscope::Ran::Done(mut out) = ran {
                 if let Some(before) = before {
                     // the interpreter's run is the one that counts; the JIT's
                     // UB must equal it
@@ -3298,11 +3298,11 @@ impl<'a> Cluster<'a> {
                     };
                     return crosscheck_ub(&self.cores[ci].arch.local, &got, ulp);
                 }
-                for (id, n) in out.counts {
+                for (id, n) in out.counts() {
                     self.count_n(id, n);
                 }
                 *vec_ops += out.vec_ops;
-                self.report_alias(out.alias);
+                self.report_alias(std::mem::take(&mut out.alias));
                 return Ok(());
             }
         }
