@@ -184,13 +184,44 @@ enum Resolved {
     },
 }
 
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 struct Issued {
     seq: u64,
     inst: InstId,
     r: Resolved,
-    vc: Option<crate::checker::Vc>,
+    /// The scalar unit's clock at issue: an index into the cluster's
+    /// [`ClockPool`], [`NO_CLOCK`] without the checker. An index, not the
+    /// 84-byte clock, so the record stays small as it moves through the
+    /// queue.
+    vc: u32,
     issue_time: u64,
+}
+
+/// [`Issued::vc`] of a run without the checker.
+const NO_CLOCK: u32 = u32::MAX;
+
+/// Clock snapshots of the issued, not yet executed operations, referenced
+/// by index; a slot is reused once its operation has run.
+#[derive(Debug, Default)]
+struct ClockPool {
+    slots: Vec<crate::checker::Vc>,
+    free: Vec<u32>,
+}
+
+impl ClockPool {
+    #[inline]
+    fn put(&mut self, vc: crate::checker::Vc) -> u32 {
+        match self.free.pop() {
+            Some(i) => {
+                self.slots[i as usize] = vc;
+                i
+            }
+            None => {
+                self.slots.push(vc);
+                (self.slots.len() - 1) as u32
+            }
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -528,6 +559,8 @@ struct Cluster<'a> {
     /// allocations (the list itself may be replaced by normalization).
     acc_buf: Vec<exec::Access>,
     vec_acc_buf: Vec<(InstId, exec::Access)>,
+    /// Issue clocks of the queued operations.
+    clocks: ClockPool,
     jit: &'a crate::jitcall::JitCache,
     /// Rank of this cluster (0 without --ranks).
     rank: u32,
@@ -799,6 +832,7 @@ impl<'a> Cluster<'a> {
             cands: Vec::new(),
             acc_buf: Vec::new(),
             vec_acc_buf: Vec::new(),
+            clocks: ClockPool::default(),
             jit,
             rank,
             world,
@@ -1523,11 +1557,14 @@ impl<'a> Cluster<'a> {
 
     #[inline]
     fn issue(&mut self, ci: usize, s: usize, inst: InstId, r: Resolved) {
-        let vc = self.checker.as_mut().map(|ck| {
-            let a = Self::agent(ci, 0);
-            ck.tick(a);
-            ck.vc[a]
-        });
+        let vc = match &mut self.checker {
+            Some(ck) => {
+                let a = Self::agent(ci, 0);
+                ck.tick(a);
+                self.clocks.put(ck.vc[a])
+            }
+            None => NO_CLOCK,
+        };
         let issue_time = self.cores[ci].su.time;
         let seq = self.seq;
         self.seq += 1;
@@ -2592,8 +2629,9 @@ impl<'a> Cluster<'a> {
         self.count(h.inst);
         if let Some(ck) = &mut self.checker {
             ck.tick(agent);
-            if let Some(v) = &h.vc {
-                ck.join(agent, v);
+            if h.vc != NO_CLOCK {
+                ck.join(agent, &self.clocks.slots[h.vc as usize]);
+                self.clocks.free.push(h.vc);
             }
         }
         // the access lists are only filled for the checker
