@@ -2490,11 +2490,12 @@ impl<'a> Cluster<'a> {
             } => {
                 let int = |r: Reg| rd_int(regs, r);
                 let mut len = int(*len)?.max(0) as u64;
-                let mut levels = vec![(
+                let mut levels = exec::dma::Short::new();
+                levels.push((
                     int(nburst[0])?.max(0) as u64,
                     int(nburst[1])?,
                     int(nburst[2])?,
-                )];
+                ));
                 if *dir == DmaDir::UbToUb {
                     // mte_ub_ub counts its length and its gaps (end of one burst
                     // to the start of the next) in 32-byte units
@@ -2511,9 +2512,13 @@ impl<'a> Cluster<'a> {
                 let pad = match pad {
                     Some(p) => {
                         let v = self.num(ci, *p)?;
-                        let mut b = vec![0u8; dstp.elem.bytes()];
-                        crate::num::write(&mut b, dstp.elem, v);
-                        Some(b)
+                        let mut b = [0u8; 16];
+                        let n = dstp.elem.bytes();
+                        let b = b.get_mut(..n).ok_or_else(|| {
+                            Fault::Msg(format!("no pad value of {n}-byte elements"))
+                        })?;
+                        crate::num::write(b, dstp.elem, v);
+                        Some(exec::dma::Short::from(&*b))
                     }
                     None => None,
                 };
@@ -2544,7 +2549,7 @@ impl<'a> Cluster<'a> {
                 // set_mov_pad_val register
                 let pad = match select {
                     Some(s) if int(*s)? != 0 => match lr.mov_pad {
-                        Some((b, w)) => Some(b[..w as usize].to_vec()),
+                        Some((b, w)) => Some(exec::dma::Short::from(&b[..w as usize])),
                         None => {
                             return fault(
                                 "copy_gm_to_ubuf with data_select_bit = true needs a pad value: set it with pto.set_mov_pad_val first",
@@ -2554,15 +2559,17 @@ impl<'a> Cluster<'a> {
                     _ => None,
                 };
                 let k = if *dir == DmaDir::GmToUb { 0 } else { 1 };
-                let levels = vec![
-                    (
-                        int(*n_burst)?.max(0) as u64,
-                        int(*src_stride)?,
-                        int(*dst_stride)?,
-                    ),
-                    (lr.size[k].0, lr.loop1[k].0, lr.loop1[k].1),
-                    (lr.size[k].1, lr.loop2[k].0, lr.loop2[k].1),
-                ];
+                let levels = exec::dma::Short::from(
+                    &[
+                        (
+                            int(*n_burst)?.max(0) as u64,
+                            int(*src_stride)?,
+                            int(*dst_stride)?,
+                        ),
+                        (lr.size[k].0, lr.loop1[k].0, lr.loop1[k].1),
+                        (lr.size[k].1, lr.loop2[k].0, lr.loop2[k].1),
+                    ][..],
+                );
                 Resolved::Dma(Box::new(Transfer {
                     dir: *dir,
                     src: self.ptr(ci, *src)?,
