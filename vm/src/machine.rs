@@ -184,13 +184,44 @@ enum Resolved {
     },
 }
 
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 struct Issued {
     seq: u64,
     inst: InstId,
     r: Resolved,
-    vc: Option<crate::checker::Vc>,
+    /// The scalar unit's clock at issue: an index into the cluster's
+    /// [`ClockPool`], [`NO_CLOCK`] without the checker. An index, not the
+    /// 84-byte clock, so the record stays small as it moves through the
+    /// queue.
+    vc: u32,
     issue_time: u64,
+}
+
+/// [`Issued::vc`] of a run without the checker.
+const NO_CLOCK: u32 = u32::MAX;
+
+/// Clock snapshots of the issued, not yet executed operations, referenced
+/// by index; a slot is reused once its operation has run.
+#[derive(Debug, Default)]
+struct ClockPool {
+    slots: Vec<crate::checker::Vc>,
+    free: Vec<u32>,
+}
+
+impl ClockPool {
+    #[inline]
+    fn put(&mut self, vc: crate::checker::Vc) -> u32 {
+        match self.free.pop() {
+            Some(i) => {
+                self.slots[i as usize] = vc;
+                i
+            }
+            None => {
+                self.slots.push(vc);
+                (self.slots.len() - 1) as u32
+            }
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -528,6 +559,8 @@ struct Cluster<'a> {
     /// allocations (the list itself may be replaced by normalization).
     acc_buf: Vec<exec::Access>,
     vec_acc_buf: Vec<(InstId, exec::Access)>,
+    /// Issue clocks of the queued operations.
+    clocks: ClockPool,
     jit: &'a crate::jitcall::JitCache,
     /// Rank of this cluster (0 without --ranks).
     rank: u32,
@@ -799,6 +832,7 @@ impl<'a> Cluster<'a> {
             cands: Vec::new(),
             acc_buf: Vec::new(),
             vec_acc_buf: Vec::new(),
+            clocks: ClockPool::default(),
             jit,
             rank,
             world,
@@ -1523,11 +1557,14 @@ impl<'a> Cluster<'a> {
 
     #[inline]
     fn issue(&mut self, ci: usize, s: usize, inst: InstId, r: Resolved) {
-        let vc = self.checker.as_mut().map(|ck| {
-            let a = Self::agent(ci, 0);
-            ck.tick(a);
-            ck.vc[a]
-        });
+        let vc = match &mut self.checker {
+            Some(ck) => {
+                let a = Self::agent(ci, 0);
+                ck.tick(a);
+                self.clocks.put(ck.vc[a])
+            }
+            None => NO_CLOCK,
+        };
         let issue_time = self.cores[ci].su.time;
         let seq = self.seq;
         self.seq += 1;
@@ -2453,11 +2490,12 @@ impl<'a> Cluster<'a> {
             } => {
                 let int = |r: Reg| rd_int(regs, r);
                 let mut len = int(*len)?.max(0) as u64;
-                let mut levels = vec![(
+                let mut levels = exec::dma::Short::new();
+                levels.push((
                     int(nburst[0])?.max(0) as u64,
                     int(nburst[1])?,
                     int(nburst[2])?,
-                )];
+                ));
                 if *dir == DmaDir::UbToUb {
                     // mte_ub_ub counts its length and its gaps (end of one burst
                     // to the start of the next) in 32-byte units
@@ -2474,9 +2512,13 @@ impl<'a> Cluster<'a> {
                 let pad = match pad {
                     Some(p) => {
                         let v = self.num(ci, *p)?;
-                        let mut b = vec![0u8; dstp.elem.bytes()];
-                        crate::num::write(&mut b, dstp.elem, v);
-                        Some(b)
+                        let mut b = [0u8; 16];
+                        let n = dstp.elem.bytes();
+                        let b = b.get_mut(..n).ok_or_else(|| {
+                            Fault::Msg(format!("no pad value of {n}-byte elements"))
+                        })?;
+                        crate::num::write(b, dstp.elem, v);
+                        Some(exec::dma::Short::from(&*b))
                     }
                     None => None,
                 };
@@ -2507,7 +2549,7 @@ impl<'a> Cluster<'a> {
                 // set_mov_pad_val register
                 let pad = match select {
                     Some(s) if int(*s)? != 0 => match lr.mov_pad {
-                        Some((b, w)) => Some(b[..w as usize].to_vec()),
+                        Some((b, w)) => Some(exec::dma::Short::from(&b[..w as usize])),
                         None => {
                             return fault(
                                 "copy_gm_to_ubuf with data_select_bit = true needs a pad value: set it with pto.set_mov_pad_val first",
@@ -2517,15 +2559,17 @@ impl<'a> Cluster<'a> {
                     _ => None,
                 };
                 let k = if *dir == DmaDir::GmToUb { 0 } else { 1 };
-                let levels = vec![
-                    (
-                        int(*n_burst)?.max(0) as u64,
-                        int(*src_stride)?,
-                        int(*dst_stride)?,
-                    ),
-                    (lr.size[k].0, lr.loop1[k].0, lr.loop1[k].1),
-                    (lr.size[k].1, lr.loop2[k].0, lr.loop2[k].1),
-                ];
+                let levels = exec::dma::Short::from(
+                    &[
+                        (
+                            int(*n_burst)?.max(0) as u64,
+                            int(*src_stride)?,
+                            int(*dst_stride)?,
+                        ),
+                        (lr.size[k].0, lr.loop1[k].0, lr.loop1[k].1),
+                        (lr.size[k].1, lr.loop2[k].0, lr.loop2[k].1),
+                    ][..],
+                );
                 Resolved::Dma(Box::new(Transfer {
                     dir: *dir,
                     src: self.ptr(ci, *src)?,
@@ -2592,8 +2636,9 @@ impl<'a> Cluster<'a> {
         self.count(h.inst);
         if let Some(ck) = &mut self.checker {
             ck.tick(agent);
-            if let Some(v) = &h.vc {
-                ck.join(agent, v);
+            if h.vc != NO_CLOCK {
+                ck.join(agent, &self.clocks.slots[h.vc as usize]);
+                self.clocks.free.push(h.vc);
             }
         }
         // the access lists are only filled for the checker

@@ -23,12 +23,90 @@ pub struct Transfer {
     /// Bytes per burst.
     pub len: u64,
     /// Levels, innermost first: (count, src stride, dst stride).
-    pub levels: Vec<(u64, i64, i64)>,
+    pub levels: Short<(u64, i64, i64), 3>,
     /// Pad fill value (element bytes) for UB rows; rows are padded to 32 bytes.
-    pub pad: Option<Vec<u8>>,
+    pub pad: Option<Short<u8, 8>>,
     /// A GM destination combines with what it holds (`set_atomic_*`):
     /// element by element, in this type.
     pub atomic: Option<(Combine, DType)>,
+}
+
+/// A short list kept inline up to `N` items and on the heap beyond: a
+/// transfer's levels and pad bytes, resolved for every DMA the scalar unit
+/// issues, then need no heap allocation of their own.
+#[derive(Clone, Debug)]
+pub struct Short<T: Copy + Default, const N: usize> {
+    inline: [T; N],
+    len: usize,
+    /// All items once there are more than `N` (`inline` is then unused).
+    heap: Vec<T>,
+}
+
+impl<T: Copy + Default, const N: usize> Short<T, N> {
+    /// An empty list.
+    pub fn new() -> Self {
+        Short {
+            inline: [T::default(); N],
+            len: 0,
+            heap: Vec::new(),
+        }
+    }
+
+    /// Appends an item.
+    pub fn push(&mut self, v: T) {
+        if self.len < N {
+            self.inline[self.len] = v;
+        } else {
+            if self.len == N {
+                self.heap.extend_from_slice(&self.inline);
+            }
+            self.heap.push(v);
+        }
+        self.len += 1;
+    }
+}
+
+impl<T: Copy + Default, const N: usize> Default for Short<T, N> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<T: Copy + Default, const N: usize> From<&[T]> for Short<T, N> {
+    fn from(items: &[T]) -> Self {
+        let mut s = Self::new();
+        for v in items {
+            s.push(*v);
+        }
+        s
+    }
+}
+
+impl<T: Copy + Default, const N: usize> std::ops::Deref for Short<T, N> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        if self.len <= N {
+            &self.inline[..self.len]
+        } else {
+            &self.heap
+        }
+    }
+}
+
+impl<T: Copy + Default, const N: usize> std::ops::DerefMut for Short<T, N> {
+    fn deref_mut(&mut self) -> &mut [T] {
+        if self.len <= N {
+            &mut self.inline[..self.len]
+        } else {
+            &mut self.heap
+        }
+    }
+}
+
+impl<T: Copy + Default + PartialEq, const N: usize> PartialEq for Short<T, N> {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
 }
 
 /// Upper bound on bytes one transfer may move (guards hostile loop counts).
@@ -70,7 +148,7 @@ pub fn run(gm: &Gm, local: &mut Local, t: &Transfer, acc: &mut Accesses) -> Resu
         // decompose k over the levels
         let mut rem = k;
         let (mut so, mut dof) = (0i64, 0i64);
-        for &(cnt, ss, ds) in &t.levels {
+        for &(cnt, ss, ds) in t.levels.iter() {
             let i = (rem % cnt.max(1)) as i64;
             rem /= cnt.max(1);
             so += i * ss;
