@@ -86,6 +86,69 @@ pub fn matmul_f32(
     Ok(())
 }
 
+/// Copies little-endian f32 values from bytes into `dst`: `min(src.len() /
+/// 4, dst.len())` of them, which it returns. A plain memory copy on
+/// little-endian hosts (element-by-element conversion loops were what
+/// packing matmul operands spent its time on).
+#[inline]
+pub fn f32_from_le(src: &[u8], dst: &mut [f32]) -> usize {
+    let n = (src.len() / 4).min(dst.len());
+    if cfg!(target_endian = "little") {
+        // SAFETY: n * 4 bytes lie in both (n bounded by both lengths); a
+        // shared and a unique borrow do not overlap; every bit pattern is an
+        // f32.
+        unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), dst.as_mut_ptr().cast(), n * 4) };
+    } else {
+        for (d, c) in dst[..n].iter_mut().zip(src.as_chunks::<4>().0) {
+            *d = f32::from_le_bytes(*c);
+        }
+    }
+    n
+}
+
+/// Stores f32 values as little-endian bytes into `dst`: `min(src.len(),
+/// dst.len() / 4)` of them, which it returns (the inverse of [`f32_from_le`]).
+#[inline]
+pub fn f32_to_le(src: &[f32], dst: &mut [u8]) -> usize {
+    let n = src.len().min(dst.len() / 4);
+    if cfg!(target_endian = "little") {
+        // SAFETY: n * 4 bytes lie in both; the borrows do not overlap.
+        unsafe { std::ptr::copy_nonoverlapping(src.as_ptr().cast(), dst.as_mut_ptr(), n * 4) };
+    } else {
+        for (d, x) in dst.as_chunks_mut::<4>().0.iter_mut().zip(&src[..n]) {
+            *d = x.to_le_bytes();
+        }
+    }
+    n
+}
+
+/// Transposes an 8 x 8 f32 block: `out[i * stride + j]` becomes element
+/// `i` of `cols[j]` (eight little-endian f32 each, as stored in a tile whose
+/// columns run down its storage). `out` must hold `7 * stride + 8` elements
+/// (otherwise `false`, nothing written). With AVX this is 24 shuffles
+/// instead of 64 scalar moves, the cost that dominated packing `B` of a
+/// matmul out of its column-run (ZN) layout.
+pub fn transpose8(cols: [&[u8; 32]; 8], out: &mut [f32], stride: usize) -> bool {
+    if stride < 8 || out.len() < 7 * stride + 8 {
+        return false;
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx") {
+            // SAFETY: the CPU supports AVX (checked just above); each column
+            // is 32 bytes, and rows 0..8 of `out` at `stride` fit (checked).
+            unsafe { x86::transpose8_avx(&cols, out.as_mut_ptr(), stride) };
+            return true;
+        }
+    }
+    for (j, col) in cols.iter().enumerate() {
+        for (i, c) in col.chunks_exact(4).enumerate() {
+            out[i * stride + j] = f32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+        }
+    }
+    true
+}
+
 /// Columns `j0..j1` of every row, one element at a time.
 fn scalar(
     m: usize,
@@ -111,6 +174,47 @@ fn scalar(
 #[cfg(target_arch = "x86_64")]
 mod x86 {
     use std::arch::x86_64::*;
+
+    /// [`super::transpose8`] on 256-bit registers.
+    ///
+    /// # Safety
+    /// The CPU must support AVX; `out` holds `7 * stride + 8` elements.
+    #[target_feature(enable = "avx")]
+    pub(super) unsafe fn transpose8_avx(cols: &[&[u8; 32]; 8], out: *mut f32, stride: usize) {
+        // SAFETY: each column is 32 bytes (unaligned loads)
+        let c = cols.map(|p| unsafe { _mm256_loadu_ps(p.as_ptr().cast()) });
+        let lo = |a, b| _mm256_unpacklo_ps(a, b);
+        let hi = |a, b| _mm256_unpackhi_ps(a, b);
+        let t = [
+            lo(c[0], c[1]),
+            hi(c[0], c[1]),
+            lo(c[2], c[3]),
+            hi(c[2], c[3]),
+            lo(c[4], c[5]),
+            hi(c[4], c[5]),
+            lo(c[6], c[7]),
+            hi(c[6], c[7]),
+        ];
+        let u = [
+            _mm256_shuffle_ps::<0x44>(t[0], t[2]),
+            _mm256_shuffle_ps::<0xee>(t[0], t[2]),
+            _mm256_shuffle_ps::<0x44>(t[1], t[3]),
+            _mm256_shuffle_ps::<0xee>(t[1], t[3]),
+            _mm256_shuffle_ps::<0x44>(t[4], t[6]),
+            _mm256_shuffle_ps::<0xee>(t[4], t[6]),
+            _mm256_shuffle_ps::<0x44>(t[5], t[7]),
+            _mm256_shuffle_ps::<0xee>(t[5], t[7]),
+        ];
+        for i in 0..4 {
+            let top = _mm256_permute2f128_ps::<0x20>(u[i], u[i + 4]);
+            let bottom = _mm256_permute2f128_ps::<0x31>(u[i], u[i + 4]);
+            // SAFETY: rows i and i + 4 start at most 7 * stride and hold 8
+            unsafe {
+                _mm256_storeu_ps(out.add(i * stride), top);
+                _mm256_storeu_ps(out.add((i + 4) * stride), bottom);
+            }
+        }
+    }
 
     /// One 4-row x `V`-vector block of `c` over `k0..k1`: the accumulators
     /// start from `c` and are stored back, so splitting `k` into blocks
@@ -270,6 +374,42 @@ mod tests {
 
     fn reference(m: usize, k: usize, n: usize, a: &[f32], b: &[f32], c: &mut [f32]) {
         scalar(m, k, n, a, b, c, 0..n);
+    }
+
+    #[test]
+    fn transpose8_and_the_byte_copies_move_every_element_to_its_place() {
+        // column j holds 100 j + i for i in 0..8
+        let cols: Vec<[u8; 32]> = (0..8)
+            .map(|j| {
+                let mut c = [0u8; 32];
+                for i in 0..8 {
+                    c[4 * i..4 * i + 4].copy_from_slice(&((100 * j + i) as f32).to_le_bytes());
+                }
+                c
+            })
+            .collect();
+        let refs: [&[u8; 32]; 8] = std::array::from_fn(|j| &cols[j]);
+        let stride = 11;
+        let mut out = vec![-1f32; 7 * stride + 8];
+        assert!(transpose8(refs, &mut out, stride));
+        for (x, v) in out.iter().enumerate() {
+            let (i, j) = (x / stride, x % stride);
+            let want = if j < 8 { (100 * j + i) as f32 } else { -1.0 };
+            assert_eq!(*v, want, "row {i} col {j}");
+        }
+        // too short an output, or rows that would overlap: nothing written
+        let mut short = vec![0f32; 7 * stride + 7];
+        assert!(!transpose8(refs, &mut short, stride));
+        assert!(!transpose8(refs, &mut out, 7));
+        assert!(short.iter().all(|v| *v == 0.0));
+        // bytes to f32 and back, limited by the shorter side
+        let mut f = [0f32; 5];
+        assert_eq!(f32_from_le(&cols[3][..17], &mut f), 4);
+        assert_eq!(&f[..], &[300.0, 301.0, 302.0, 303.0, 0.0]);
+        let mut b = [0u8; 14];
+        assert_eq!(f32_to_le(&f, &mut b), 3);
+        assert_eq!(&b[..12], &cols[3][..12]);
+        assert_eq!(&b[12..], &[0, 0]);
     }
 
     #[test]

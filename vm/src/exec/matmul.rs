@@ -378,9 +378,7 @@ fn widen_run(d: DType, src: &[u8], dst: &mut [f32], at: usize, step: usize) {
         }
         _ if step == 1 => {
             let n = src.len() / 4;
-            for (d, c) in dst[at..at + n].iter_mut().zip(src.chunks_exact(4)) {
-                *d = f32::from_le_bytes([c[0], c[1], c[2], c[3]]);
-            }
+            pto_jit::f32_from_le(src, &mut dst[at..at + n]);
         }
         _ => {
             for c in src.chunks_exact(4) {
@@ -428,8 +426,9 @@ fn pack(
     let es = t.elem.bytes();
     let store = local.slice(space(t), t.addr, t.bytes())?;
     let (rows, cols) = (rows.max(0) as usize, cols.max(0) as usize);
-    out.clear();
+    // every path below writes each element: no need to zero the old ones
     out.resize(rows * cols, 0.0);
+    out.truncate(rows * cols);
     let (rt, ct) = tables(t, rows as i64, cols as i64);
     let run_of = |o: i64, run: usize| -> Result<&[u8], Fault> {
         let b = o as usize * es;
@@ -461,10 +460,8 @@ fn pack(
                 }
             }
         }
-    } else if t.elem == DType::F32 && col_runs(&rt, cols, 16) {
-        f32_cols::<16>(store, &rt, &ct, out, cols)?;
     } else if t.elem == DType::F32 && col_runs(&rt, cols, 8) {
-        f32_cols::<8>(store, &rt, &ct, out, cols)?;
+        f32_cols(store, &rt, &ct, out, cols)?;
     } else {
         let mut runs = Vec::new();
         let mut r = 0;
@@ -512,9 +509,7 @@ fn f32_rows<const L: usize>(
             let o = ro + ct[q * L];
             let b = o as usize * 4;
             let src = store.get(b..b + 4 * L).ok_or_else(|| outside(o))?;
-            for (d, s) in dst.iter_mut().zip(src.chunks_exact(4)) {
-                *d = f32::from_le_bytes([s[0], s[1], s[2], s[3]]);
-            }
+            pto_jit::f32_from_le(src, dst);
         }
     }
     Ok(())
@@ -531,31 +526,29 @@ fn col_runs(rt: &[i64], cols: usize, l: usize) -> bool {
 }
 
 /// `pack` of an f32 tile whose columns are stored in runs of (a multiple of)
-/// `L` elements (column-major and ZN/NN boxes): `L x L` blocks are read a
-/// column run at a time into a small buffer and written out a row at a time.
-fn f32_cols<const L: usize>(
+/// 8 elements (column-major and ZN/NN boxes): each 8 x 8 block is transposed
+/// from its column runs into the rows of `out` (`pto_jit::transpose8`).
+fn f32_cols(
     store: &[u8],
     rt: &[i64],
     ct: &[i64],
     out: &mut [f32],
     cols: usize,
 ) -> Result<(), Fault> {
-    let mut blk = [[0f32; L]; L];
-    for r0 in (0..rt.len()).step_by(L) {
-        for c0 in (0..cols).step_by(L) {
-            for (j, col) in blk.iter_mut().enumerate() {
+    for r0 in (0..rt.len()).step_by(8) {
+        for c0 in (0..cols).step_by(8) {
+            let mut runs = [&[0u8; 32]; 8];
+            for (j, run) in runs.iter_mut().enumerate() {
                 let o = rt[r0] + ct[c0 + j];
                 let b = o as usize * 4;
-                let src = store.get(b..b + 4 * L).ok_or_else(|| outside(o))?;
-                for (d, s) in col.iter_mut().zip(src.chunks_exact(4)) {
-                    *d = f32::from_le_bytes([s[0], s[1], s[2], s[3]]);
-                }
+                *run = store
+                    .get(b..b + 32)
+                    .and_then(|s| s.try_into().ok())
+                    .ok_or_else(|| outside(o))?;
             }
-            for i in 0..L {
-                let row = &mut out[(r0 + i) * cols + c0..(r0 + i) * cols + c0 + L];
-                for (d, col) in row.iter_mut().zip(&blk) {
-                    *d = col[i];
-                }
+            let at = r0 * cols + c0;
+            if !pto_jit::transpose8(runs, &mut out[at..], cols) {
+                return Err(outside(rt[r0] + ct[c0]));
             }
         }
     }
@@ -576,9 +569,7 @@ fn f32_unrows<const L: usize>(
             let o = ro + ct[q * L];
             let b = o as usize * 4;
             let dst = store.get_mut(b..b + 4 * L).ok_or_else(|| outside(o))?;
-            for (d, x) in dst.chunks_exact_mut(4).zip(src) {
-                d.copy_from_slice(&x.to_le_bytes());
-            }
+            pto_jit::f32_to_le(src, dst);
         }
     }
     Ok(())
