@@ -122,6 +122,25 @@ pub fn f32_to_le(src: &[f32], dst: &mut [u8]) -> usize {
     n
 }
 
+/// Widens little-endian f16 values (bytes) into `dst` exactly, eight at a
+/// time with F16C: `min(src.len() / 2, dst.len())` of them, the count
+/// returned; 0 (nothing written) when the host has no F16C (the caller then
+/// converts them itself).
+pub fn f16_to_f32(src: &[u8], dst: &mut [f32]) -> usize {
+    let n = (src.len() / 2).min(dst.len());
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("f16c") && std::arch::is_x86_feature_detected!("avx")
+        {
+            // SAFETY: the CPU supports F16C and AVX (checked just above);
+            // `src` holds 2 n bytes and `dst` n elements.
+            unsafe { x86::f16_to_f32_f16c(src.as_ptr(), dst.as_mut_ptr(), n) };
+            return n;
+        }
+    }
+    0
+}
+
 /// Transposes an 8 x 8 f32 block: `out[i * stride + j]` becomes element
 /// `i` of `cols[j]` (eight little-endian f32 each, as stored in a tile whose
 /// columns run down its storage). `out` must hold `7 * stride + 8` elements
@@ -137,13 +156,43 @@ pub fn transpose8(cols: [&[u8; 32]; 8], out: &mut [f32], stride: usize) -> bool 
         if std::arch::is_x86_feature_detected!("avx") {
             // SAFETY: the CPU supports AVX (checked just above); each column
             // is 32 bytes, and rows 0..8 of `out` at `stride` fit (checked).
-            unsafe { x86::transpose8_avx(&cols, out.as_mut_ptr(), stride) };
+            unsafe {
+                x86::transpose8_avx(cols.map(|c| c.as_ptr().cast()), out.as_mut_ptr(), stride)
+            };
             return true;
         }
     }
     for (j, col) in cols.iter().enumerate() {
-        for (i, c) in col.chunks_exact(4).enumerate() {
-            out[i * stride + j] = f32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+        for (i, c) in col.as_chunks::<4>().0.iter().enumerate() {
+            out[i * stride + j] = f32::from_le_bytes(*c);
+        }
+    }
+    true
+}
+
+/// [`transpose8`] of columns already widened to f32 (`out[i * stride + j] =
+/// cols[j][i]`).
+pub fn transpose8_f32(cols: &[[f32; 8]; 8], out: &mut [f32], stride: usize) -> bool {
+    if stride < 8 || out.len() < 7 * stride + 8 {
+        return false;
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx") {
+            // SAFETY: as in `transpose8`, each column holding 8 f32
+            unsafe {
+                x86::transpose8_avx(
+                    cols.each_ref().map(|c| c.as_ptr()),
+                    out.as_mut_ptr(),
+                    stride,
+                )
+            };
+            return true;
+        }
+    }
+    for (j, col) in cols.iter().enumerate() {
+        for (i, v) in col.iter().enumerate() {
+            out[i * stride + j] = *v;
         }
     }
     true
@@ -175,14 +224,47 @@ fn scalar(
 mod x86 {
     use std::arch::x86_64::*;
 
+    /// [`super::f16_to_f32`]: eight at a time, the last few through a
+    /// zero-padded buffer.
+    ///
+    /// # Safety
+    /// The CPU must support F16C and AVX; `src` holds `2 n` bytes, `dst` `n`
+    /// elements.
+    #[target_feature(enable = "avx,f16c")]
+    pub(super) unsafe fn f16_to_f32_f16c(src: *const u8, dst: *mut f32, n: usize) {
+        let mut i = 0;
+        while i + 8 <= n {
+            // SAFETY: elements i..i + 8 of both
+            unsafe {
+                let h = _mm_loadu_si128(src.add(2 * i).cast());
+                _mm256_storeu_ps(dst.add(i), _mm256_cvtph_ps(h));
+            }
+            i += 8;
+        }
+        if i < n {
+            let mut h = [0u8; 16];
+            let mut f = [0f32; 8];
+            // SAFETY: the n - i < 8 elements left of both
+            unsafe {
+                std::ptr::copy_nonoverlapping(src.add(2 * i), h.as_mut_ptr(), 2 * (n - i));
+                _mm256_storeu_ps(
+                    f.as_mut_ptr(),
+                    _mm256_cvtph_ps(_mm_loadu_si128(h.as_ptr().cast())),
+                );
+                std::ptr::copy_nonoverlapping(f.as_ptr(), dst.add(i), n - i);
+            }
+        }
+    }
+
     /// [`super::transpose8`] on 256-bit registers.
     ///
     /// # Safety
     /// The CPU must support AVX; `out` holds `7 * stride + 8` elements.
+    /// (`cols`: eight pointers to 8 f32 each, any alignment.)
     #[target_feature(enable = "avx")]
-    pub(super) unsafe fn transpose8_avx(cols: &[&[u8; 32]; 8], out: *mut f32, stride: usize) {
-        // SAFETY: each column is 32 bytes (unaligned loads)
-        let c = cols.map(|p| unsafe { _mm256_loadu_ps(p.as_ptr().cast()) });
+    pub(super) unsafe fn transpose8_avx(cols: [*const f32; 8], out: *mut f32, stride: usize) {
+        // SAFETY: each column holds 8 f32 (unaligned loads)
+        let c = cols.map(|p| unsafe { _mm256_loadu_ps(p) });
         let lo = |a, b| _mm256_unpacklo_ps(a, b);
         let hi = |a, b| _mm256_unpackhi_ps(a, b);
         let t = [
@@ -402,6 +484,12 @@ mod tests {
         assert!(!transpose8(refs, &mut short, stride));
         assert!(!transpose8(refs, &mut out, 7));
         assert!(short.iter().all(|v| *v == 0.0));
+        // the same block from columns already in f32
+        let fcols: [[f32; 8]; 8] =
+            std::array::from_fn(|j| std::array::from_fn(|i| (100 * j + i) as f32));
+        let mut out2 = vec![-1f32; 7 * stride + 8];
+        assert!(transpose8_f32(&fcols, &mut out2, stride));
+        assert_eq!(out, out2);
         // bytes to f32 and back, limited by the shorter side
         let mut f = [0f32; 5];
         assert_eq!(f32_from_le(&cols[3][..17], &mut f), 4);
@@ -410,6 +498,35 @@ mod tests {
         assert_eq!(f32_to_le(&f, &mut b), 3);
         assert_eq!(&b[..12], &cols[3][..12]);
         assert_eq!(&b[12..], &[0, 0]);
+    }
+
+    #[test]
+    fn f16_widening_is_exact_for_every_pattern() {
+        // every f16 bit pattern; 13 at a time, so the padded tail runs too
+        let halves: Vec<u8> = (0..=u16::MAX).flat_map(|h| h.to_le_bytes()).collect();
+        let mut got = vec![0f32; 1 << 16];
+        for (s, d) in halves.chunks(26).zip(got.chunks_mut(13)) {
+            let n = f16_to_f32(s, d);
+            if n == 0 {
+                return; // no F16C on this host: nothing to check
+            }
+            assert_eq!(n, d.len());
+        }
+        for (h, g) in (0..=u16::MAX).zip(&got) {
+            let (sign, e, m) = (h >> 15, (h >> 10) & 0x1f, u32::from(h & 0x3ff));
+            let mag = match e {
+                0 => m as f32 / (1 << 24) as f32,
+                31 if m == 0 => f32::INFINITY,
+                31 => f32::from_bits(0x7fc0_0000 | (m << 13)),
+                _ => f32::from_bits(((u32::from(e) + 112) << 23) | (m << 13)),
+            };
+            let want = if sign == 1 { -mag } else { mag };
+            if want.is_nan() {
+                assert!(g.is_nan(), "{h:#x}");
+            } else {
+                assert_eq!(g.to_bits(), want.to_bits(), "{h:#x}");
+            }
+        }
     }
 
     #[test]

@@ -351,6 +351,7 @@ pub fn native_ok(p: &Plan<'_>) -> bool {
 fn widen_run(d: DType, src: &[u8], dst: &mut [f32], at: usize, step: usize) {
     let mut i = at;
     match d {
+        DType::F16 if step == 1 && pto_jit::f16_to_f32(src, &mut dst[at..]) == src.len() / 2 => {}
         DType::F16 if step == 1 => {
             // F16C converts eight at a time (half picks it at run time); the
             // element-by-element call below is what dominated f16 matmuls
@@ -462,6 +463,8 @@ fn pack(
         }
     } else if t.elem == DType::F32 && col_runs(&rt, cols, 8) {
         f32_cols(store, &rt, &ct, out, cols)?;
+    } else if t.elem == DType::F16 && col_runs(&rt, cols, 8) {
+        f16_cols(store, &rt, &ct, out, cols)?;
     } else {
         let mut runs = Vec::new();
         let mut r = 0;
@@ -548,6 +551,33 @@ fn f32_cols(
             }
             let at = r0 * cols + c0;
             if !pto_jit::transpose8(runs, &mut out[at..], cols) {
+                return Err(outside(rt[r0] + ct[c0]));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `pack` of an f16 tile whose columns are stored in runs of (a multiple of)
+/// 8 elements (column-major and ZN/NN boxes): each 8 x 8 block is widened a
+/// column run at a time and transposed into the rows of `out`.
+fn f16_cols(
+    store: &[u8],
+    rt: &[i64],
+    ct: &[i64],
+    out: &mut [f32],
+    cols: usize,
+) -> Result<(), Fault> {
+    let mut blk = [[0f32; 8]; 8];
+    for r0 in (0..rt.len()).step_by(8) {
+        for c0 in (0..cols).step_by(8) {
+            for (j, col) in blk.iter_mut().enumerate() {
+                let o = rt[r0] + ct[c0 + j];
+                let b = o as usize * 2;
+                let src = store.get(b..b + 16).ok_or_else(|| outside(o))?;
+                widen_run(DType::F16, src, col, 0, 1);
+            }
+            if !pto_jit::transpose8_f32(&blk, &mut out[r0 * cols + c0..], cols) {
                 return Err(outside(rt[r0] + ct[c0]));
             }
         }
