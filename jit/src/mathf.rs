@@ -373,6 +373,51 @@ pub(crate) fn pow(b: &mut FunctionBuilder, ty: Type, x: Value, y: Value) -> Valu
 /// AVX-512F, an argument outside `0..2^32`, an empty domain, a row outside
 /// `mem`, or source and destination neither the same rows nor byte-disjoint.
 pub(crate) fn exp_wide(mem: &mut [u8], a: &crate::EwArgs) -> Option<crate::Status> {
+    exp_wide_on(mem, a, None)
+}
+
+/// The vector widths of [`exp_wide`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Width {
+    /// 16 lanes (AVX-512F).
+    Avx512,
+    /// 8 lanes (AVX2 and FMA), for hosts without AVX-512.
+    Avx2,
+}
+
+impl Width {
+    fn present(self) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        {
+            match self {
+                Width::Avx512 => std::arch::is_x86_feature_detected!("avx512f"),
+                Width::Avx2 => {
+                    std::arch::is_x86_feature_detected!("avx2")
+                        && std::arch::is_x86_feature_detected!("fma")
+                }
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let _ = self;
+            false
+        }
+    }
+
+    /// The widest one the host has.
+    fn detect() -> Option<Width> {
+        [Width::Avx512, Width::Avx2]
+            .into_iter()
+            .find(|w| w.present())
+    }
+}
+
+/// [`exp_wide`] on the given width (`None`: the widest the host has).
+pub(crate) fn exp_wide_on(
+    mem: &mut [u8],
+    a: &crate::EwArgs,
+    isa: Option<Width>,
+) -> Option<crate::Status> {
     #[cfg(target_arch = "x86_64")]
     {
         let small = |v: i64| (0..1 << 32).contains(&v);
@@ -392,28 +437,33 @@ pub(crate) fn exp_wide(mem: &mut [u8], a: &crate::EwArgs) -> Option<crate::Statu
         if !same && d_end > a.a && s_end > a.dst {
             return None;
         }
-        if !std::arch::is_x86_feature_detected!("avx512f") {
+        let isa = isa.or_else(Width::detect)?;
+        if !isa.present() {
             return None;
         }
         for r in 0..a.rows {
             let d = (a.dst + r * a.dst_stride) as usize;
             let s = (a.a + r * a.a_stride) as usize;
-            // SAFETY: AVX-512F is present (checked above); both rows lie in
-            // `mem` (the last one ends within it and the offsets grow with
-            // r); the source is the destination row itself or disjoint from
-            // every destination row, so reading it through a raw pointer while
-            // the destination is written does not see a half-written row
-            // other than its own already-read vectors.
+            // SAFETY: the kernel's instruction set is present (checked
+            // above); both rows lie in `mem` (the last one ends within it
+            // and the offsets grow with r); the source is the destination
+            // row itself or disjoint from every destination row, so reading
+            // it through a raw pointer while the destination is written sees
+            // no element written before it is read, as in the compiled code.
             unsafe {
                 let base = mem.as_mut_ptr();
-                wide::exp_row(base.add(s).cast(), base.add(d).cast(), a.cols as usize);
+                let (src, dst) = (base.add(s).cast(), base.add(d).cast());
+                match isa {
+                    Width::Avx512 => wide::exp_row(src, dst, a.cols as usize),
+                    Width::Avx2 => wide::exp_row8(src, dst, a.cols as usize),
+                }
             }
         }
         Some(crate::Status::Ok)
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        let _ = (mem, a);
+        let _ = (mem, a, isa);
         None
     }
 }
@@ -471,6 +521,66 @@ mod wide {
         let under = _mm512_cmp_ps_mask::<_CMP_LT_OQ>(x, f(-110.0));
         let y = _mm512_mask_blend_ps(over, y, f(f32::INFINITY));
         _mm512_mask_blend_ps(under, y, f(0.0))
+    }
+
+    /// [`exp16`] on 8 lanes (AVX2 and FMA).
+    #[target_feature(enable = "avx2,fma")]
+    fn exp8(x: __m256) -> __m256 {
+        let f = _mm256_set1_ps;
+        let t = _mm256_fmadd_ps(x, f(LOG2E), f(MAGIC));
+        let nf = _mm256_sub_ps(t, f(MAGIC));
+        let r = _mm256_fmadd_ps(nf, f(C1), x);
+        let r = _mm256_fmadd_ps(nf, f(C2), r);
+        let mut p = f(f32::from_bits(POLY[0]));
+        for c in &POLY[1..] {
+            p = _mm256_fmadd_ps(p, r, f(f32::from_bits(*c)));
+        }
+        let tb = _mm256_castps_si256(t);
+        let x2 = _mm256_mul_ps(x, x);
+        let outside = _mm256_cmp_ps::<_CMP_NLE_UQ>(x2, f(86.0 * 86.0));
+        if _mm256_movemask_ps(outside) == 0 {
+            let y = _mm256_add_epi32(_mm256_castps_si256(p), _mm256_slli_epi32::<23>(tb));
+            return _mm256_castsi256_ps(y);
+        }
+        let n = _mm256_sub_epi32(tb, _mm256_set1_epi32(0x4b40_0000));
+        let n1 = _mm256_srai_epi32::<1>(n);
+        let n2 = _mm256_sub_epi32(n, n1);
+        let scale = |k: __m256i| {
+            let e = _mm256_add_epi32(k, _mm256_set1_epi32(127));
+            _mm256_castsi256_ps(_mm256_slli_epi32::<23>(e))
+        };
+        let y = _mm256_mul_ps(_mm256_mul_ps(p, scale(n1)), scale(n2));
+        let over = _mm256_cmp_ps::<_CMP_GT_OQ>(x, f(100.0));
+        let under = _mm256_cmp_ps::<_CMP_LT_OQ>(x, f(-110.0));
+        let y = _mm256_blendv_ps(y, f(f32::INFINITY), over);
+        _mm256_blendv_ps(y, f(0.0), under)
+    }
+
+    /// [`exp_row`] 8 lanes at a time.
+    ///
+    /// # Safety
+    /// The CPU supports AVX2 and FMA; `src` and `dst` hold `n` f32 each
+    /// (any alignment) and are the same pointer or do not overlap.
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) unsafe fn exp_row8(src: *const f32, dst: *mut f32, n: usize) {
+        let mut i = 0;
+        while i + 8 <= n {
+            // SAFETY: i + 8 <= n elements of both rows
+            unsafe {
+                let x = _mm256_loadu_ps(src.add(i));
+                _mm256_storeu_ps(dst.add(i), exp8(x));
+            }
+            i += 8;
+        }
+        if i < n {
+            let left = _mm256_set1_epi32((n - i) as i32);
+            let k = _mm256_cmpgt_epi32(left, _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+            // SAFETY: the masked lanes are the n - i < 8 elements left
+            unsafe {
+                let x = _mm256_maskload_ps(src.add(i), k);
+                _mm256_maskstore_ps(dst.add(i), k, exp8(x));
+            }
+        }
     }
 
     /// `dst[i] = e^src[i]` for `i < n`, 16 lanes at a time, the last partial
@@ -591,12 +701,27 @@ mod tests {
         xs.extend((0..64u32).map(|i| if i % 5 == 0 { 0x42d0_0000 } else { i << 20 }));
         let n = xs.len();
         let src: Vec<u8> = xs.iter().flat_map(|x| x.to_le_bytes()).collect();
+        // through the region (its widest path) and each width the host has
+        let ran = std::cell::Cell::new([0u32; 2]);
         let both = |mem: &[u8], a: &EwArgs| {
-            let (mut m1, mut m2) = (mem.to_vec(), mem.to_vec());
-            let s1 = k.call(&mut m1, a);
-            let s2 = code.call(&mut m2, &a.to_array());
-            assert_eq!(s1 as u32, s2, "{a:?}");
-            assert!(m1 == m2, "wide and compiled exp differ for {a:?}");
+            let mut want = mem.to_vec();
+            let s = code.call(&mut want, &a.to_array());
+            let mut m = mem.to_vec();
+            assert_eq!(k.call(&mut m, a) as u32, s, "{a:?}");
+            assert!(m == want, "wide and compiled exp differ for {a:?}");
+            for (i, w) in [super::Width::Avx512, super::Width::Avx2]
+                .into_iter()
+                .enumerate()
+            {
+                let mut m = mem.to_vec();
+                if let Some(st) = super::exp_wide_on(&mut m, a, Some(w)) {
+                    let mut r = ran.get();
+                    r[i] += 1;
+                    ran.set(r);
+                    assert_eq!(st as u32, s, "{w:?} {a:?}");
+                    assert!(m == want, "{w:?} and compiled exp differ for {a:?}");
+                }
+            }
         };
         // one long row into a separate destination, then in place
         let mut mem = src.clone();
@@ -644,6 +769,14 @@ mod tests {
             EwArgs { cols: -1, ..dense },
         ] {
             both(&mem, &a);
+        }
+        // each width the host has ran the 2 dense and 66 strided cases
+        for (i, w) in [super::Width::Avx512, super::Width::Avx2]
+            .into_iter()
+            .enumerate()
+        {
+            let want = if w.present() { 68 } else { 0 };
+            assert_eq!(ran.get()[i], want, "{w:?}");
         }
     }
 

@@ -701,3 +701,80 @@ enum Init {
     Acc,
     Bias,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exec::tile_ops::TileCall;
+    use crate::value::{Space, Val};
+    use pto_asm::ty::{BLayout, SLayout, TileLoc};
+    use pto_isa_spec::ProfileId;
+
+    /// The native matmul (whose packing transposes column-run tiles 8 x 8
+    /// and widens f16 with F16C) gives the interpreter's accumulator bits
+    /// for f32 and f16 operands in row-run (ZZ) and column-run (ZN) layouts.
+    #[test]
+    fn native_packing_gives_the_interpreters_bits_for_row_and_column_runs() {
+        for elem in [DType::F32, DType::F16] {
+            for (a_sl, b_sl) in [
+                (SLayout::RowMajor, SLayout::ColMajor),
+                (SLayout::ColMajor, SLayout::RowMajor),
+            ] {
+                let (m, k, n) = (32i64, 48i64, 64i64);
+                let t = |loc, rows, cols, elem, sl, fractal| Tile {
+                    loc,
+                    addr: 0,
+                    elem,
+                    rows,
+                    cols,
+                    v_row: rows,
+                    v_col: cols,
+                    blayout: BLayout::RowMajor,
+                    slayout: sl,
+                    fractal,
+                    pad: 0,
+                };
+                let a = t(TileLoc::Left, m, k, elem, a_sl, 512);
+                let b = t(TileLoc::Right, k, n, elem, b_sl, 512);
+                let c = Tile {
+                    blayout: BLayout::ColMajor,
+                    ..t(TileLoc::Acc, m, n, DType::F32, SLayout::RowMajor, 1024)
+                };
+                let mut local = Local::new(ProfileId::A5.profile(), None);
+                let mut seed = 0x2545_f491_4f6c_dd1du64;
+                for (tile, space) in [(&a, Space::L0a), (&b, Space::L0b)] {
+                    let es = tile.elem.bytes() as u64;
+                    let bytes = local
+                        .slice_mut(space, 0, (tile.rows * tile.cols) as u64 * es)
+                        .expect("fits");
+                    for ch in bytes.chunks_mut(es as usize) {
+                        seed ^= seed << 13;
+                        seed ^= seed >> 7;
+                        seed ^= seed << 17;
+                        let v = (seed >> 40) as f32 / (1u64 << 20) as f32 - 8.0;
+                        crate::num::write(ch, tile.elem, Num::F(f64::from(v)));
+                    }
+                }
+                let call = TileCall {
+                    op: Opcode::TMatmul,
+                    ins: vec![Val::Tile(Box::new(a)), Val::Tile(Box::new(b))],
+                    outs: vec![Val::Tile(Box::new(c.clone()))],
+                    attrs: Default::default(),
+                };
+                let p = plan(&call).expect("plans");
+                assert!(native_ok(&p));
+                let mut want = local.clone();
+                interpret(&p, &mut want, &mut Accesses::default()).expect("runs");
+                native(&p, &mut local, &mut Accesses::default()).expect("runs");
+                let bytes = c.bytes();
+                let got = local.slice(Space::L0c, 0, bytes).expect("c");
+                assert!(got.iter().filter(|b| **b != 0).count() > bytes as usize / 2);
+                assert!(
+                    local.slice(Space::L0c, 0, bytes).expect("c")
+                        == want.slice(Space::L0c, 0, bytes).expect("c"),
+                    "{elem:?} A {a_sl:?} B {b_sl:?}"
+                );
+            }
+        }
+    }
+}
