@@ -126,6 +126,7 @@ pub fn f32_to_le(src: &[f32], dst: &mut [u8]) -> usize {
 /// time with F16C: `min(src.len() / 2, dst.len())` of them, the count
 /// returned; 0 (nothing written) when the host has no F16C (the caller then
 /// converts them itself).
+#[inline]
 pub fn f16_to_f32(src: &[u8], dst: &mut [f32]) -> usize {
     let n = (src.len() / 2).min(dst.len());
     #[cfg(target_arch = "x86_64")]
@@ -147,6 +148,7 @@ pub fn f16_to_f32(src: &[u8], dst: &mut [f32]) -> usize {
 /// (otherwise `false`, nothing written). With AVX this is 24 shuffles
 /// instead of 64 scalar moves, the cost that dominated packing `B` of a
 /// matmul out of its column-run (ZN) layout.
+#[inline]
 pub fn transpose8(cols: [&[u8; 32]; 8], out: &mut [f32], stride: usize) -> bool {
     if stride < 8 || out.len() < 7 * stride + 8 {
         return false;
@@ -172,6 +174,7 @@ pub fn transpose8(cols: [&[u8; 32]; 8], out: &mut [f32], stride: usize) -> bool 
 
 /// [`transpose8`] of columns already widened to f32 (`out[i * stride + j] =
 /// cols[j][i]`).
+#[inline]
 pub fn transpose8_f32(cols: &[[f32; 8]; 8], out: &mut [f32], stride: usize) -> bool {
     if stride < 8 || out.len() < 7 * stride + 8 {
         return false;
