@@ -172,6 +172,27 @@ pub fn transpose8(cols: [&[u8; 32]; 8], out: &mut [f32], stride: usize) -> bool 
     true
 }
 
+/// [`transpose8`] of columns of eight little-endian f16 each, widened to
+/// f32 exactly (F16C); `false` (nothing written) when `out` is too short or
+/// the host has no F16C (the caller then widens and transposes itself).
+#[inline]
+pub fn transpose8_f16(cols: [&[u8; 16]; 8], out: &mut [f32], stride: usize) -> bool {
+    if stride < 8 || out.len() < 7 * stride + 8 {
+        return false;
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("f16c") && std::arch::is_x86_feature_detected!("avx")
+        {
+            // SAFETY: F16C and AVX are present (checked just above); each
+            // column is 16 bytes, and rows 0..8 of `out` fit (checked).
+            unsafe { x86::transpose8_f16c(cols.map(|c| c.as_ptr()), out.as_mut_ptr(), stride) };
+            return true;
+        }
+    }
+    false
+}
+
 /// [`transpose8`] of columns already widened to f32 (`out[i * stride + j] =
 /// cols[j][i]`).
 #[inline]
@@ -268,6 +289,30 @@ mod x86 {
     pub(super) unsafe fn transpose8_avx(cols: [*const f32; 8], out: *mut f32, stride: usize) {
         // SAFETY: each column holds 8 f32 (unaligned loads)
         let c = cols.map(|p| unsafe { _mm256_loadu_ps(p) });
+        // SAFETY: passed on from the caller
+        unsafe { transpose_store(c, out, stride) }
+    }
+
+    /// [`super::transpose8_f16`]: each column's 8 halves widened, then
+    /// transposed.
+    ///
+    /// # Safety
+    /// The CPU must support F16C and AVX; each column pointer holds 16
+    /// bytes; `out` holds `7 * stride + 8` elements.
+    #[target_feature(enable = "avx,f16c")]
+    pub(super) unsafe fn transpose8_f16c(cols: [*const u8; 8], out: *mut f32, stride: usize) {
+        // SAFETY: each column holds 16 bytes (unaligned loads)
+        let c = cols.map(|p| _mm256_cvtph_ps(unsafe { _mm_loadu_si128(p.cast()) }));
+        // SAFETY: passed on from the caller
+        unsafe { transpose_store(c, out, stride) }
+    }
+
+    /// Stores the transpose of the 8 x 8 block whose column j is `c[j]`.
+    ///
+    /// # Safety
+    /// The CPU must support AVX; `out` holds `7 * stride + 8` elements.
+    #[target_feature(enable = "avx")]
+    unsafe fn transpose_store(c: [__m256; 8], out: *mut f32, stride: usize) {
         let lo = |a, b| _mm256_unpacklo_ps(a, b);
         let hi = |a, b| _mm256_unpackhi_ps(a, b);
         let t = [
@@ -461,6 +506,15 @@ mod tests {
         scalar(m, k, n, a, b, c, 0..n);
     }
 
+    /// The f16 bits of a small non-negative integer (below 2048, exact).
+    fn half_bits(v: u16) -> u16 {
+        if v == 0 {
+            return 0;
+        }
+        let e = 15 - v.leading_zeros() as u16;
+        ((e + 15) << 10) | ((v << (10 - e)) & 0x3ff)
+    }
+
     #[test]
     fn transpose8_and_the_byte_copies_move_every_element_to_its_place() {
         // column j holds 100 j + i for i in 0..8
@@ -493,6 +547,23 @@ mod tests {
         let mut out2 = vec![-1f32; 7 * stride + 8];
         assert!(transpose8_f32(&fcols, &mut out2, stride));
         assert_eq!(out, out2);
+        // the same block from f16 columns (the values are exact in f16)
+        let hcols: Vec<[u8; 16]> = (0..8)
+            .map(|j| {
+                let mut c = [0u8; 16];
+                for i in 0..8 {
+                    let h = half_bits((100 * j + i) as u16);
+                    c[2 * i..2 * i + 2].copy_from_slice(&h.to_le_bytes());
+                }
+                c
+            })
+            .collect();
+        let hrefs: [&[u8; 16]; 8] = std::array::from_fn(|j| &hcols[j]);
+        let mut out3 = vec![-1f32; 7 * stride + 8];
+        if transpose8_f16(hrefs, &mut out3, stride) {
+            assert_eq!(out, out3);
+        }
+        assert!(!transpose8_f16(hrefs, &mut short, stride));
         // bytes to f32 and back, limited by the shorter side
         let mut f = [0f32; 5];
         assert_eq!(f32_from_le(&cols[3][..17], &mut f), 4);

@@ -571,6 +571,18 @@ fn f16_cols(
     let mut blk = [[0f32; 8]; 8];
     for r0 in (0..rt.len()).step_by(8) {
         for c0 in (0..cols).step_by(8) {
+            let mut runs = [&[0u8; 16]; 8];
+            for (j, run) in runs.iter_mut().enumerate() {
+                let o = rt[r0] + ct[c0 + j];
+                let b = o as usize * 2;
+                *run = store
+                    .get(b..b + 16)
+                    .and_then(|s| s.try_into().ok())
+                    .ok_or_else(|| outside(o))?;
+            }
+            if pto_jit::transpose8_f16(runs, &mut out[r0 * cols + c0..], cols) {
+                continue;
+            }
             for (j, col) in blk.iter_mut().enumerate() {
                 let o = rt[r0] + ct[c0 + j];
                 let b = o as usize * 2;
