@@ -86,6 +86,142 @@ pub fn matmul_f32(
     Ok(())
 }
 
+/// Copies little-endian f32 values from bytes into `dst`: `min(src.len() /
+/// 4, dst.len())` of them, which it returns. A plain memory copy on
+/// little-endian hosts (element-by-element conversion loops were what
+/// packing matmul operands spent its time on).
+#[inline]
+pub fn f32_from_le(src: &[u8], dst: &mut [f32]) -> usize {
+    let n = (src.len() / 4).min(dst.len());
+    if cfg!(target_endian = "little") {
+        // SAFETY: n * 4 bytes lie in both (n bounded by both lengths); a
+        // shared and a unique borrow do not overlap; every bit pattern is an
+        // f32.
+        unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), dst.as_mut_ptr().cast(), n * 4) };
+    } else {
+        for (d, c) in dst[..n].iter_mut().zip(src.as_chunks::<4>().0) {
+            *d = f32::from_le_bytes(*c);
+        }
+    }
+    n
+}
+
+/// Stores f32 values as little-endian bytes into `dst`: `min(src.len(),
+/// dst.len() / 4)` of them, which it returns (the inverse of [`f32_from_le`]).
+#[inline]
+pub fn f32_to_le(src: &[f32], dst: &mut [u8]) -> usize {
+    let n = src.len().min(dst.len() / 4);
+    if cfg!(target_endian = "little") {
+        // SAFETY: n * 4 bytes lie in both; the borrows do not overlap.
+        unsafe { std::ptr::copy_nonoverlapping(src.as_ptr().cast(), dst.as_mut_ptr(), n * 4) };
+    } else {
+        for (d, x) in dst.as_chunks_mut::<4>().0.iter_mut().zip(&src[..n]) {
+            *d = x.to_le_bytes();
+        }
+    }
+    n
+}
+
+/// Widens little-endian f16 values (bytes) into `dst` exactly, eight at a
+/// time with F16C: `min(src.len() / 2, dst.len())` of them, the count
+/// returned; 0 (nothing written) when the host has no F16C (the caller then
+/// converts them itself).
+#[inline]
+pub fn f16_to_f32(src: &[u8], dst: &mut [f32]) -> usize {
+    let n = (src.len() / 2).min(dst.len());
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("f16c") && std::arch::is_x86_feature_detected!("avx")
+        {
+            // SAFETY: the CPU supports F16C and AVX (checked just above);
+            // `src` holds 2 n bytes and `dst` n elements.
+            unsafe { x86::f16_to_f32_f16c(src.as_ptr(), dst.as_mut_ptr(), n) };
+            return n;
+        }
+    }
+    0
+}
+
+/// Transposes an 8 x 8 f32 block: `out[i * stride + j]` becomes element
+/// `i` of `cols[j]` (eight little-endian f32 each, as stored in a tile whose
+/// columns run down its storage). `out` must hold `7 * stride + 8` elements
+/// (otherwise `false`, nothing written). With AVX this is 24 shuffles
+/// instead of 64 scalar moves, the cost that dominated packing `B` of a
+/// matmul out of its column-run (ZN) layout.
+#[inline]
+pub fn transpose8(cols: [&[u8; 32]; 8], out: &mut [f32], stride: usize) -> bool {
+    if stride < 8 || out.len() < 7 * stride + 8 {
+        return false;
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx") {
+            // SAFETY: the CPU supports AVX (checked just above); each column
+            // is 32 bytes, and rows 0..8 of `out` at `stride` fit (checked).
+            unsafe {
+                x86::transpose8_avx(cols.map(|c| c.as_ptr().cast()), out.as_mut_ptr(), stride)
+            };
+            return true;
+        }
+    }
+    for (j, col) in cols.iter().enumerate() {
+        for (i, c) in col.as_chunks::<4>().0.iter().enumerate() {
+            out[i * stride + j] = f32::from_le_bytes(*c);
+        }
+    }
+    true
+}
+
+/// [`transpose8`] of columns of eight little-endian f16 each, widened to
+/// f32 exactly (F16C); `false` (nothing written) when `out` is too short or
+/// the host has no F16C (the caller then widens and transposes itself).
+#[inline]
+pub fn transpose8_f16(cols: [&[u8; 16]; 8], out: &mut [f32], stride: usize) -> bool {
+    if stride < 8 || out.len() < 7 * stride + 8 {
+        return false;
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("f16c") && std::arch::is_x86_feature_detected!("avx")
+        {
+            // SAFETY: F16C and AVX are present (checked just above); each
+            // column is 16 bytes, and rows 0..8 of `out` fit (checked).
+            unsafe { x86::transpose8_f16c(cols.map(|c| c.as_ptr()), out.as_mut_ptr(), stride) };
+            return true;
+        }
+    }
+    false
+}
+
+/// [`transpose8`] of columns already widened to f32 (`out[i * stride + j] =
+/// cols[j][i]`).
+#[inline]
+pub fn transpose8_f32(cols: &[[f32; 8]; 8], out: &mut [f32], stride: usize) -> bool {
+    if stride < 8 || out.len() < 7 * stride + 8 {
+        return false;
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx") {
+            // SAFETY: as in `transpose8`, each column holding 8 f32
+            unsafe {
+                x86::transpose8_avx(
+                    cols.each_ref().map(|c| c.as_ptr()),
+                    out.as_mut_ptr(),
+                    stride,
+                )
+            };
+            return true;
+        }
+    }
+    for (j, col) in cols.iter().enumerate() {
+        for (i, v) in col.iter().enumerate() {
+            out[i * stride + j] = *v;
+        }
+    }
+    true
+}
+
 /// Columns `j0..j1` of every row, one element at a time.
 fn scalar(
     m: usize,
@@ -111,6 +247,104 @@ fn scalar(
 #[cfg(target_arch = "x86_64")]
 mod x86 {
     use std::arch::x86_64::*;
+
+    /// [`super::f16_to_f32`]: eight at a time, the last few through a
+    /// zero-padded buffer.
+    ///
+    /// # Safety
+    /// The CPU must support F16C and AVX; `src` holds `2 n` bytes, `dst` `n`
+    /// elements.
+    #[target_feature(enable = "avx,f16c")]
+    pub(super) unsafe fn f16_to_f32_f16c(src: *const u8, dst: *mut f32, n: usize) {
+        let mut i = 0;
+        while i + 8 <= n {
+            // SAFETY: elements i..i + 8 of both
+            unsafe {
+                let h = _mm_loadu_si128(src.add(2 * i).cast());
+                _mm256_storeu_ps(dst.add(i), _mm256_cvtph_ps(h));
+            }
+            i += 8;
+        }
+        if i < n {
+            let mut h = [0u8; 16];
+            let mut f = [0f32; 8];
+            // SAFETY: the n - i < 8 elements left of both
+            unsafe {
+                std::ptr::copy_nonoverlapping(src.add(2 * i), h.as_mut_ptr(), 2 * (n - i));
+                _mm256_storeu_ps(
+                    f.as_mut_ptr(),
+                    _mm256_cvtph_ps(_mm_loadu_si128(h.as_ptr().cast())),
+                );
+                std::ptr::copy_nonoverlapping(f.as_ptr(), dst.add(i), n - i);
+            }
+        }
+    }
+
+    /// [`super::transpose8`] on 256-bit registers.
+    ///
+    /// # Safety
+    /// The CPU must support AVX; `out` holds `7 * stride + 8` elements.
+    /// (`cols`: eight pointers to 8 f32 each, any alignment.)
+    #[target_feature(enable = "avx")]
+    pub(super) unsafe fn transpose8_avx(cols: [*const f32; 8], out: *mut f32, stride: usize) {
+        // SAFETY: each column holds 8 f32 (unaligned loads)
+        let c = cols.map(|p| unsafe { _mm256_loadu_ps(p) });
+        // SAFETY: passed on from the caller
+        unsafe { transpose_store(c, out, stride) }
+    }
+
+    /// [`super::transpose8_f16`]: each column's 8 halves widened, then
+    /// transposed.
+    ///
+    /// # Safety
+    /// The CPU must support F16C and AVX; each column pointer holds 16
+    /// bytes; `out` holds `7 * stride + 8` elements.
+    #[target_feature(enable = "avx,f16c")]
+    pub(super) unsafe fn transpose8_f16c(cols: [*const u8; 8], out: *mut f32, stride: usize) {
+        // SAFETY: each column holds 16 bytes (unaligned loads)
+        let c = cols.map(|p| _mm256_cvtph_ps(unsafe { _mm_loadu_si128(p.cast()) }));
+        // SAFETY: passed on from the caller
+        unsafe { transpose_store(c, out, stride) }
+    }
+
+    /// Stores the transpose of the 8 x 8 block whose column j is `c[j]`.
+    ///
+    /// # Safety
+    /// The CPU must support AVX; `out` holds `7 * stride + 8` elements.
+    #[target_feature(enable = "avx")]
+    unsafe fn transpose_store(c: [__m256; 8], out: *mut f32, stride: usize) {
+        let lo = |a, b| _mm256_unpacklo_ps(a, b);
+        let hi = |a, b| _mm256_unpackhi_ps(a, b);
+        let t = [
+            lo(c[0], c[1]),
+            hi(c[0], c[1]),
+            lo(c[2], c[3]),
+            hi(c[2], c[3]),
+            lo(c[4], c[5]),
+            hi(c[4], c[5]),
+            lo(c[6], c[7]),
+            hi(c[6], c[7]),
+        ];
+        let u = [
+            _mm256_shuffle_ps::<0x44>(t[0], t[2]),
+            _mm256_shuffle_ps::<0xee>(t[0], t[2]),
+            _mm256_shuffle_ps::<0x44>(t[1], t[3]),
+            _mm256_shuffle_ps::<0xee>(t[1], t[3]),
+            _mm256_shuffle_ps::<0x44>(t[4], t[6]),
+            _mm256_shuffle_ps::<0xee>(t[4], t[6]),
+            _mm256_shuffle_ps::<0x44>(t[5], t[7]),
+            _mm256_shuffle_ps::<0xee>(t[5], t[7]),
+        ];
+        for i in 0..4 {
+            let top = _mm256_permute2f128_ps::<0x20>(u[i], u[i + 4]);
+            let bottom = _mm256_permute2f128_ps::<0x31>(u[i], u[i + 4]);
+            // SAFETY: rows i and i + 4 start at most 7 * stride and hold 8
+            unsafe {
+                _mm256_storeu_ps(out.add(i * stride), top);
+                _mm256_storeu_ps(out.add((i + 4) * stride), bottom);
+            }
+        }
+    }
 
     /// One 4-row x `V`-vector block of `c` over `k0..k1`: the accumulators
     /// start from `c` and are stored back, so splitting `k` into blocks
@@ -270,6 +504,103 @@ mod tests {
 
     fn reference(m: usize, k: usize, n: usize, a: &[f32], b: &[f32], c: &mut [f32]) {
         scalar(m, k, n, a, b, c, 0..n);
+    }
+
+    /// The f16 bits of a small non-negative integer (below 2048, exact).
+    fn half_bits(v: u16) -> u16 {
+        if v == 0 {
+            return 0;
+        }
+        let e = 15 - v.leading_zeros() as u16;
+        ((e + 15) << 10) | ((v << (10 - e)) & 0x3ff)
+    }
+
+    #[test]
+    fn transpose8_and_the_byte_copies_move_every_element_to_its_place() {
+        // column j holds 100 j + i for i in 0..8
+        let cols: Vec<[u8; 32]> = (0..8)
+            .map(|j| {
+                let mut c = [0u8; 32];
+                for i in 0..8 {
+                    c[4 * i..4 * i + 4].copy_from_slice(&((100 * j + i) as f32).to_le_bytes());
+                }
+                c
+            })
+            .collect();
+        let refs: [&[u8; 32]; 8] = std::array::from_fn(|j| &cols[j]);
+        let stride = 11;
+        let mut out = vec![-1f32; 7 * stride + 8];
+        assert!(transpose8(refs, &mut out, stride));
+        for (x, v) in out.iter().enumerate() {
+            let (i, j) = (x / stride, x % stride);
+            let want = if j < 8 { (100 * j + i) as f32 } else { -1.0 };
+            assert_eq!(*v, want, "row {i} col {j}");
+        }
+        // too short an output, or rows that would overlap: nothing written
+        let mut short = vec![0f32; 7 * stride + 7];
+        assert!(!transpose8(refs, &mut short, stride));
+        assert!(!transpose8(refs, &mut out, 7));
+        assert!(short.iter().all(|v| *v == 0.0));
+        // the same block from columns already in f32
+        let fcols: [[f32; 8]; 8] =
+            std::array::from_fn(|j| std::array::from_fn(|i| (100 * j + i) as f32));
+        let mut out2 = vec![-1f32; 7 * stride + 8];
+        assert!(transpose8_f32(&fcols, &mut out2, stride));
+        assert_eq!(out, out2);
+        // the same block from f16 columns (the values are exact in f16)
+        let hcols: Vec<[u8; 16]> = (0..8)
+            .map(|j| {
+                let mut c = [0u8; 16];
+                for i in 0..8 {
+                    let h = half_bits((100 * j + i) as u16);
+                    c[2 * i..2 * i + 2].copy_from_slice(&h.to_le_bytes());
+                }
+                c
+            })
+            .collect();
+        let hrefs: [&[u8; 16]; 8] = std::array::from_fn(|j| &hcols[j]);
+        let mut out3 = vec![-1f32; 7 * stride + 8];
+        if transpose8_f16(hrefs, &mut out3, stride) {
+            assert_eq!(out, out3);
+        }
+        assert!(!transpose8_f16(hrefs, &mut short, stride));
+        // bytes to f32 and back, limited by the shorter side
+        let mut f = [0f32; 5];
+        assert_eq!(f32_from_le(&cols[3][..17], &mut f), 4);
+        assert_eq!(&f[..], &[300.0, 301.0, 302.0, 303.0, 0.0]);
+        let mut b = [0u8; 14];
+        assert_eq!(f32_to_le(&f, &mut b), 3);
+        assert_eq!(&b[..12], &cols[3][..12]);
+        assert_eq!(&b[12..], &[0, 0]);
+    }
+
+    #[test]
+    fn f16_widening_is_exact_for_every_pattern() {
+        // every f16 bit pattern; 13 at a time, so the padded tail runs too
+        let halves: Vec<u8> = (0..=u16::MAX).flat_map(|h| h.to_le_bytes()).collect();
+        let mut got = vec![0f32; 1 << 16];
+        for (s, d) in halves.chunks(26).zip(got.chunks_mut(13)) {
+            let n = f16_to_f32(s, d);
+            if n == 0 {
+                return; // no F16C on this host: nothing to check
+            }
+            assert_eq!(n, d.len());
+        }
+        for (h, g) in (0..=u16::MAX).zip(&got) {
+            let (sign, e, m) = (h >> 15, (h >> 10) & 0x1f, u32::from(h & 0x3ff));
+            let mag = match e {
+                0 => m as f32 / (1 << 24) as f32,
+                31 if m == 0 => f32::INFINITY,
+                31 => f32::from_bits(0x7fc0_0000 | (m << 13)),
+                _ => f32::from_bits(((u32::from(e) + 112) << 23) | (m << 13)),
+            };
+            let want = if sign == 1 { -mag } else { mag };
+            if want.is_nan() {
+                assert!(g.is_nan(), "{h:#x}");
+            } else {
+                assert_eq!(g.to_bits(), want.to_bits(), "{h:#x}");
+            }
+        }
     }
 
     #[test]

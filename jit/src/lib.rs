@@ -32,7 +32,10 @@ pub mod vscope;
 pub use cache::{cache_stats, set_cache_dir, CacheStats};
 pub use codegen::{ARG_COUNT, CRANELIFT_VERSION};
 pub use cvt::{compile_cvt, Cvt, CvtCompiled};
-pub use gemm::{matmul_f32, matmul_isa, ShapeError};
+pub use gemm::{
+    f16_to_f32, f32_from_le, f32_to_le, matmul_f32, matmul_isa, transpose8, transpose8_f16,
+    transpose8_f32, ShapeError,
+};
 pub use rowred::{compile_col, compile_row, RedLane, RedOp, RowArgs, RowCompiled, RowRed};
 
 /// Lane type of an elementwise region.
@@ -289,14 +292,27 @@ impl std::fmt::Debug for Compiled {
 impl Compiled {
     /// Runs the region over `mem`.
     pub fn call(&self, mem: &mut [u8], args: &EwArgs) -> Status {
-        let a = self.collapse(args).to_array();
-        match self.inner.call(mem, &a) {
+        let a = self.collapse(args);
+        // f32 exp: the same lanes on wider vectors where the host has them
+        if self.region == EXP_F32 {
+            if let Some(s) = mathf::exp_wide(mem, &a) {
+                return s;
+            }
+        }
+        match self.inner.call(mem, &a.to_array()) {
             0 => Status::Ok,
             1 => Status::OutOfBounds,
             _ => Status::Unknown,
         }
     }
 }
+
+/// The region [`mathf::exp_wide`] runs natively.
+const EXP_F32: Region = Region {
+    op: Op::Exp,
+    lane: Lane::F32,
+    operands: Operands::Unary,
+};
 
 impl Compiled {
     /// Rows that follow each other without a gap in every operand are one

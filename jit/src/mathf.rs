@@ -360,6 +360,257 @@ pub(crate) fn pow(b: &mut FunctionBuilder, ty: Type, x: Value, y: Value) -> Valu
     l.sel(b, ones, one, r)
 }
 
+/// The f32 `exp` region (`Op::Exp` on `Lane::F32`, unary) on 16-lane
+/// AVX-512 vectors instead of Cranelift's 4-lane ones: the same algorithm as
+/// the compiled region's exp (`codegen::Ctx::exp`: the same constants, the
+/// same fused steps in the same order, the same fast and general scaling), so
+/// every lane gets the compiled region's bits (the tests check it); each
+/// lane's result depends only on its own input, so the vector width does not
+/// change it.
+///
+/// Runs only the plain case and returns `None` for everything else, which
+/// the compiled region then handles (its bounds proof and statuses): no
+/// AVX-512F, an argument outside `0..2^32`, an empty domain, a row outside
+/// `mem`, or source and destination neither the same rows nor byte-disjoint.
+pub(crate) fn exp_wide(mem: &mut [u8], a: &crate::EwArgs) -> Option<crate::Status> {
+    exp_wide_on(mem, a, None)
+}
+
+/// The vector widths of [`exp_wide`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Width {
+    /// 16 lanes (AVX-512F).
+    Avx512,
+    /// 8 lanes (AVX2 and FMA), for hosts without AVX-512.
+    Avx2,
+}
+
+impl Width {
+    fn present(self) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        {
+            match self {
+                Width::Avx512 => std::arch::is_x86_feature_detected!("avx512f"),
+                Width::Avx2 => {
+                    std::arch::is_x86_feature_detected!("avx2")
+                        && std::arch::is_x86_feature_detected!("fma")
+                }
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let _ = self;
+            false
+        }
+    }
+
+    /// The widest one the host has.
+    fn detect() -> Option<Width> {
+        [Width::Avx512, Width::Avx2]
+            .into_iter()
+            .find(|w| w.present())
+    }
+}
+
+/// [`exp_wide`] on the given width (`None`: the widest the host has).
+pub(crate) fn exp_wide_on(
+    mem: &mut [u8],
+    a: &crate::EwArgs,
+    isa: Option<Width>,
+) -> Option<crate::Status> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let small = |v: i64| (0..1 << 32).contains(&v);
+        let args = [a.dst, a.dst_stride, a.a, a.a_stride, a.rows, a.cols];
+        if !args.iter().all(|v| small(*v)) || a.rows == 0 || a.cols == 0 {
+            return None;
+        }
+        // within 2^32 each, so none of these overflow
+        let row = a.cols * 4;
+        let d_end = a.dst + (a.rows - 1) * a.dst_stride + row;
+        let s_end = a.a + (a.rows - 1) * a.a_stride + row;
+        let len = i64::try_from(mem.len()).ok()?;
+        if d_end > len || s_end > len {
+            return None;
+        }
+        let same = a.dst == a.a && a.dst_stride == a.a_stride;
+        if !same && d_end > a.a && s_end > a.dst {
+            return None;
+        }
+        let isa = isa.or_else(Width::detect)?;
+        if !isa.present() {
+            return None;
+        }
+        for r in 0..a.rows {
+            let d = (a.dst + r * a.dst_stride) as usize;
+            let s = (a.a + r * a.a_stride) as usize;
+            // SAFETY: the kernel's instruction set is present (checked
+            // above); both rows lie in `mem` (the last one ends within it
+            // and the offsets grow with r); the source is the destination
+            // row itself or disjoint from every destination row, so reading
+            // it through a raw pointer while the destination is written sees
+            // no element written before it is read, as in the compiled code.
+            unsafe {
+                let base = mem.as_mut_ptr();
+                let (src, dst) = (base.add(s).cast(), base.add(d).cast());
+                match isa {
+                    Width::Avx512 => wide::exp_row(src, dst, a.cols as usize),
+                    Width::Avx2 => wide::exp_row8(src, dst, a.cols as usize),
+                }
+            }
+        }
+        Some(crate::Status::Ok)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (mem, a, isa);
+        None
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod wide {
+    use std::arch::x86_64::*;
+
+    /// The constants of the compiled region's exp (`codegen::Ctx::exp`).
+    const LOG2E: f32 = std::f32::consts::LOG2_E;
+    const MAGIC: f32 = 12_582_912.0;
+    const C1: f32 = -0.693_359_4;
+    const C2: f32 = 2.121_944_4e-4;
+    const POLY: [u32; 7] = [
+        0x3ab5_5cc0,
+        0x3c09_3686,
+        0x3d2a_ac4d,
+        0x3e2a_aa05,
+        0x3eff_fffd,
+        0x3f80_0000,
+        0x3f80_0000,
+    ];
+
+    /// e^x on 16 lanes, lane by lane what the compiled region computes.
+    #[target_feature(enable = "avx512f")]
+    fn exp16(x: __m512) -> __m512 {
+        let f = _mm512_set1_ps;
+        let t = _mm512_fmadd_ps(x, f(LOG2E), f(MAGIC));
+        let nf = _mm512_sub_ps(t, f(MAGIC));
+        let r = _mm512_fmadd_ps(nf, f(C1), x);
+        let r = _mm512_fmadd_ps(nf, f(C2), r);
+        let mut p = f(f32::from_bits(POLY[0]));
+        for c in &POLY[1..] {
+            p = _mm512_fmadd_ps(p, r, f(f32::from_bits(*c)));
+        }
+        let tb = _mm512_castps_si512(t);
+        // every |x| <= 86 (false for NaN): the result is normal, an integer
+        // add to p's exponent scales it exactly
+        let x2 = _mm512_mul_ps(x, x);
+        let outside = _mm512_cmp_ps_mask::<_CMP_NLE_UQ>(x2, f(86.0 * 86.0));
+        if outside == 0 {
+            let y = _mm512_add_epi32(_mm512_castps_si512(p), _mm512_slli_epi32::<23>(tb));
+            return _mm512_castsi512_ps(y);
+        }
+        // p * 2^n1 * 2^n2, then the overflow and underflow lanes
+        let n = _mm512_sub_epi32(tb, _mm512_set1_epi32(0x4b40_0000));
+        let n1 = _mm512_srai_epi32::<1>(n);
+        let n2 = _mm512_sub_epi32(n, n1);
+        let scale = |k: __m512i| {
+            let e = _mm512_add_epi32(k, _mm512_set1_epi32(127));
+            _mm512_castsi512_ps(_mm512_slli_epi32::<23>(e))
+        };
+        let y = _mm512_mul_ps(_mm512_mul_ps(p, scale(n1)), scale(n2));
+        let over = _mm512_cmp_ps_mask::<_CMP_GT_OQ>(x, f(100.0));
+        let under = _mm512_cmp_ps_mask::<_CMP_LT_OQ>(x, f(-110.0));
+        let y = _mm512_mask_blend_ps(over, y, f(f32::INFINITY));
+        _mm512_mask_blend_ps(under, y, f(0.0))
+    }
+
+    /// [`exp16`] on 8 lanes (AVX2 and FMA).
+    #[target_feature(enable = "avx2,fma")]
+    fn exp8(x: __m256) -> __m256 {
+        let f = _mm256_set1_ps;
+        let t = _mm256_fmadd_ps(x, f(LOG2E), f(MAGIC));
+        let nf = _mm256_sub_ps(t, f(MAGIC));
+        let r = _mm256_fmadd_ps(nf, f(C1), x);
+        let r = _mm256_fmadd_ps(nf, f(C2), r);
+        let mut p = f(f32::from_bits(POLY[0]));
+        for c in &POLY[1..] {
+            p = _mm256_fmadd_ps(p, r, f(f32::from_bits(*c)));
+        }
+        let tb = _mm256_castps_si256(t);
+        let x2 = _mm256_mul_ps(x, x);
+        let outside = _mm256_cmp_ps::<_CMP_NLE_UQ>(x2, f(86.0 * 86.0));
+        if _mm256_movemask_ps(outside) == 0 {
+            let y = _mm256_add_epi32(_mm256_castps_si256(p), _mm256_slli_epi32::<23>(tb));
+            return _mm256_castsi256_ps(y);
+        }
+        let n = _mm256_sub_epi32(tb, _mm256_set1_epi32(0x4b40_0000));
+        let n1 = _mm256_srai_epi32::<1>(n);
+        let n2 = _mm256_sub_epi32(n, n1);
+        let scale = |k: __m256i| {
+            let e = _mm256_add_epi32(k, _mm256_set1_epi32(127));
+            _mm256_castsi256_ps(_mm256_slli_epi32::<23>(e))
+        };
+        let y = _mm256_mul_ps(_mm256_mul_ps(p, scale(n1)), scale(n2));
+        let over = _mm256_cmp_ps::<_CMP_GT_OQ>(x, f(100.0));
+        let under = _mm256_cmp_ps::<_CMP_LT_OQ>(x, f(-110.0));
+        let y = _mm256_blendv_ps(y, f(f32::INFINITY), over);
+        _mm256_blendv_ps(y, f(0.0), under)
+    }
+
+    /// [`exp_row`] 8 lanes at a time.
+    ///
+    /// # Safety
+    /// The CPU supports AVX2 and FMA; `src` and `dst` hold `n` f32 each
+    /// (any alignment) and are the same pointer or do not overlap.
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) unsafe fn exp_row8(src: *const f32, dst: *mut f32, n: usize) {
+        let mut i = 0;
+        while i + 8 <= n {
+            // SAFETY: i + 8 <= n elements of both rows
+            unsafe {
+                let x = _mm256_loadu_ps(src.add(i));
+                _mm256_storeu_ps(dst.add(i), exp8(x));
+            }
+            i += 8;
+        }
+        if i < n {
+            let left = _mm256_set1_epi32((n - i) as i32);
+            let k = _mm256_cmpgt_epi32(left, _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+            // SAFETY: the masked lanes are the n - i < 8 elements left
+            unsafe {
+                let x = _mm256_maskload_ps(src.add(i), k);
+                _mm256_maskstore_ps(dst.add(i), k, exp8(x));
+            }
+        }
+    }
+
+    /// `dst[i] = e^src[i]` for `i < n`, 16 lanes at a time, the last partial
+    /// vector through masked loads and stores.
+    ///
+    /// # Safety
+    /// The CPU supports AVX-512F; `src` and `dst` hold `n` f32 each (any
+    /// alignment) and are the same pointer or do not overlap.
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn exp_row(src: *const f32, dst: *mut f32, n: usize) {
+        let mut i = 0;
+        while i + 16 <= n {
+            // SAFETY: i + 16 <= n elements of both rows
+            unsafe {
+                let x = _mm512_loadu_ps(src.add(i));
+                _mm512_storeu_ps(dst.add(i), exp16(x));
+            }
+            i += 16;
+        }
+        if i < n {
+            let k: __mmask16 = (1u16 << (n - i)) - 1;
+            // SAFETY: the masked lanes are the n - i < 16 elements left
+            unsafe {
+                let x = _mm512_maskz_loadu_ps(k, src.add(i));
+                _mm512_mask_storeu_ps(dst.add(i), k, exp16(x));
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use crate::{compile, EwArgs, Lane, Op, Operands, Region, Status, LOG_ULP, POW_ULP};
@@ -416,6 +667,117 @@ mod tests {
             .chunks(4)
             .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
             .collect()
+    }
+
+    /// The wide exp and the compiled region's exp agree bit for bit: every
+    /// 251st bit pattern plus the edges of the fast path, dense (one long
+    /// row), in place, strided rows with tails of every length below 16, and
+    /// the cases the wide path leaves to the compiled code.
+    #[test]
+    fn wide_exp_gives_the_compiled_regions_bits() {
+        let region = crate::Region {
+            op: Op::Exp,
+            lane: crate::Lane::F32,
+            operands: Operands::Unary,
+        };
+        let (code, _) = crate::codegen::build(&region).expect("compiles");
+        let k = compile(&region).expect("compiles");
+        let mut xs: Vec<u32> = (0..=u32::MAX / 251).map(|i| i * 251).collect();
+        for v in [
+            86.0f32, -86.0, 88.72283, 88.72284, -87.33655, -103.97208, 100.0, -110.0,
+        ] {
+            let b = v.to_bits();
+            xs.extend([b - 1, b, b + 1]);
+        }
+        xs.extend([
+            0x7fc0_0000,
+            0xffc0_0000,
+            0x7fa0_1234,
+            0x7f80_0000,
+            0xff80_0000,
+        ]);
+        // the same inputs in lane positions where a vector mixes fast and
+        // general lanes
+        xs.extend((0..64u32).map(|i| if i % 5 == 0 { 0x42d0_0000 } else { i << 20 }));
+        let n = xs.len();
+        let src: Vec<u8> = xs.iter().flat_map(|x| x.to_le_bytes()).collect();
+        // through the region (its widest path) and each width the host has
+        let ran = std::cell::Cell::new([0u32; 2]);
+        let both = |mem: &[u8], a: &EwArgs| {
+            let mut want = mem.to_vec();
+            let s = code.call(&mut want, &a.to_array());
+            let mut m = mem.to_vec();
+            assert_eq!(k.call(&mut m, a) as u32, s, "{a:?}");
+            assert!(m == want, "wide and compiled exp differ for {a:?}");
+            for (i, w) in [super::Width::Avx512, super::Width::Avx2]
+                .into_iter()
+                .enumerate()
+            {
+                let mut m = mem.to_vec();
+                if let Some(st) = super::exp_wide_on(&mut m, a, Some(w)) {
+                    let mut r = ran.get();
+                    r[i] += 1;
+                    ran.set(r);
+                    assert_eq!(st as u32, s, "{w:?} {a:?}");
+                    assert!(m == want, "{w:?} and compiled exp differ for {a:?}");
+                }
+            }
+        };
+        // one long row into a separate destination, then in place
+        let mut mem = src.clone();
+        mem.resize(2 * n * 4, 0);
+        let dense = EwArgs {
+            dst: (n * 4) as i64,
+            dst_stride: (n * 4) as i64,
+            a: 0,
+            a_stride: (n * 4) as i64,
+            b: 0,
+            b_stride: 0,
+            rows: 1,
+            cols: n as i64,
+            scalar: 0,
+        };
+        both(&mem, &dense);
+        both(&mem, &EwArgs { dst: 0, ..dense });
+        // rows of 1..=33 columns with gaps between them
+        let mem = src[..4096 * 4].to_vec();
+        for cols in 1..=33i64 {
+            let a = EwArgs {
+                dst: 2048 * 4,
+                dst_stride: 40 * 4,
+                a: 0,
+                a_stride: 37 * 4,
+                rows: 13,
+                cols,
+                ..dense
+            };
+            both(&mem, &a);
+            both(
+                &mem,
+                &EwArgs {
+                    dst: 0,
+                    dst_stride: 37 * 4,
+                    ..a
+                },
+            );
+        }
+        // left to the compiled code: overlapping rows, out of bounds, empty
+        for a in [
+            EwArgs { dst: 8, ..dense },
+            EwArgs { a: 4, ..dense },
+            EwArgs { rows: 0, ..dense },
+            EwArgs { cols: -1, ..dense },
+        ] {
+            both(&mem, &a);
+        }
+        // each width the host has ran the 2 dense and 66 strided cases
+        for (i, w) in [super::Width::Avx512, super::Width::Avx2]
+            .into_iter()
+            .enumerate()
+        {
+            let want = if w.present() { 68 } else { 0 };
+            assert_eq!(ran.get()[i], want, "{w:?}");
+        }
     }
 
     #[test]

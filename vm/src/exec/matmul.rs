@@ -351,6 +351,7 @@ pub fn native_ok(p: &Plan<'_>) -> bool {
 fn widen_run(d: DType, src: &[u8], dst: &mut [f32], at: usize, step: usize) {
     let mut i = at;
     match d {
+        DType::F16 if step == 1 && pto_jit::f16_to_f32(src, &mut dst[at..]) == src.len() / 2 => {}
         DType::F16 if step == 1 => {
             // F16C converts eight at a time (half picks it at run time); the
             // element-by-element call below is what dominated f16 matmuls
@@ -378,9 +379,7 @@ fn widen_run(d: DType, src: &[u8], dst: &mut [f32], at: usize, step: usize) {
         }
         _ if step == 1 => {
             let n = src.len() / 4;
-            for (d, c) in dst[at..at + n].iter_mut().zip(src.chunks_exact(4)) {
-                *d = f32::from_le_bytes([c[0], c[1], c[2], c[3]]);
-            }
+            pto_jit::f32_from_le(src, &mut dst[at..at + n]);
         }
         _ => {
             for c in src.chunks_exact(4) {
@@ -428,8 +427,9 @@ fn pack(
     let es = t.elem.bytes();
     let store = local.slice(space(t), t.addr, t.bytes())?;
     let (rows, cols) = (rows.max(0) as usize, cols.max(0) as usize);
-    out.clear();
+    // every path below writes each element: no need to zero the old ones
     out.resize(rows * cols, 0.0);
+    out.truncate(rows * cols);
     let (rt, ct) = tables(t, rows as i64, cols as i64);
     let run_of = |o: i64, run: usize| -> Result<&[u8], Fault> {
         let b = o as usize * es;
@@ -461,10 +461,10 @@ fn pack(
                 }
             }
         }
-    } else if t.elem == DType::F32 && col_runs(&rt, cols, 16) {
-        f32_cols::<16>(store, &rt, &ct, out, cols)?;
     } else if t.elem == DType::F32 && col_runs(&rt, cols, 8) {
-        f32_cols::<8>(store, &rt, &ct, out, cols)?;
+        f32_cols(store, &rt, &ct, out, cols)?;
+    } else if t.elem == DType::F16 && col_runs(&rt, cols, 8) {
+        f16_cols(store, &rt, &ct, out, cols)?;
     } else {
         let mut runs = Vec::new();
         let mut r = 0;
@@ -512,9 +512,7 @@ fn f32_rows<const L: usize>(
             let o = ro + ct[q * L];
             let b = o as usize * 4;
             let src = store.get(b..b + 4 * L).ok_or_else(|| outside(o))?;
-            for (d, s) in dst.iter_mut().zip(src.chunks_exact(4)) {
-                *d = f32::from_le_bytes([s[0], s[1], s[2], s[3]]);
-            }
+            pto_jit::f32_from_le(src, dst);
         }
     }
     Ok(())
@@ -531,31 +529,68 @@ fn col_runs(rt: &[i64], cols: usize, l: usize) -> bool {
 }
 
 /// `pack` of an f32 tile whose columns are stored in runs of (a multiple of)
-/// `L` elements (column-major and ZN/NN boxes): `L x L` blocks are read a
-/// column run at a time into a small buffer and written out a row at a time.
-fn f32_cols<const L: usize>(
+/// 8 elements (column-major and ZN/NN boxes): each 8 x 8 block is transposed
+/// from its column runs into the rows of `out` (`pto_jit::transpose8`).
+fn f32_cols(
     store: &[u8],
     rt: &[i64],
     ct: &[i64],
     out: &mut [f32],
     cols: usize,
 ) -> Result<(), Fault> {
-    let mut blk = [[0f32; L]; L];
-    for r0 in (0..rt.len()).step_by(L) {
-        for c0 in (0..cols).step_by(L) {
-            for (j, col) in blk.iter_mut().enumerate() {
+    for r0 in (0..rt.len()).step_by(8) {
+        for c0 in (0..cols).step_by(8) {
+            let mut runs = [&[0u8; 32]; 8];
+            for (j, run) in runs.iter_mut().enumerate() {
                 let o = rt[r0] + ct[c0 + j];
                 let b = o as usize * 4;
-                let src = store.get(b..b + 4 * L).ok_or_else(|| outside(o))?;
-                for (d, s) in col.iter_mut().zip(src.chunks_exact(4)) {
-                    *d = f32::from_le_bytes([s[0], s[1], s[2], s[3]]);
-                }
+                *run = store
+                    .get(b..b + 32)
+                    .and_then(|s| s.try_into().ok())
+                    .ok_or_else(|| outside(o))?;
             }
-            for i in 0..L {
-                let row = &mut out[(r0 + i) * cols + c0..(r0 + i) * cols + c0 + L];
-                for (d, col) in row.iter_mut().zip(&blk) {
-                    *d = col[i];
-                }
+            let at = r0 * cols + c0;
+            if !pto_jit::transpose8(runs, &mut out[at..], cols) {
+                return Err(outside(rt[r0] + ct[c0]));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `pack` of an f16 tile whose columns are stored in runs of (a multiple of)
+/// 8 elements (column-major and ZN/NN boxes): each 8 x 8 block is widened a
+/// column run at a time and transposed into the rows of `out`.
+fn f16_cols(
+    store: &[u8],
+    rt: &[i64],
+    ct: &[i64],
+    out: &mut [f32],
+    cols: usize,
+) -> Result<(), Fault> {
+    let mut blk = [[0f32; 8]; 8];
+    for r0 in (0..rt.len()).step_by(8) {
+        for c0 in (0..cols).step_by(8) {
+            let mut runs = [&[0u8; 16]; 8];
+            for (j, run) in runs.iter_mut().enumerate() {
+                let o = rt[r0] + ct[c0 + j];
+                let b = o as usize * 2;
+                *run = store
+                    .get(b..b + 16)
+                    .and_then(|s| s.try_into().ok())
+                    .ok_or_else(|| outside(o))?;
+            }
+            if pto_jit::transpose8_f16(runs, &mut out[r0 * cols + c0..], cols) {
+                continue;
+            }
+            for (j, col) in blk.iter_mut().enumerate() {
+                let o = rt[r0] + ct[c0 + j];
+                let b = o as usize * 2;
+                let src = store.get(b..b + 16).ok_or_else(|| outside(o))?;
+                widen_run(DType::F16, src, col, 0, 1);
+            }
+            if !pto_jit::transpose8_f32(&blk, &mut out[r0 * cols + c0..], cols) {
+                return Err(outside(rt[r0] + ct[c0]));
             }
         }
     }
@@ -576,9 +611,7 @@ fn f32_unrows<const L: usize>(
             let o = ro + ct[q * L];
             let b = o as usize * 4;
             let dst = store.get_mut(b..b + 4 * L).ok_or_else(|| outside(o))?;
-            for (d, x) in dst.chunks_exact_mut(4).zip(src) {
-                d.copy_from_slice(&x.to_le_bytes());
-            }
+            pto_jit::f32_to_le(src, dst);
         }
     }
     Ok(())
@@ -679,4 +712,81 @@ enum Init {
     Zero,
     Acc,
     Bias,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exec::tile_ops::TileCall;
+    use crate::value::{Space, Val};
+    use pto_asm::ty::{BLayout, SLayout, TileLoc};
+    use pto_isa_spec::ProfileId;
+
+    /// The native matmul (whose packing transposes column-run tiles 8 x 8
+    /// and widens f16 with F16C) gives the interpreter's accumulator bits
+    /// for f32 and f16 operands in row-run (ZZ) and column-run (ZN) layouts.
+    #[test]
+    fn native_packing_gives_the_interpreters_bits_for_row_and_column_runs() {
+        for elem in [DType::F32, DType::F16] {
+            for (a_sl, b_sl) in [
+                (SLayout::RowMajor, SLayout::ColMajor),
+                (SLayout::ColMajor, SLayout::RowMajor),
+            ] {
+                let (m, k, n) = (32i64, 48i64, 64i64);
+                let t = |loc, rows, cols, elem, sl, fractal| Tile {
+                    loc,
+                    addr: 0,
+                    elem,
+                    rows,
+                    cols,
+                    v_row: rows,
+                    v_col: cols,
+                    blayout: BLayout::RowMajor,
+                    slayout: sl,
+                    fractal,
+                    pad: 0,
+                };
+                let a = t(TileLoc::Left, m, k, elem, a_sl, 512);
+                let b = t(TileLoc::Right, k, n, elem, b_sl, 512);
+                let c = Tile {
+                    blayout: BLayout::ColMajor,
+                    ..t(TileLoc::Acc, m, n, DType::F32, SLayout::RowMajor, 1024)
+                };
+                let mut local = Local::new(ProfileId::A5.profile(), None);
+                let mut seed = 0x2545_f491_4f6c_dd1du64;
+                for (tile, space) in [(&a, Space::L0a), (&b, Space::L0b)] {
+                    let es = tile.elem.bytes() as u64;
+                    let bytes = local
+                        .slice_mut(space, 0, (tile.rows * tile.cols) as u64 * es)
+                        .expect("fits");
+                    for ch in bytes.chunks_mut(es as usize) {
+                        seed ^= seed << 13;
+                        seed ^= seed >> 7;
+                        seed ^= seed << 17;
+                        let v = (seed >> 40) as f32 / (1u64 << 20) as f32 - 8.0;
+                        crate::num::write(ch, tile.elem, Num::F(f64::from(v)));
+                    }
+                }
+                let call = TileCall {
+                    op: Opcode::TMatmul,
+                    ins: vec![Val::Tile(Box::new(a)), Val::Tile(Box::new(b))],
+                    outs: vec![Val::Tile(Box::new(c.clone()))],
+                    attrs: Default::default(),
+                };
+                let p = plan(&call).expect("plans");
+                assert!(native_ok(&p));
+                let mut want = local.clone();
+                interpret(&p, &mut want, &mut Accesses::default()).expect("runs");
+                native(&p, &mut local, &mut Accesses::default()).expect("runs");
+                let bytes = c.bytes();
+                let got = local.slice(Space::L0c, 0, bytes).expect("c");
+                assert!(got.iter().filter(|b| **b != 0).count() > bytes as usize / 2);
+                assert!(
+                    local.slice(Space::L0c, 0, bytes).expect("c")
+                        == want.slice(Space::L0c, 0, bytes).expect("c"),
+                    "{elem:?} A {a_sl:?} B {b_sl:?}"
+                );
+            }
+        }
+    }
 }
