@@ -47,6 +47,33 @@ enum Oob {
     Zero,
 }
 
+impl Oob {
+    /// Index `k` (read as u32) into a table of `cap` `what` (rows or
+    /// elements): `None` where the zero mode drops it, a fault naming the
+    /// `table` where no out-of-range mode is set.
+    fn apply(
+        self,
+        k: i64,
+        cap: i64,
+        name: &str,
+        table: &str,
+        what: &str,
+    ) -> Result<Option<i64>, Fault> {
+        let k = k as u32 as i64;
+        if k < cap {
+            return Ok(Some(k));
+        }
+        match self {
+            Oob::Clamp => Ok(Some(cap - 1)),
+            Oob::Wrap => Ok(Some(k % cap)),
+            Oob::Zero => Ok(None),
+            Oob::Undefined => fault(format!(
+                "{name}: index {k} is outside the {table} ({cap} {what}; set an out-of-range mode to allow it)"
+            )),
+        }
+    }
+}
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Atomic {
     None,
@@ -155,22 +182,8 @@ pub fn run(call: &TileCall, gm: &Gm, local: &mut Local, acc: &mut Accesses) -> R
     }
     let (rows, cols) = view.rows_cols();
     let cap = if elem { rows * cols } else { rows };
-    let resolve = |k: i64| -> Result<Option<i64>, Fault> {
-        let k = k as u32 as i64;
-        if k < cap {
-            return Ok(Some(k));
-        }
-        match oob {
-            Oob::Clamp => Ok(Some(cap - 1)),
-            Oob::Wrap => Ok(Some(k % cap)),
-            Oob::Zero => Ok(None),
-            Oob::Undefined => fault(format!(
-                "{name}: index {k} is outside the GM table ({} {}; set an out-of-range mode to allow it)",
-                cap,
-                if elem { "elements" } else { "rows" }
-            )),
-        }
-    };
+    let what = if elem { "elements" } else { "rows" };
+    let resolve = |k: i64| oob.apply(k, cap, name, "GM table", what);
     if cap == 0 {
         return fault(format!("{name}: the GM table is empty"));
     }
@@ -325,21 +338,8 @@ fn run_nz(
     if cap == 0 {
         return fault(format!("{name}: the GM table is empty"));
     }
-    let resolve = |k: i64| -> Result<Option<i64>, Fault> {
-        let k = k as u32 as i64;
-        if k < cap {
-            return Ok(Some(k));
-        }
-        match m.oob {
-            Oob::Clamp => Ok(Some(cap - 1)),
-            Oob::Wrap => Ok(Some(k % cap)),
-            Oob::Zero => Ok(None),
-            Oob::Undefined => fault(format!(
-                "{name}: index {k} is outside the NZ GM table ({cap} {}; set an out-of-range mode to allow it)",
-                if m.elem { "elements" } else { "rows" }
-            )),
-        }
-    };
+    let what = if m.elem { "elements" } else { "rows" };
+    let resolve = |k: i64| m.oob.apply(k, cap, name, "NZ GM table", what);
     let zero = if data.elem.is_float() {
         Num::F(0.0)
     } else {
@@ -601,20 +601,7 @@ fn run_gm2l1(
             idx.elem
         ));
     }
-    let resolve = |k: i64, cap: i64, what: &str| -> Result<Option<i64>, Fault> {
-        let k = k as u32 as i64;
-        if k < cap {
-            return Ok(Some(k));
-        }
-        match m.oob {
-            Oob::Clamp => Ok(Some(cap - 1)),
-            Oob::Wrap => Ok(Some(k % cap)),
-            Oob::Zero => Ok(None),
-            Oob::Undefined => fault(format!(
-                "{name}: index {k} is outside the GM table ({cap} {what}; set an out-of-range mode to allow it)"
-            )),
-        }
-    };
+    let resolve = |k: i64, cap: i64, what: &str| m.oob.apply(k, cap, name, "GM table", what);
     let tab = Table {
         gm,
         view: table,
