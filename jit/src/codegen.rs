@@ -327,9 +327,15 @@ impl Ctx {
             Op::Max => b.ins().smax(x, y),
             Op::Min if fl => self.fmin(b, ty, x, y),
             Op::Min => b.ins().smin(x, y),
-            Op::Abs if fl => b.ins().fabs(x),
+            Op::Abs if fl => {
+                let r = b.ins().fabs(x);
+                self.quiet_nans(b, ty, x, r)
+            }
             Op::Abs => b.ins().iabs(x),
-            Op::Neg if fl => b.ins().fneg(x),
+            Op::Neg if fl => {
+                let r = b.ins().fneg(x);
+                self.quiet_nans(b, ty, x, r)
+            }
             Op::Neg => b.ins().ineg(x),
             Op::Sqrt => b.ins().sqrt(x),
             Op::Rsqrt => self.rsqrt(b, ty, x),
@@ -337,7 +343,10 @@ impl Ctx {
                 let one = self.splat_f(b, ty, 1.0);
                 b.ins().fdiv(one, x)
             }
-            Op::Relu if fl => self.relu_f(b, ty, x),
+            Op::Relu if fl => {
+                let r = self.relu_f(b, ty, x);
+                self.quiet_nans(b, ty, x, r)
+            }
             Op::Relu => {
                 let zero = if ty.is_vector() {
                     let z = b.ins().iconst(types::I32, 0);
@@ -515,6 +524,31 @@ impl Ctx {
         } else {
             s
         }
+    }
+
+    /// `r` (abs, neg or relu of the f32 lanes `x`, which pass a NaN's bits
+    /// through) with its NaN lanes quiet: the interpreter computes in f64, and
+    /// the f32 -> f64 conversion quiets a signaling NaN, keeping its payload.
+    fn quiet_nans(&self, b: &mut FunctionBuilder, ty: Type, x: Value, r: Value) -> Value {
+        let fl = MemFlagsData::new();
+        let nan = b.ins().fcmp(FloatCC::Unordered, x, x);
+        let ity = if ty.is_vector() {
+            types::I32X4
+        } else {
+            types::I32
+        };
+        let q = b.ins().iconst(types::I32, 0x0040_0000);
+        let ri = b.ins().bitcast(ity, fl, r);
+        let qi = if ty.is_vector() {
+            let q = b.ins().splat(ity, q);
+            let nan = b.ins().bitcast(ity, fl, nan);
+            b.ins().band(nan, q)
+        } else {
+            let z = b.ins().iconst(types::I32, 0);
+            b.ins().select(nan, q, z)
+        };
+        let ri = b.ins().bor(ri, qi);
+        b.ins().bitcast(ty, fl, ri)
     }
 
     // IEEE 754-2019 maximum/minimum: NaN if either is NaN, +0 > -0. Cranelift's

@@ -326,3 +326,51 @@ fn exp_is_within_its_ulp_bound_everywhere() {
         worst.1
     );
 }
+
+#[test]
+fn abs_neg_relu_quiet_a_signaling_nan_as_the_interpreter_does() {
+    // the interpreter reads f32 into f64, which sets the quiet bit and keeps
+    // the payload; abs/neg/relu move a NaN's bits and must do the same
+    let snan = f32::from_bits(0x7f80_d959);
+    let nsnan = f32::from_bits(0xff80_0001);
+    let xs = [snan, nsnan, 1.5, -2.0, f32::NAN, snan, -0.0, snan, nsnan];
+    let n = xs.len();
+    for (op, want) in [
+        (Op::Abs, [0x7fc0_d959u32, 0x7fc0_0001]),
+        (Op::Neg, [0xffc0_d959, 0x7fc0_0001]),
+        (Op::Relu, [0x7fc0_d959, 0xffc0_0001]),
+    ] {
+        let k = compile(&Region {
+            op,
+            lane: Lane::F32,
+            operands: Operands::Unary,
+        })
+        .expect("compiles");
+        let w = (4 * n) as i64;
+        let mut mem = f32s(&xs);
+        mem.extend(vec![0u8; 4 * n]);
+        let args = EwArgs {
+            dst: w,
+            dst_stride: w,
+            a: 0,
+            a_stride: w,
+            b: 0,
+            b_stride: w,
+            rows: 1,
+            cols: n as i64,
+            scalar: 0,
+        };
+        assert_eq!(k.call(&mut mem, &args), Status::Ok);
+        let got: Vec<u32> = read(&mem, 4 * n, n).iter().map(|v| v.to_bits()).collect();
+        // lanes 0 and 1 in the vector body, 7 and 8 in the tail
+        for (i, w) in [
+            (0, want[0]),
+            (1, want[1]),
+            (5, want[0]),
+            (7, want[0]),
+            (8, want[1]),
+        ] {
+            assert_eq!(got[i], w, "{op:?} lane {i}: {:#x}", got[i]);
+        }
+    }
+}

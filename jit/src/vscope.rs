@@ -786,7 +786,7 @@ fn unsupported<T>(what: impl Into<String>) -> Result<T, Reject> {
 /// Whether a scope compiles `op` on `lane` lanes: 16-bit float lanes take
 /// the correctly rounded or exact ops. Bitwise ops on float lanes stay
 /// interpreted: they make signaling NaNs, which the interpreter's float ops
-/// quiet and the compiled abs/neg keep.
+/// quiet (the compiled abs/neg/relu quiet them too).
 pub fn ew_supported(op: Op, lane: VLane) -> bool {
     use Op::*;
     match lane {

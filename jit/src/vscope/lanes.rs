@@ -82,21 +82,6 @@ fn spread(b: &mut FunctionBuilder, x: Value, es: u8) -> Value {
     x
 }
 
-/// `r` (abs or neg of the f32 lanes `x`) with its NaN lanes quiet: the
-/// interpreter computes in f64, and the f32 -> f64 conversion quiets a
-/// signaling NaN (keeping its payload), which the sign-bit ops would not.
-fn quiet_nans(b: &mut FunctionBuilder, x: Value, r: Value) -> Value {
-    let fl = MemFlagsData::new();
-    // all-ones i32 lanes where x is NaN
-    let nan = b.ins().fcmp(FloatCC::Unordered, x, x);
-    let q = b.ins().iconst(types::I32, 0x0040_0000);
-    let q = b.ins().splat(types::I32X4, q);
-    let q = b.ins().band(nan, q);
-    let ri = b.ins().bitcast(types::I32X4, fl, r);
-    let ri = b.ins().bor(ri, q);
-    b.ins().bitcast(types::F32X4, fl, ri)
-}
-
 fn int_op(b: &mut FunctionBuilder, op: Op, unsigned: bool, vt: Type, x: Value, y: Value) -> Value {
     match op {
         Op::Add => b.ins().iadd(x, y),
@@ -245,12 +230,8 @@ impl Gen {
                     (None, Scalar::None) => x,
                 };
                 if lane == VLane::F32 {
-                    let r = cx.apply(b, types::F32X4, x, y);
-                    if matches!(op, Op::Abs | Op::Neg) {
-                        quiet_nans(b, x, r)
-                    } else {
-                        r
-                    }
+                    // NaN lanes of abs/neg/relu come back quiet (`Ctx::apply`)
+                    cx.apply(b, types::F32X4, x, y)
                 } else {
                     let r = int_op(b, op, lane.unsigned(), ivt, x, y);
                     match sc {
