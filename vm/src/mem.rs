@@ -713,6 +713,16 @@ fn store_words(words: &[AtomicU64], data: &[u8]) {
 mod tests {
     use super::*;
 
+    /// `n` pseudo-random bytes from a linear congruential generator.
+    fn lcg_bytes(seed: &mut u32, n: usize) -> Vec<u8> {
+        (0..n)
+            .map(|_| {
+                *seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12345);
+                (*seed >> 16) as u8
+            })
+            .collect()
+    }
+
     #[test]
     fn gm_reads_and_writes_any_span_like_a_byte_array() {
         let gm = Gm::new(64);
@@ -720,12 +730,7 @@ mod tests {
         let mut seed = 7u32;
         for a in 0..24 {
             for n in 0..=24 {
-                let data: Vec<u8> = (0..n)
-                    .map(|_| {
-                        seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12345);
-                        (seed >> 16) as u8
-                    })
-                    .collect();
+                let data = lcg_bytes(&mut seed, n);
                 gm.write(a as u64, &data).unwrap();
                 model[a..a + n].copy_from_slice(&data);
                 for ra in 0..40 {
@@ -763,12 +768,7 @@ mod tests {
         let mut seed = 11u32;
         for a in 0..17 {
             for n in [0, 7, 8, 31, 32, 33, 40, 63, 64, 65, 100, 130] {
-                let data: Vec<u8> = (0..n)
-                    .map(|_| {
-                        seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12345);
-                        (seed >> 16) as u8
-                    })
-                    .collect();
+                let data = lcg_bytes(&mut seed, n);
                 gm.write(a as u64, &data).unwrap();
                 model[a..a + n].copy_from_slice(&data);
                 for (ra, rn) in [(0, 256), (a, n), (3, 97), (8, 64), (1, 40)] {
