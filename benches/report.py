@@ -213,12 +213,16 @@ out += ['', 'Compile time of the vector scope (one region, `pto-run --jit always
 out += ['', '## End-to-end kernels', '',
         'Whole runs (fresh GM, every instruction, checker, read-back). softmax and rmsnorm: 1024x64 f32 in 16-row '
         'tiles (benches/kernels/{softmax,rmsnorm}_rows.pto); pingpong: the double-buffered seed '
-        '(examples/sync/03_pingpong_set_wait.pto) over 256 tiles, a vector scope per tile; matmul + epilogue: '
+        '(examples/sync/03_pingpong_set_wait.pto) over 256 tiles of 256 f32, a vector scope per tile, and the same '
+        'pipeline over the same 65536 f32 in 64 tiles of 1024 f32 (benches/kernels/pingpong_4k.pto): the per-tile '
+        'synchronization is the same, so the pair shows how the speed-up depends on the work per sync; '
+        'matmul + epilogue: '
         'examples/mixed_matmul_relu.pto (cube matmul, cross-core semaphore, vector bias + relu on two subblocks).', '',
         '| kernel | interpreter, check=off | interpreter, check=warn | JIT, check=off | JIT, check=warn | JIT speed-up (off / warn) |',
         '|---|---|---|---|---|---|']
 for g, name in (('e2e_softmax1024x64', 'softmax 1024x64 f32'), ('e2e_rmsnorm1024x64', 'rmsnorm 1024x64 f32'),
-                ('e2e_pingpong256x256', 'double-buffered vector pipeline, 256 tiles'),
+                ('e2e_pingpong256x256', 'double-buffered vector pipeline, 256 tiles of 1 KiB'),
+                ('e2e_pingpong64x1024', 'double-buffered vector pipeline, 64 tiles of 4 KiB'),
                 ('e2e_matmul_bias_relu32x64x32', 'matmul 32x64x32 f16 + vector bias/relu')):
     vals = [median(g, k) for k in ('interp_check=off', 'interp_check=warn', 'jit_check=off', 'jit_check=warn')]
     sp = (f'{vals[0]/vals[2]:.1f}x / {vals[1]/vals[3]:.1f}x' if all(vals) else 'n/a')

@@ -844,6 +844,11 @@ fn e2e(c: &mut Criterion) {
             vec![Arg::Buffer(f32s(65536)), Arg::Buffer(vec![0; 262144])],
         ),
         (
+            "pingpong64x1024",
+            std::fs::read_to_string(format!("{root}/kernels/pingpong_4k.pto")).expect("kernel"),
+            vec![Arg::Buffer(f32s(65536)), Arg::Buffer(vec![0; 262144])],
+        ),
+        (
             "matmul_bias_relu32x64x32",
             std::fs::read_to_string(format!("{root}/../examples/mixed_matmul_relu.pto"))
                 .expect("example"),

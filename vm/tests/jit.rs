@@ -1033,3 +1033,46 @@ proptest! {
         prop_assert_eq!(want, got, "{}", op);
     }
 }
+
+/// Both double-buffered benchmark kernels (the ping-pong seed over 256 tiles
+/// of 256 f32, and benches/kernels/pingpong_4k.pto over 64 tiles of 1024
+/// f32) compute |x| with no synchronization finding, interpreted and with
+/// every vector scope compiled, so the benchmark compares equal work.
+#[test]
+fn both_pingpong_benchmark_kernels_are_clean_and_compute_abs() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let seed = std::fs::read_to_string(format!("{root}/../examples/sync/03_pingpong_set_wait.pto"))
+        .expect("seed")
+        .replace(
+            "%c8 = arith.constant 8 : index",
+            "%c8 = arith.constant 256 : index",
+        );
+    let coarse = std::fs::read_to_string(format!("{root}/../benches/kernels/pingpong_4k.pto"))
+        .expect("kernel");
+    let n = 65536;
+    let x: Vec<f32> = (0..n).map(|i| (i % 101) as f32 * 0.03 - 1.5).collect();
+    let want: Vec<u8> = x.iter().flat_map(|v| v.abs().to_le_bytes()).collect();
+    let args = [
+        Arg::Buffer(x.iter().flat_map(|v| v.to_le_bytes()).collect()),
+        Arg::Buffer(vec![0; 4 * n]),
+    ];
+    for (src, scopes) in [(seed, 256), (coarse, 64)] {
+        let k = load_text("pingpong.pto", &src, None).expect("loads");
+        for jit in [JitMode::Off, JitMode::Always] {
+            let cfg = Config {
+                profile: k.profile,
+                jit,
+                ..Config::default()
+            };
+            let f = run_kernel(&k, &cfg, None, &args).expect("runs");
+            assert_eq!(f.out.error, None);
+            assert!(f.out.diags.list.is_empty(), "{:?}", f.out.diags.list);
+            assert!(
+                f.buffers[1] == want,
+                "{scopes} tiles, {jit:?}: output is not |x|"
+            );
+            let compiled = if jit == JitMode::Always { scopes } else { 0 };
+            assert_eq!(f.out.jit.scope_execs, compiled, "{jit:?}");
+        }
+    }
+}
