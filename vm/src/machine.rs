@@ -216,14 +216,14 @@ struct ClockPool {
 
 impl ClockPool {
     #[inline]
-    fn put(&mut self, vc: crate::checker::Vc) -> u32 {
+    fn put(&mut self, vc: &crate::checker::Vc) -> u32 {
         match self.free.pop() {
             Some(i) => {
-                self.slots[i as usize] = vc;
+                self.slots[i as usize] = *vc;
                 i
             }
             None => {
-                self.slots.push(vc);
+                self.slots.push(*vc);
                 (self.slots.len() - 1) as u32
             }
         }
@@ -837,7 +837,7 @@ fn normalize_small(list: &mut Vec<exec::Access>) {
     list.truncate(w);
 }
 
-#[inline]
+#[inline(always)]
 fn rd_int(regs: &[Val], r: Reg) -> Result<i64, Fault> {
     regs.get(r as usize)
         .and_then(|v| v.as_i64())
@@ -1708,7 +1708,7 @@ impl<'a> Cluster<'a> {
             Some(ck) => {
                 let a = Self::agent(ci, 0);
                 ck.tick(a);
-                self.clocks.put(ck.vc[a])
+                self.clocks.put(&ck.vc[a])
             }
             None => NO_CLOCK,
         };
@@ -2521,7 +2521,7 @@ impl<'a> Cluster<'a> {
         Ok(())
     }
 
-    #[inline]
+    #[inline(always)]
     fn issue_or_block(
         &mut self,
         ci: usize,
@@ -4040,7 +4040,7 @@ enum Flow {
     Stay,
 }
 
-#[inline]
+#[inline(always)]
 fn set(regs: &mut [Val], r: Reg, v: Val) -> Result<(), Fault> {
     match regs.get_mut(r as usize) {
         Some(x) => {
@@ -4051,7 +4051,7 @@ fn set(regs: &mut [Val], r: Reg, v: Val) -> Result<(), Fault> {
     }
 }
 
-#[inline]
+#[inline(always)]
 fn get(regs: &[Val], r: Reg) -> Result<&Val, Fault> {
     regs.get(r as usize)
         .ok_or_else(|| Fault::Msg("bad register".into()))
