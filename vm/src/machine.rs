@@ -141,7 +141,9 @@ enum Resolved {
     Cube(Box<exec::cube::CubeCall>),
     Vec {
         body: Arc<Vec<Inst>>,
-        caps: Vec<(Reg, Val)>,
+        /// The captured values at issue, shared with the scalar unit's
+        /// capture cache ([`Su::caps`]) while they stay the same.
+        caps: Arc<[(Reg, Val)]>,
     },
     Set {
         src: Pipe,
@@ -197,6 +199,10 @@ struct Issued {
     issue_time: u64,
 }
 
+/// Executed transfers a core keeps for reuse ([`Su::xfers`]): enough for
+/// a full queue on each DMA pipe.
+const XFER_POOL: usize = 2 * QUEUE_DEPTH;
+
 /// [`Issued::vc`] of a run without the checker.
 const NO_CLOCK: u32 = u32::MAX;
 
@@ -210,14 +216,14 @@ struct ClockPool {
 
 impl ClockPool {
     #[inline]
-    fn put(&mut self, vc: crate::checker::Vc) -> u32 {
+    fn put(&mut self, vc: &crate::checker::Vc) -> u32 {
         match self.free.pop() {
             Some(i) => {
-                self.slots[i as usize] = vc;
+                self.slots[i as usize] = *vc;
                 i
             }
             None => {
-                self.slots.push(vc);
+                self.slots.push(*vc);
                 (self.slots.len() - 1) as u32
             }
         }
@@ -327,6 +333,15 @@ struct Su {
     syncalls: [u64; 3],
     /// Arrived at this core kind's next `pto.syncall` and waiting.
     arrived: bool,
+    /// The captures each vector scope (by instruction) last issued with:
+    /// reused while every captured register still holds the same value
+    /// (bit for bit), so an issue shares them instead of cloning them.
+    caps: FxHashMap<InstId, Arc<[(Reg, Val)]>>,
+    /// Transfers of executed DMAs, kept to resolve the next ones into
+    /// without a heap allocation. Boxes, not transfers: `Resolved::Dma`
+    /// takes the box itself.
+    #[allow(clippy::vec_box)]
+    xfers: std::cell::RefCell<Vec<Box<Transfer>>>,
 }
 
 /// The architectural state of one core: what a kernel can observe. Two runs
@@ -382,6 +397,48 @@ struct Core {
     /// accesses: each is retired (not executed again) when it reaches the
     /// head of its queue.
     fused: [VecDeque<(InstId, Vec<exec::Access>)>; AGENTS_PER_CORE],
+}
+
+impl Core {
+    /// The captures of vector scope `id` as of now: the ones it last issued
+    /// with when every captured register still holds the same value,
+    /// otherwise a fresh snapshot (which replaces the cached one).
+    fn su_caps(&mut self, id: InstId, captures: &[Reg], binds: &[(Reg, Reg)]) -> Arc<[(Reg, Val)]> {
+        let regs = &self.arch.regs;
+        let srcs = || {
+            captures
+                .iter()
+                .map(|r| (*r, *r))
+                .chain(binds.iter().copied())
+        };
+        if let Some(c) = self.su.caps.get(&id) {
+            if c.len() == captures.len() + binds.len()
+                && c.iter()
+                    .zip(srcs())
+                    .all(|((a, v), (b, src))| *a == b && same_val(v, &regs[src as usize]))
+            {
+                return Arc::clone(c);
+            }
+        }
+        let caps: Arc<[(Reg, Val)]> = srcs()
+            .map(|(arg, src)| (arg, regs[src as usize].clone()))
+            .collect();
+        self.su.caps.insert(id, Arc::clone(&caps));
+        caps
+    }
+}
+
+/// Whether a cached capture `a` still equals register value `b`: scalars
+/// and pointers compared bit for bit (so `-0.0` is not `0.0` and a NaN
+/// equals itself), anything else never (it is snapshotted again).
+fn same_val(a: &Val, b: &Val) -> bool {
+    match (a, b) {
+        (Val::Int(x), Val::Int(y)) => x == y,
+        (Val::Float(x), Val::Float(y)) => x.to_bits() == y.to_bits(),
+        (Val::Ptr(x), Val::Ptr(y)) => x == y,
+        (Val::Unit, Val::Unit) => true,
+        _ => false,
+    }
 }
 
 /// Runs a program on the grid. `args` are the entry function's arguments.
@@ -582,6 +639,79 @@ struct Cluster<'a> {
     reserved_at: FxHashMap<(usize, InstId), u64>,
     /// Each core's CTRL register (`get_ctrl`/`set_ctrl`).
     ctrl: Vec<i64>,
+    /// The scalar unit's synchronization ops decoded on first execution,
+    /// by instruction (empty until the first one).
+    su_dec: Vec<SuDec>,
+}
+
+/// A scalar-unit synchronization op as it always executes, decoded once:
+/// the common `set_flag`/`wait_flag` with a static, valid event id between
+/// two different pipes other than the scalar pipe, and `pipe_barrier` on one
+/// pipe, issue a fixed record to a fixed queue. Anything that reads a
+/// register, reports a diagnostic or runs on the scalar pipe stays [`SuDec::Slow`]
+/// and goes through [`Cluster::su_sync`] every time. The form depends on
+/// the instruction and the profile only, never on registers, so it cannot
+/// go stale.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SuDec {
+    /// Not decoded yet.
+    Unknown,
+    /// Executed by [`Cluster::su_sync`].
+    Slow,
+    /// Issues `Resolved::Set` to queue `s`.
+    Set {
+        s: u8,
+        src: Pipe,
+        dst: Pipe,
+        id: u32,
+    },
+    /// Issues `Resolved::Wait` to queue `s`.
+    Wait {
+        s: u8,
+        src: Pipe,
+        dst: Pipe,
+        id: u32,
+    },
+    /// Issues `Resolved::Barrier` to queue `s`.
+    Barrier { s: u8 },
+}
+
+/// The decoded form of `sop` under a profile with `event_ids` event ids:
+/// what [`Cluster::su_sync`] does for it when that is always the same issue.
+fn decode_sync(sop: &SyncOp, event_ids: u32) -> SuDec {
+    let pair = |src: Pipe, dst: Pipe| src != Pipe::All && dst != Pipe::All && src != dst;
+    let id = |e: &IdRef| match e {
+        IdRef::Static(v) => u32::try_from(*v).ok().filter(|id| *id < event_ids),
+        IdRef::Dyn(_) => None,
+    };
+    match sop {
+        SyncOp::SetFlag { src, dst, event } if pair(*src, *dst) && *src != Pipe::S => {
+            match id(event) {
+                Some(id) => SuDec::Set {
+                    s: slot(*src) as u8,
+                    src: *src,
+                    dst: *dst,
+                    id,
+                },
+                None => SuDec::Slow,
+            }
+        }
+        SyncOp::WaitFlag { src, dst, event } if pair(*src, *dst) && *dst != Pipe::S => {
+            match id(event) {
+                Some(id) => SuDec::Wait {
+                    s: slot(*dst) as u8,
+                    src: *src,
+                    dst: *dst,
+                    id,
+                },
+                None => SuDec::Slow,
+            }
+        }
+        SyncOp::Barrier { pipe } if *pipe != Pipe::All && *pipe != Pipe::S => SuDec::Barrier {
+            s: slot(*pipe) as u8,
+        },
+        _ => SuDec::Slow,
+    }
 }
 
 /// [`Accesses::normalize`] (the union of the accesses per space and
@@ -707,6 +837,7 @@ fn normalize_small(list: &mut Vec<exec::Access>) {
     list.truncate(w);
 }
 
+#[inline(always)]
 fn rd_int(regs: &[Val], r: Reg) -> Result<i64, Fault> {
     regs.get(r as usize)
         .and_then(|v| v.as_i64())
@@ -795,6 +926,8 @@ impl<'a> Cluster<'a> {
                         blocked: None,
                         syncalls: [0; 3],
                         arrived: false,
+                        caps: FxHashMap::default(),
+                        xfers: Default::default(),
                     },
                     queues: Default::default(),
                     time: [0; AGENTS_PER_CORE],
@@ -844,6 +977,7 @@ impl<'a> Cluster<'a> {
             reserved: HashMap::new(),
             reserved_at: FxHashMap::default(),
             ctrl: vec![0; n],
+            su_dec: Vec::new(),
         }
         .with_priorities(n)
     }
@@ -1336,14 +1470,7 @@ impl<'a> Cluster<'a> {
                 if self.cores[ci].queues[s].len() >= QUEUE_DEPTH {
                     return Ok(Flow::Block(Blocked::Queue(s)));
                 }
-                let regs = &self.cores[ci].arch.regs;
-                let mut caps: Vec<(Reg, Val)> = captures
-                    .iter()
-                    .map(|r| (*r, regs[*r as usize].clone()))
-                    .collect();
-                for (arg, src) in binds {
-                    caps.push((*arg, regs[*src as usize].clone()));
-                }
+                let caps = self.cores[ci].su_caps(inst.id, captures, binds);
                 self.issue(
                     ci,
                     s,
@@ -1355,7 +1482,27 @@ impl<'a> Cluster<'a> {
                 );
                 Ok(Flow::Issued)
             }
-            K::Sync(sop) => self.su_sync(ci, inst.id, sop),
+            K::Sync(sop) => {
+                let d = match self.su_dec.get(inst.id as usize) {
+                    Some(SuDec::Unknown) | None => self.decode_sync(inst.id, sop),
+                    Some(d) => *d,
+                };
+                match d {
+                    SuDec::Set { s, src, dst, id } => {
+                        self.issue_or_block(ci, s as usize, inst.id, Resolved::Set { src, dst, id })
+                    }
+                    SuDec::Wait { s, src, dst, id } => self.issue_or_block(
+                        ci,
+                        s as usize,
+                        inst.id,
+                        Resolved::Wait { src, dst, id },
+                    ),
+                    SuDec::Barrier { s } => {
+                        self.issue_or_block(ci, s as usize, inst.id, Resolved::Barrier)
+                    }
+                    SuDec::Unknown | SuDec::Slow => self.su_sync(ci, inst.id, sop),
+                }
+            }
             K::ScalarMem {
                 load,
                 val,
@@ -1556,12 +1703,12 @@ impl<'a> Cluster<'a> {
     }
 
     #[inline]
-    fn issue(&mut self, ci: usize, s: usize, inst: InstId, r: Resolved) {
+    fn issue(&mut self, ci: usize, s: usize, inst: InstId, mut r: Resolved) {
         let vc = match &mut self.checker {
             Some(ck) => {
                 let a = Self::agent(ci, 0);
                 ck.tick(a);
-                self.clocks.put(ck.vc[a])
+                self.clocks.put(&ck.vc[a])
             }
             None => NO_CLOCK,
         };
@@ -1569,15 +1716,11 @@ impl<'a> Cluster<'a> {
         let seq = self.seq;
         self.seq += 1;
         // buffer tickets are handed out in program (issue) order
-        let r = match r {
-            Resolved::GetBuf { id, .. } => {
-                let b = self.cores[ci].sb.bufs.entry(id).or_default();
-                let ticket = b.next_ticket;
-                b.next_ticket += 1;
-                Resolved::GetBuf { id, ticket }
-            }
-            other => other,
-        };
+        if let Resolved::GetBuf { id, ticket } = &mut r {
+            let b = self.cores[ci].sb.bufs.entry(*id).or_default();
+            *ticket = b.next_ticket;
+            b.next_ticket += 1;
+        }
         self.cores[ci].queues[s].push_back(Issued {
             seq,
             inst,
@@ -1614,6 +1757,20 @@ impl<'a> Cluster<'a> {
             return false;
         }
         true
+    }
+
+    /// Decodes synchronization op `inst` into [`Cluster::su_dec`] (sized to
+    /// the program on first use) and returns its decoded form.
+    #[cold]
+    fn decode_sync(&mut self, inst: InstId, sop: &SyncOp) -> SuDec {
+        if self.su_dec.is_empty() {
+            self.su_dec = vec![SuDec::Unknown; self.prog.insts.len()];
+        }
+        let d = decode_sync(sop, self.cfg.profile.profile().event_ids);
+        if let Some(e) = self.su_dec.get_mut(inst as usize) {
+            *e = d;
+        }
+        d
     }
 
     fn su_sync(&mut self, ci: usize, inst: InstId, sop: &SyncOp) -> Result<Flow, Fault> {
@@ -2364,7 +2521,7 @@ impl<'a> Cluster<'a> {
         Ok(())
     }
 
-    #[inline]
+    #[inline(always)]
     fn issue_or_block(
         &mut self,
         ci: usize,
@@ -2414,7 +2571,11 @@ impl<'a> Cluster<'a> {
         })
     }
 
+    #[inline]
     fn ptr(&self, ci: usize, r: Reg) -> Result<Ptr, Fault> {
+        if let Some(Val::Ptr(p)) = self.cores[ci].arch.regs.get(r as usize) {
+            return Ok(*p);
+        }
         self.reg_as(ci, r, "a pointer", |v| match v {
             Val::Ptr(p) => Some(*p),
             _ => None,
@@ -2427,6 +2588,44 @@ impl<'a> Cluster<'a> {
             Val::Float(f) => Some(Num::F(*f)),
             _ => None,
         })
+    }
+
+    /// `t` in a box of core `ci`'s pool of executed transfers (a new one
+    /// when the pool is empty).
+    #[inline]
+    fn xfer(&self, ci: usize, t: Transfer) -> Box<Transfer> {
+        match self.cores[ci].su.xfers.borrow_mut().pop() {
+            Some(mut b) => {
+                *b = t;
+                b
+            }
+            None => Box::new(t),
+        }
+    }
+
+    /// A transfer box of core `ci`'s pool to resolve a DMA into, every
+    /// field of which the caller sets (a new one when the pool is empty).
+    #[inline]
+    fn xfer_box(&self, ci: usize) -> Box<Transfer> {
+        match self.cores[ci].su.xfers.borrow_mut().pop() {
+            Some(b) => b,
+            None => {
+                let p = Ptr {
+                    space: Space::Gm,
+                    addr: 0,
+                    elem: DType::U8,
+                };
+                Box::new(Transfer {
+                    dir: DmaDir::GmToUb,
+                    src: p,
+                    dst: p,
+                    len: 0,
+                    levels: exec::dma::Short::new(),
+                    pad: None,
+                    atomic: None,
+                })
+            }
+        }
     }
 
     fn resolve(&self, ci: usize, op: &PipeOp) -> Result<Resolved, Fault> {
@@ -2489,9 +2688,14 @@ impl<'a> Cluster<'a> {
                 pad,
             } => {
                 let int = |r: Reg| rd_int(regs, r);
+                // resolved in place into a pooled transfer (no allocation,
+                // no moves of the whole record); operands are read in the
+                // same order as ever, so the first bad one faults
+                let mut b = self.xfer_box(ci);
+                let t = &mut *b;
                 let mut len = int(*len)?.max(0) as u64;
-                let mut levels = exec::dma::Short::new();
-                levels.push((
+                t.levels.clear();
+                t.levels.push((
                     int(nburst[0])?.max(0) as u64,
                     int(nburst[1])?,
                     int(nburst[2])?,
@@ -2501,15 +2705,16 @@ impl<'a> Cluster<'a> {
                     // to the start of the next) in 32-byte units
                     let units = len as i64;
                     len = len.saturating_mul(32);
-                    let l = &mut levels[0];
+                    let l = &mut t.levels[0];
                     l.1 = units.saturating_add(l.1).saturating_mul(32);
                     l.2 = units.saturating_add(l.2).saturating_mul(32);
                 }
                 for l in loops {
-                    levels.push((int(l[0])?.max(0) as u64, int(l[1])?, int(l[2])?));
+                    t.levels
+                        .push((int(l[0])?.max(0) as u64, int(l[1])?, int(l[2])?));
                 }
                 let dstp = self.ptr(ci, *dst)?;
-                let pad = match pad {
+                t.pad = match pad {
                     Some(p) => {
                         let v = self.num(ci, *p)?;
                         let mut b = [0u8; 16];
@@ -2522,16 +2727,12 @@ impl<'a> Cluster<'a> {
                     }
                     None => None,
                 };
-                let atomic = self.cores[ci].arch.loop_regs.atomic_for(*dir);
-                Resolved::Dma(Box::new(Transfer {
-                    dir: *dir,
-                    src: self.ptr(ci, *src)?,
-                    dst: dstp,
-                    len,
-                    levels,
-                    pad,
-                    atomic,
-                }))
+                t.atomic = self.cores[ci].arch.loop_regs.atomic_for(*dir);
+                t.src = self.ptr(ci, *src)?;
+                t.dst = dstp;
+                t.dir = *dir;
+                t.len = len;
+                Resolved::Dma(b)
             }
             PipeOp::DmaLegacy {
                 dir,
@@ -2570,15 +2771,18 @@ impl<'a> Cluster<'a> {
                         (lr.size[k].1, lr.loop2[k].0, lr.loop2[k].1),
                     ][..],
                 );
-                Resolved::Dma(Box::new(Transfer {
-                    dir: *dir,
-                    src: self.ptr(ci, *src)?,
-                    dst: self.ptr(ci, *dst)?,
-                    len: int(*len)?.max(0) as u64,
-                    levels,
-                    pad,
-                    atomic: lr.atomic_for(*dir),
-                }))
+                Resolved::Dma(self.xfer(
+                    ci,
+                    Transfer {
+                        dir: *dir,
+                        src: self.ptr(ci, *src)?,
+                        dst: self.ptr(ci, *dst)?,
+                        len: int(*len)?.max(0) as u64,
+                        levels,
+                        pad,
+                        atomic: lr.atomic_for(*dir),
+                    },
+                ))
             }
             PipeOp::Cube { op, regs: rs, form } => Resolved::Cube(Box::new(exec::cube::CubeCall {
                 op: *op,
@@ -2937,6 +3141,12 @@ impl<'a> Cluster<'a> {
         if checking {
             self.acc_buf = acc.list;
             self.vec_acc_buf = vec_accs;
+        }
+        if let Resolved::Dma(b) = h.r {
+            let mut pool = self.cores[ci].su.xfers.borrow_mut();
+            if pool.len() < XFER_POOL {
+                pool.push(b);
+            }
         }
         Ok(())
     }
@@ -3830,6 +4040,7 @@ enum Flow {
     Stay,
 }
 
+#[inline(always)]
 fn set(regs: &mut [Val], r: Reg, v: Val) -> Result<(), Fault> {
     match regs.get_mut(r as usize) {
         Some(x) => {
@@ -3840,6 +4051,7 @@ fn set(regs: &mut [Val], r: Reg, v: Val) -> Result<(), Fault> {
     }
 }
 
+#[inline(always)]
 fn get(regs: &[Val], r: Reg) -> Result<&Val, Fault> {
     regs.get(r as usize)
         .ok_or_else(|| Fault::Msg("bad register".into()))
@@ -4709,7 +4921,7 @@ fn scalar_step(
             off,
             stride,
         } => {
-            let Val::Ptr(p) = get(regs, *src)?.clone() else {
+            let &Val::Ptr(p) = get(regs, *src)? else {
                 return fault("addptr of a non-pointer");
             };
             let o = rd_int(regs, *off)?;
@@ -5361,6 +5573,89 @@ pub fn profile_of(cfg: &Config) -> ProfileId {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn a_cached_capture_matches_only_the_same_bits() {
+        assert!(same_val(&Val::Float(0.0), &Val::Float(0.0)));
+        assert!(!same_val(&Val::Float(0.0), &Val::Float(-0.0)));
+        assert!(same_val(&Val::Float(f64::NAN), &Val::Float(f64::NAN)));
+        assert!(!same_val(&Val::Int(1), &Val::Float(1.0)));
+        assert!(!same_val(&Val::Int(1), &Val::Int(2)));
+        let p = Ptr {
+            space: Space::Ub,
+            addr: 64,
+            elem: DType::F32,
+        };
+        assert!(same_val(&Val::Ptr(p), &Val::Ptr(p)));
+        assert!(!same_val(
+            &Val::Ptr(p),
+            &Val::Ptr(Ptr {
+                elem: DType::F16,
+                ..p
+            })
+        ));
+        // anything boxed is snapshotted again, never compared
+        let v = Val::VReg(Box::new([0; 256]));
+        assert!(!same_val(&v, &v.clone()));
+    }
+
+    #[test]
+    fn only_fixed_sync_ops_are_decoded() {
+        use Pipe::*;
+        let set = |src, dst, v| SyncOp::SetFlag {
+            src,
+            dst,
+            event: IdRef::Static(v),
+        };
+        let wait = |src, dst, v| SyncOp::WaitFlag {
+            src,
+            dst,
+            event: IdRef::Static(v),
+        };
+        assert_eq!(
+            decode_sync(&set(Mte2, V, 3), 16),
+            SuDec::Set {
+                s: slot(Mte2) as u8,
+                src: Mte2,
+                dst: V,
+                id: 3
+            }
+        );
+        assert_eq!(
+            decode_sync(&wait(Mte2, V, 15), 16),
+            SuDec::Wait {
+                s: slot(V) as u8,
+                src: Mte2,
+                dst: V,
+                id: 15
+            }
+        );
+        // a diagnostic, a fault or the scalar pipe: the full path each time
+        for sop in [
+            set(Mte2, V, 16),
+            set(Mte2, V, -1),
+            set(V, V, 0),
+            set(All, V, 0),
+            set(S, V, 0),
+            wait(V, S, 0),
+            wait(V, All, 0),
+            SyncOp::SetFlag {
+                src: Mte2,
+                dst: V,
+                event: IdRef::Dyn(0),
+            },
+            SyncOp::Barrier { pipe: All },
+            SyncOp::Barrier { pipe: S },
+        ] {
+            assert_eq!(decode_sync(&sop, 16), SuDec::Slow, "{sop:?}");
+        }
+        assert_eq!(
+            decode_sync(&SyncOp::Barrier { pipe: Mte3 }, 16),
+            SuDec::Barrier {
+                s: slot(Mte3) as u8
+            }
+        );
+    }
 
     proptest! {
         #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]

@@ -52,7 +52,15 @@ impl<T: Copy + Default, const N: usize> Short<T, N> {
         }
     }
 
+    /// Empties the list (keeping any heap allocation).
+    #[inline]
+    pub fn clear(&mut self) {
+        self.len = 0;
+        self.heap.clear();
+    }
+
     /// Appends an item.
+    #[inline]
     pub fn push(&mut self, v: T) {
         if self.len < N {
             self.inline[self.len] = v;
