@@ -2,7 +2,10 @@
 //! pipe of each core), shadow state per 32-byte granule of every on-chip buffer
 //! and of the GM bytes a cluster touches. The shadow is kept as runs of
 //! granules with equal state (a tile written by one instruction is one run),
-//! so an access costs per run it overlaps, not per granule.
+//! so an access costs per run it overlaps, not per granule. Each space is cut
+//! into 16 KiB pages, each a sorted vector of runs: a DMA stream through one
+//! GM buffer appends to its own page, a tile accessed again is updated in
+//! place.
 //!
 //! Edges come from program order within a pipe, issue (scalar unit -> pipe),
 //! set/wait tokens, buffer tokens, barriers and cross-core semaphores; the
@@ -270,55 +273,72 @@ impl Page {
                 cx.update(cell);
                 return;
             }
-            let new = cx.after(cell);
-            if new == *cell {
-                return;
+            self.split(i, lo, hi, cx);
+            return;
+        }
+        self.rebuild(i, lo, hi, cx, out);
+    }
+
+    /// Applies an access to `[lo, hi)`, strictly inside run `i` (already
+    /// checked): splits the run around it.
+    #[inline(never)]
+    fn split(&mut self, i: usize, lo: u64, hi: u64, cx: &Ctx) {
+        let n = self.runs.len();
+        let (s, e) = (self.runs[i].start, self.runs[i].end);
+        let cell = &self.runs[i].cell;
+        let new = cx.after(cell);
+        if new == *cell {
+            return;
+        }
+        if s == lo {
+            // a head: joins an equal run right before it
+            self.runs[i].start = hi;
+            if i > 0 && self.runs[i - 1].end == lo && self.runs[i - 1].cell == new {
+                self.runs[i - 1].end = hi;
+                self.hint = i - 1;
+            } else {
+                self.runs.insert(
+                    i,
+                    Run {
+                        start: lo,
+                        end: hi,
+                        cell: new,
+                    },
+                );
             }
-            if s == lo {
-                // a head: joins an equal run right before it
-                self.runs[i].start = hi;
-                if i > 0 && self.runs[i - 1].end == lo && self.runs[i - 1].cell == new {
-                    self.runs[i - 1].end = hi;
-                    self.hint = i - 1;
-                } else {
-                    self.runs.insert(
-                        i,
-                        Run {
-                            start: lo,
-                            end: hi,
-                            cell: new,
-                        },
-                    );
-                }
-                return;
+            return;
+        }
+        self.runs[i].end = lo;
+        let run = Run {
+            start: lo,
+            end: hi,
+            cell: new,
+        };
+        if e == hi {
+            // a tail: joins an equal run right after it
+            if i + 1 < n && self.runs[i + 1].start == hi && self.runs[i + 1].cell == run.cell {
+                self.runs[i + 1].start = lo;
+            } else {
+                self.runs.insert(i + 1, run);
             }
-            self.runs[i].end = lo;
-            let run = Run {
-                start: lo,
-                end: hi,
-                cell: new,
-            };
-            if e == hi {
-                // a tail: joins an equal run right after it
-                if i + 1 < n && self.runs[i + 1].start == hi && self.runs[i + 1].cell == run.cell {
-                    self.runs[i + 1].start = lo;
-                } else {
-                    self.runs.insert(i + 1, run);
-                }
-                self.hint = i + 1;
-                return;
-            }
-            let rest = Run {
-                start: hi,
-                end: e,
-                cell: self.runs[i].cell.clone(),
-            };
-            self.runs.splice(i + 1..i + 1, [run, rest]);
             self.hint = i + 1;
             return;
         }
-        // spanning several runs and gaps: rebuild runs [i, j)
-        let outc = out;
+        let rest = Run {
+            start: hi,
+            end: e,
+            cell: self.runs[i].cell.clone(),
+        };
+        self.runs.splice(i + 1..i + 1, [run, rest]);
+        self.hint = i + 1;
+    }
+
+    /// Applies an access to `[lo, hi)` spanning several runs and gaps from
+    /// run `i` on: checks each run's part, then rebuilds the runs it covers.
+    #[inline(never)]
+    fn rebuild(&mut self, i: usize, lo: u64, hi: u64, cx: &Ctx, outc: &mut Vec<Conflict>) {
+        let n = self.runs.len();
+        let s = self.runs[i].start;
         let mut out = std::mem::take(&mut self.scratch);
         let push = |out: &mut Vec<Run>, start: u64, end: u64, cell: Cell| match out.last_mut() {
             Some(l) if l.end == start && l.cell == cell => l.end = end,
