@@ -336,16 +336,16 @@ impl Page {
     /// Applies an access to `[lo, hi)` spanning several runs and gaps from
     /// run `i` on: checks each run's part, then rebuilds the runs it covers.
     #[inline(never)]
-    fn rebuild(&mut self, i: usize, lo: u64, hi: u64, cx: &Ctx, outc: &mut Vec<Conflict>) {
+    fn rebuild(&mut self, i: usize, lo: u64, hi: u64, cx: &Ctx, found: &mut Vec<Conflict>) {
         let n = self.runs.len();
         let s = self.runs[i].start;
-        let mut out = std::mem::take(&mut self.scratch);
-        let push = |out: &mut Vec<Run>, start: u64, end: u64, cell: Cell| match out.last_mut() {
+        let mut new = std::mem::take(&mut self.scratch);
+        let push = |new: &mut Vec<Run>, start: u64, end: u64, cell: Cell| match new.last_mut() {
             Some(l) if l.end == start && l.cell == cell => l.end = end,
-            _ => out.push(Run { start, end, cell }),
+            _ => new.push(Run { start, end, cell }),
         };
         if s < lo {
-            out.push(Run {
+            new.push(Run {
                 start: s,
                 end: lo,
                 cell: self.runs[i].cell.clone(),
@@ -356,29 +356,29 @@ impl Page {
         while j < n && self.runs[j].start < hi {
             let r = &self.runs[j];
             if r.start > at && !cx.a.write {
-                push(&mut out, at, r.start, cx.fresh());
+                push(&mut new, at, r.start, cx.fresh());
             }
             let (p0, p1) = (r.start.max(at), r.end.min(hi));
-            cx.check(p0, p1, &r.cell, outc);
+            cx.check(p0, p1, &r.cell, found);
             if !cx.a.write {
-                push(&mut out, p0, p1, cx.after(&r.cell));
+                push(&mut new, p0, p1, cx.after(&r.cell));
             }
             at = p1;
             j += 1;
         }
         if cx.a.write {
-            push(&mut out, lo, hi, cx.fresh());
+            push(&mut new, lo, hi, cx.fresh());
         } else if at < hi {
-            push(&mut out, at, hi, cx.fresh());
+            push(&mut new, at, hi, cx.fresh());
         }
         let last = &self.runs[j - 1];
         if last.end > hi {
             let (end, cell) = (last.end, last.cell.clone());
-            push(&mut out, hi, end, cell);
+            push(&mut new, hi, end, cell);
         }
-        self.hint = i + out.len() - 1;
-        self.runs.splice(i..j, out.drain(..));
-        self.scratch = out;
+        self.hint = i + new.len() - 1;
+        self.runs.splice(i..j, new.drain(..));
+        self.scratch = new;
     }
 }
 
