@@ -2,15 +2,16 @@
 //! pipe of each core), shadow state per 32-byte granule of every on-chip buffer
 //! and of the GM bytes a cluster touches. The shadow is kept as runs of
 //! granules with equal state (a tile written by one instruction is one run),
-//! so an access costs per run it overlaps, not per granule.
+//! so an access costs per run it overlaps, not per granule. Each space is cut
+//! into 16 KiB pages, each a sorted vector of runs: a DMA stream through one
+//! GM buffer appends to its own page, a tile accessed again is updated in
+//! place.
 //!
 //! Edges come from program order within a pipe, issue (scalar unit -> pipe),
 //! set/wait tokens, buffer tokens, barriers and cross-core semaphores; the
 //! machine joins clocks at those points. An access conflicts with an earlier one
 //! of another agent when the earlier clock is not below the accessor's view of
 //! that agent.
-
-use std::collections::BTreeMap;
 
 use crate::exec::Access;
 use crate::program::InstId;
@@ -61,6 +62,7 @@ struct Cell {
 }
 
 impl Cell {
+    #[cfg(test)]
     fn reads(&self) -> impl Iterator<Item = &Acc> {
         std::iter::once(&self.r1)
             .filter(|a| a.agent != NONE)
@@ -84,102 +86,341 @@ impl Cell {
     }
 }
 
-/// Shadow of one space: runs of granules `[start, end)` with equal state,
-/// keyed by `start`; granules in no run were never accessed.
+/// Granules per shadow page (16 KiB of addresses). A space's shadow is cut
+/// into pages so a stream of DMA transfers into one GM buffer appends to its
+/// own page's runs while the transfers of another buffer append to theirs.
+const PAGE: u64 = 512;
+
+/// A run of granules `[start, end)` with equal state.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Run {
+    start: u64,
+    end: u64,
+    cell: Cell,
+}
+
+/// One access being checked: who, where, and what it finds.
+struct Ctx<'a> {
+    agent: usize,
+    inst: InstId,
+    core: usize,
+    a: Access,
+    me: Acc,
+    /// The accessor's clock.
+    vc: &'a Vc,
+    /// Where this access's conflicts start in the output.
+    start: usize,
+}
+
+impl Ctx<'_> {
+    /// Whether an earlier access is not ordered before this one.
+    #[inline]
+    fn unordered(&self, x: &Acc) -> bool {
+        x.agent != NONE && x.agent as usize != self.agent && x.clock > self.vc[x.agent as usize]
+    }
+
+    /// Records a conflict with `other` on granules `[g0, g1)`, extending
+    /// one this access already has with the same kind and earlier access.
+    #[cold]
+    fn note(&self, kind: ConflictKind, other: &Acc, g0: u64, g1: u64, out: &mut Vec<Conflict>) {
+        let range = (
+            (g0 * GRANULE).max(self.a.addr),
+            (g1 * GRANULE).min(self.a.addr + self.a.len),
+        );
+        let earlier = (other.agent as usize, other.inst);
+        for c in out[self.start..].iter_mut() {
+            if c.kind == kind && c.earlier == earlier {
+                c.range.0 = c.range.0.min(range.0);
+                c.range.1 = c.range.1.max(range.1);
+                return;
+            }
+        }
+        out.push(Conflict {
+            kind,
+            earlier,
+            later: (self.agent, self.inst),
+            space: self.a.space,
+            core: self.core,
+            range,
+        });
+    }
+
+    /// Checks the access against granules `[g0, g1)` in state `cell`.
+    #[inline]
+    fn check(&self, g0: u64, g1: u64, cell: &Cell, out: &mut Vec<Conflict>) {
+        let w = &cell.w;
+        if self.a.write {
+            if self.unordered(w) {
+                self.note(ConflictKind::Waw, w, g0, g1, out);
+            } else if w.agent as usize == self.agent
+                && self.a.space == Space::Gm
+                && is_dma(self.agent)
+                && w.epoch == self.me.epoch
+                && w.clock != self.me.clock
+            {
+                self.note(ConflictKind::SamePipeWaw, w, g0, g1, out);
+            }
+            if self.unordered(&cell.r1) {
+                self.note(ConflictKind::War, &cell.r1, g0, g1, out);
+            }
+            for r in &cell.more {
+                if self.unordered(r) {
+                    self.note(ConflictKind::War, r, g0, g1, out);
+                }
+            }
+        } else if self.unordered(w) {
+            self.note(ConflictKind::Raw, w, g0, g1, out);
+        }
+    }
+
+    /// Applies the access to a granule's state.
+    #[inline]
+    fn update(&self, cell: &mut Cell) {
+        if self.a.write {
+            cell.w = self.me;
+            cell.r1 = Acc::default();
+            cell.more.clear();
+        } else {
+            cell.add_read(self.me);
+        }
+    }
+
+    /// The state of a never accessed granule after the access.
+    #[inline]
+    fn fresh(&self) -> Cell {
+        let mut c = Cell::default();
+        if self.a.write {
+            c.w = self.me;
+        } else {
+            c.r1 = self.me;
+        }
+        c
+    }
+
+    /// The state after the access of granules in state `cell`.
+    fn after(&self, cell: &Cell) -> Cell {
+        if self.a.write {
+            self.fresh()
+        } else {
+            let mut c = cell.clone();
+            c.add_read(self.me);
+            c
+        }
+    }
+}
+
+/// Shadow of one page: sorted, disjoint runs of granules; granules in no
+/// run were never accessed (a default cell, which conflicts with nothing).
+/// Neighbouring runs may hold equal state: findings depend on each
+/// granule's state only, run boundaries are a matter of size.
+#[derive(Debug, Default)]
+struct Page {
+    runs: Vec<Run>,
+    /// Index of the run the last access ended in (a guess for the next).
+    hint: usize,
+    /// Scratch for rebuilding the runs an access spans.
+    scratch: Vec<Run>,
+}
+
+impl Page {
+    /// Index of the first run ending after granule `lo`.
+    fn locate(&self, lo: u64) -> usize {
+        let runs = &self.runs;
+        let ok =
+            |i: usize| (i == runs.len() || runs[i].end > lo) && (i == 0 || runs[i - 1].end <= lo);
+        let h = self.hint.min(runs.len());
+        if ok(h) {
+            h
+        } else if h < runs.len() && ok(h + 1) {
+            h + 1
+        } else {
+            runs.partition_point(|r| r.end <= lo)
+        }
+    }
+
+    /// Applies an access to granules `[lo, hi)`: calls `check` on every
+    /// accessed run's part in `[lo, hi)`, in address order, then updates.
+    fn access(&mut self, lo: u64, hi: u64, cx: &Ctx, out: &mut Vec<Conflict>) {
+        let i = self.locate(lo);
+        let n = self.runs.len();
+        // wholly in a gap (a buffer's first touch, a stream walking up it)
+        if i == n || self.runs[i].start >= hi {
+            let new = cx.fresh();
+            self.hint = i;
+            if i > 0 && self.runs[i - 1].end == lo && self.runs[i - 1].cell == new {
+                self.runs[i - 1].end = hi;
+                self.hint = i - 1;
+            } else {
+                self.runs.insert(
+                    i,
+                    Run {
+                        start: lo,
+                        end: hi,
+                        cell: new,
+                    },
+                );
+            }
+            return;
+        }
+        let (s, e) = (self.runs[i].start, self.runs[i].end);
+        // within one run (a tile accessed again, part of a DMA'd tile)
+        if s <= lo && hi <= e {
+            self.hint = i;
+            let cell = &mut self.runs[i].cell;
+            cx.check(lo, hi, cell, out);
+            if s == lo && e == hi {
+                // exactly one run (a tile accessed again): in place
+                cx.update(cell);
+                return;
+            }
+            self.split(i, lo, hi, cx);
+            return;
+        }
+        self.rebuild(i, lo, hi, cx, out);
+    }
+
+    /// Applies an access to `[lo, hi)`, strictly inside run `i` (already
+    /// checked): splits the run around it.
+    #[inline(never)]
+    fn split(&mut self, i: usize, lo: u64, hi: u64, cx: &Ctx) {
+        let n = self.runs.len();
+        let (s, e) = (self.runs[i].start, self.runs[i].end);
+        let cell = &self.runs[i].cell;
+        let new = cx.after(cell);
+        if new == *cell {
+            return;
+        }
+        if s == lo {
+            // a head: joins an equal run right before it
+            self.runs[i].start = hi;
+            if i > 0 && self.runs[i - 1].end == lo && self.runs[i - 1].cell == new {
+                self.runs[i - 1].end = hi;
+                self.hint = i - 1;
+            } else {
+                self.runs.insert(
+                    i,
+                    Run {
+                        start: lo,
+                        end: hi,
+                        cell: new,
+                    },
+                );
+            }
+            return;
+        }
+        self.runs[i].end = lo;
+        let run = Run {
+            start: lo,
+            end: hi,
+            cell: new,
+        };
+        if e == hi {
+            // a tail: joins an equal run right after it
+            if i + 1 < n && self.runs[i + 1].start == hi && self.runs[i + 1].cell == run.cell {
+                self.runs[i + 1].start = lo;
+            } else {
+                self.runs.insert(i + 1, run);
+            }
+            self.hint = i + 1;
+            return;
+        }
+        let rest = Run {
+            start: hi,
+            end: e,
+            cell: self.runs[i].cell.clone(),
+        };
+        self.runs.splice(i + 1..i + 1, [run, rest]);
+        self.hint = i + 1;
+    }
+
+    /// Applies an access to `[lo, hi)` spanning several runs and gaps from
+    /// run `i` on: checks each run's part, then rebuilds the runs it covers.
+    #[inline(never)]
+    fn rebuild(&mut self, i: usize, lo: u64, hi: u64, cx: &Ctx, found: &mut Vec<Conflict>) {
+        let n = self.runs.len();
+        let s = self.runs[i].start;
+        let mut new = std::mem::take(&mut self.scratch);
+        let push = |new: &mut Vec<Run>, start: u64, end: u64, cell: Cell| match new.last_mut() {
+            Some(l) if l.end == start && l.cell == cell => l.end = end,
+            _ => new.push(Run { start, end, cell }),
+        };
+        if s < lo {
+            new.push(Run {
+                start: s,
+                end: lo,
+                cell: self.runs[i].cell.clone(),
+            });
+        }
+        let mut at = lo;
+        let mut j = i;
+        while j < n && self.runs[j].start < hi {
+            let r = &self.runs[j];
+            if r.start > at && !cx.a.write {
+                push(&mut new, at, r.start, cx.fresh());
+            }
+            let (p0, p1) = (r.start.max(at), r.end.min(hi));
+            cx.check(p0, p1, &r.cell, found);
+            if !cx.a.write {
+                push(&mut new, p0, p1, cx.after(&r.cell));
+            }
+            at = p1;
+            j += 1;
+        }
+        if cx.a.write {
+            push(&mut new, lo, hi, cx.fresh());
+        } else if at < hi {
+            push(&mut new, at, hi, cx.fresh());
+        }
+        let last = &self.runs[j - 1];
+        if last.end > hi {
+            let (end, cell) = (last.end, last.cell.clone());
+            push(&mut new, hi, end, cell);
+        }
+        self.hint = i + new.len() - 1;
+        self.runs.splice(i..j, new.drain(..));
+        self.scratch = new;
+    }
+}
+
+/// Shadow of one space: its touched pages, sorted by page number.
 #[derive(Debug, Default)]
 struct Shadow {
-    runs: BTreeMap<u64, (u64, Cell)>,
+    pages: Vec<(u64, Page)>,
+    /// Indices of the pages of the last two accesses, most recent first
+    /// (a kernel streaming one buffer into another alternates two pages).
+    hint: [usize; 2],
 }
 
 impl Shadow {
-    /// Makes `g` the start of a run if a run covers it.
-    fn split(&mut self, g: u64) {
-        let Some((&s, (e, cell))) = self.runs.range(..g).next_back() else {
-            return;
-        };
-        if *e > g {
-            let (e, cell) = (*e, cell.clone());
-            self.runs.insert(s, (g, cell.clone()));
-            self.runs.insert(g, (e, cell));
-        }
-    }
-
-    /// The runs and gaps covering granules `[first, last]`, in order, each
-    /// with its state (a gap's is the default).
-    fn pieces(&self, first: u64, last: u64) -> Vec<(u64, u64, Cell)> {
-        let mut out = Vec::new();
-        let mut at = first;
-        for (&s, (e, cell)) in self.runs.range(first..=last) {
-            if s > at {
-                out.push((at, s, Cell::default()));
-            }
-            out.push((s, *e, cell.clone()));
-            at = *e;
-        }
-        if at <= last {
-            out.push((at, last + 1, Cell::default()));
-        }
-        out
-    }
-
-    /// Merges the run starting at `g` with an equal run right before it
-    /// (when `left`) and right after it (when `right`).
-    fn merge_neighbours(&mut self, g: u64, left: bool, right: bool) {
-        let Some((mut end, cell)) = self.runs.get(&g).map(|(e, c)| (*e, c)) else {
-            return;
-        };
-        let next = match right.then(|| self.runs.get(&end)).flatten() {
-            Some((ne, nc)) if nc == cell => Some(*ne),
-            _ => None,
-        };
-        let prev = match left.then(|| self.runs.range(..g).next_back()).flatten() {
-            Some((&ps, (pe, pc))) if *pe == g && pc == cell => Some(ps),
-            _ => None,
-        };
-        if let Some(ne) = next {
-            self.runs.remove(&end);
-            end = ne;
-        }
-        match prev {
-            Some(ps) => {
-                self.runs.remove(&g);
-                if let Some(r) = self.runs.get_mut(&ps) {
-                    r.0 = end;
-                }
-            }
-            None => {
-                if let Some(r) = self.runs.get_mut(&g) {
-                    r.0 = end;
-                }
-            }
-        }
-    }
-
-    /// Merges equal neighbouring runs around `[first, last]`.
-    fn coalesce(&mut self, first: u64, last: u64) {
-        let lo = self
-            .runs
-            .range(..first)
-            .next_back()
-            .map_or(first, |(s, _)| *s);
-        let keys: Vec<u64> = self.runs.range(lo..=last + 1).map(|(s, _)| *s).collect();
-        let mut prev: Option<u64> = None;
-        for k in keys {
-            if let Some(p) = prev {
-                let merge = match (self.runs.get(&p), self.runs.get(&k)) {
-                    (Some((pe, pc)), Some((_, kc))) => *pe == k && pc == kc,
-                    _ => false,
-                };
-                if merge {
-                    if let Some((ke, _)) = self.runs.remove(&k) {
-                        if let Some(r) = self.runs.get_mut(&p) {
-                            r.0 = ke;
-                        }
+    /// Applies an access to granules `[first, last]`, page by page in
+    /// address order.
+    fn access(&mut self, first: u64, last: u64, cx: &Ctx, out: &mut Vec<Conflict>) {
+        let mut g = first;
+        loop {
+            let p = g / PAGE;
+            let hi = ((p + 1) * PAGE).min(last + 1);
+            let [h0, h1] = self.hint;
+            let i = if self.pages.get(h0).is_some_and(|(q, _)| *q == p) {
+                h0
+            } else if self.pages.get(h1).is_some_and(|(q, _)| *q == p) {
+                self.hint = [h1, h0];
+                h1
+            } else {
+                let i = match self.pages.binary_search_by_key(&p, |(q, _)| *q) {
+                    Ok(i) => i,
+                    Err(i) => {
+                        self.pages.insert(i, (p, Page::default()));
+                        i
                     }
-                    continue;
-                }
+                };
+                self.hint = [i, h0];
+                i
+            };
+            self.pages[i].1.access(g, hi, cx, out);
+            if hi > last {
+                return;
             }
-            prev = Some(k);
+            g = hi;
         }
     }
 }
@@ -287,7 +528,6 @@ impl Checker {
             inst,
             epoch: self.epoch[agent],
         };
-        let vc = &self.vc[agent];
         let shadow = match a.space {
             Space::Gm => &mut self.gm,
             s => match s.local_index() {
@@ -295,186 +535,18 @@ impl Checker {
                 None => return,
             },
         };
+        let cx = Ctx {
+            agent,
+            inst,
+            core,
+            a: *a,
+            me,
+            vc: &self.vc[agent],
+            start: out.len(),
+        };
         let first = a.addr / GRANULE;
         let last = (a.addr + a.len - 1) / GRANULE;
-        let start = out.len();
-        // the bytes of granules [g0, g1) this access touches
-        let bytes = |g0: u64, g1: u64| {
-            (
-                (g0 * GRANULE).max(a.addr),
-                (g1 * GRANULE).min(a.addr + a.len),
-            )
-        };
-        let note = |kind: ConflictKind, other: &Acc, range: (u64, u64), out: &mut Vec<Conflict>| {
-            // extend an existing conflict of this access with the same pair
-            for c in out[start..].iter_mut() {
-                if c.kind == kind && c.earlier == (other.agent as usize, other.inst) {
-                    c.range.0 = c.range.0.min(range.0);
-                    c.range.1 = c.range.1.max(range.1);
-                    return;
-                }
-            }
-            out.push(Conflict {
-                kind,
-                earlier: (other.agent as usize, other.inst),
-                later: (agent, inst),
-                space: a.space,
-                core,
-                range,
-            });
-        };
-        let unordered = |x: &Acc| {
-            x.agent != NONE && x.agent as usize != agent && x.clock > vc[x.agent as usize]
-        };
-        let check = |g0: u64, g1: u64, cell: &Cell, out: &mut Vec<Conflict>| {
-            let range = bytes(g0, g1);
-            let w = cell.w;
-            if a.write {
-                if unordered(&w) {
-                    note(ConflictKind::Waw, &w, range, out);
-                } else if w.agent as usize == agent
-                    && a.space == Space::Gm
-                    && is_dma(agent)
-                    && w.epoch == me.epoch
-                    && w.clock != me.clock
-                {
-                    note(ConflictKind::SamePipeWaw, &w, range, out);
-                }
-                for r in cell.reads() {
-                    if unordered(r) {
-                        note(ConflictKind::War, r, range, out);
-                    }
-                }
-            } else if unordered(&w) {
-                note(ConflictKind::Raw, &w, range, out);
-            }
-        };
-        let written = Cell {
-            w: me,
-            ..Cell::default()
-        };
-        // past every run (a stream of DMA transfers walking up a buffer):
-        // only the last run can merge with it, one search
-        {
-            let new = if a.write {
-                written.clone()
-            } else {
-                let mut c = Cell::default();
-                c.add_read(me);
-                c
-            };
-            let beyond = match shadow.runs.last_entry() {
-                None => true,
-                Some(mut e) => {
-                    let (end, cell) = e.get_mut();
-                    if first < *end {
-                        false
-                    } else if *end == first && *cell == new {
-                        *end = last + 1;
-                        return;
-                    } else {
-                        true
-                    }
-                }
-            };
-            if beyond {
-                shadow.runs.insert(first, (last + 1, new));
-                return;
-            }
-        }
-        // the common cases, in one to three searches: the access covers
-        // exactly one run (a tile read or written again), lies inside one
-        // run (a vector load of part of a DMA'd tile) or inside one gap (a
-        // GM tile touched for the first time)
-        'fast: {
-            // the last run ending at or before `first` (start, end, state)
-            let mut prev: Option<(u64, u64, Cell)> = None;
-            if let Some((&s, (e, cell))) = shadow.runs.range_mut(..=first).next_back() {
-                if *e > first {
-                    if *e <= last {
-                        break 'fast;
-                    }
-                    check(first, last + 1, cell, out);
-                    if s == first && *e == last + 1 {
-                        if a.write {
-                            *cell = written;
-                        } else {
-                            cell.add_read(me);
-                        }
-                        return;
-                    }
-                    // inside a longer run: split it around the access
-                    let new = if a.write {
-                        written
-                    } else {
-                        let mut c = cell.clone();
-                        c.add_read(me);
-                        if c == *cell {
-                            return;
-                        }
-                        c
-                    };
-                    let (end, old) = (*e, cell.clone());
-                    if s < first {
-                        *e = first;
-                    }
-                    if end > last + 1 {
-                        shadow.runs.insert(last + 1, (end, old));
-                    }
-                    shadow.runs.insert(first, (last + 1, new));
-                    shadow.merge_neighbours(first, s == first, end == last + 1);
-                    return;
-                }
-                if *e == first {
-                    prev = Some((s, *e, cell.clone()));
-                }
-            }
-            // in a gap (or spanning further)
-            let new = if a.write {
-                written.clone()
-            } else {
-                let mut c = Cell::default();
-                c.add_read(me);
-                c
-            };
-            let next = match shadow.runs.range(first..).next() {
-                Some((&s, _)) if s <= last => break 'fast,
-                Some((&s, (e, c))) if s == last + 1 && *c == new => Some((s, *e)),
-                _ => None,
-            };
-            let end = next.map_or(last + 1, |(_, e)| e);
-            if let Some((ns, _)) = next {
-                shadow.runs.remove(&ns);
-            }
-            match prev {
-                Some((ps, _, pc)) if pc == new => {
-                    if let Some(r) = shadow.runs.get_mut(&ps) {
-                        r.0 = end;
-                    }
-                }
-                _ => {
-                    shadow.runs.insert(first, (end, new));
-                }
-            }
-            return;
-        }
-        shadow.split(first);
-        shadow.split(last + 1);
-        for (g0, g1, mut cell) in shadow.pieces(first, last) {
-            check(g0, g1, &cell, out);
-            if !a.write {
-                cell.add_read(me);
-                shadow.runs.insert(g0, (g1, cell));
-            }
-        }
-        if a.write {
-            let covered: Vec<u64> = shadow.runs.range(first..=last).map(|(s, _)| *s).collect();
-            for k in covered {
-                shadow.runs.remove(&k);
-            }
-            shadow.runs.insert(first, (last + 1, written));
-        }
-        shadow.coalesce(first, last);
+        shadow.access(first, last, &cx, out);
     }
 }
 
@@ -603,6 +675,148 @@ mod tests {
                         let (mut got, mut want) = (Vec::new(), Vec::new());
                         reference(&mut cells[usize::from(gm)], &c, agent, i as InstId, &a, &mut want);
                         c.access(agent, i as InstId, 0, &a, &mut got);
+                        prop_assert_eq!(got, want, "step {}", i);
+                    }
+                    Step::Tick(a) => c.tick(a),
+                    Step::Join(a, b) => {
+                        let v = c.vc[b];
+                        c.join(a, &v);
+                    }
+                    Step::Barrier(a) => c.epoch[a] += 1,
+                }
+            }
+        }
+    }
+
+    /// A plain per-byte model of the checker's semantics: every byte has
+    /// its own state, an access stamps every byte of the 32-byte granules
+    /// it touches (the tracking unit) and checks the bytes it touches, one
+    /// at a time in address order. No runs, no pages, no fast paths.
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "a test model taking the access's fields"
+    )]
+    fn per_byte(
+        bytes: &mut [Cell],
+        c: &Checker,
+        agent: usize,
+        inst: InstId,
+        core: usize,
+        a: &Access,
+        out: &mut Vec<Conflict>,
+    ) {
+        let me = Acc {
+            agent: agent as u16,
+            clock: c.vc[agent][agent],
+            inst,
+            epoch: c.epoch[agent],
+        };
+        let vc = &c.vc[agent];
+        let start = out.len();
+        let unordered = |x: &Acc| {
+            x.agent != NONE && x.agent as usize != agent && x.clock > vc[x.agent as usize]
+        };
+        let note = |kind, other: &Acc, b: u64, out: &mut Vec<Conflict>| {
+            let earlier = (other.agent as usize, other.inst);
+            match out[start..]
+                .iter_mut()
+                .find(|x| x.kind == kind && x.earlier == earlier)
+            {
+                Some(x) => x.range = (x.range.0.min(b), x.range.1.max(b + 1)),
+                None => out.push(Conflict {
+                    kind,
+                    earlier,
+                    later: (agent, inst),
+                    space: a.space,
+                    core,
+                    range: (b, b + 1),
+                }),
+            }
+        };
+        for b in a.addr..a.addr + a.len {
+            let cell = &bytes[b as usize];
+            let w = cell.w;
+            if a.write {
+                if unordered(&w) {
+                    note(ConflictKind::Waw, &w, b, out);
+                } else if w.agent as usize == agent
+                    && a.space == Space::Gm
+                    && is_dma(agent)
+                    && w.epoch == me.epoch
+                    && w.clock != me.clock
+                {
+                    note(ConflictKind::SamePipeWaw, &w, b, out);
+                }
+                for r in cell.reads() {
+                    if unordered(r) {
+                        note(ConflictKind::War, r, b, out);
+                    }
+                }
+            } else if unordered(&w) {
+                note(ConflictKind::Raw, &w, b, out);
+            }
+        }
+        let lo = a.addr / GRANULE * GRANULE;
+        let hi = (a.addr + a.len).div_ceil(GRANULE) * GRANULE;
+        for cell in &mut bytes[lo as usize..hi as usize] {
+            if a.write {
+                cell.w = me;
+                cell.clear_reads();
+            } else {
+                cell.add_read(me);
+            }
+        }
+    }
+
+    /// Bytes of one shadow page.
+    const PAGE_BYTES: u64 = PAGE * GRANULE;
+
+    /// An access of two cores' agents near page boundaries: small ones,
+    /// tiles at the same places, and long ones spanning pages.
+    fn byte_step() -> impl Strategy<Value = Step> {
+        let base = prop_oneof![
+            Just(0u64),
+            Just(PAGE_BYTES - 512),
+            Just(2 * PAGE_BYTES - 40)
+        ];
+        prop_oneof![
+            4 => (0usize..14, any::<bool>(), base.clone(), 0u64..1024, 1u64..300, any::<bool>())
+                .prop_map(|(g, w, b, o, l, gm)| Step::Access(g, w, b + o, l, gm)),
+            4 => (0usize..14, any::<bool>(), base.clone(), 0u64..8, 1u64..4, any::<bool>())
+                .prop_map(|(g, w, b, a, l, gm)| Step::Access(g, w, b + a * 256, l * 256, gm)),
+            1 => (0usize..14, any::<bool>(), base, 0u64..600, 1u64..(PAGE_BYTES + 600), any::<bool>())
+                .prop_map(|(g, w, b, o, l, gm)| Step::Access(g, w, b + o, l, gm)),
+            2 => (0usize..14).prop_map(Step::Tick),
+            2 => (0usize..14, 0usize..14).prop_map(|(a, b)| Step::Join(a, b)),
+            1 => (0usize..14).prop_map(Step::Barrier),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+        #[test]
+        fn paged_shadow_finds_what_a_per_byte_model_finds(
+            steps in proptest::collection::vec(byte_step(), 1..80)
+        ) {
+            let mut c = Checker::new(2);
+            let size = (4 * PAGE_BYTES) as usize;
+            // GM, then each core's UB
+            let mut model: Vec<Vec<Cell>> = (0..3).map(|_| vec![Cell::default(); size]).collect();
+            for (i, s) in steps.iter().enumerate() {
+                match *s {
+                    Step::Access(agent, write, addr, len, gm) => {
+                        let core = agent / AGENTS_PER_CORE;
+                        let a = Access {
+                            space: if gm { Space::Gm } else { Space::Ub },
+                            addr,
+                            len,
+                            write,
+                        };
+                        let m = if gm { 0 } else { 1 + core };
+                        let (mut got, mut want) = (Vec::new(), Vec::new());
+                        per_byte(&mut model[m], &c, agent, i as InstId, core, &a, &mut want);
+                        c.access(agent, i as InstId, core, &a, &mut got);
                         prop_assert_eq!(got, want, "step {}", i);
                     }
                     Step::Tick(a) => c.tick(a),

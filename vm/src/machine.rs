@@ -3167,10 +3167,17 @@ impl<'a> Cluster<'a> {
             }
             self.check_gm_buffer(inst, a);
         }
-        let mut out = std::mem::take(&mut self.conflicts);
         if let Some(ck) = &mut self.checker {
-            ck.access(agent, inst, core, a, &mut out);
+            ck.access(agent, inst, core, a, &mut self.conflicts);
         }
+        if !self.conflicts.is_empty() {
+            self.report_conflicts();
+        }
+    }
+
+    /// Reports the conflicts the checker found and empties the list.
+    fn report_conflicts(&mut self) {
+        let mut out = std::mem::take(&mut self.conflicts);
         for c in out.drain(..) {
             self.report_conflict(&c);
         }
@@ -3207,15 +3214,13 @@ impl<'a> Cluster<'a> {
             }
             self.check_gm_buffer(inst, &a);
         }
-        let mut out = std::mem::take(&mut self.conflicts);
         if let Some(ck) = &mut self.checker {
             ck.tick(agent);
-            ck.access(agent, inst, ci, &a, &mut out);
+            ck.access(agent, inst, ci, &a, &mut self.conflicts);
         }
-        for c in out.drain(..) {
-            self.report_conflict(&c);
+        if !self.conflicts.is_empty() {
+            self.report_conflicts();
         }
-        self.conflicts = out;
     }
 
     /// A tile elementwise op: already executed by a fused chain, the head of
