@@ -397,6 +397,165 @@ struct Core {
     /// accesses: each is retired (not executed again) when it reaches the
     /// head of its queue.
     fused: [VecDeque<(InstId, Vec<exec::Access>)>; AGENTS_PER_CORE],
+    /// The scheduler's cached readiness of this core's agents.
+    rdy: Ready,
+}
+
+/// Every agent slot of a core as a bit mask.
+const ALL_SLOTS: u8 = (1 << AGENTS_PER_CORE) - 1;
+
+/// The scheduler's cached view of one core's agents (bit `s` of a mask is
+/// slot `s`: the scalar unit is bit 0, pipe queue heads bits 1-6).
+///
+/// A step marks `dirty` the agents whose readiness it may have changed (see
+/// [`Core::touch`] and its callers); the next pick recomputes only those.
+/// An agent whose readiness depends on state other cores or ranks change
+/// without a hook (FIFOs, reserved buffers, signals, `syncall`) stays dirty,
+/// so it is recomputed at every pick, as before.
+#[derive(Debug)]
+struct Ready {
+    /// Agents whose entries below are stale.
+    dirty: u8,
+    /// Agents that can run now.
+    ready: u8,
+    /// Shuffle only: DMA slots whose second queued transfer may overtake the
+    /// head (`over_seq` is its issue sequence).
+    over: u8,
+    /// The shuffle scheduler runs (heads are always evaluated at the pick).
+    shuffle: bool,
+    /// Per pipe slot with its `ready` bit set: the head's issue sequence
+    /// and the time it can start.
+    seq: [u64; AGENTS_PER_CORE],
+    start: [u64; AGENTS_PER_CORE],
+    over_seq: [u64; AGENTS_PER_CORE],
+}
+
+impl Default for Ready {
+    fn default() -> Self {
+        Ready {
+            dirty: ALL_SLOTS,
+            ready: 0,
+            over: 0,
+            shuffle: false,
+            seq: [0; AGENTS_PER_CORE],
+            start: [0; AGENTS_PER_CORE],
+            over_seq: [0; AGENTS_PER_CORE],
+        }
+    }
+}
+
+impl Core {
+    /// The readiness of agent `slot` may have changed.
+    #[inline]
+    fn touch(&mut self, slot: usize) {
+        self.rdy.dirty |= 1 << slot;
+    }
+
+    /// The readiness of every agent of the core may have changed (buffer
+    /// tokens and cross-core semaphores: rare, so not tracked per waiter).
+    #[inline]
+    fn touch_all(&mut self) {
+        self.rdy.dirty = ALL_SLOTS;
+    }
+
+    /// The head of queue `s` or what it waits for may have changed (a push
+    /// onto an empty queue, a pop, an overtaking swap, a token of its
+    /// event). An operation that waits for nothing is ready at
+    /// `max(pipe time, issue time)`, a `wait_flag` when its token is there,
+    /// at the token's time at the latest; one that waits for a buffer, a
+    /// semaphore or a FIFO slot (and every head under shuffle, which also
+    /// looks at the second entry) is evaluated at the next pick. Call it
+    /// once the pipe's time and the token's time are final.
+    #[inline(always)]
+    fn head_changed(&mut self, s: usize) {
+        let bit = 1u8 << s;
+        let r = &mut self.rdy;
+        let Some(h) = self.queues[s].front() else {
+            r.ready &= !bit;
+            r.over &= !bit;
+            r.dirty &= !bit;
+            return;
+        };
+        let dep = match &h.r {
+            _ if r.shuffle => None,
+            Resolved::Wait { src, dst, id } => Some(
+                self.sb
+                    .flags
+                    .get(&(*src, *dst, *id))
+                    .and_then(|q| q.front())
+                    .map(|t| t.time),
+            ),
+            Resolved::GetBuf { .. } | Resolved::CrossWait { .. } | Resolved::FifoPush { .. } => {
+                None
+            }
+            _ => Some(Some(0)),
+        };
+        match dep {
+            None => r.dirty |= bit,
+            Some(None) => {
+                r.ready &= !bit;
+                r.dirty &= !bit;
+            }
+            Some(Some(dep)) => {
+                r.ready |= bit;
+                r.dirty &= !bit;
+                r.seq[s] = h.seq;
+                r.start[s] = self.time[s].max(h.issue_time).max(dep);
+            }
+        }
+    }
+
+    /// An operation was pushed onto queue `s`: a new head when the queue
+    /// was empty, a new overtaking candidate (shuffle) when it holds two.
+    #[inline]
+    fn pushed(&mut self, s: usize) {
+        match self.queues[s].len() {
+            1 => self.head_changed(s),
+            2 if self.rdy.shuffle => self.touch(s),
+            _ => {}
+        }
+    }
+
+    /// Pipe `s` retired its head (its time is final): the next head, and a
+    /// blocked scalar unit may wait for room or a drain.
+    #[inline]
+    fn popped(&mut self, s: usize) {
+        if s == 0 {
+            // a PIPE_S tile op the scalar unit runs itself (`tci`)
+            self.touch(0);
+            return;
+        }
+        self.head_changed(s);
+        if self.su.blocked.is_some() {
+            self.touch(0);
+        }
+    }
+
+    /// The scalar unit ran: it is ready unless it finished or blocked
+    /// (then its condition is evaluated at the next pick).
+    #[inline]
+    fn su_ran(&mut self) {
+        if self.su.blocked.is_some() {
+            self.touch(0);
+        } else {
+            self.rdy.ready = (self.rdy.ready & !1) | !self.su.done as u8;
+            self.rdy.dirty &= !1;
+        }
+    }
+
+    /// An event token of `(_, dst, _)` was set or taken: its waiter is a
+    /// `wait_flag` at the head of `dst`'s queue or, for PIPE_S, the
+    /// blocked scalar unit.
+    #[inline]
+    fn flag_changed(&mut self, dst: usize) {
+        if dst == 0 {
+            if self.su.blocked.is_some() {
+                self.touch(0);
+            }
+        } else {
+            self.head_changed(dst);
+        }
+    }
 }
 
 impl Core {
@@ -932,6 +1091,10 @@ impl<'a> Cluster<'a> {
                     queues: Default::default(),
                     time: [0; AGENTS_PER_CORE],
                     fused: Default::default(),
+                    rdy: Ready {
+                        shuffle: matches!(cfg.sched, Sched::Shuffle { .. }),
+                        ..Ready::default()
+                    },
                 }
             })
             .collect::<Vec<_>>();
@@ -1050,8 +1213,13 @@ impl<'a> Cluster<'a> {
     // ───────────── scheduling ─────────────
 
     fn main_loop(&mut self) -> Result<(), RunError> {
+        let limit = match self.cfg.max_steps {
+            0 => u64::MAX,
+            n => n,
+        };
+        let shuffle = matches!(self.cfg.sched, Sched::Shuffle { .. });
         loop {
-            if self.cfg.max_steps > 0 && self.steps >= self.cfg.max_steps {
+            if self.steps >= limit {
                 return Err(RunError::Limit(self.cfg.max_steps));
             }
             if self.steps.is_multiple_of(64) {
@@ -1063,9 +1231,18 @@ impl<'a> Cluster<'a> {
                     }
                 }
             }
-            let found = match self.cfg.sched {
-                Sched::Shuffle { .. } => self.shuffle_pick(),
-                _ => self.ordered_pick(),
+            let found = if shuffle {
+                self.shuffle_pick()
+            } else {
+                let p = self.ordered_pick();
+                #[cfg(debug_assertions)]
+                assert_eq!(
+                    p,
+                    self.ordered_scan(),
+                    "stale scheduler readiness at step {}",
+                    self.steps
+                );
+                p
             };
             if found.is_none() && self.world.clusters > 1 && self.waits_on_signal() {
                 // another rank may still notify: wait for it, or for every
@@ -1087,7 +1264,10 @@ impl<'a> Cluster<'a> {
             };
             self.steps += 1;
             if pick.1 == 0 {
+                // its blocked state, its end, a token it took (its issues
+                // touch their queues)
                 self.step_su(pick.0)?;
+                self.cores[pick.0].su_ran();
                 // tile ops on PIPE_S (`tci`) run in the scalar unit, in order
                 while !self.cores[pick.0].queues[0].is_empty() {
                     let t = self.cores[pick.0].su.time;
@@ -1097,6 +1277,7 @@ impl<'a> Cluster<'a> {
                 // the second transfer overtakes the first
                 let s = pick.1 - AGENTS_PER_CORE;
                 self.cores[pick.0].queues[s].swap(0, 1);
+                self.cores[pick.0].head_changed(s);
                 self.step_pipe(pick.0, s, pick.3)?;
             } else {
                 self.step_pipe(pick.0, pick.1, pick.3)?;
@@ -1104,11 +1285,181 @@ impl<'a> Cluster<'a> {
         }
     }
 
+    /// Recomputes the cached readiness of core `ci`'s dirty agents.
+    #[inline(always)]
+    fn refresh(&mut self, ci: usize) {
+        if self.cores[ci].rdy.dirty != 0 {
+            self.refresh_dirty(ci);
+        }
+    }
+
+    #[inline(never)]
+    fn refresh_dirty(&mut self, ci: usize) {
+        let mut d = self.cores[ci].rdy.dirty;
+        let mut keep = 0u8;
+        while d != 0 {
+            let s = d.trailing_zeros() as usize;
+            d &= d - 1;
+            let volatile = if s == 0 {
+                self.refresh_su(ci)
+            } else {
+                self.refresh_head(ci, s)
+            };
+            keep |= (volatile as u8) << s;
+        }
+        self.cores[ci].rdy.dirty = keep;
+    }
+
+    /// The scalar unit's readiness into the cache; true when it depends on
+    /// state without a hook (it stays dirty).
+    #[inline]
+    fn refresh_su(&mut self, ci: usize) -> bool {
+        let c = &self.cores[ci];
+        let (ready, volatile) = match &c.su.blocked {
+            _ if c.su.done => (false, false),
+            None => (true, false),
+            Some((b, _)) => (
+                self.su_ready(ci),
+                matches!(
+                    b,
+                    Blocked::Signal { .. }
+                        | Blocked::SyncAll { .. }
+                        | Blocked::FifoPop { .. }
+                        | Blocked::FifoAlloc { .. }
+                        | Blocked::Import { .. }
+                ),
+            ),
+        };
+        let r = &mut self.cores[ci].rdy;
+        r.ready = (r.ready & !1) | ready as u8;
+        volatile
+    }
+
+    /// Pipe slot `s`'s queue head into the cache; true when it depends on
+    /// state without a hook (it stays dirty).
+    #[inline]
+    fn refresh_head(&mut self, ci: usize, s: usize) -> bool {
+        let c = &self.cores[ci];
+        let q = &c.queues[s];
+        let Some(h) = q.front() else {
+            let r = &mut self.cores[ci].rdy;
+            r.ready &= !(1 << s);
+            r.over &= !(1 << s);
+            return false;
+        };
+        let volatile = matches!(h.r, Resolved::FifoPush { .. });
+        let head = self
+            .head_ready(ci, s, h)
+            .map(|dep| (h.seq, c.time[s].max(h.issue_time).max(dep)));
+        // DMA engines may complete back-to-back transfers out of order
+        // unless a pipe_barrier separates them: shuffle explores that
+        let over = if matches!(self.cfg.sched, Sched::Shuffle { .. })
+            && crate::checker::is_dma(s)
+            && Self::is_transfer(&h.r)
+        {
+            q.get(1)
+                .filter(|h2| Self::is_transfer(&h2.r))
+                .map(|h2| h2.seq)
+        } else {
+            None
+        };
+        let r = &mut self.cores[ci].rdy;
+        let bit = 1u8 << s;
+        match head {
+            Some((seq, start)) => {
+                r.ready |= bit;
+                r.seq[s] = seq;
+                r.start[s] = start;
+            }
+            None => r.ready &= !bit,
+        }
+        match over {
+            Some(seq) => {
+                r.over |= bit;
+                r.over_seq[s] = seq;
+            }
+            None => r.over &= !bit,
+        }
+        volatile
+    }
+
     /// The in-order and timed schedulers' next step, (core, slot, seq,
-    /// start), without a candidate list: the first candidate with the
+    /// start), from the cached readiness: the first candidate with the
     /// smallest key (in-order: issue sequence; timed: start time, then
-    /// sequence) in the scan order of [`Self::shuffle_pick`].
-    fn ordered_pick(&self) -> Option<(usize, usize, u64, u64)> {
+    /// sequence) in scan order (cores in order, the scalar unit, then the
+    /// pipe slots in order).
+    fn ordered_pick(&mut self) -> Option<(usize, usize, u64, u64)> {
+        let timed = matches!(self.cfg.sched, Sched::Timed);
+        let mut best: Option<(usize, usize, u64, u64)> = None;
+        if !timed {
+            // in-order: every queued op was issued before the scalar units'
+            // next ones (their key, `self.seq`, is larger than any head's),
+            // so the ready head with the smallest sequence, else the first
+            // ready scalar unit
+            if self.cores.len() == 1 {
+                // one core, at most one ready head: no comparison
+                self.refresh(0);
+                let c = &self.cores[0];
+                let r = &c.rdy;
+                let m = r.ready & !1;
+                if m & m.wrapping_sub(1) == 0 {
+                    return if m != 0 {
+                        let s = m.trailing_zeros() as usize;
+                        Some((0, s, r.seq[s], r.start[s]))
+                    } else if r.ready & 1 != 0 {
+                        Some((0, 0, self.seq, c.su.time))
+                    } else {
+                        None
+                    };
+                }
+            }
+            let mut su = None;
+            for ci in 0..self.cores.len() {
+                self.refresh(ci);
+                let r = &self.cores[ci].rdy;
+                let mut m = r.ready & !1;
+                while m != 0 {
+                    let s = m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    if best.is_none_or(|b| r.seq[s] < b.2) {
+                        best = Some((ci, s, r.seq[s], r.start[s]));
+                    }
+                }
+                if su.is_none() && r.ready & 1 != 0 {
+                    su = Some(ci);
+                }
+            }
+            return best.or_else(|| su.map(|ci| (ci, 0, self.seq, self.cores[ci].su.time)));
+        }
+        for ci in 0..self.cores.len() {
+            self.refresh(ci);
+            let c = &self.cores[ci];
+            let mut m = c.rdy.ready;
+            while m != 0 {
+                let s = m.trailing_zeros() as usize;
+                m &= m - 1;
+                let cand = if s == 0 {
+                    (ci, 0, self.seq, c.su.time)
+                } else {
+                    (ci, s, c.rdy.seq[s], c.rdy.start[s])
+                };
+                let better = match best {
+                    None => true,
+                    Some(b) if timed => (cand.3, cand.2) < (b.3, b.2),
+                    Some(b) => cand.2 < b.2,
+                };
+                if better {
+                    best = Some(cand);
+                }
+            }
+        }
+        best
+    }
+
+    /// [`Self::ordered_pick`] by a full rescan of every agent, without the
+    /// cache: debug builds check every pick against it.
+    #[cfg(debug_assertions)]
+    fn ordered_scan(&self) -> Option<(usize, usize, u64, u64)> {
         let timed = matches!(self.cfg.sched, Sched::Timed);
         let mut best: Option<(usize, usize, u64, u64)> = None;
         let mut offer = |c: (usize, usize, u64, u64)| {
@@ -1137,15 +1488,11 @@ impl<'a> Cluster<'a> {
         best
     }
 
-    /// The shuffle scheduler's next step: a random pick among every agent
-    /// that can run (and, on a DMA pipe, a second transfer overtaking the
-    /// first: slot + AGENTS_PER_CORE).
-    fn shuffle_pick(&mut self) -> Option<(usize, usize, u64, u64)> {
-        // candidates: (core, slot, key)
-        // reused from step to step (a step is ~100 ns; an allocation
-        // per step was a tenth of it)
-        let mut cands = std::mem::take(&mut self.cands);
-        cands.clear();
+    /// The shuffle scheduler's candidates by a full rescan, without the
+    /// cache: debug builds check every candidate list against it.
+    #[cfg(debug_assertions)]
+    fn shuffle_scan(&self) -> Vec<(usize, usize, u64, u64)> {
+        let mut cands = Vec::new();
         for ci in 0..self.cores.len() {
             if self.su_ready(ci) {
                 let t = self.cores[ci].su.time;
@@ -1158,8 +1505,6 @@ impl<'a> Cluster<'a> {
                         let start = self.cores[ci].time[s].max(h.issue_time).max(dep);
                         cands.push((ci, s, h.seq, start));
                     }
-                    // DMA engines may complete back-to-back transfers out of order
-                    // unless a pipe_barrier separates them: shuffle explores that
                     if let (true, Some(h2)) = (crate::checker::is_dma(s), q.get(1)) {
                         if Self::is_transfer(&h.r) && Self::is_transfer(&h2.r) {
                             cands.push((ci, s + AGENTS_PER_CORE, h2.seq, 0));
@@ -1168,26 +1513,82 @@ impl<'a> Cluster<'a> {
                 }
             }
         }
+        cands
+    }
+
+    /// The shuffle scheduler's next step: a random pick among every agent
+    /// that can run (and, on a DMA pipe, a second transfer overtaking the
+    /// first: slot + AGENTS_PER_CORE).
+    fn shuffle_pick(&mut self) -> Option<(usize, usize, u64, u64)> {
+        // candidates: (core, slot, seq, start) in scan order, from the
+        // cache; the list is reused from step to step
+        let mut cands = std::mem::take(&mut self.cands);
+        cands.clear();
+        let (mut n_su, mut n_pipes) = (0usize, 0usize);
+        for ci in 0..self.cores.len() {
+            self.refresh(ci);
+            let c = &self.cores[ci];
+            let r = &c.rdy;
+            if r.ready & 1 != 0 {
+                cands.push((ci, 0, self.seq, c.su.time));
+                n_su += 1;
+            }
+            let mut m = (r.ready | r.over) & !1;
+            while m != 0 {
+                let s = m.trailing_zeros() as usize;
+                m &= m - 1;
+                if r.ready & (1 << s) != 0 {
+                    cands.push((ci, s, r.seq[s], r.start[s]));
+                    n_pipes += 1;
+                }
+                if r.over & (1 << s) != 0 {
+                    cands.push((ci, s + AGENTS_PER_CORE, r.over_seq[s], 0));
+                    n_pipes += 1;
+                }
+            }
+        }
+        #[cfg(debug_assertions)]
+        assert_eq!(
+            cands,
+            self.shuffle_scan(),
+            "stale scheduler readiness at step {}",
+            self.steps
+        );
         if cands.is_empty() {
             self.cands = cands;
             return None;
         }
         let r = self.rand();
-        let su: Vec<_> = cands.iter().filter(|c| c.1 == 0).copied().collect();
-        let pipes: Vec<_> = cands.iter().filter(|c| c.1 != 0).copied().collect();
-        let pick = if !su.is_empty() && (pipes.is_empty() || !r.is_multiple_of(4)) {
+        // the k-th scalar-unit / pipe candidate in scan order
+        let nth = |su: bool, k: usize| {
+            cands
+                .iter()
+                .filter(|c| (c.1 == 0) == su)
+                .nth(k)
+                .copied()
+                .unwrap_or(cands[0])
+        };
+        let pick = if n_su > 0 && (n_pipes == 0 || !r.is_multiple_of(4)) {
             // issue ahead as far as the program allows
-            su[(r >> 8) as usize % su.len()]
+            nth(true, (r >> 8) as usize % n_su)
         } else if r & 0x70 != 0 {
             // run the pipe this run favours: a random priority per pipe
             // starves the others as long as the synchronization allows,
-            // which is what exposes a missing wait
+            // which is what exposes a missing wait (the last of equal
+            // priorities, as `max_by_key` picks)
             let prio = |c: &(usize, usize, u64, u64)| {
                 self.prio[Self::agent(c.0, c.1 % AGENTS_PER_CORE)] ^ (c.1 >= AGENTS_PER_CORE) as u64
             };
-            *pipes.iter().max_by_key(|c| prio(c)).unwrap_or(&pipes[0])
+            let mut best: Option<((usize, usize, u64, u64), u64)> = None;
+            for c in cands.iter().filter(|c| c.1 != 0) {
+                let p = prio(c);
+                if best.is_none_or(|(_, bp)| p >= bp) {
+                    best = Some((*c, p));
+                }
+            }
+            best.map_or(cands[0], |(c, _)| c)
         } else {
-            pipes[(r >> 16) as usize % pipes.len()]
+            nth(false, (r >> 16) as usize % n_pipes)
         };
         self.cands = cands;
         Some(pick)
@@ -1728,6 +2129,7 @@ impl<'a> Cluster<'a> {
             vc,
             issue_time,
         });
+        self.cores[ci].pushed(s); // h-sched: the queue may have a new head
     }
 
     fn idref(&self, ci: usize, r: &IdRef) -> Result<u32, Fault> {
@@ -1798,7 +2200,7 @@ impl<'a> Cluster<'a> {
                     id,
                 };
                 if *src == Pipe::S {
-                    self.exec_set(ci, 0, inst, *src, *dst, id);
+                    self.exec_set(ci, 0, inst, *src, *dst, id, self.cores[ci].time[0]);
                     return Ok(Flow::Next);
                 }
                 self.issue_or_block(ci, slot(*src), inst, r)
@@ -2798,6 +3200,7 @@ impl<'a> Cluster<'a> {
 
     // ───────────── pipes ─────────────
 
+    #[inline(never)]
     fn latency(&self, r: &Resolved, vec_ops: u64) -> u64 {
         let isa = |c: Class, bytes: u64| pto_isa_spec::latency(c, bytes);
         match r {
@@ -2829,6 +3232,16 @@ impl<'a> Cluster<'a> {
             Resolved::Vec { .. } => isa(Class::VecCompute, 0) + vec_ops,
             Resolved::Cube(call) => isa(call.op.info().class, 0),
             _ => isa(Class::Sync, 0),
+        }
+    }
+
+    /// When a pipe op that may start at `start` runs: (start, end) in
+    /// cycles under `timed`, else the scheduler step it takes.
+    #[inline(always)]
+    fn span(&self, start: u64, r: &Resolved, vec_ops: u64) -> (u64, u64) {
+        match self.cfg.sched {
+            Sched::Timed => (start, start + self.latency(r, vec_ops)),
+            _ => (self.steps, self.steps + 1),
         }
     }
 
@@ -3000,7 +3413,9 @@ impl<'a> Cluster<'a> {
                 self.run_vecscope(ci, body, caps, &mut vec_accs, &mut vec_ops)
             }
             Resolved::Set { src, dst, id } => {
-                self.exec_set(ci, s, h.inst, *src, *dst, *id);
+                // its token completes at the op's end
+                let end = self.span(start, &h.r, 0).1;
+                self.exec_set(ci, s, h.inst, *src, *dst, *id, end);
                 Ok(())
             }
             Resolved::Wait { src, dst, id } => {
@@ -3023,6 +3438,7 @@ impl<'a> Cluster<'a> {
             }
             Resolved::GetBuf { id, .. } => {
                 let pipe = slot_pipe(s);
+                self.cores[ci].touch_all();
                 let b = self.cores[ci].sb.bufs.entry(*id).or_default();
                 b.holder = Some((pipe, h.inst));
                 let vc = b.vc;
@@ -3034,6 +3450,7 @@ impl<'a> Cluster<'a> {
             Resolved::RlsBuf { id } => {
                 let vc = self.checker.as_ref().map(|ck| ck.vc[agent]);
                 let pipe = slot_pipe(s);
+                self.cores[ci].touch_all();
                 let b = self.cores[ci].sb.bufs.entry(*id).or_default();
                 match b.holder {
                     Some((hp, _)) if hp == pipe => {
@@ -3087,27 +3504,12 @@ impl<'a> Cluster<'a> {
         if let Err(f) = res {
             return self.fault(h.inst, f);
         }
-        let lat = self.latency(&h.r, vec_ops);
-        let (st, end) = match self.cfg.sched {
-            Sched::Timed => (start, start + lat),
-            _ => (self.steps, self.steps + 1),
-        };
+        let (st, end) = self.span(start, &h.r, vec_ops);
         self.cores[ci].time[s] = end;
+        self.cores[ci].popped(s);
         if let Resolved::RlsBuf { id } = &h.r {
             if let Some(b) = self.cores[ci].sb.bufs.get_mut(id) {
                 b.time = end;
-            }
-        }
-        // tokens set by this op complete at its end
-        if let Resolved::Set { src, dst, id } = &h.r {
-            if let Some(t) = self.cores[ci]
-                .sb
-                .flags
-                .get_mut(&(*src, *dst, *id))
-                .and_then(|q| q.back_mut())
-            {
-                t.time = end;
-                t.from = (ci as u32, slot_pipe(s), end);
             }
         }
         let stat = &mut self.out.stats[s];
@@ -3387,10 +3789,21 @@ impl<'a> Cluster<'a> {
         );
     }
 
-    fn exec_set(&mut self, ci: usize, s: usize, inst: InstId, src: Pipe, dst: Pipe, id: u32) {
+    /// `set_flag` by agent (ci, s): a token of (src, dst, id) that
+    /// completes at `time` (the op's end).
+    #[allow(clippy::too_many_arguments)]
+    fn exec_set(
+        &mut self,
+        ci: usize,
+        s: usize,
+        inst: InstId,
+        src: Pipe,
+        dst: Pipe,
+        id: u32,
+        time: u64,
+    ) {
         let agent = Self::agent(ci, s);
         let vc = self.checker.as_ref().map(|ck| ck.vc[agent]);
-        let time = self.cores[ci].time[s];
         let q = self.cores[ci].sb.flags.entry((src, dst, id));
         let pending = q.len();
         let prev = q.front().map(|t| t.inst);
@@ -3401,6 +3814,7 @@ impl<'a> Cluster<'a> {
             from: (ci as u32, src, time),
         });
         self.cores[ci].sb.flag_site.insert((src, dst, id), inst);
+        self.cores[ci].flag_changed(slot(dst));
         if pending > 0 {
             self.diags.report(
                 DiagKind::DoubleSet,
@@ -3443,6 +3857,10 @@ impl<'a> Cluster<'a> {
         };
         let kind = self.cores[ci].kind;
         let n = self.cores.len();
+        // the semaphores of the cores it reaches (which waiter: any)
+        for c in &mut self.cores {
+            c.touch_all();
+        }
         match kind {
             CoreKind::Cube => {
                 if mode2 {
@@ -3494,6 +3912,7 @@ impl<'a> Cluster<'a> {
     fn take_cross(&mut self, ci: usize, s: usize, id: u32) {
         let mut toks = Vec::new();
         let c = &mut self.cores[ci];
+        c.touch_all();
         if let Some(t) =
             c.sb.sems
                 .get_mut(&(id, u32::MAX))

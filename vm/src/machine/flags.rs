@@ -10,7 +10,7 @@ use rustc_hash::FxHashMap;
 
 use pto_isa_spec::Pipe;
 
-use super::{slot, slot_pipe};
+use super::slot_pipe;
 use crate::checker::AGENTS_PER_CORE;
 
 /// Event ids per pipe pair kept in the flat array.
@@ -38,8 +38,11 @@ impl<T> Default for FlagTable<T> {
 
 #[inline]
 fn index((src, dst, id): FlagKey) -> Option<usize> {
-    if (id as usize) < FLAT_IDS && src != Pipe::All && dst != Pipe::All {
-        Some((slot(src) * AGENTS_PER_CORE + slot(dst)) * FLAT_IDS + id as usize)
+    // a pipe's discriminant is its slot, except PIPE_ALL's (7, which
+    // shares slot 0): one compare keeps PIPE_ALL and large ids out
+    let (s, d) = (src as usize, dst as usize);
+    if (id as usize) < FLAT_IDS && s < AGENTS_PER_CORE && d < AGENTS_PER_CORE {
+        Some((s * AGENTS_PER_CORE + d) * FLAT_IDS + id as usize)
     } else {
         None
     }
@@ -121,6 +124,23 @@ impl<T> FlagTable<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_pipe_discriminant_is_its_slot() {
+        use super::super::slot;
+        for p in [
+            Pipe::S,
+            Pipe::V,
+            Pipe::M,
+            Pipe::Mte1,
+            Pipe::Mte2,
+            Pipe::Mte3,
+            Pipe::Fix,
+        ] {
+            assert_eq!(p as usize, slot(p));
+        }
+        assert!(Pipe::All as usize >= AGENTS_PER_CORE);
+    }
 
     #[test]
     fn flat_and_spilled_keys_round_trip() {
