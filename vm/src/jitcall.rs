@@ -44,6 +44,10 @@ pub struct JitStats {
     pub scope_execs: u64,
     /// Fused tile chains compiled (`jitchain`).
     pub chains_compiled: u32,
+    /// Of those, chains that run in parts: an f32 chain with an exp runs
+    /// its exps on the wide vectors between compiled loops of the other ops
+    /// (`pto_jit::chain`), so its values pass through memory at each exp.
+    pub chains_in_parts: u32,
     /// Executions of fused tile chains.
     pub chain_execs: u64,
     /// Tile ops executed inside fused chains.
@@ -113,9 +117,10 @@ impl JitCache {
     }
 
     /// Counts a fused chain compiled (or found compiled) for this run.
-    pub(crate) fn note_chain_compiled(&self, t: std::time::Duration, bytes: usize) {
+    pub(crate) fn note_chain_compiled(&self, t: std::time::Duration, bytes: usize, parts: bool) {
         if let Ok(mut st) = self.stats.lock() {
             st.chains_compiled += 1;
+            st.chains_in_parts += u32::from(parts);
             st.compile_us += t.as_micros() as u64;
             st.code_bytes += bytes as u64;
         }
