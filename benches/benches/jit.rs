@@ -633,6 +633,14 @@ fn breadth_half_chain(c: &mut Criterion) {
             black_box(fused.call(ub, &args))
         })
     });
+    // the old body: one Cranelift loop, the exp inside it
+    let one_loop = chain::compile_fused(&fused.chain).expect("compiles");
+    g.bench_function("fused_one_loop", |bch| {
+        bch.iter(|| {
+            let ub = local.slice_mut(pto_vm::Space::Ub, 0, size).expect("ub");
+            black_box(one_loop.call(ub, &args))
+        })
+    });
     g.finish();
     // without exp: `t = a - b; t = t * c; d = t + a`
     let mut g = c.benchmark_group(format!("breadth/chain_sub_mul_add/{n}x{n}/f16"));

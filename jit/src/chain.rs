@@ -17,13 +17,15 @@
 //! tile slot, then one scalar per op (f32 bits or the i32 value; ignored for
 //! tile-tile and unary ops).
 //!
-//! An f32 chain with an exp runs in parts where the host has the wide exp
-//! (`mathf::exp_wide`, 16 or 8 lanes against Cranelift's 4): the ops before
-//! each exp as one compiled loop, the exp on the wide vectors, the ops after
-//! it as another loop, all parts over one block of the domain (a few KiB of
-//! each tile, so the values between parts stay in the L1 cache) before the
-//! next block. Each part runs the same ops on the same values as the whole
-//! chain's loop and the wide exp gives the compiled exp's bits, so the results
+//! A chain with an exp runs in parts: f32 where the host has the wide exp
+//! (`mathf::exp_wide`, 16 or 8 lanes against Cranelift's 4), f16/bf16
+//! always (their exp inside the loop measured slower than alone). The ops
+//! before each exp as one compiled loop, the exp as its single-op region
+//! (f32: on the wide vectors), the ops after it as another loop, all parts
+//! over one block of the domain (so the values between parts stay in the L1
+//! cache) before the next block. Each part runs the same ops on the same
+//! values as the whole chain's loop (16-bit lanes round every op to the type
+//! either way) and the wide exp gives the compiled exp's bits, so the results
 //! are the same; only the values an exp reads or writes go through memory.
 
 use cranelift_codegen::ir::condcodes::IntCC;
@@ -166,7 +168,7 @@ impl ChainCompiled {
         self.call_blocked(mem, args, BLOCK)
     }
 
-    /// Whether the chain runs in parts (an f32 exp on the wide vectors).
+    /// Whether the chain runs in parts (split at its exps).
     pub fn in_parts(&self) -> bool {
         matches!(self.inner, Body::Parts(_))
     }
@@ -292,12 +294,20 @@ impl ChainCompiled {
     }
 }
 
-/// Compiles a chain, or says why not: an f32 chain with an exp in parts
-/// where the host has the wide exp (see the module doc), otherwise one loop.
+/// Compiles a chain, or says why not: a chain with an exp in parts (f32
+/// where the host has the wide exp, f16/bf16 always; see the module doc),
+/// otherwise one loop.
 pub fn compile(chain: &Chain) -> Result<ChainCompiled, Reject> {
     check(chain)?;
     let exp = |o: &ChainOp| o.op == Op::Exp && o.operands == Operands::Unary;
-    if chain.lane != Lane::F32 || !chain.ops.iter().any(exp) || !crate::has_wide_exp() {
+    let split = match chain.lane {
+        Lane::F32 => crate::has_wide_exp(),
+        // no wide half exp, but the one loop's exp with its conversions
+        // measured slower than the ops one by one (see docs/decisions.md)
+        Lane::F16 | Lane::BF16 => true,
+        Lane::I32 => false,
+    };
+    if !split || !chain.ops.iter().any(exp) {
         return compile_fused(chain);
     }
     let start = std::time::Instant::now();
@@ -364,7 +374,7 @@ pub fn compile(chain: &Chain) -> Result<ChainCompiled, Reject> {
     })
 }
 
-/// Compiles a chain as one loop whatever its ops (an f32 exp then runs on
+/// Compiles a chain as one loop whatever its ops (an exp then runs on
 /// Cranelift's 4-lane vectors), or says why not.
 pub fn compile_fused(chain: &Chain) -> Result<ChainCompiled, Reject> {
     check(chain)?;

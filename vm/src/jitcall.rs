@@ -44,8 +44,9 @@ pub struct JitStats {
     pub scope_execs: u64,
     /// Fused tile chains compiled (`jitchain`).
     pub chains_compiled: u32,
-    /// Of those, chains that run in parts: an f32 chain with an exp runs
-    /// its exps on the wide vectors between compiled loops of the other ops
+    /// Of those, chains that run in parts: a chain with an exp (f32 on a
+    /// host with the wide exp, f16/bf16 always) runs each exp as its
+    /// single-op region between compiled loops of the other ops
     /// (`pto_jit::chain`), so its values pass through memory at each exp.
     pub chains_in_parts: u32,
     /// Executions of fused tile chains.
