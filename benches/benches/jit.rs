@@ -1,6 +1,7 @@
 //! Interpreter vs JIT on the same work, measured in one run:
 //! one tile elementwise op (TADD, TMUL, TMULS, TEXP) on 64x64 and 128x128 f32 tiles,
-//! a fused chain (TSUB, TEXP, TMUL) against the same ops one by one,
+//! a fused chain (TSUB, TEXP, TMUL; and TSUB, TMUL, TADD without exp)
+//! against the same ops one by one,
 //! TROWSUM, TCVT f32 -> f16 and f16 TADD/TMUL/TEXP, TMATMUL at 64^3 and 128^3,
 //! the op alone (`exec`) and whole kernels through the machine (`kernel`),
 //! plus JIT compile time per region. `benches/report.py` turns the results
@@ -203,6 +204,58 @@ fn chains(c: &mut Criterion) {
             bch.iter(|| {
                 let ub = local.slice_mut(pto_vm::Space::Ub, 0, size).expect("ub");
                 black_box(fused.call(ub, &args))
+            })
+        });
+        // the same chain as one Cranelift loop (its exp on 4 lanes), and in
+        // parts with other block sizes (0: one block, the whole domain)
+        let one_loop = chain::compile_fused(&fused.chain).expect("compiles");
+        g.bench_function("fused_one_loop", |bch| {
+            bch.iter(|| {
+                let ub = local.slice_mut(pto_vm::Space::Ub, 0, size).expect("ub");
+                black_box(one_loop.call(ub, &args))
+            })
+        });
+        if fused.in_parts() {
+            for block in [1024i64, 0] {
+                g.bench_function(format!("fused_block{block}"), |bch| {
+                    let block = if block == 0 { i64::MAX } else { block };
+                    bch.iter(|| {
+                        let ub = local.slice_mut(pto_vm::Space::Ub, 0, size).expect("ub");
+                        black_box(fused.call_blocked(ub, &args, block))
+                    })
+                });
+            }
+        }
+        g.finish();
+        // a chain without exp, `t = a - b; t = t * c; d = t + a`: one loop
+        // against the ops one by one
+        let mut g = c.benchmark_group(format!("exec/chain_sub_mul_add/{n}x{n}/f32"));
+        g.throughput(Throughput::Elements((n * n) as u64));
+        g.sample_size(20);
+        let add = region(Op::Add, Operands::Binary);
+        let (m2, a2) = (ew(t, t, cc), ew(d, t, a));
+        g.bench_function("jit", |bch| {
+            bch.iter(|| {
+                let ub = local.slice_mut(pto_vm::Space::Ub, 0, size).expect("ub");
+                sub.call(ub, &sa);
+                mul.call(ub, &m2);
+                black_box(add.call(ub, &a2))
+            })
+        });
+        let plain = chain::compile(&Chain {
+            lane: Lane::F32,
+            ops: vec![
+                op(Op::Sub, Operands::Binary, 0, 1, 3),
+                op(Op::Mul, Operands::Binary, 3, 2, 3),
+                op(Op::Add, Operands::Binary, 3, 0, 4),
+            ],
+            slots: 5,
+        })
+        .expect("compiles");
+        g.bench_function("fused", |bch| {
+            bch.iter(|| {
+                let ub = local.slice_mut(pto_vm::Space::Ub, 0, size).expect("ub");
+                black_box(plain.call(ub, &args))
             })
         });
         g.finish();
@@ -578,6 +631,35 @@ fn breadth_half_chain(c: &mut Criterion) {
         bch.iter(|| {
             let ub = local.slice_mut(pto_vm::Space::Ub, 0, size).expect("ub");
             black_box(fused.call(ub, &args))
+        })
+    });
+    // the old body: one Cranelift loop, the exp inside it
+    let one_loop = chain::compile_fused(&fused.chain).expect("compiles");
+    g.bench_function("fused_one_loop", |bch| {
+        bch.iter(|| {
+            let ub = local.slice_mut(pto_vm::Space::Ub, 0, size).expect("ub");
+            black_box(one_loop.call(ub, &args))
+        })
+    });
+    g.finish();
+    // without exp: `t = a - b; t = t * c; d = t + a`
+    let mut g = c.benchmark_group(format!("breadth/chain_sub_mul_add/{n}x{n}/f16"));
+    g.throughput(Throughput::Elements((n * n) as u64));
+    g.sample_size(20);
+    let plain = chain::compile(&Chain {
+        lane: Lane::F16,
+        ops: vec![
+            op(Op::Sub, Operands::Binary, 0, 1, 3),
+            op(Op::Mul, Operands::Binary, 3, 2, 3),
+            op(Op::Add, Operands::Binary, 3, 0, 4),
+        ],
+        slots: 5,
+    })
+    .expect("compiles");
+    g.bench_function("fused", |bch| {
+        bch.iter(|| {
+            let ub = local.slice_mut(pto_vm::Space::Ub, 0, size).expect("ub");
+            black_box(plain.call(ub, &args))
         })
     });
     g.finish();

@@ -16,6 +16,17 @@
 //! Arguments (`i64`): `rows`, `cols`, then `(address, row stride)` in bytes per
 //! tile slot, then one scalar per op (f32 bits or the i32 value; ignored for
 //! tile-tile and unary ops).
+//!
+//! A chain with an exp runs in parts: f32 where the host has the wide exp
+//! (`mathf::exp_wide`, 16 or 8 lanes against Cranelift's 4), f16/bf16
+//! always (their exp inside the loop measured slower than alone). The ops
+//! before each exp as one compiled loop, the exp as its single-op region
+//! (f32: on the wide vectors), the ops after it as another loop, all parts
+//! over one block of the domain (so the values between parts stay in the L1
+//! cache) before the next block. Each part runs the same ops on the same
+//! values as the whole chain's loop (16-bit lanes round every op to the type
+//! either way) and the wide exp gives the compiled exp's bits, so the results
+//! are the same; only the values an exp reads or writes go through memory.
 
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
@@ -95,9 +106,14 @@ pub struct ChainArgs {
     pub cols: i64,
 }
 
+/// Elements of each tile one block of a chain in parts covers (16 KiB of f32
+/// per tile, so the up to three tiles of one part fit the L1 cache; see the
+/// module doc).
+pub const BLOCK: i64 = 4096;
+
 /// A compiled chain.
 pub struct ChainCompiled {
-    inner: codegen::Code,
+    inner: Body,
     /// The chain it implements.
     pub chain: Chain,
     /// Size of the generated machine code in bytes.
@@ -115,10 +131,51 @@ impl std::fmt::Debug for ChainCompiled {
     }
 }
 
+/// The code of a chain: one loop, or parts (see the module doc).
+enum Body {
+    Whole(Box<codegen::Code>),
+    Parts(Vec<Part>),
+}
+
+/// A part of a chain in parts: consecutive ops compiled as one loop over the
+/// slots they use (`slots`: the chain's slot of each of the part's), or one
+/// op alone as its single-op region (`k` its position; an f32 exp then runs
+/// on the wide vectors, `crate::Compiled::call`).
+enum Part {
+    Loop {
+        code: codegen::Code,
+        ops: std::ops::Range<usize>,
+        slots: Vec<u8>,
+    },
+    Op {
+        code: crate::Compiled,
+        k: usize,
+    },
+}
+
+fn status(code: u32) -> Status {
+    match code {
+        0 => Status::Ok,
+        1 => Status::OutOfBounds,
+        _ => Status::Unknown,
+    }
+}
+
 impl ChainCompiled {
     /// Runs the chain over `mem`. Nothing is written unless every tile's
     /// domain lies inside `mem` ([`Status::OutOfBounds`] otherwise).
     pub fn call(&self, mem: &mut [u8], args: &ChainArgs) -> Status {
+        self.call_blocked(mem, args, BLOCK)
+    }
+
+    /// Whether the chain runs in parts (split at its exps).
+    pub fn in_parts(&self) -> bool {
+        matches!(self.inner, Body::Parts(_))
+    }
+
+    /// [`ChainCompiled::call`] with blocks of `block` elements per tile for a
+    /// chain in parts (for measurements; ignored for a chain in one loop).
+    pub fn call_blocked(&self, mem: &mut [u8], args: &ChainArgs, block: i64) -> Status {
         let slots = usize::from(self.chain.slots);
         if args.tiles.len() != slots || args.scalars.len() != self.chain.ops.len() {
             return Status::Unknown;
@@ -135,17 +192,204 @@ impl ChainCompiled {
         for (addr, stride) in &args.tiles {
             a.extend([*addr, *stride]);
         }
-        a.extend(&args.scalars);
-        match self.inner.call_args(mem, &a, self.chain.arg_count()) {
-            0 => Status::Ok,
-            1 => Status::OutOfBounds,
-            _ => Status::Unknown,
+        match &self.inner {
+            Body::Whole(code) => {
+                a.extend(&args.scalars);
+                status(code.call_args(mem, &a, self.chain.arg_count()))
+            }
+            Body::Parts(parts) => self.call_parts(parts, mem, a, &args.scalars, block),
         }
+    }
+
+    /// Runs the parts block by block. `a` holds `rows`, `cols` and the
+    /// slots' `(address, stride)`, the layout of every part's arguments
+    /// before its scalars.
+    fn call_parts(
+        &self,
+        parts: &[Part],
+        mem: &mut [u8],
+        a: Vec<i64>,
+        scalars: &[i64],
+        block: i64,
+    ) -> Status {
+        // the entry proof of the whole chain's loop (`codegen::prove_rows`),
+        // before any part writes: every part then passes its own
+        let small = |v: &i64| (0..1 << 32).contains(v);
+        if !a.iter().all(small) {
+            return Status::OutOfBounds;
+        }
+        let (rows, cols) = (a[0], a[1]);
+        if rows == 0 || cols == 0 {
+            return Status::Ok;
+        }
+        let es = self.chain.lane.bytes();
+        let len = mem.len() as u64;
+        // each value below 2^32: no product or sum here overflows a u64
+        let inside = a[2..].chunks(2).all(|t| {
+            let end = t[0] as u64 + (rows - 1) as u64 * t[1] as u64 + (cols * es) as u64;
+            end <= len
+        });
+        if !inside {
+            return Status::OutOfBounds;
+        }
+        // blocks: runs of columns of the one row, or runs of whole rows
+        let block = block.max(16);
+        let (step_rows, step_cols) = if rows == 1 {
+            (1, block)
+        } else {
+            ((block / cols).max(1), cols)
+        };
+        let mut tiles = Vec::with_capacity(a.len() - 2);
+        let mut args = Vec::with_capacity(a.len() + self.chain.ops.len());
+        let mut r0 = 0;
+        while r0 < rows {
+            let nr = step_rows.min(rows - r0);
+            let mut c0 = 0;
+            while c0 < cols {
+                let nc = step_cols.min(cols - c0);
+                tiles.clear();
+                for t in a[2..].chunks(2) {
+                    tiles.push((t[0] + r0 * t[1] + c0 * es, t[1]));
+                }
+                for p in parts {
+                    let tile = |s: u8| tiles[usize::from(s)];
+                    let st = match p {
+                        Part::Op { code, k } => {
+                            let o = &self.chain.ops[*k];
+                            let ((da, ds), (aa, as_), (ba, bs)) =
+                                (tile(o.dst), tile(o.a), tile(o.b));
+                            let e = crate::EwArgs {
+                                dst: da,
+                                dst_stride: ds,
+                                a: aa,
+                                a_stride: as_,
+                                b: ba,
+                                b_stride: bs,
+                                rows: nr,
+                                cols: nc,
+                                scalar: scalars[*k],
+                            };
+                            code.call(mem, &e)
+                        }
+                        Part::Loop { code, ops, slots } => {
+                            args.clear();
+                            args.extend([nr, nc]);
+                            for s in slots {
+                                let (addr, stride) = tile(*s);
+                                args.extend([addr, stride]);
+                            }
+                            args.extend(&scalars[ops.clone()]);
+                            status(code.call_args(mem, &args, args.len()))
+                        }
+                    };
+                    if st != Status::Ok {
+                        return st;
+                    }
+                }
+                c0 += nc;
+            }
+            r0 += nr;
+        }
+        Status::Ok
     }
 }
 
-/// Compiles a chain, or says why not.
+/// Compiles a chain, or says why not: a chain with an exp in parts (f32
+/// where the host has the wide exp, f16/bf16 always; see the module doc),
+/// otherwise one loop.
 pub fn compile(chain: &Chain) -> Result<ChainCompiled, Reject> {
+    check(chain)?;
+    let exp = |o: &ChainOp| o.op == Op::Exp && o.operands == Operands::Unary;
+    let split = match chain.lane {
+        Lane::F32 => crate::has_wide_exp(),
+        // no wide half exp, but the one loop's exp with its conversions
+        // measured slower than the ops one by one (see docs/decisions.md)
+        Lane::F16 | Lane::BF16 => true,
+        Lane::I32 => false,
+    };
+    if !split || !chain.ops.iter().any(exp) {
+        return compile_fused(chain);
+    }
+    let start = std::time::Instant::now();
+    let mut parts = Vec::new();
+    let mut code_bytes = 0;
+    let mut k = 0;
+    while k < chain.ops.len() {
+        let end = if exp(&chain.ops[k]) {
+            k + 1
+        } else {
+            (k..chain.ops.len())
+                .find(|&j| exp(&chain.ops[j]))
+                .unwrap_or(chain.ops.len())
+        };
+        if end == k + 1 {
+            let o = chain.ops[k];
+            let code = crate::compile(&Region {
+                op: o.op,
+                lane: chain.lane,
+                operands: o.operands,
+            })?;
+            code_bytes += code.code_bytes;
+            parts.push(Part::Op { code, k });
+            k = end;
+            continue;
+        }
+        // the part's loop carries only the slots its ops use
+        let mut slots: Vec<u8> = Vec::new();
+        let mut at = |s: u8| match slots.iter().position(|x| *x == s) {
+            Some(i) => i as u8,
+            None => {
+                slots.push(s);
+                (slots.len() - 1) as u8
+            }
+        };
+        let ops = chain.ops[k..end]
+            .iter()
+            .map(|o| ChainOp {
+                a: at(o.a),
+                b: at(o.b),
+                dst: at(o.dst),
+                ..*o
+            })
+            .collect();
+        let sub = Chain {
+            lane: chain.lane,
+            ops,
+            slots: slots.len() as u8,
+        };
+        let (code, bytes) = build(&sub)?;
+        code_bytes += bytes;
+        parts.push(Part::Loop {
+            code,
+            ops: k..end,
+            slots,
+        });
+        k = end;
+    }
+    Ok(ChainCompiled {
+        inner: Body::Parts(parts),
+        chain: chain.clone(),
+        code_bytes,
+        compile_time: start.elapsed(),
+    })
+}
+
+/// Compiles a chain as one loop whatever its ops (an exp then runs on
+/// Cranelift's 4-lane vectors), or says why not.
+pub fn compile_fused(chain: &Chain) -> Result<ChainCompiled, Reject> {
+    check(chain)?;
+    let start = std::time::Instant::now();
+    let (code, code_bytes) = build(chain)?;
+    Ok(ChainCompiled {
+        inner: Body::Whole(Box::new(code)),
+        chain: chain.clone(),
+        code_bytes,
+        compile_time: start.elapsed(),
+    })
+}
+
+/// What makes a chain compilable.
+fn check(chain: &Chain) -> Result<(), Reject> {
     let n = chain.ops.len();
     if !(1..=MAX_OPS).contains(&n) {
         return Err(Reject::Unsupported(format!("a chain of {n} ops")));
@@ -164,7 +408,11 @@ pub fn compile(chain: &Chain) -> Result<ChainCompiled, Reject> {
             return Err(Reject::Unsupported("a chain slot out of range".into()));
         }
     }
-    let start = std::time::Instant::now();
+    Ok(())
+}
+
+/// The loop of a checked chain and its size in bytes.
+fn build(chain: &Chain) -> Result<(codegen::Code, usize), Reject> {
     let mut module = codegen::new_module()?;
     let ptr = module.target_config().pointer_type();
     let mut sig = module.make_signature();
@@ -185,13 +433,7 @@ pub fn compile(chain: &Chain) -> Result<ChainCompiled, Reject> {
         b.seal_all_blocks();
         b.finalize(module.target_config());
     }
-    let (inner, code_bytes) = codegen::finish(module, ctx, id, &format!("{chain:?}"))?;
-    Ok(ChainCompiled {
-        inner,
-        chain: chain.clone(),
-        code_bytes,
-        compile_time: start.elapsed(),
-    })
+    codegen::finish(module, ctx, id, &format!("{chain:?}"))
 }
 
 fn lane_types(lane: Lane) -> (Type, Type) {
@@ -567,6 +809,92 @@ mod tests {
         let want = one_by_one(&chain, &mem, &args);
         assert_eq!(c.call(&mut mem, &args), Status::Ok);
         assert_eq!(mem, want);
+    }
+
+    /// An f32 chain with exps runs in parts on a host with the wide exp and
+    /// gives the one-loop chain's bits: exps first, in the middle and last,
+    /// in place and into another tile, dense and strided tiles, odd widths
+    /// (vector tails), every block size from one element to the whole
+    /// domain.
+    #[test]
+    fn chains_in_parts_equal_the_one_loop_chain() {
+        use Operands::*;
+        let chains = [
+            vec![
+                op(Op::Exp, Unary, 0, 0, 3),
+                op(Op::Mul, ScalarRight, 3, 3, 3),
+                op(Op::Add, Binary, 3, 1, 4),
+            ],
+            vec![
+                op(Op::Sub, Binary, 0, 1, 3),
+                op(Op::Max, ScalarRight, 3, 3, 3),
+                op(Op::Exp, Unary, 3, 3, 3),
+                op(Op::Mul, Binary, 3, 2, 4),
+                op(Op::Exp, Unary, 1, 1, 1),
+                op(Op::Div, Binary, 4, 1, 4),
+            ],
+            vec![
+                op(Op::Sub, Binary, 0, 1, 3),
+                op(Op::Neg, Unary, 3, 3, 3),
+                op(Op::Exp, Unary, 3, 3, 4),
+            ],
+        ];
+        for ops in chains {
+            let chain = Chain {
+                lane: Lane::F32,
+                ops,
+                slots: 5,
+            };
+            let parts = compile(&chain).expect("compiles");
+            let whole = compile_fused(&chain).expect("compiles");
+            assert!(!whole.in_parts());
+            assert_eq!(parts.in_parts(), crate::has_wide_exp());
+            for (rows, cols, stride) in
+                [(5i64, 13i64, 64i64), (3, 16, 64), (4, 37, 160), (1, 3, 16)]
+            {
+                let mem0 = fill(5 * 5 * 40, (rows * 7 + cols) as u32);
+                let args = ChainArgs {
+                    tiles: (0..5).map(|s| (s * 800, stride)).collect(),
+                    scalars: (0..chain.ops.len())
+                        .map(|k| i64::from((0.75f32 + k as f32).to_bits()))
+                        .collect(),
+                    rows,
+                    cols,
+                };
+                let mut want = mem0.clone();
+                assert_eq!(whole.call(&mut want, &args), Status::Ok);
+                // the one-loop chain equals the ops one by one
+                let by_op = one_by_one(&chain, &mem0, &args);
+                let nan = |x: &[u8], y: &[u8]| {
+                    let f = |v: &[u8]| f32::from_le_bytes([v[0], v[1], v[2], v[3]]);
+                    x == y || (f(x).is_nan() && f(y).is_nan())
+                };
+                assert!(want.chunks(4).zip(by_op.chunks(4)).all(|(x, y)| nan(x, y)));
+                for block in [1, 16, 20, 64, BLOCK, i64::MAX] {
+                    let mut mem = mem0.clone();
+                    assert_eq!(parts.call_blocked(&mut mem, &args, block), Status::Ok);
+                    let bad = (0..mem.len() / 4)
+                        .find(|&i| !nan(&mem[4 * i..4 * i + 4], &want[4 * i..4 * i + 4]));
+                    assert_eq!(bad, None, "{:?} {rows}x{cols} block {block}", chain.ops);
+                }
+            }
+            // a tile past the buffer: nothing written, whichever part
+            let mem0 = fill(5 * 5 * 40, 9);
+            let mut mem = mem0.clone();
+            let args = ChainArgs {
+                tiles: (0..5)
+                    .map(|s| (s * 800 + i64::from(s == 4) * 40, 160))
+                    .collect(),
+                scalars: vec![0; chain.ops.len()],
+                rows: 5,
+                cols: 40,
+            };
+            assert_eq!(parts.call(&mut mem, &args), Status::OutOfBounds);
+            assert_eq!(mem, mem0);
+            let hostile = ChainArgs { rows: -1, ..args };
+            assert_eq!(parts.call(&mut mem, &hostile), Status::OutOfBounds);
+            assert_eq!(mem, mem0);
+        }
     }
 
     #[test]

@@ -307,6 +307,14 @@ impl Compiled {
     }
 }
 
+/// Whether this host runs f32 exp on wide vectors (AVX-512F, or AVX2 and
+/// FMA): the single-op f32 exp region then does, and a fused f32 chain with
+/// an exp runs in parts around it ([`chain`]; f16/bf16 chains with an exp
+/// run in parts on every host).
+pub fn has_wide_exp() -> bool {
+    mathf::exp_wide_present()
+}
+
 /// The region [`mathf::exp_wide`] runs natively.
 const EXP_F32: Region = Region {
     op: Op::Exp,

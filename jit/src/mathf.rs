@@ -376,6 +376,11 @@ pub(crate) fn exp_wide(mem: &mut [u8], a: &crate::EwArgs) -> Option<crate::Statu
     exp_wide_on(mem, a, None)
 }
 
+/// Whether [`exp_wide`] runs on this host (AVX-512F, or AVX2 and FMA).
+pub(crate) fn exp_wide_present() -> bool {
+    Width::detect().is_some()
+}
+
 /// The vector widths of [`exp_wide`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Width {

@@ -44,6 +44,11 @@ pub struct JitStats {
     pub scope_execs: u64,
     /// Fused tile chains compiled (`jitchain`).
     pub chains_compiled: u32,
+    /// Of those, chains that run in parts: a chain with an exp (f32 on a
+    /// host with the wide exp, f16/bf16 always) runs each exp as its
+    /// single-op region between compiled loops of the other ops
+    /// (`pto_jit::chain`), so its values pass through memory at each exp.
+    pub chains_in_parts: u32,
     /// Executions of fused tile chains.
     pub chain_execs: u64,
     /// Tile ops executed inside fused chains.
@@ -113,9 +118,10 @@ impl JitCache {
     }
 
     /// Counts a fused chain compiled (or found compiled) for this run.
-    pub(crate) fn note_chain_compiled(&self, t: std::time::Duration, bytes: usize) {
+    pub(crate) fn note_chain_compiled(&self, t: std::time::Duration, bytes: usize, parts: bool) {
         if let Ok(mut st) = self.stats.lock() {
             st.chains_compiled += 1;
+            st.chains_in_parts += u32::from(parts);
             st.compile_us += t.as_micros() as u64;
             st.code_bytes += bytes as u64;
         }

@@ -158,7 +158,7 @@ impl ChainCache {
             .unwrap_or(false);
         if first {
             match &res {
-                Ok(x) => jit.note_chain_compiled(x.compile_time, x.code_bytes),
+                Ok(x) => jit.note_chain_compiled(x.compile_time, x.code_bytes, x.in_parts()),
                 Err(e) => jit.note_reject(format!("chain: {e}")),
             }
         }

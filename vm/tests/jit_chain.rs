@@ -4,6 +4,14 @@
 //! compiled one by one bit for bit, and the interpreter bit for bit except
 //! where an exp's result flows (within its bound); the checker must report
 //! the same diagnostics.
+//!
+//! Which runs fuse: every run here, whole (one chain of all its ops). How a
+//! fused chain runs: a chain with an exp runs in parts (compiled loops of the
+//! ops between its exps, each exp as its single-op region) when it is f32 on
+//! a host with the wide exp (`pto_jit::has_wide_exp`; the exp then runs on
+//! the wide vectors) or f16/bf16; every other chain (no exp, i32, f32
+//! without the wide exp) runs as one loop. `--stats` counts a chain in
+//! parts once in `chains_compiled` and once in `chains_in_parts`.
 
 use proptest::prelude::*;
 use pto_vm::{load_text, run_kernel, Arg, Config, JitMode, Sched};
@@ -297,7 +305,12 @@ proptest! {
         let fused = run(&src, JitMode::Always, true, !racy, sched, &ins);
         prop_assert_eq!(fused.jit.chain_execs, 1, "one fused chain\n{}", src);
         prop_assert_eq!(fused.jit.chain_ops, steps.len() as u64, "all ops fused\n{}", src);
+        prop_assert_eq!(fused.jit.chains_compiled, 1);
+        // in parts exactly when f32 with an exp on a host with the wide exp
+        let parts = f32_lane && exp_seen && pto_jit::has_wide_exp();
+        prop_assert_eq!(fused.jit.chains_in_parts, u32::from(parts), "\n{}", src);
         prop_assert_eq!(single.jit.chain_execs, 0);
+        prop_assert_eq!(single.jit.chains_in_parts, 0);
         // the checker sees the same accesses: the same diagnostics
         prop_assert_eq!(&fused.diags, &interp.diags, "\n{}", src);
         prop_assert_eq!(&single.diags, &interp.diags, "\n{}", src);
@@ -393,6 +406,14 @@ proptest! {
         let fused = run(&src, JitMode::Always, true, true, sched, &ins);
         prop_assert_eq!(fused.jit.chain_execs, 1, "one fused chain\n{}", src);
         prop_assert_eq!(fused.jit.chain_ops, steps.len() as u64, "all ops fused\n{}", src);
+        // 16-bit chains split at every exp, whatever the host
+        let has_exp = steps.iter().any(|s| ops[s.op].0 == "texp");
+        prop_assert_eq!(
+            (fused.jit.chains_compiled, fused.jit.chains_in_parts),
+            (1, u32::from(has_exp)),
+            "\n{}",
+            src
+        );
         prop_assert_eq!(&fused.diags, &interp.diags, "\n{}", src);
         let val = |b: &[u8]| {
             let h = u16::from_le_bytes([b[0], b[1]]);

@@ -929,8 +929,8 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
         }
         if j.chain_execs > 0 || j.chains_compiled > 0 {
             eprintln!(
-                "jit: {} fused chain(s) compiled, {} fused chain run(s) ({} ops fused)",
-                j.chains_compiled, j.chain_execs, j.chain_ops
+                "jit: {} fused chain(s) compiled ({} in parts at an exp), {} fused chain run(s) ({} ops fused)",
+                j.chains_compiled, j.chains_in_parts, j.chain_execs, j.chain_ops
             );
         }
         for (why, n) in &j.rejected {
