@@ -4,13 +4,17 @@
 //! element at a time. The conversions are integer bit manipulation (Cranelift
 //! has no vector f16 conversions on x86):
 //!
-//! - bf16 -> f32: the bits shifted up 16; f16 -> f32: exponent rebias with a
-//!   multiplication by 2^112 (exact; subnormals become normal). A NaN is
-//!   quieted, keeping its payload, as the interpreter's (`half`) reads do.
-//! - f32 -> bf16/f16: round to nearest, ties to even; overflow gives
-//!   infinity, f16 subnormals round through an f32 addition of 0.5 (whose ulp
-//!   is the f16 subnormal step); a NaN keeps its top payload bits with the
-//!   quiet bit set (what `half` and F16C produce).
+//! - bf16 -> f32: the bits shifted up 16; f16 -> f32: sign, exponent and
+//!   mantissa moved to f32's places by two shifts, then a multiplication by
+//!   2^112 rebiases (exact; subnormals become normal); infinities and NaNs
+//!   get the rest of the all-ones exponent added. A NaN is quieted, keeping
+//!   its payload, as the interpreter's (`half`) reads do: a multiplication
+//!   by one does it.
+//! - f32 -> bf16/f16: round to nearest, ties to even; for f16 the FPU rounds
+//!   (an f32 addition of a power of two whose ulp is the f16 ulp of the
+//!   value's binade, 2^-24 for the subnormals) and overflow gives infinity;
+//!   a NaN keeps its top payload bits with the quiet bit set (what `half`
+//!   and F16C produce).
 //!
 //! Computing in f32 and rounding once more to the half type gives the
 //! correctly rounded half result for +, -, *, / and sqrt (f32 has at least
@@ -75,41 +79,56 @@ impl L {
 
 /// Half bits (zero-extended in i32 lanes) to f32 lanes.
 pub(crate) fn to_f32(b: &mut FunctionBuilder, l: &L, lane: Lane, h: Value) -> Value {
+    let x = b.ins().ishl_imm_u(h, 16);
+    to_f32_hi(b, l, lane, x, true)
+}
+
+/// Half bits in the top 16 bits of i32 lanes (the low 16 zero) to f32 lanes.
+/// Unless `quiet`, an f16 signaling NaN stays signaling: for an operand of
+/// an f32 addition, subtraction, multiplication or division, which quiets it
+/// (keeping the payload) as the interpreter's read would have.
+pub(crate) fn to_f32_hi(
+    b: &mut FunctionBuilder,
+    l: &L,
+    lane: Lane,
+    x: Value,
+    quiet: bool,
+) -> Value {
     let flags = MemFlagsData::new();
+    let inf = l.i(b, 0x7f80_0000);
     if lane == Lane::BF16 {
-        let x = b.ins().ishl_imm_u(h, 16);
         let abs = l.i(b, 0x7fff_ffff);
         let a = b.ins().band(x, abs);
-        let inf = l.i(b, 0x7f80_0000);
         let nan = b.ins().icmp(IntCC::SignedGreaterThan, a, inf);
         let q = l.i(b, 0x0040_0000);
         let xq = b.ins().bor(x, q);
         let x = l.sel(b, nan, xq, x);
         return b.ins().bitcast(l.ft(), flags, x);
     }
-    let m7fff = l.i(b, 0x7fff);
-    let mag = b.ins().band(h, m7fff);
-    let t = b.ins().ishl_imm_u(mag, 13);
-    let tf = b.ins().bitcast(l.ft(), flags, t);
+    // sign stays at bit 31, exponent and mantissa go to f32's places less
+    // the bias difference (bits 28..30 get copies of the sign, cleared)
+    let y = b.ins().sshr_imm_u(x, 3);
+    let keep = l.i(b, 0x8fff_ffff);
+    let y = b.ins().band(y, keep);
+    // normals, subnormals (made normal) and zeros, signed: times 2^112
+    let yf = b.ins().bitcast(l.ft(), flags, y);
     let scale = l.f(b, f32::from_bits(0x7780_0000)); // 2^112
-    let v = b.ins().fmul(tf, scale);
+    let v = b.ins().fmul(yf, scale);
     let v = b.ins().bitcast(l.it(), flags, v);
-    // infinities and NaNs: all-ones exponent, NaNs quieted
-    let m7c00 = l.i(b, 0x7c00);
-    let e = b.ins().band(h, m7c00);
-    let special = b.ins().icmp(IntCC::Equal, e, m7c00);
-    let inf = l.i(b, 0x7f80_0000);
-    let s = b.ins().bor(t, inf);
-    let nan = b.ins().icmp(IntCC::SignedGreaterThan, mag, m7c00);
-    let q = l.i(b, 0x0040_0000);
-    let sq = b.ins().bor(s, q);
-    let s = l.sel(b, nan, sq, s);
-    let v = l.sel(b, special, s, v);
-    let m8000 = l.i(b, 0x8000);
-    let sign = b.ins().band(h, m8000);
-    let sign = b.ins().ishl_imm_u(sign, 16);
-    let v = b.ins().bor(v, sign);
-    b.ins().bitcast(l.ft(), flags, v)
+    // infinities and NaNs: the exponent made all-ones
+    let m_exp = l.i(b, 0x0f80_0000);
+    let e = b.ins().band(y, m_exp);
+    let special = b.ins().icmp(IntCC::Equal, e, m_exp);
+    let sp = b.ins().bor(y, inf);
+    let v = l.sel(b, special, sp, v);
+    let v = b.ins().bitcast(l.ft(), flags, v);
+    if !quiet {
+        return v;
+    }
+    // a multiplication by one quiets a signaling NaN, keeping its payload,
+    // and leaves every other value as it is
+    let one = l.f(b, 1.0);
+    b.ins().fmul(v, one)
 }
 
 /// f32 lanes to half bits (in i32 lanes), rounding to nearest even.
@@ -119,8 +138,8 @@ pub(crate) fn from_f32(b: &mut FunctionBuilder, l: &L, lane: Lane, f: Value) -> 
     let abs = l.i(b, 0x7fff_ffff);
     let a = b.ins().band(x, abs);
     let inf = l.i(b, 0x7f80_0000);
-    let nan = b.ins().icmp(IntCC::SignedGreaterThan, a, inf);
     if lane == Lane::BF16 {
+        let nan = b.ins().icmp(IntCC::SignedGreaterThan, a, inf);
         let hi = b.ins().ushr_imm_u(x, 16);
         let q = l.i(b, 0x40);
         let qn = b.ins().bor(hi, q);
@@ -132,39 +151,42 @@ pub(crate) fn from_f32(b: &mut FunctionBuilder, l: &L, lane: Lane, f: Value) -> 
         let r = b.ins().ushr_imm_u(r, 16);
         return l.sel(b, nan, qn, r);
     }
-    let hi = b.ins().ushr_imm_u(x, 16);
-    let m8000 = l.i(b, 0x8000);
-    let sign = b.ins().band(hi, m8000);
-    // normal results: rebias, round to nearest even at bit 13
-    let m13 = b.ins().ushr_imm_u(a, 13);
-    let one = l.i(b, 1);
-    let odd = b.ins().band(m13, one);
-    let rebias = l.i(b, 0xc800_0fff); // (15 - 127) << 23, plus 0xfff
-    let r = b.ins().iadd(a, rebias);
-    let r = b.ins().iadd(r, odd);
-    let normal = b.ins().ushr_imm_u(r, 13);
-    // subnormal results (|f| < 2^-14): add 0.5, whose ulp is 2^-24
+    // Rounding by the FPU: |f| + M, with M = 2^(E + 13) for |f|'s exponent
+    // E clamped to [-14, 16], has the ulp of an f16 of exponent E (2^-24
+    // for the subnormals), so the one f32 rounding of the sum is the f16
+    // rounding (nearest, ties to even: M's bits end in zeros). The sum's
+    // bits less M's count |f|'s f16 ulps, 2^10 + mantissa for a normal; the
+    // exponent field adds (E + 14) << 10 (a mantissa carry walks into it).
+    // From 2^16 up the count only grows: clamped to infinity. With
+    // d = (E + 14) << 23 in [0, 30 << 23]: M's bits are d + (126 << 23).
+    let e = b.ins().band(x, inf);
+    let lo = l.i(b, 113 << 23);
+    let d = b.ins().smax(e, lo);
+    let d = b.ins().isub(d, lo);
+    let top = l.i(b, 30 << 23);
+    let d = b.ins().smin(d, top);
+    let m126 = l.i(b, 126 << 23);
+    let m = b.ins().iadd(d, m126);
     let af = b.ins().bitcast(l.ft(), flags, a);
-    let half = l.f(b, 0.5);
-    let s = b.ins().fadd(af, half);
+    let mf = b.ins().bitcast(l.ft(), flags, m);
+    let s = b.ins().fadd(af, mf);
     let s = b.ins().bitcast(l.it(), flags, s);
-    let half_bits = l.i(b, 0x3f00_0000);
-    let sub = b.ins().isub(s, half_bits);
-    let min_normal = l.i(b, 0x3880_0000);
-    let small = b.ins().icmp(IntCC::SignedLessThan, a, min_normal);
-    let r = l.sel(b, small, sub, normal);
-    // overflow (65520 and up rounds to infinity) and infinity
-    let big_at = l.i(b, 0x477f_f000);
-    let big = b.ins().icmp(IntCC::SignedGreaterThanOrEqual, a, big_at);
+    let r = b.ins().isub(s, m);
+    let ef = b.ins().ushr_imm_u(d, 13);
+    let r = b.ins().iadd(r, ef);
     let hinf = l.i(b, 0x7c00);
-    let r = l.sel(b, big, hinf, r);
-    // NaN: quiet, top payload bits
-    let man = b.ins().ushr_imm_u(a, 13);
-    let m3ff = l.i(b, 0x3ff);
-    let man = b.ins().band(man, m3ff);
-    let qn = l.i(b, 0x7e00);
-    let qn = b.ins().bor(qn, man);
-    let r = l.sel(b, nan, qn, r);
+    let r = b.ins().smin(r, hinf);
+    // a NaN (infinity so far): the sum is |f| quieted (the FPU returns its
+    // NaN operand so), whose top bits less the exponent difference are the
+    // quiet f16 NaN with the top payload bits, above infinity's 0x7c00; for
+    // any other |f| they are no more than r (negative below 2^97, at most
+    // 0x7bff below infinity, 0x7c00 at it)
+    let sn = b.ins().ushr_imm_u(s, 13);
+    let rebias = l.i(b, (255 - 31) << 10);
+    let sn = b.ins().isub(sn, rebias);
+    let r = b.ins().smax(r, sn);
+    let sign = b.ins().bxor(x, a);
+    let sign = b.ins().ushr_imm_u(sign, 16);
     b.ins().bor(r, sign)
 }
 

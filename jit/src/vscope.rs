@@ -1431,7 +1431,8 @@ impl Gen {
     }
 
     /// The lanes of 16-byte chunk `j` that mask `m` enables, as an integer
-    /// vector with all-ones lanes (lane width `es`).
+    /// vector with all-ones lanes (lane width `es`): the mask's 16 bits in
+    /// every lane, each lane's own bit kept and compared with itself.
     fn lane_mask(&self, b: &mut FunctionBuilder, m: u32, j: i32, es: u8) -> Value {
         let off = self.mslot(m) + 2 * j;
         let f = st_flags();
@@ -1445,7 +1446,7 @@ impl Gen {
                     .collect();
                 let c = Self::const_vec(b, types::I32X4, bits);
                 let t = b.ins().band(v, c);
-                Self::nonzero(b, t)
+                b.ins().icmp(IntCC::Equal, t, c)
             }
             2 => {
                 let h = b.ins().load(types::I16, f, self.state, off);
@@ -1455,7 +1456,7 @@ impl Gen {
                     .collect();
                 let c = Self::const_vec(b, types::I16X8, bits);
                 let t = b.ins().band(v, c);
-                Self::nonzero(b, t)
+                b.ins().icmp(IntCC::Equal, t, c)
             }
             _ => {
                 let lo = b.ins().load(types::I8, f, self.state, off);
@@ -1468,17 +1469,9 @@ impl Gen {
                 let bits: Vec<u8> = (0..16).map(|i| 1u8 << (i % 8)).collect();
                 let c = Self::const_vec(b, types::I8X16, bits);
                 let t = b.ins().band(v, c);
-                Self::nonzero(b, t)
+                b.ins().icmp(IntCC::Equal, t, c)
             }
         }
-    }
-
-    /// All-ones in the lanes of `t` that are not zero.
-    fn nonzero(b: &mut FunctionBuilder, t: Value) -> Value {
-        let ty = b.func.dfg.value_type(t);
-        let z = b.ins().iconst(ty.lane_type(), 0);
-        let z = b.ins().splat(ty, z);
-        b.ins().icmp(IntCC::NotEqual, t, z)
     }
 
     fn wrap(b: &mut FunctionBuilder, v: Value, bits: u8, unsigned: bool) -> Value {
