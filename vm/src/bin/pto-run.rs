@@ -928,9 +928,15 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
             );
         }
         if j.chain_execs > 0 || j.chains_compiled > 0 {
+            // "in parts": chains whose exp runs on the wide single-op path
+            let parts = if j.chains_in_parts > 0 {
+                format!(" ({} in parts at an exp)", j.chains_in_parts)
+            } else {
+                String::new()
+            };
             eprintln!(
-                "jit: {} fused chain(s) compiled ({} in parts at an exp), {} fused chain run(s) ({} ops fused)",
-                j.chains_compiled, j.chains_in_parts, j.chain_execs, j.chain_ops
+                "jit: {} fused chain(s) compiled{parts}, {} fused chain run(s) ({} ops fused)",
+                j.chains_compiled, j.chain_execs, j.chain_ops
             );
         }
         for (why, n) in &j.rejected {
