@@ -245,21 +245,8 @@ impl Page {
         let n = self.runs.len();
         // wholly in a gap (a buffer's first touch, a stream walking up it)
         if i == n || self.runs[i].start >= hi {
-            let new = cx.fresh();
             self.hint = i;
-            if i > 0 && self.runs[i - 1].end == lo && self.runs[i - 1].cell == new {
-                self.runs[i - 1].end = hi;
-                self.hint = i - 1;
-            } else {
-                self.runs.insert(
-                    i,
-                    Run {
-                        start: lo,
-                        end: hi,
-                        cell: new,
-                    },
-                );
-            }
+            self.put_before(i, lo, hi, cx.fresh());
             return;
         }
         let (s, e) = (self.runs[i].start, self.runs[i].end);
@@ -279,6 +266,26 @@ impl Page {
         self.rebuild(i, lo, hi, cx, out);
     }
 
+    /// Records `[lo, hi)` with `cell` just before run `i` (or at the end):
+    /// extends run `i - 1` when it ends at `lo` with the same cell (the hint
+    /// then moves to it), else inserts a run at `i`.
+    #[inline]
+    fn put_before(&mut self, i: usize, lo: u64, hi: u64, cell: Cell) {
+        if i > 0 && self.runs[i - 1].end == lo && self.runs[i - 1].cell == cell {
+            self.runs[i - 1].end = hi;
+            self.hint = i - 1;
+        } else {
+            self.runs.insert(
+                i,
+                Run {
+                    start: lo,
+                    end: hi,
+                    cell,
+                },
+            );
+        }
+    }
+
     /// Applies an access to `[lo, hi)`, strictly inside run `i` (already
     /// checked): splits the run around it.
     #[inline(never)]
@@ -293,19 +300,7 @@ impl Page {
         if s == lo {
             // a head: joins an equal run right before it
             self.runs[i].start = hi;
-            if i > 0 && self.runs[i - 1].end == lo && self.runs[i - 1].cell == new {
-                self.runs[i - 1].end = hi;
-                self.hint = i - 1;
-            } else {
-                self.runs.insert(
-                    i,
-                    Run {
-                        start: lo,
-                        end: hi,
-                        cell: new,
-                    },
-                );
-            }
+            self.put_before(i, lo, hi, new);
             return;
         }
         self.runs[i].end = lo;
