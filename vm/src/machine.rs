@@ -1271,17 +1271,28 @@ impl<'a> Cluster<'a> {
         x.wrapping_mul(0x2545_F491_4F6C_DD1D)
     }
 
+    #[inline]
     fn count(&mut self, inst: InstId) {
         self.count_n(inst, 1);
     }
 
+    #[inline]
     fn count_n(&mut self, inst: InstId, n: u64) {
         let op = self.prog.info(inst).opcode as usize;
-        if self.out.op_counts.len() <= op {
-            self.out
-                .op_counts
-                .resize(pto_isa_spec::OPS.len().max(op + 1), 0);
+        match self.out.op_counts.get_mut(op) {
+            Some(c) => *c += n,
+            None => self.count_first(op, n),
         }
+    }
+
+    /// [`Self::count_n`] of an opcode the counts do not cover yet (the
+    /// first count: they are sized for every opcode then).
+    #[cold]
+    #[inline(never)]
+    fn count_first(&mut self, op: usize, n: u64) {
+        self.out
+            .op_counts
+            .resize(pto_isa_spec::OPS.len().max(op + 1), 0);
         self.out.op_counts[op] += n;
     }
 
@@ -2215,16 +2226,18 @@ impl<'a> Cluster<'a> {
             }
             None => (NO_CLOCK, 0),
         };
-        let issue_time = self.cores[ci].su.time;
         let seq = self.seq;
         self.seq += 1;
+        // one bounds check for the core
+        let c = &mut self.cores[ci];
+        let issue_time = c.su.time;
         // buffer tickets are handed out in program (issue) order
         if let Resolved::GetBuf { id, ticket } = &mut r {
-            let b = self.cores[ci].sb.bufs.entry(*id).or_default();
+            let b = c.sb.bufs.entry(*id).or_default();
             *ticket = b.next_ticket;
             b.next_ticket += 1;
         }
-        self.cores[ci].queues[s].push_back(Issued {
+        c.queues[s].push_back(Issued {
             seq,
             inst,
             r,
@@ -2232,7 +2245,7 @@ impl<'a> Cluster<'a> {
             own,
             issue_time,
         });
-        self.cores[ci].pushed(s); // h-sched: the queue may have a new head
+        c.pushed(s); // h-sched: the queue may have a new head
     }
 
     fn idref(&self, ci: usize, r: &IdRef) -> Result<u32, Fault> {
@@ -3702,8 +3715,9 @@ impl<'a> Cluster<'a> {
             }
             _ => debug_assert!(false, "step_sync of a non-sync op"),
         }
-        self.cores[ci].time[s] = end;
-        self.cores[ci].popped(s);
+        let c = &mut self.cores[ci];
+        c.time[s] = end;
+        c.popped(s);
         let stat = &mut self.out.stats[s];
         stat.retired += 1;
         stat.busy += end - st;
@@ -3972,7 +3986,8 @@ impl<'a> Cluster<'a> {
     ) {
         let agent = Self::agent(ci, s);
         let vc = self.tok_clocks.put(self.checker.as_ref(), agent);
-        let q = self.cores[ci].sb.flags.entry((src, dst, id));
+        let c = &mut self.cores[ci];
+        let q = c.sb.flags.entry((src, dst, id));
         let pending = q.len();
         let prev = q.front().map(|t| t.inst);
         q.push_back(Token {
@@ -3981,8 +3996,8 @@ impl<'a> Cluster<'a> {
             inst,
             from: (ci as u32, src, time),
         });
-        self.cores[ci].sb.flag_site.insert((src, dst, id), inst);
-        self.cores[ci].flag_changed(slot(dst));
+        c.sb.flag_site.insert((src, dst, id), inst);
+        c.flag_changed(slot(dst));
         if pending > 0 {
             self.diags.report(
                 DiagKind::DoubleSet,
