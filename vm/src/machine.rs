@@ -1942,7 +1942,16 @@ impl<'a> Cluster<'a> {
             let id = inst.id;
             self.count(id);
             self.cores[ci].su.time += 1;
-            match self.exec_su(ci, inst) {
+            // a decoded set_flag/wait_flag/pipe_barrier (most scalar-unit
+            // steps of a pipelined kernel) without the call of exec_su
+            let flow = match (&inst.k, self.su_dec.get(id as usize)) {
+                (
+                    K::Sync(_),
+                    Some(&d @ (SuDec::Set { .. } | SuDec::Wait { .. } | SuDec::Barrier { .. })),
+                ) => Ok(self.issue_decoded(ci, id, d)),
+                _ => self.exec_su(ci, inst),
+            };
+            match flow {
                 Ok(Flow::Next) => self.cores[ci].su.pc += 1,
                 Ok(Flow::Jump(t)) => self.cores[ci].su.pc = t,
                 Ok(Flow::Issued) => {
@@ -2002,19 +2011,8 @@ impl<'a> Cluster<'a> {
                     Some(d) => *d,
                 };
                 match d {
-                    SuDec::Set { s, src, dst, id } => {
-                        self.issue_or_block(ci, s as usize, inst.id, Resolved::Set { src, dst, id })
-                    }
-                    SuDec::Wait { s, src, dst, id } => self.issue_or_block(
-                        ci,
-                        s as usize,
-                        inst.id,
-                        Resolved::Wait { src, dst, id },
-                    ),
-                    SuDec::Barrier { s } => {
-                        self.issue_or_block(ci, s as usize, inst.id, Resolved::Barrier)
-                    }
                     SuDec::Unknown | SuDec::Slow => self.su_sync(ci, inst.id, sop),
+                    d => Ok(self.issue_decoded(ci, inst.id, d)),
                 }
             }
             K::ScalarMem {
@@ -2280,6 +2278,27 @@ impl<'a> Cluster<'a> {
     /// Decodes synchronization op `inst` into [`Cluster::su_dec`] (sized to
     /// the program on first use) and returns its decoded form.
     #[cold]
+    /// Executes a decoded synchronization op (not [`SuDec::Slow`] or
+    /// [`SuDec::Unknown`]): its issue, or a block on the full queue.
+    #[inline(always)]
+    fn issue_decoded(&mut self, ci: usize, inst: InstId, d: SuDec) -> Flow {
+        let (s, r) = match d {
+            SuDec::Set { s, src, dst, id } => (s, Resolved::Set { src, dst, id }),
+            SuDec::Wait { s, src, dst, id } => (s, Resolved::Wait { src, dst, id }),
+            SuDec::Barrier { s } => (s, Resolved::Barrier),
+            SuDec::Unknown | SuDec::Slow => {
+                debug_assert!(false, "issue_decoded of an undecoded op");
+                return Flow::Stay;
+            }
+        };
+        let s = s as usize;
+        if self.cores[ci].queues[s].len() >= QUEUE_DEPTH {
+            return Flow::Block(Blocked::Queue(s));
+        }
+        self.issue(ci, s, inst, r);
+        Flow::Issued
+    }
+
     fn decode_sync(&mut self, inst: InstId, sop: &SyncOp) -> SuDec {
         if self.su_dec.is_empty() {
             self.su_dec = vec![SuDec::Unknown; self.prog.insts.len()];
@@ -3361,6 +3380,11 @@ impl<'a> Cluster<'a> {
         }
     }
 
+    /// Runs the head of pipe queue `s` of core `ci`, which may start at
+    /// `start`: a synchronization op by [`Self::step_sync`], anything else
+    /// by [`Self::step_op`] (each with its own stack frame: the sync ops,
+    /// most pipe steps, do not pay for the large one).
+    #[inline(always)]
     fn step_pipe(&mut self, ci: usize, s: usize, start: u64) -> Result<(), RunError> {
         if matches!(
             self.cores[ci].queues[s].front().map(|h| &h.r),
@@ -3369,6 +3393,11 @@ impl<'a> Cluster<'a> {
             self.step_sync(ci, s, start);
             return Ok(());
         }
+        self.step_op(ci, s, start)
+    }
+
+    #[inline(never)]
+    fn step_op(&mut self, ci: usize, s: usize, start: u64) -> Result<(), RunError> {
         let Some(h) = self.cores[ci].queues[s].pop_front() else {
             return Ok(());
         };
@@ -3678,6 +3707,7 @@ impl<'a> Cluster<'a> {
     /// [`Self::step_pipe`] for the ops most pipe steps are: `set_flag`,
     /// `wait_flag` and `pipe_barrier`, which access no memory and cannot
     /// fault, so they skip the access lists and the checks of them.
+    #[inline(never)]
     fn step_sync(&mut self, ci: usize, s: usize, start: u64) {
         let Some(h) = self.cores[ci].queues[s].pop_front() else {
             return;
