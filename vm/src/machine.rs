@@ -192,10 +192,12 @@ struct Issued {
     inst: InstId,
     r: Resolved,
     /// The scalar unit's clock at issue: an index into the cluster's
-    /// [`ClockPool`], [`NO_CLOCK`] without the checker. An index, not the
-    /// 84-byte clock, so the record stays small as it moves through the
-    /// queue.
+    /// [`ClockPool`] (a snapshot equal to it but for the scalar unit's own
+    /// entry, which is `own`), [`NO_CLOCK`] without the checker. An index,
+    /// not the 84-byte clock, so the record stays small as it moves
+    /// through the queue.
     vc: u32,
+    own: u32,
     issue_time: u64,
 }
 
@@ -206,36 +208,133 @@ const XFER_POOL: usize = 2 * QUEUE_DEPTH;
 /// [`Issued::vc`] of a run without the checker.
 const NO_CLOCK: u32 = u32::MAX;
 
-/// Clock snapshots of the issued, not yet executed operations, referenced
-/// by index; a slot is reused once its operation has run.
+/// Clock snapshots of the scalar units for the issued, not yet executed
+/// operations, referenced by index.
+///
+/// Between two joins into a scalar unit's clock only its own entry moves
+/// (a tick per issue), so the issues in between share one snapshot, taken
+/// at the first of them, and each records its own entry beside it
+/// ([`Issued::own`]). A pipe that already joined a snapshot (its
+/// generation) only needs that entry on the next op sharing it: the join
+/// of the rest changes nothing. A slot is reused once no queued op and no
+/// scalar unit refers to it.
 #[derive(Debug, Default)]
 struct ClockPool {
+    slots: Vec<crate::checker::Vc>,
+    /// Per slot: the queued ops using it, plus one while it is its scalar
+    /// unit's current snapshot.
+    refs: Vec<u32>,
+    /// Per slot: a number no other snapshot had.
+    gen: Vec<u64>,
+    free: Vec<u32>,
+    next_gen: u64,
+    /// Per core: the scalar unit's current snapshot and the unit's
+    /// [`Checker::joins`] when it was taken ([`NO_CLOCK`]: none).
+    cur: Vec<(u32, u64)>,
+    /// Per agent: the generation of the last snapshot it joined.
+    joined: Vec<u64>,
+}
+
+impl ClockPool {
+    fn new(cores: usize) -> Self {
+        ClockPool {
+            cur: vec![(NO_CLOCK, 0); cores],
+            joined: vec![u64::MAX; cores * AGENTS_PER_CORE],
+            ..Default::default()
+        }
+    }
+
+    /// The snapshot of core `ci`'s scalar unit (agent `a`) for an issue.
+    #[inline(always)]
+    fn snapshot(&mut self, ci: usize, a: usize, ck: &Checker) -> u32 {
+        let (slot, joins) = self.cur[ci];
+        if slot != NO_CLOCK {
+            if joins == ck.joins[a] {
+                self.refs[slot as usize] += 1;
+                return slot;
+            }
+            self.release(slot);
+        }
+        let i = match self.free.pop() {
+            Some(i) => {
+                self.slots[i as usize] = ck.vc[a];
+                i
+            }
+            None => {
+                self.slots.push(ck.vc[a]);
+                self.refs.push(0);
+                self.gen.push(0);
+                (self.slots.len() - 1) as u32
+            }
+        };
+        self.refs[i as usize] = 2;
+        self.gen[i as usize] = self.next_gen;
+        self.next_gen += 1;
+        self.cur[ci] = (i, ck.joins[a]);
+        i
+    }
+
+    #[inline]
+    fn release(&mut self, slot: u32) {
+        let r = &mut self.refs[slot as usize];
+        *r -= 1;
+        if *r == 0 {
+            self.free.push(slot);
+        }
+    }
+
+    /// Joins the issue clock (`slot`, `own`) of scalar unit `su` into
+    /// `agent` and drops the op's reference to it.
+    #[inline(always)]
+    fn join(&mut self, ck: &mut Checker, agent: usize, su: usize, slot: u32, own: u32) {
+        let g = self.gen[slot as usize];
+        if self.joined[agent] != g {
+            ck.join(agent, &self.slots[slot as usize]);
+            self.joined[agent] = g;
+        }
+        // the scalar unit's own entry (its own clock: agent == su is a
+        // PIPE_S op, whose clock is already past it)
+        let e = &mut ck.vc[agent][su];
+        *e = (*e).max(own);
+        self.release(slot);
+    }
+}
+
+/// An event token or a cross-core semaphore's.
+#[derive(Debug)]
+struct Token {
+    /// The setter's clock: an index into the cluster's [`TokenClocks`]
+    /// ([`NO_CLOCK`] without the checker), so the token stays small.
+    vc: u32,
+    time: u64,
+    inst: InstId,
+    from: (u32, Pipe, u64),
+}
+
+/// The clocks of the tokens not yet consumed, referenced by index; a slot
+/// is reused once its token was consumed.
+#[derive(Debug, Default)]
+struct TokenClocks {
     slots: Vec<crate::checker::Vc>,
     free: Vec<u32>,
 }
 
-impl ClockPool {
+impl TokenClocks {
+    /// A slot holding `agent`'s clock, [`NO_CLOCK`] without the checker.
     #[inline]
-    fn put(&mut self, vc: &crate::checker::Vc) -> u32 {
+    fn put(&mut self, ck: Option<&Checker>, agent: usize) -> u32 {
+        let Some(ck) = ck else { return NO_CLOCK };
         match self.free.pop() {
             Some(i) => {
-                self.slots[i as usize] = *vc;
+                self.slots[i as usize] = ck.vc[agent];
                 i
             }
             None => {
-                self.slots.push(*vc);
+                self.slots.push(ck.vc[agent]);
                 (self.slots.len() - 1) as u32
             }
         }
     }
-}
-
-#[derive(Clone, Debug)]
-struct Token {
-    vc: Option<crate::checker::Vc>,
-    time: u64,
-    inst: InstId,
-    from: (u32, Pipe, u64),
 }
 
 #[derive(Clone, Debug, Default)]
@@ -777,6 +876,8 @@ struct Cluster<'a> {
     vec_acc_buf: Vec<(InstId, exec::Access)>,
     /// Issue clocks of the queued operations.
     clocks: ClockPool,
+    /// Clocks of the tokens not yet consumed.
+    tok_clocks: TokenClocks,
     jit: &'a crate::jitcall::JitCache,
     /// Rank of this cluster (0 without --ranks).
     rank: u32,
@@ -1128,7 +1229,8 @@ impl<'a> Cluster<'a> {
             cands: Vec::new(),
             acc_buf: Vec::new(),
             vec_acc_buf: Vec::new(),
-            clocks: ClockPool::default(),
+            clocks: ClockPool::new(n),
+            tok_clocks: TokenClocks::default(),
             jit,
             rank,
             world,
@@ -1169,17 +1271,28 @@ impl<'a> Cluster<'a> {
         x.wrapping_mul(0x2545_F491_4F6C_DD1D)
     }
 
+    #[inline]
     fn count(&mut self, inst: InstId) {
         self.count_n(inst, 1);
     }
 
+    #[inline]
     fn count_n(&mut self, inst: InstId, n: u64) {
         let op = self.prog.info(inst).opcode as usize;
-        if self.out.op_counts.len() <= op {
-            self.out
-                .op_counts
-                .resize(pto_isa_spec::OPS.len().max(op + 1), 0);
+        match self.out.op_counts.get_mut(op) {
+            Some(c) => *c += n,
+            None => self.count_first(op, n),
         }
+    }
+
+    /// [`Self::count_n`] of an opcode the counts do not cover yet (the
+    /// first count: they are sized for every opcode then).
+    #[cold]
+    #[inline(never)]
+    fn count_first(&mut self, op: usize, n: u64) {
+        self.out
+            .op_counts
+            .resize(pto_isa_spec::OPS.len().max(op + 1), 0);
         self.out.op_counts[op] += n;
     }
 
@@ -1829,7 +1942,16 @@ impl<'a> Cluster<'a> {
             let id = inst.id;
             self.count(id);
             self.cores[ci].su.time += 1;
-            match self.exec_su(ci, inst) {
+            // a decoded set_flag/wait_flag/pipe_barrier (most scalar-unit
+            // steps of a pipelined kernel) without the call of exec_su
+            let flow = match (&inst.k, self.su_dec.get(id as usize)) {
+                (
+                    K::Sync(_),
+                    Some(&d @ (SuDec::Set { .. } | SuDec::Wait { .. } | SuDec::Barrier { .. })),
+                ) => Ok(self.issue_decoded(ci, id, d)),
+                _ => self.exec_su(ci, inst),
+            };
+            match flow {
                 Ok(Flow::Next) => self.cores[ci].su.pc += 1,
                 Ok(Flow::Jump(t)) => self.cores[ci].su.pc = t,
                 Ok(Flow::Issued) => {
@@ -1889,19 +2011,8 @@ impl<'a> Cluster<'a> {
                     Some(d) => *d,
                 };
                 match d {
-                    SuDec::Set { s, src, dst, id } => {
-                        self.issue_or_block(ci, s as usize, inst.id, Resolved::Set { src, dst, id })
-                    }
-                    SuDec::Wait { s, src, dst, id } => self.issue_or_block(
-                        ci,
-                        s as usize,
-                        inst.id,
-                        Resolved::Wait { src, dst, id },
-                    ),
-                    SuDec::Barrier { s } => {
-                        self.issue_or_block(ci, s as usize, inst.id, Resolved::Barrier)
-                    }
                     SuDec::Unknown | SuDec::Slow => self.su_sync(ci, inst.id, sop),
+                    d => Ok(self.issue_decoded(ci, inst.id, d)),
                 }
             }
             K::ScalarMem {
@@ -2105,31 +2216,34 @@ impl<'a> Cluster<'a> {
 
     #[inline]
     fn issue(&mut self, ci: usize, s: usize, inst: InstId, mut r: Resolved) {
-        let vc = match &mut self.checker {
+        let (vc, own) = match &mut self.checker {
             Some(ck) => {
                 let a = Self::agent(ci, 0);
                 ck.tick(a);
-                self.clocks.put(&ck.vc[a])
+                (self.clocks.snapshot(ci, a, ck), ck.vc[a][a])
             }
-            None => NO_CLOCK,
+            None => (NO_CLOCK, 0),
         };
-        let issue_time = self.cores[ci].su.time;
         let seq = self.seq;
         self.seq += 1;
+        // one bounds check for the core
+        let c = &mut self.cores[ci];
+        let issue_time = c.su.time;
         // buffer tickets are handed out in program (issue) order
         if let Resolved::GetBuf { id, ticket } = &mut r {
-            let b = self.cores[ci].sb.bufs.entry(*id).or_default();
+            let b = c.sb.bufs.entry(*id).or_default();
             *ticket = b.next_ticket;
             b.next_ticket += 1;
         }
-        self.cores[ci].queues[s].push_back(Issued {
+        c.queues[s].push_back(Issued {
             seq,
             inst,
             r,
             vc,
+            own,
             issue_time,
         });
-        self.cores[ci].pushed(s); // h-sched: the queue may have a new head
+        c.pushed(s); // h-sched: the queue may have a new head
     }
 
     fn idref(&self, ci: usize, r: &IdRef) -> Result<u32, Fault> {
@@ -2164,6 +2278,27 @@ impl<'a> Cluster<'a> {
     /// Decodes synchronization op `inst` into [`Cluster::su_dec`] (sized to
     /// the program on first use) and returns its decoded form.
     #[cold]
+    /// Executes a decoded synchronization op (not [`SuDec::Slow`] or
+    /// [`SuDec::Unknown`]): its issue, or a block on the full queue.
+    #[inline(always)]
+    fn issue_decoded(&mut self, ci: usize, inst: InstId, d: SuDec) -> Flow {
+        let (s, r) = match d {
+            SuDec::Set { s, src, dst, id } => (s, Resolved::Set { src, dst, id }),
+            SuDec::Wait { s, src, dst, id } => (s, Resolved::Wait { src, dst, id }),
+            SuDec::Barrier { s } => (s, Resolved::Barrier),
+            SuDec::Unknown | SuDec::Slow => {
+                debug_assert!(false, "issue_decoded of an undecoded op");
+                return Flow::Stay;
+            }
+        };
+        let s = s as usize;
+        if self.cores[ci].queues[s].len() >= QUEUE_DEPTH {
+            return Flow::Block(Blocked::Queue(s));
+        }
+        self.issue(ci, s, inst, r);
+        Flow::Issued
+    }
+
     fn decode_sync(&mut self, inst: InstId, sop: &SyncOp) -> SuDec {
         if self.su_dec.is_empty() {
             self.su_dec = vec![SuDec::Unknown; self.prog.insts.len()];
@@ -3245,7 +3380,24 @@ impl<'a> Cluster<'a> {
         }
     }
 
+    /// Runs the head of pipe queue `s` of core `ci`, which may start at
+    /// `start`: a synchronization op by [`Self::step_sync`], anything else
+    /// by [`Self::step_op`] (each with its own stack frame: the sync ops,
+    /// most pipe steps, do not pay for the large one).
+    #[inline(always)]
     fn step_pipe(&mut self, ci: usize, s: usize, start: u64) -> Result<(), RunError> {
+        if matches!(
+            self.cores[ci].queues[s].front().map(|h| &h.r),
+            Some(Resolved::Set { .. } | Resolved::Wait { .. } | Resolved::Barrier)
+        ) {
+            self.step_sync(ci, s, start);
+            return Ok(());
+        }
+        self.step_op(ci, s, start)
+    }
+
+    #[inline(never)]
+    fn step_op(&mut self, ci: usize, s: usize, start: u64) -> Result<(), RunError> {
         let Some(h) = self.cores[ci].queues[s].pop_front() else {
             return Ok(());
         };
@@ -3254,8 +3406,7 @@ impl<'a> Cluster<'a> {
         if let Some(ck) = &mut self.checker {
             ck.tick(agent);
             if h.vc != NO_CLOCK {
-                ck.join(agent, &self.clocks.slots[h.vc as usize]);
-                self.clocks.free.push(h.vc);
+                self.clocks.join(ck, agent, Self::agent(ci, 0), h.vc, h.own);
             }
         }
         // the access lists are only filled for the checker
@@ -3553,6 +3704,67 @@ impl<'a> Cluster<'a> {
         Ok(())
     }
 
+    /// [`Self::step_pipe`] for the ops most pipe steps are: `set_flag`,
+    /// `wait_flag` and `pipe_barrier`, which access no memory and cannot
+    /// fault, so they skip the access lists and the checks of them.
+    #[inline(never)]
+    fn step_sync(&mut self, ci: usize, s: usize, start: u64) {
+        let Some(h) = self.cores[ci].queues[s].pop_front() else {
+            return;
+        };
+        let agent = Self::agent(ci, s);
+        self.count(h.inst);
+        if let Some(ck) = &mut self.checker {
+            ck.tick(agent);
+            if h.vc != NO_CLOCK {
+                self.clocks.join(ck, agent, Self::agent(ci, 0), h.vc, h.own);
+            }
+        }
+        let (st, end) = self.span(start, &h.r, 0);
+        let mut from = None;
+        match h.r {
+            Resolved::Set { src, dst, id } => {
+                // its token completes at the op's end
+                self.exec_set(ci, s, h.inst, src, dst, id, end);
+            }
+            Resolved::Wait { src, dst, id } => {
+                if let Some(t) = self.cores[ci]
+                    .sb
+                    .flags
+                    .get_mut(&(src, dst, id))
+                    .and_then(|q| q.pop_front())
+                {
+                    from = Some(t.from);
+                    self.consume_token(ci, s, &t);
+                }
+            }
+            Resolved::Barrier => {
+                if let Some(ck) = &mut self.checker {
+                    ck.epoch[agent] += 1;
+                }
+            }
+            _ => debug_assert!(false, "step_sync of a non-sync op"),
+        }
+        let c = &mut self.cores[ci];
+        c.time[s] = end;
+        c.popped(s);
+        let stat = &mut self.out.stats[s];
+        stat.retired += 1;
+        stat.busy += end - st;
+        self.out.pipe_insts += 1;
+        if self.cfg.trace {
+            self.out.trace.push(TraceEvent {
+                block: self.rank * self.blocks + self.block,
+                core: ci as u32,
+                pipe: slot_pipe(s),
+                inst: h.inst,
+                start: st,
+                end,
+                from,
+            });
+        }
+    }
+
     /// Checks one access of a pipe op: the GM checks (when `gm`), then the
     /// happens-before checker; reports what they find.
     fn check_access(
@@ -3803,8 +4015,9 @@ impl<'a> Cluster<'a> {
         time: u64,
     ) {
         let agent = Self::agent(ci, s);
-        let vc = self.checker.as_ref().map(|ck| ck.vc[agent]);
-        let q = self.cores[ci].sb.flags.entry((src, dst, id));
+        let vc = self.tok_clocks.put(self.checker.as_ref(), agent);
+        let c = &mut self.cores[ci];
+        let q = c.sb.flags.entry((src, dst, id));
         let pending = q.len();
         let prev = q.front().map(|t| t.inst);
         q.push_back(Token {
@@ -3813,8 +4026,8 @@ impl<'a> Cluster<'a> {
             inst,
             from: (ci as u32, src, time),
         });
-        self.cores[ci].sb.flag_site.insert((src, dst, id), inst);
-        self.cores[ci].flag_changed(slot(dst));
+        c.sb.flag_site.insert((src, dst, id), inst);
+        c.flag_changed(slot(dst));
         if pending > 0 {
             self.diags.report(
                 DiagKind::DoubleSet,
@@ -3836,8 +4049,11 @@ impl<'a> Cluster<'a> {
     #[inline]
     fn consume_token(&mut self, ci: usize, s: usize, t: &Token) {
         let agent = Self::agent(ci, s);
-        if let (Some(ck), Some(v)) = (&mut self.checker, &t.vc) {
-            ck.join(agent, v);
+        if t.vc != NO_CLOCK {
+            if let Some(ck) = &mut self.checker {
+                ck.join(agent, &self.tok_clocks.slots[t.vc as usize]);
+            }
+            self.tok_clocks.free.push(t.vc);
         }
         if s == 0 {
             let c = &mut self.cores[ci];
@@ -3847,10 +4063,9 @@ impl<'a> Cluster<'a> {
 
     fn exec_cross_set(&mut self, ci: usize, s: usize, inst: InstId, id: u32, mode2: bool) {
         let agent = Self::agent(ci, s);
-        let vc = self.checker.as_ref().map(|ck| ck.vc[agent]);
         let time = self.cores[ci].time[s];
-        let tok = Token {
-            vc,
+        let mut tok = || Token {
+            vc: self.tok_clocks.put(self.checker.as_ref(), agent),
             time,
             inst,
             from: (ci as u32, slot_pipe(s), time),
@@ -3871,7 +4086,7 @@ impl<'a> Cluster<'a> {
                             .sems
                             .entry((id, u32::MAX))
                             .or_default()
-                            .push_back(tok.clone());
+                            .push_back(tok());
                     }
                 } else {
                     // A5: ids 0-15 address subblock 0, 16-31 subblock 1
@@ -3882,7 +4097,7 @@ impl<'a> Cluster<'a> {
                             .sems
                             .entry((id % 16, u32::MAX))
                             .or_default()
-                            .push_back(tok);
+                            .push_back(tok());
                     }
                 }
             }
@@ -3896,7 +4111,7 @@ impl<'a> Cluster<'a> {
                     .sems
                     .entry((id, from))
                     .or_default()
-                    .push_back(tok);
+                    .push_back(tok());
             }
             CoreKind::Plain => {
                 self.cores[ci]
@@ -3904,7 +4119,7 @@ impl<'a> Cluster<'a> {
                     .sems
                     .entry((id, u32::MAX))
                     .or_default()
-                    .push_back(tok);
+                    .push_back(tok());
             }
         }
     }
@@ -3942,7 +4157,12 @@ impl<'a> Cluster<'a> {
         vec_ops: &mut u64,
     ) -> Result<(), Fault> {
         for (r, v) in caps {
-            self.cores[ci].arch.vregs[*r as usize] = v.clone();
+            // a capture still holding the value of the scope's last run
+            // (its pointers, sizes, offsets) is not copied again
+            let x = &mut self.cores[ci].arch.vregs[*r as usize];
+            if !same_val(x, v) {
+                *x = v.clone();
+            }
         }
         if self.cfg.jit != crate::JitMode::Off {
             let checking = self.checker.is_some();
