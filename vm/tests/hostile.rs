@@ -1,0 +1,160 @@
+//! Hostile kernels: each parses and verifies (or is rejected by the verifier
+//! for a clear reason) but has operands chosen to break the VM: a tile far
+//! larger than any buffer, a DMA with 2^31 bursts, a tensor view with a
+//! negative stride, a loop with step 0, a loop of 2^62 iterations. Each must end in a clean error naming
+//! the instruction's line and the bound it broke, never a panic, a runaway
+//! allocation or a hang.
+
+use pto_vm::{load_text, run_kernel, Arg, CheckMode, Config, JitMode, RunError};
+
+/// Runs `src`'s entry with one 4 KiB buffer per pointer argument and expects a
+/// fault at `line` whose message contains `want`.
+fn expect_fault(src: &str, nbufs: usize, line: u32, want: &str) {
+    let k = load_text("h.pto", src, None).unwrap_or_else(|e| panic!("does not load:\n{e}"));
+    let cfg = Config {
+        profile: k.profile,
+        check: CheckMode::Warn,
+        max_steps: 20_000,
+        jit: JitMode::Off,
+        ..Config::default()
+    };
+    let args: Vec<Arg> = (0..nbufs).map(|_| Arg::Buffer(vec![0; 4096])).collect();
+    let f = run_kernel(&k, &cfg, None, &args).expect("runs");
+    match f.out.error {
+        Some(RunError::Fault { inst, message }) => {
+            assert_eq!(k.program.info(inst).loc.line, line, "{message}");
+            assert!(message.contains(want), "{message}");
+        }
+        other => panic!("expected a fault containing '{want}', got {other:?}"),
+    }
+}
+
+/// A 65536x65536 f32 tile (16 GiB) is refused before anything is allocated.
+#[test]
+fn a_tile_larger_than_its_buffer_is_refused_by_the_verifier() {
+    let src = r#"module attributes {pto.target_arch = "a2a3"} {
+  func.func @k(%x: !pto.ptr<f32>) attributes {pto.entry} {
+    %a = pto.alloc_tile : !pto.tile_buf<loc=vec, dtype=f32, rows=65536, cols=65536, v_row=65536, v_col=65536, blayout=row_major, slayout=none_box, fractal=512, pad=0>
+    %one = arith.constant 1.0 : f32
+    pto.texpands ins(%one : f32) outs(%a : !pto.tile_buf<loc=vec, dtype=f32, rows=65536, cols=65536, v_row=65536, v_col=65536, blayout=row_major, slayout=none_box, fractal=512, pad=0>)
+    return
+  }
+}"#;
+    let e = load_text("h.pto", src, None).expect_err("a 16 GiB tile must not load");
+    let e = e.to_string();
+    assert!(
+        e.contains("h.pto:5:") && e.contains("17179869184 bytes") && e.contains("196608"),
+        "{e}"
+    );
+}
+
+/// A legacy GM -> UB copy with nburst = 2^31 faults instead of looping over
+/// 32 GiB.
+#[test]
+fn a_dma_with_two_to_the_31_bursts_faults() {
+    expect_fault(
+        r#"module attributes {pto.target_arch = "a2a3"} {
+  func.func @k(%src: !pto.ptr<ui8, gm>) attributes {pto.entry} {
+    %c0 = arith.constant 0 : i64
+    %big = arith.constant 2147483648 : i64
+    %c16 = arith.constant 16 : i64
+    %false = arith.constant false
+    %ub = pto.castptr %c0 : i64 -> !pto.ptr<ui8, ub>
+    pto.copy_gm_to_ubuf %src, %ub, %c0, %big, %c16, %c0, %c0, %false, %c0, %c16, %c16 : !pto.ptr<ui8, gm>, !pto.ptr<ui8, ub>, i64, i64, i64, i64, i64, i1, i64, i64, i64
+    return
+  }
+}"#,
+        1,
+        8,
+        "more than ptovm allows in one transfer",
+    );
+}
+
+/// A row stride of -4096 elements sends the load below GM's start: a fault
+/// naming the range, not a wrapped address.
+#[test]
+fn a_negative_stride_view_faults_outside_gm() {
+    expect_fault(
+        r#"module attributes {pto.target_arch = "a2a3"} {
+  func.func @k(%x: !pto.ptr<f32>) attributes {pto.entry} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %cm = arith.constant -4096 : index
+    %c32 = arith.constant 32 : index
+    %xv = pto.make_tensor_view %x, shape = [%c32, %c32], strides = [%cm, %c1] : !pto.tensor_view<32x32xf32>
+    %xp = pto.partition_view %xv, offsets = [%c0, %c0], sizes = [%c32, %c32] : !pto.tensor_view<32x32xf32> -> !pto.partition_tensor_view<32x32xf32>
+    %a = pto.alloc_tile : !pto.tile_buf<loc=vec, dtype=f32, rows=32, cols=32, v_row=32, v_col=32, blayout=row_major, slayout=none_box, fractal=512, pad=0>
+    pto.tload ins(%xp : !pto.partition_tensor_view<32x32xf32>) outs(%a : !pto.tile_buf<loc=vec, dtype=f32, rows=32, cols=32, v_row=32, v_col=32, blayout=row_major, slayout=none_box, fractal=512, pad=0>)
+    return
+  }
+}"#,
+        1,
+        10,
+        "is outside",
+    );
+}
+
+/// `scf.for` with step 0 would never end: it faults at the loop.
+#[test]
+fn a_loop_with_step_zero_faults() {
+    expect_fault(
+        r#"module attributes {pto.target_arch = "a2a3"} {
+  func.func @k() attributes {pto.entry} {
+    %c0 = arith.constant 0 : index
+    %c10 = arith.constant 10 : index
+    scf.for %i = %c0 to %c10 step %c0 {
+    }
+    return
+  }
+}"#,
+        0,
+        5,
+        "step must be positive, got 0",
+    );
+}
+
+/// `scf.for` over 2^62 iterations of scalar work stops at the step limit (a
+/// step runs at most a bounded batch of scalar instructions), and a wall-clock
+/// deadline stops it too.
+#[test]
+fn a_two_to_the_62_iteration_loop_stops_at_the_step_limit_and_the_deadline() {
+    let src = r#"module attributes {pto.target_arch = "a2a3"} {
+  func.func @k() attributes {pto.entry} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %big = arith.constant 4611686018427387904 : index
+    %s = scf.for %i = %c0 to %big step %c1 iter_args(%a = %c0) -> (index) {
+      %n = arith.addi %a, %i : index
+      scf.yield %n : index
+    }
+    return
+  }
+}"#;
+    let k = load_text("h.pto", src, None).unwrap_or_else(|e| panic!("does not load:\n{e}"));
+    let cfg = Config {
+        profile: k.profile,
+        max_steps: 50,
+        jit: JitMode::Off,
+        ..Config::default()
+    };
+    let f = run_kernel(&k, &cfg, None, &[] as &[Arg]).expect("runs");
+    assert!(
+        matches!(f.out.error, Some(RunError::Limit(50))),
+        "{:?}",
+        f.out.error
+    );
+    let cfg = Config {
+        max_steps: 0,
+        watch: Some(pto_vm::Watch {
+            deadline: Some(std::time::Instant::now() + std::time::Duration::from_millis(200)),
+            ..pto_vm::Watch::default()
+        }),
+        ..cfg
+    };
+    let f = run_kernel(&k, &cfg, None, &[] as &[Arg]).expect("runs");
+    assert!(
+        matches!(f.out.error, Some(RunError::Timeout(_))),
+        "{:?}",
+        f.out.error
+    );
+}
