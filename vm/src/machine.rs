@@ -1348,13 +1348,17 @@ impl<'a> Cluster<'a> {
                 self.shuffle_pick()
             } else {
                 let p = self.ordered_pick();
+                // with several ranks, other threads change signals between
+                // the pick and the rescan, so only a lone cluster compares
                 #[cfg(debug_assertions)]
-                assert_eq!(
-                    p,
-                    self.ordered_scan(),
-                    "stale scheduler readiness at step {}",
-                    self.steps
-                );
+                if self.world.clusters <= 1 {
+                    assert_eq!(
+                        p,
+                        self.ordered_scan(),
+                        "stale scheduler readiness at step {}",
+                        self.steps
+                    );
+                }
                 p
             };
             if found.is_none() && self.world.clusters > 1 && self.waits_on_signal() {

@@ -158,3 +158,60 @@ fn a_two_to_the_62_iteration_loop_stops_at_the_step_limit_and_the_deadline() {
         f.out.error
     );
 }
+
+/// Fuzz finding: f16 inputs holding NaNs and values near 6e4 (whose products
+/// overflow, and inf - inf is NaN) gave NaN accumulators whose payloads
+/// differ between the native matmul kernel and the interpreter (operand order
+/// decides the payload x86 keeps), and `--crosscheck` stopped the run. Both
+/// tiers must agree on every non-NaN bit and on where the NaNs are, and the
+/// cross-check accepts a NaN for a NaN.
+#[test]
+fn matmul_nan_payloads_do_not_fail_the_crosscheck() {
+    let src = include_str!("../../examples/matmul.pto");
+    let k = load_text("matmul.pto", src, None).expect("loads");
+    let pat =
+        |i: usize| -> Vec<u8> { (0..4096).map(|k| ((k * 37 + i * 11) % 251) as u8).collect() };
+    let a = pat(0);
+    let nans = a
+        .chunks(2)
+        .filter(|h| half::f16::from_le_bytes([h[0], h[1]]).is_nan())
+        .count();
+    assert!(nans > 0, "the pattern must hold NaNs to test anything");
+    let run = |jit: JitMode, crosscheck: bool| {
+        let cfg = Config {
+            profile: k.profile,
+            check: CheckMode::Warn,
+            jit,
+            jit_threshold: 1,
+            crosscheck,
+            ..Config::default()
+        };
+        let args = vec![
+            Arg::Buffer(a.clone()),
+            Arg::Buffer(pat(1)),
+            Arg::Buffer(vec![0; 4096]),
+        ];
+        let f = run_kernel(&k, &cfg, None, &args).expect("runs");
+        assert!(f.out.error.is_none(), "{:?}", f.out.error);
+        f
+    };
+    run(JitMode::Always, true);
+    let out = |f: &pto_vm::Finished| -> Vec<u32> {
+        f.buffers[2]
+            .chunks(4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect()
+    };
+    let (x, y) = (
+        out(&run(JitMode::Off, false)),
+        out(&run(JitMode::Always, false)),
+    );
+    let nan = |v: u32| v & 0x7f80_0000 == 0x7f80_0000 && v & 0x007f_ffff != 0;
+    assert!(x.iter().any(|&v| nan(v)), "the product must hold NaNs");
+    for (i, (p, q)) in x.iter().zip(&y).enumerate() {
+        assert!(
+            p == q || (nan(*p) && nan(*q)),
+            "element {i}: {p:#x} vs {q:#x}"
+        );
+    }
+}
