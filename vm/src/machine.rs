@@ -3667,21 +3667,7 @@ impl<'a> Cluster<'a> {
                 b.time = end;
             }
         }
-        let stat = &mut self.out.stats[s];
-        stat.retired += 1;
-        stat.busy += end - st;
-        self.out.pipe_insts += 1;
-        if self.cfg.trace {
-            self.out.trace.push(TraceEvent {
-                block: self.rank * self.blocks + self.block,
-                core: ci as u32,
-                pipe: slot_pipe(s),
-                inst: h.inst,
-                start: st,
-                end,
-                from,
-            });
-        }
+        self.retire(ci, s, h.inst, (st, end), from);
         // checker
         if self.checker.is_some() {
             normalize_accesses(&mut acc);
@@ -3752,6 +3738,20 @@ impl<'a> Cluster<'a> {
         let c = &mut self.cores[ci];
         c.time[s] = end;
         c.popped(s);
+        self.retire(ci, s, h.inst, (st, end), from);
+    }
+
+    /// Counts a retired pipe op in the per-pipe stats and, with `--trace`,
+    /// records its trace event (shared by the sync and general pipe steps).
+    #[inline]
+    fn retire(
+        &mut self,
+        ci: usize,
+        s: usize,
+        inst: InstId,
+        (st, end): (u64, u64),
+        from: Option<(u32, Pipe, u64)>,
+    ) {
         let stat = &mut self.out.stats[s];
         stat.retired += 1;
         stat.busy += end - st;
@@ -3761,7 +3761,7 @@ impl<'a> Cluster<'a> {
                 block: self.rank * self.blocks + self.block,
                 core: ci as u32,
                 pipe: slot_pipe(s),
-                inst: h.inst,
+                inst,
                 start: st,
                 end,
                 from,
