@@ -249,11 +249,29 @@ pub fn run_kernel(
     entry: Option<&str>,
     args: &[Arg],
 ) -> Result<Finished, String> {
-    let mut f = run_kernel_ranks(kernel, cfg, entry, &[args])?;
-    Ok(Finished {
-        out: f.out,
-        buffers: f.buffers.pop().unwrap_or_default(),
-    })
+    let mut buffers = Vec::new();
+    let out = run_kernel_into(kernel, cfg, entry, args, &mut buffers)?;
+    Ok(Finished { out, buffers })
+}
+
+/// [`run_kernel`] for repeated runs: reads the buffers back into `buffers`
+/// (one vector per argument, empty for scalars), reusing the vectors it
+/// already holds. A caller that runs a kernel many times (a benchmark, a
+/// sweep over inputs) keeps one `buffers` and allocates nothing per run for
+/// the results; fresh result vectors are large allocations the allocator
+/// maps and unmaps again, and their page faults can cost more than a whole
+/// compiled run of a small kernel.
+pub fn run_kernel_into(
+    kernel: &Kernel,
+    cfg: &Config,
+    entry: Option<&str>,
+    args: &[Arg],
+    buffers: &mut Vec<Vec<u8>>,
+) -> Result<RunOutput, String> {
+    let mut ranks = vec![std::mem::take(buffers)];
+    let out = run_ranks_into(kernel, cfg, entry, &[args], &mut ranks);
+    *buffers = ranks.pop().unwrap_or_default();
+    out
 }
 
 /// Where a multi-rank run left every rank's buffers.
@@ -273,6 +291,20 @@ pub fn run_kernel_ranks<A: AsRef<[Arg]>>(
     entry: Option<&str>,
     args: &[A],
 ) -> Result<FinishedRanks, String> {
+    let mut buffers = Vec::new();
+    let out = run_ranks_into(kernel, cfg, entry, args, &mut buffers)?;
+    Ok(FinishedRanks { out, buffers })
+}
+
+/// The runs behind [`run_kernel_ranks`] and [`run_kernel_into`]: `buffers[r][i]`
+/// receives rank `r`'s argument `i`, reusing the vectors already there.
+fn run_ranks_into<A: AsRef<[Arg]>>(
+    kernel: &Kernel,
+    cfg: &Config,
+    entry: Option<&str>,
+    args: &[A],
+    buffers: &mut Vec<Vec<Vec<u8>>>,
+) -> Result<RunOutput, String> {
     let prog = &kernel.program;
     let entry = prog
         .entry(entry)
@@ -377,18 +409,17 @@ pub fn run_kernel_ranks<A: AsRef<[Arg]>>(
         vals.push(v);
     }
     let out = machine::run_ranks(prog, cfg, &gm, entry, &vals);
-    let mut buffers = Vec::new();
-    for p in &places {
-        let mut rb = Vec::new();
-        for q in p {
-            rb.push(match q {
+    buffers.resize_with(places.len(), Vec::new);
+    for (p, rb) in places.iter().zip(buffers.iter_mut()) {
+        rb.resize_with(p.len(), Vec::new);
+        for (q, b) in p.iter().zip(rb.iter_mut()) {
+            match q {
                 Some((at, len)) => gm
-                    .read_exclusive_vec(*at, *len as usize)
+                    .read_exclusive_into(*at, *len as usize, b)
                     .map_err(|e| e.to_string())?,
-                None => Vec::new(),
-            });
+                None => b.clear(),
+            }
         }
-        buffers.push(rb);
     }
-    Ok(FinishedRanks { out, buffers })
+    Ok(out)
 }

@@ -208,18 +208,25 @@ impl Gm {
     }
 
     /// The `len` bytes at `addr`, read while nothing else can reach GM (the
-    /// results after a run): one copy into a new vector, which is not zeroed
-    /// first.
-    pub fn read_exclusive_vec(&mut self, addr: u64, len: usize) -> Result<Vec<u8>, OutOfBounds> {
+    /// results after a run) into `out`, replacing its contents: one copy that
+    /// reuses `out`'s allocation when it is large enough (repeated runs then
+    /// allocate nothing and touch no fresh pages).
+    pub fn read_exclusive_into(
+        &mut self,
+        addr: u64,
+        len: usize,
+        out: &mut Vec<u8>,
+    ) -> Result<(), OutOfBounds> {
+        out.clear();
         if cfg!(target_endian = "big") {
-            let mut v = vec![0; len];
-            self.read(addr, &mut v)?;
-            return Ok(v);
+            out.resize(len, 0);
+            return self.read(addr, out);
         }
         let (_, a) = self.seg(addr, len as u64)?;
         let r = (addr >> RANK_SHIFT) as usize;
         let bytes = words_as_bytes(&mut self.segs[r].words);
-        Ok(bytes[a..a + len].to_vec())
+        out.extend_from_slice(&bytes[a..a + len]);
+        Ok(())
     }
 
     /// Reads `out.len()` bytes at `addr` while nothing else can reach GM
@@ -757,6 +764,13 @@ mod tests {
         let mut z = vec![1u8; 4096];
         fresh.read_exclusive(0, &mut z).unwrap();
         assert!(z.iter().all(|b| *b == 0));
+        // reading into a vector replaces its contents, reusing its allocation
+        let mut v = vec![7u8; 100];
+        let cap = v.capacity();
+        gm.read_exclusive_into(5, 11, &mut v).unwrap();
+        assert_eq!(v, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+        assert_eq!(v.capacity(), cap);
+        assert!(gm.read_exclusive_into(60, 8, &mut v).is_err());
     }
 
     /// Spans of several words (the four-word steps of the copies, their

@@ -2,7 +2,8 @@
 //! bounds and profile errors, runtime sync diagnostics.
 
 use pto_vm::{
-    load_text, run_kernel, Arg, CheckMode, Config, DiagKind, Finished, Kernel, RunError, Sched,
+    load_text, run_kernel, run_kernel_into, Arg, CheckMode, Config, DiagKind, Finished, Kernel,
+    RunError, Sched,
 };
 
 fn load(src: &str) -> Kernel {
@@ -28,6 +29,41 @@ fn f32s(b: &[u8]) -> Vec<f32> {
 
 fn bytes(v: &[f32]) -> Vec<u8> {
     v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+/// Repeated runs reading back into one set of vectors get what `run_kernel`
+/// returns each time, reuse the vectors, and drop stale extra entries.
+#[test]
+fn run_kernel_into_reuses_the_result_vectors() {
+    let src = std::fs::read_to_string(format!(
+        "{}/../examples/vadd.pto",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .expect("example");
+    let k = load(&src);
+    let cfg = Config {
+        profile: k.profile,
+        check: CheckMode::Warn,
+        ..Config::default()
+    };
+    // stale contents: more vectors than arguments, the wrong lengths
+    let mut bufs = vec![vec![9u8; 8192], vec![1; 3], Vec::new(), vec![5; 7]];
+    for round in 0..3 {
+        let x: Vec<f32> = (0..1024).map(|i| (i + round) as f32).collect();
+        let args = [
+            Arg::Buffer(bytes(&x)),
+            Arg::Buffer(bytes(&x)),
+            Arg::Buffer(vec![0; 4096]),
+        ];
+        let out = run_kernel_into(&k, &cfg, None, &args, &mut bufs).expect("runs");
+        assert_eq!(out.error, None);
+        let whole = run_kernel(&k, &cfg, None, &args).expect("runs");
+        assert_eq!(bufs, whole.buffers, "round {round}");
+        assert_eq!(bufs.len(), 3);
+        assert_eq!(f32s(&bufs[2]), x.iter().map(|v| v + v).collect::<Vec<_>>());
+    }
+    // the first vector kept its (larger) allocation
+    assert!(bufs[0].capacity() >= 8192);
 }
 
 #[test]
