@@ -316,6 +316,7 @@ fn run_ranks_into<A: AsRef<[Arg]>>(
     let mut places: Vec<Vec<Option<(u64, u64)>>> = Vec::new();
     let mut lens = Vec::new();
     let mut bufs = Vec::new();
+    let mut init: Vec<(u64, &[u8])> = Vec::new();
     let names = prog.arg_names(entry);
     for (r, rargs) in args.iter().map(|a| a.as_ref()).enumerate() {
         let base = (r as u64) << mem::RANK_SHIFT;
@@ -331,6 +332,7 @@ fn run_ranks_into<A: AsRef<[Arg]>>(
                         ));
                     }
                     p.push(Some((base + addr, b.len() as u64)));
+                    init.push((base + addr, b));
                     let name = names
                         .get(p.len() - 1)
                         .map_or_else(|| format!("argument {}", p.len()), |n| format!("%{n}"));
@@ -352,7 +354,7 @@ fn run_ranks_into<A: AsRef<[Arg]>>(
         places.push(p);
         lens.push(addr + GM_SLACK);
     }
-    let mut gm = mem::Gm::with_ranks(&lens);
+    let mut gm = mem::Gm::with_contents(&lens, &init).map_err(|e| e.to_string())?;
     gm.set_buffers(bufs);
     let func = &prog.funcs[entry];
     let mut vals = Vec::new();
@@ -364,9 +366,8 @@ fn run_ranks_into<A: AsRef<[Arg]>>(
                 _ => pto_isa_spec::DType::U8,
             };
             v.push(match a {
-                Arg::Buffer(b) => {
+                Arg::Buffer(_) => {
                     let (at, _) = places[r][i].unwrap_or((0, 0));
-                    gm.write_exclusive(at, b).map_err(|e| e.to_string())?;
                     Val::Ptr(Ptr {
                         space: Space::Gm,
                         addr: at,

@@ -68,9 +68,11 @@ struct Segment {
 }
 
 impl Segment {
-    fn new(len: u64) -> Segment {
+    /// A zeroed segment, except that the bytes of `skip` (sorted, disjoint
+    /// `[lo, hi)` byte ranges the caller writes next) may hold anything.
+    fn new(len: u64, skip: &[(usize, usize)]) -> Segment {
         Segment {
-            words: zeroed_words(len.div_ceil(8) as usize),
+            words: zeroed_words(len.div_ceil(8) as usize, skip),
             len,
             lo: AtomicUsize::new(usize::MAX),
             hi: AtomicUsize::new(0),
@@ -88,14 +90,17 @@ impl Segment {
     }
 }
 
-/// `n` zeroed words. A GM buffer a finished run left in [`POOL`] is reused
-/// (zeroes over the words that run wrote); otherwise a zeroed allocation, whose large pages
+/// `n` zeroed words, except in the byte ranges `skip` (sorted, disjoint), which
+/// the caller overwrites next. A GM buffer a finished run left in [`POOL`] is reused
+/// (zeroes over the words that run wrote, outside `skip`: a benchmark's
+/// arguments fill most of its GM, and zeroing them first doubled the work
+/// of placing them); otherwise a zeroed allocation, whose large pages
 /// the kernel maps lazily. Reusing matters for repeated runs in one process
 /// (conformance tiers, benchmarks, library users): a fresh multi-MiB GM
 /// costs a page fault per 4 KiB on first touch, more than a whole compiled
 /// run of small kernels, and whether the allocator hands back fresh pages
 /// depended on the process's history (glibc's adaptive mmap threshold).
-fn zeroed_words(n: usize) -> Vec<AtomicU64> {
+fn zeroed_words(n: usize, skip: &[(usize, usize)]) -> Vec<AtomicU64> {
     if n >= POOL_MIN_WORDS {
         if let Some((mut v, lo, hi)) = POOL.lock().ok().and_then(|mut p| {
             // the smallest pooled buffer that is large enough
@@ -108,7 +113,20 @@ fn zeroed_words(n: usize) -> Vec<AtomicU64> {
             let keep = v.len().min(n);
             v.truncate(keep);
             if lo < hi.min(keep) {
-                words_as_bytes(&mut v[lo..hi.min(keep)]).fill(0);
+                let bytes = words_as_bytes(&mut v[..keep]);
+                let (mut at, end) = (lo * 8, hi.min(keep) * 8);
+                for &(a, b) in skip {
+                    if a > at {
+                        bytes[at..a.min(end)].fill(0);
+                    }
+                    at = at.max(b);
+                    if at >= end {
+                        break;
+                    }
+                }
+                if at < end {
+                    bytes[at..end].fill(0);
+                }
             }
             v.resize_with(n, || AtomicU64::new(0));
             return v;
@@ -188,9 +206,60 @@ impl Gm {
     /// Zeroed GMs, one of `lens[r]` bytes per rank `r`.
     pub fn with_ranks(lens: &[u64]) -> Self {
         Gm {
-            segs: lens.iter().map(|&len| Segment::new(len)).collect(),
+            segs: lens.iter().map(|&len| Segment::new(len, &[])).collect(),
             buffers: Vec::new(),
         }
+    }
+
+    /// GMs of `lens[r]` bytes per rank `r`, zeroed except for `init`: the
+    /// bytes `data` at each `(addr, data)` (the arguments of a run), which are
+    /// written once instead of zeroed and then written.
+    pub fn with_contents(lens: &[u64], init: &[(u64, &[u8])]) -> Result<Self, OutOfBounds> {
+        let mut skips: Vec<Vec<(usize, usize)>> = vec![Vec::new(); lens.len()];
+        for &(addr, data) in init {
+            let (r, off) = (
+                (addr >> RANK_SHIFT) as usize,
+                addr & ((1u64 << RANK_SHIFT) - 1),
+            );
+            let len = data.len() as u64;
+            match (lens.get(r), off.checked_add(len)) {
+                (Some(&size), Some(end)) if end <= size => {
+                    skips[r].push((off as usize, end as usize))
+                }
+                _ => {
+                    return Err(OutOfBounds {
+                        space: Space::Gm,
+                        addr,
+                        len,
+                        size: lens.get(r).copied().unwrap_or(0),
+                    })
+                }
+            }
+        }
+        for sk in &mut skips {
+            // sorted and merged into disjoint ranges
+            sk.sort_unstable();
+            let mut merged: Vec<(usize, usize)> = Vec::with_capacity(sk.len());
+            for &(a, b) in sk.iter() {
+                match merged.last_mut() {
+                    Some(last) if a <= last.1 => last.1 = last.1.max(b),
+                    _ => merged.push((a, b)),
+                }
+            }
+            *sk = merged;
+        }
+        let mut gm = Gm {
+            segs: lens
+                .iter()
+                .zip(&skips)
+                .map(|(&len, sk)| Segment::new(len, sk))
+                .collect(),
+            buffers: Vec::new(),
+        };
+        for &(addr, data) in init {
+            gm.write_exclusive(addr, data)?;
+        }
+        Ok(gm)
     }
 
     /// Writes `data` at `addr` while nothing else can reach GM (placing the
@@ -874,6 +943,31 @@ mod tests {
             gm.write_exclusive(9, &[0xef; 20]).unwrap();
             assert!(gm.snapshot().iter().any(|b| *b != 0));
         }
+    }
+
+    #[test]
+    fn gm_with_contents_zeroes_all_but_the_arguments() {
+        // a pooled GM dirty everywhere, then GMs placing (overlapping,
+        // unaligned, unsorted) arguments: those bytes hold the arguments,
+        // every other byte is zero, whichever buffer the pool hands out
+        let words = POOL_MIN_WORDS as u64 * 8;
+        let len = words * 3 + 13;
+        let (a, b, c) = (vec![1u8; 1001], vec![2u8; 37], vec![3u8; 64]);
+        for round in 0..3 {
+            let mut gm = Gm::new(len);
+            gm.write_exclusive(0, &vec![0x5a; len as usize]).unwrap();
+            drop(gm);
+            let init: Vec<(u64, &[u8])> = vec![(5000, &a), (3, &b), (5500, &c)];
+            let gm = Gm::with_contents(&[len], &init).unwrap();
+            let mut want = vec![0u8; len as usize];
+            for (at, d) in &init {
+                want[*at as usize..*at as usize + d.len()].copy_from_slice(d);
+            }
+            assert_eq!(gm.snapshot(), want, "round {round}");
+        }
+        // an argument past the end is an error, not a panic
+        assert!(Gm::with_contents(&[64], &[(60, &[0u8; 8][..])]).is_err());
+        assert!(Gm::with_contents(&[64], &[(1 << RANK_SHIFT, &[0u8; 1][..])]).is_err());
     }
 
     #[test]
