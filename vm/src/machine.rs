@@ -3366,7 +3366,8 @@ impl<'a> Cluster<'a> {
             ),
             Resolved::Dma(t) => isa(
                 Class::Dma,
-                t.levels.iter().map(|l| l.0).product::<u64>() * t.len,
+                // saturating: hostile counts fault in the transfer, not here
+                t.levels.iter().fold(t.len, |b, l| b.saturating_mul(l.0)),
             ),
             Resolved::Vec { .. } => isa(Class::VecCompute, 0) + vec_ops,
             Resolved::Cube(call) => isa(call.op.info().class, 0),
