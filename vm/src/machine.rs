@@ -2255,7 +2255,7 @@ impl<'a> Cluster<'a> {
             IdRef::Static(v) => *v,
             IdRef::Dyn(reg) => rd_int(&self.cores[ci].arch.regs, *reg)?,
         };
-        u32::try_from(v).map_err(|_| Fault::Msg(format!("negative id {v}")))
+        u32::try_from(v).map_err(|_| Fault::Msg(format!("id {v} is outside 0..2^32")))
     }
 
     fn check_event(&mut self, inst: InstId, id: u32) -> bool {

@@ -234,6 +234,104 @@ fn matmul_nan_payloads_do_not_fail_the_crosscheck() {
     }
 }
 
+/// Expects `src` to be refused at load time with an error at `line` whose
+/// text contains `want`.
+fn expect_rejected(src: &str, line: u32, want: &str) {
+    let e = load_text("h.pto", src, None)
+        .err()
+        .unwrap_or_else(|| panic!("loads, expected an error at line {line}: {want}"))
+        .to_string();
+    assert!(
+        e.contains(&format!("h.pto:{line}:")) && e.contains(want),
+        "{e}"
+    );
+}
+
+const DYN_FLAGS: &str = r#"module attributes {pto.target_arch = "a5"} {
+  func.func @k(%id: i64) attributes {pto.entry} {
+    pto.set_flag_dyn[#pto.pipe<PIPE_MTE2>, #pto.pipe<PIPE_V>, %id]
+    pto.wait_flag_dyn[#pto.pipe<PIPE_MTE2>, #pto.pipe<PIPE_V>, %id]
+    return
+  }
+}"#;
+
+/// A runtime event id of 2^32 + 3 must not be truncated to EVENT_ID3 (which
+/// would silently pair with another event): it faults at the set_flag_dyn,
+/// naming the value, and so do negative ids.
+#[test]
+fn a_dynamic_event_id_beyond_32_bits_or_negative_faults() {
+    expect_fault_with(
+        DYN_FLAGS,
+        0,
+        &[(1 << 32) + 3],
+        3,
+        "id 4294967299 is outside 0..2^32",
+    );
+    expect_fault_with(DYN_FLAGS, 0, &[-1], 3, "id -1 is outside 0..2^32");
+    expect_fault_with(DYN_FLAGS, 0, &[i64::MIN], 3, "is outside 0..2^32");
+}
+
+/// An id in 32 bits but past EVENT_ID15 is a bad-event-id diagnostic at
+/// each op, and the run goes on without touching any event.
+#[test]
+fn a_dynamic_event_id_past_the_profile_is_diagnosed_at_each_op() {
+    let (k, f) = run_hostile(DYN_FLAGS, 0, &[16]);
+    assert!(f.out.error.is_none(), "{:?}", f.out.error);
+    let lines: Vec<(pto_vm::DiagKind, u32)> = f
+        .out
+        .diags
+        .list
+        .iter()
+        .map(|d| (d.kind, k.program.info(d.inst.expect("at an op")).loc.line))
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            (pto_vm::DiagKind::BadEventId, 3),
+            (pto_vm::DiagKind::BadEventId, 4)
+        ],
+        "{:?}",
+        f.out.diags.list
+    );
+    assert!(f.out.diags.list[0]
+        .message
+        .contains("event id 16 is outside EVENT_ID0..EVENT_ID15"));
+}
+
+/// A static event id past the profile's range never reaches the VM.
+#[test]
+fn a_static_event_id_out_of_range_is_refused_at_its_line() {
+    expect_rejected(
+        r#"module attributes {pto.target_arch = "a2a3"} {
+  func.func @k() attributes {pto.entry} {
+    pto.set_flag["PIPE_MTE2", "PIPE_V", "EVENT_ID99"]
+    pto.wait_flag["PIPE_MTE2", "PIPE_V", "EVENT_ID0"]
+    return
+  }
+}"#,
+        3,
+        "event id EVENT_ID99 is out of range on profile a2a3",
+    );
+}
+
+/// Buffer tokens with a runtime id of 2^40 fault like event ids.
+#[test]
+fn a_dynamic_buffer_id_of_two_to_the_40_faults() {
+    expect_fault_with(
+        r#"module attributes {pto.target_arch = "a5"} {
+  func.func @k(%id: i64) attributes {pto.entry} {
+    pto.get_buf_dyn "PIPE_V", %id, 0
+    pto.rls_buf_dyn "PIPE_V", %id, 0
+    return
+  }
+}"#,
+        0,
+        &[1 << 40],
+        3,
+        "id 1099511627776 is outside 0..2^32",
+    );
+}
+
 /// A legacy GM -> UB copy (`copy_gm_to_ubuf`) after `set_loop_size_outtoub`
 /// and `set_loop1_stride_outtoub`; the copy is on line 14.
 fn legacy_copy(size: (i64, i64), n_burst: i64, len: i64, loop1_src_stride: i64) -> String {
