@@ -886,6 +886,9 @@ struct Cluster<'a> {
     /// the time its unit of work started on PIPE_V (cycles under `timed`,
     /// scheduler steps otherwise).
     scope_clock: u64,
+    /// The op inside a vector scope whose fault stopped the scope (the
+    /// fault then names its line, not the scope's).
+    scope_fault_at: Option<InstId>,
     /// Asynchronous transfers not yet waited for.
     pending: Vec<Pending>,
     next_event: i64,
@@ -1235,6 +1238,7 @@ impl<'a> Cluster<'a> {
             rank,
             world,
             scope_clock: 0,
+            scope_fault_at: None,
             pending: Vec::new(),
             next_event: 1,
             fifos: FxHashMap::default(),
@@ -3658,7 +3662,8 @@ impl<'a> Cluster<'a> {
             Resolved::FifoFree { id, c2v } => self.exec_free(ci, s, h.inst, *id, *c2v, start),
         };
         if let Err(f) = res {
-            return self.fault(h.inst, f);
+            let at = self.scope_fault_at.take().unwrap_or(h.inst);
+            return self.fault(at, f);
         }
         let (st, end) = self.span(start, &h.r, vec_ops);
         self.cores[ci].time[s] = end;
@@ -4220,6 +4225,23 @@ impl<'a> Cluster<'a> {
         accs: &mut Vec<(InstId, exec::Access)>,
         vec_ops: &mut u64,
     ) -> Result<(), Fault> {
+        let mut at = None;
+        let r = self.interp_vecscope_at(ci, body, accs, vec_ops, &mut at);
+        if r.is_err() {
+            self.scope_fault_at = at;
+        }
+        r
+    }
+
+    /// [`Self::interp_vecscope`], keeping in `at` the op it runs.
+    fn interp_vecscope_at(
+        &mut self,
+        ci: usize,
+        body: &[Inst],
+        accs: &mut Vec<(InstId, exec::Access)>,
+        vec_ops: &mut u64,
+        at: &mut Option<InstId>,
+    ) -> Result<(), Fault> {
         let checking = self.checker.is_some();
         let (block, blocks) = (self.block, self.blocks);
         let clock = self.scope_clock;
@@ -4237,6 +4259,7 @@ impl<'a> Cluster<'a> {
         // a pto.simt_launch in progress
         let mut simt: Option<SimtRun> = None;
         while let Some(inst) = body.get(pc) {
+            *at = Some(inst.id);
             steps += 1;
             counts.push(inst.id);
             if steps > 100_000_000 {

@@ -482,3 +482,108 @@ fn cube_gm_to_l1_copies_with_hostile_counts_and_strides_fault() {
         "'pto.mte_gm_l1_frac': an address overflows",
     );
 }
+
+/// Vector loads and stores with a distribution mode ptovm does not know
+/// fault at the op (the verifier leaves the token open); a store whose
+/// distribution packs to b16 lanes but whose mask is b32 never loads.
+#[test]
+fn unknown_and_mismatched_vector_distributions() {
+    let vec = |ld: &str, st: &str| {
+        format!(
+            r#"module attributes {{pto.target_arch = "a5"}} {{
+  func.func @k() attributes {{pto.entry}} {{
+    %c0 = arith.constant 0 : index
+    %c0_i64 = arith.constant 0 : i64
+    %ub = pto.castptr %c0_i64 : i64 -> !pto.ptr<f32, ub>
+    pto.vecscope {{
+      %all = pto.pset_b32 "PAT_ALL" : !pto.mask<b32>
+      %v = pto.vlds %ub[%c0]{ld} : !pto.ptr<f32, ub> -> !pto.vreg<64xf32>
+      pto.vsts %v, %ub[%c0], %all{st} : !pto.vreg<64xf32>, !pto.ptr<f32, ub>, !pto.mask<b32>
+    }}
+    return
+  }}
+}}"#
+        )
+    };
+    expect_fault(
+        &vec(r#" {dist = "BOGUS"}"#, ""),
+        0,
+        8,
+        "'pto.vlds' distribution mode BOGUS is not implemented",
+    );
+    expect_fault(
+        &vec("", r#" {dist = "NOPE"}"#),
+        0,
+        9,
+        "'pto.vsts' distribution mode NOPE is not implemented",
+    );
+    expect_rejected(
+        &vec("", r#" {dist = "PK_B16"}"#),
+        9,
+        "mask type must be !pto.mask<b16> for dist PK_B16, got !pto.mask<b32>",
+    );
+}
+
+/// FIFO ops outside a mixed kernel fault at the op; in the mixed FIFO
+/// kernel, popping from a pipe id nothing initialised faults naming the pipe.
+#[test]
+fn fifo_ops_without_their_pipe_fault() {
+    let tile = "!pto.tile_buf<loc=vec, dtype=f32, rows=16, cols=32, v_row=16, v_col=32, blayout=row_major, slayout=none_box, fractal=512, pad=0>";
+    expect_fault(
+        &format!(
+            r#"module attributes {{pto.target_arch = "a5"}} {{
+  func.func @k() attributes {{pto.entry}} {{
+    %t = pto.tpop_from_aic {{id = 0, split = 1}} -> {tile}
+    return
+  }}
+}}"#
+        ),
+        0,
+        3,
+        "tpop_from_aic needs a mixed kernel",
+    );
+    let src = include_str!("../../conformance/cases/mixed/fifo_matmul_relu_f32_32x128/kernel.pto");
+    let pop = format!("%t = pto.tpop_from_aic {{id = 0, split = 1}} -> {tile}");
+    let line = src.lines().position(|l| l.contains(&pop)).expect("the pop") as u32 + 1;
+    let bad = src.replacen(&pop, &pop.replace("id = 0", "id = 5"), 1);
+    let k = load_text("h.pto", &bad, None).unwrap_or_else(|e| panic!("does not load:\n{e}"));
+    let cfg = Config {
+        profile: k.profile,
+        max_steps: 1_000_000,
+        jit: JitMode::Off,
+        ..Config::default()
+    };
+    let args = [
+        Arg::Buffer(vec![0; 1 << 16]),
+        Arg::Buffer(vec![0; 1 << 16]),
+        Arg::Buffer(vec![0; 1 << 16]),
+    ];
+    let f = run_kernel(&k, &cfg, None, &args).expect("runs");
+    match f.out.error {
+        Some(RunError::Fault { inst, message }) => {
+            assert_eq!(k.program.info(inst).loc.line, line, "{message}");
+            assert!(
+                message.contains("FIFO pipe 5: no pto.aic_initialize_pipe/aiv_initialize_pipe"),
+                "{message}"
+            );
+        }
+        other => panic!("expected a fault at line {line}, got {other:?}"),
+    }
+}
+
+/// A FIFO set up with a direction mask of 7 and a split of 9 is refused at
+/// the lines that say so.
+#[test]
+fn fifo_setup_with_nonsense_fields_is_refused() {
+    expect_rejected(
+        r#"module attributes {pto.target_arch = "a5"} {
+  func.func @k() attributes {pto.kernel_kind = #pto.kernel_kind<vector>} {
+    pto.aiv_initialize_pipe {id = 0, dir_mask = 7, slot_size = 4096, slot_num = 2}
+    pto.tfree_from_aic {id = 0, split = 9}
+    return
+  }
+}"#,
+        3,
+        "expects 'dir_mask' to be 1, 2, or 3, got 7",
+    );
+}
