@@ -587,3 +587,33 @@ fn fifo_setup_with_nonsense_fields_is_refused() {
         "expects 'dir_mask' to be 1, 2, or 3, got 7",
     );
 }
+
+/// Cross-core semaphore ids from a register: 2^40 and -3 fault at the
+/// set_intra_block / wait_intra_block that reads them.
+#[test]
+fn a_dynamic_semaphore_id_beyond_32_bits_or_negative_faults() {
+    let src = |set: &str, wait: &str| {
+        format!(
+            r#"module attributes {{pto.target_arch = "a5"}} {{
+  func.func @k(%id: i64) attributes {{pto.entry}} {{
+    pto.section.cube {{
+      pto.set_intra_block <PIPE_S>, {set}
+      pto.set_intra_block <PIPE_S>, 17
+    }}
+    pto.section.vector {{
+      pto.wait_intra_block <PIPE_MTE3>, {wait}
+    }}
+    return
+  }}
+}}"#
+        )
+    };
+    expect_fault_with(
+        &src("%id", "1"),
+        0,
+        &[1 << 40],
+        4,
+        "id 1099511627776 is outside 0..2^32",
+    );
+    expect_fault_with(&src("1", "%id"), 0, &[-3], 8, "id -3 is outside 0..2^32");
+}
