@@ -886,6 +886,9 @@ struct Cluster<'a> {
     /// the time its unit of work started on PIPE_V (cycles under `timed`,
     /// scheduler steps otherwise).
     scope_clock: u64,
+    /// The op inside a vector scope whose fault stopped the scope (the
+    /// fault then names its line, not the scope's).
+    scope_fault_at: Option<InstId>,
     /// Asynchronous transfers not yet waited for.
     pending: Vec<Pending>,
     next_event: i64,
@@ -1235,6 +1238,7 @@ impl<'a> Cluster<'a> {
             rank,
             world,
             scope_clock: 0,
+            scope_fault_at: None,
             pending: Vec::new(),
             next_event: 1,
             fifos: FxHashMap::default(),
@@ -2255,7 +2259,7 @@ impl<'a> Cluster<'a> {
             IdRef::Static(v) => *v,
             IdRef::Dyn(reg) => rd_int(&self.cores[ci].arch.regs, *reg)?,
         };
-        u32::try_from(v).map_err(|_| Fault::Msg(format!("negative id {v}")))
+        u32::try_from(v).map_err(|_| Fault::Msg(format!("id {v} is outside 0..2^32")))
     }
 
     fn check_event(&mut self, inst: InstId, id: u32) -> bool {
@@ -3366,7 +3370,8 @@ impl<'a> Cluster<'a> {
             ),
             Resolved::Dma(t) => isa(
                 Class::Dma,
-                t.levels.iter().map(|l| l.0).product::<u64>() * t.len,
+                // saturating: hostile counts fault in the transfer, not here
+                t.levels.iter().fold(t.len, |b, l| b.saturating_mul(l.0)),
             ),
             Resolved::Vec { .. } => isa(Class::VecCompute, 0) + vec_ops,
             Resolved::Cube(call) => isa(call.op.info().class, 0),
@@ -3657,7 +3662,8 @@ impl<'a> Cluster<'a> {
             Resolved::FifoFree { id, c2v } => self.exec_free(ci, s, h.inst, *id, *c2v, start),
         };
         if let Err(f) = res {
-            return self.fault(h.inst, f);
+            let at = self.scope_fault_at.take().unwrap_or(h.inst);
+            return self.fault(at, f);
         }
         let (st, end) = self.span(start, &h.r, vec_ops);
         self.cores[ci].time[s] = end;
@@ -4219,6 +4225,23 @@ impl<'a> Cluster<'a> {
         accs: &mut Vec<(InstId, exec::Access)>,
         vec_ops: &mut u64,
     ) -> Result<(), Fault> {
+        let mut at = None;
+        let r = self.interp_vecscope_at(ci, body, accs, vec_ops, &mut at);
+        if r.is_err() {
+            self.scope_fault_at = at;
+        }
+        r
+    }
+
+    /// [`Self::interp_vecscope`], keeping in `at` the op it runs.
+    fn interp_vecscope_at(
+        &mut self,
+        ci: usize,
+        body: &[Inst],
+        accs: &mut Vec<(InstId, exec::Access)>,
+        vec_ops: &mut u64,
+        at: &mut Option<InstId>,
+    ) -> Result<(), Fault> {
         let checking = self.checker.is_some();
         let (block, blocks) = (self.block, self.blocks);
         let clock = self.scope_clock;
@@ -4236,6 +4259,7 @@ impl<'a> Cluster<'a> {
         // a pto.simt_launch in progress
         let mut simt: Option<SimtRun> = None;
         while let Some(inst) = body.get(pc) {
+            *at = Some(inst.id);
             steps += 1;
             counts.push(inst.id);
             if steps > 100_000_000 {

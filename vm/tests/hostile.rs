@@ -10,16 +10,34 @@ use pto_vm::{load_text, run_kernel, Arg, CheckMode, Config, JitMode, RunError};
 /// Runs `src`'s entry with one 4 KiB buffer per pointer argument and expects a
 /// fault at `line` whose message contains `want`.
 fn expect_fault(src: &str, nbufs: usize, line: u32, want: &str) {
+    expect_fault_with(src, nbufs, &[], line, want)
+}
+
+/// Runs `src`'s entry on `nbufs` 4 KiB buffers and then the integer
+/// arguments `ints` (within a 10 s deadline, so a hang fails rather than
+/// stalls the suite).
+fn run_hostile(src: &str, nbufs: usize, ints: &[i64]) -> (pto_vm::Kernel, pto_vm::Finished) {
     let k = load_text("h.pto", src, None).unwrap_or_else(|e| panic!("does not load:\n{e}"));
     let cfg = Config {
         profile: k.profile,
         check: CheckMode::Warn,
         max_steps: 20_000,
         jit: JitMode::Off,
+        watch: Some(pto_vm::Watch {
+            deadline: Some(std::time::Instant::now() + std::time::Duration::from_secs(10)),
+            ..pto_vm::Watch::default()
+        }),
         ..Config::default()
     };
-    let args: Vec<Arg> = (0..nbufs).map(|_| Arg::Buffer(vec![0; 4096])).collect();
+    let mut args: Vec<Arg> = (0..nbufs).map(|_| Arg::Buffer(vec![0; 4096])).collect();
+    args.extend(ints.iter().map(|v| Arg::Int(*v)));
     let f = run_kernel(&k, &cfg, None, &args).expect("runs");
+    (k, f)
+}
+
+/// As [`expect_fault`], with integer arguments after the buffers.
+fn expect_fault_with(src: &str, nbufs: usize, ints: &[i64], line: u32, want: &str) {
+    let (k, f) = run_hostile(src, nbufs, ints);
     match f.out.error {
         Some(RunError::Fault { inst, message }) => {
             assert_eq!(k.program.info(inst).loc.line, line, "{message}");
@@ -214,4 +232,388 @@ fn matmul_nan_payloads_do_not_fail_the_crosscheck() {
             "element {i}: {p:#x} vs {q:#x}"
         );
     }
+}
+
+/// Expects `src` to be refused at load time with an error at `line` whose
+/// text contains `want`.
+fn expect_rejected(src: &str, line: u32, want: &str) {
+    let e = load_text("h.pto", src, None)
+        .err()
+        .unwrap_or_else(|| panic!("loads, expected an error at line {line}: {want}"))
+        .to_string();
+    assert!(
+        e.contains(&format!("h.pto:{line}:")) && e.contains(want),
+        "{e}"
+    );
+}
+
+const DYN_FLAGS: &str = r#"module attributes {pto.target_arch = "a5"} {
+  func.func @k(%id: i64) attributes {pto.entry} {
+    pto.set_flag_dyn[#pto.pipe<PIPE_MTE2>, #pto.pipe<PIPE_V>, %id]
+    pto.wait_flag_dyn[#pto.pipe<PIPE_MTE2>, #pto.pipe<PIPE_V>, %id]
+    return
+  }
+}"#;
+
+/// A runtime event id of 2^32 + 3 must not be truncated to EVENT_ID3 (which
+/// would silently pair with another event): it faults at the set_flag_dyn,
+/// naming the value, and so do negative ids.
+#[test]
+fn a_dynamic_event_id_beyond_32_bits_or_negative_faults() {
+    expect_fault_with(
+        DYN_FLAGS,
+        0,
+        &[(1 << 32) + 3],
+        3,
+        "id 4294967299 is outside 0..2^32",
+    );
+    expect_fault_with(DYN_FLAGS, 0, &[-1], 3, "id -1 is outside 0..2^32");
+    expect_fault_with(DYN_FLAGS, 0, &[i64::MIN], 3, "is outside 0..2^32");
+}
+
+/// An id in 32 bits but past EVENT_ID15 is a bad-event-id diagnostic at
+/// each op, and the run goes on without touching any event.
+#[test]
+fn a_dynamic_event_id_past_the_profile_is_diagnosed_at_each_op() {
+    let (k, f) = run_hostile(DYN_FLAGS, 0, &[16]);
+    assert!(f.out.error.is_none(), "{:?}", f.out.error);
+    let lines: Vec<(pto_vm::DiagKind, u32)> = f
+        .out
+        .diags
+        .list
+        .iter()
+        .map(|d| (d.kind, k.program.info(d.inst.expect("at an op")).loc.line))
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            (pto_vm::DiagKind::BadEventId, 3),
+            (pto_vm::DiagKind::BadEventId, 4)
+        ],
+        "{:?}",
+        f.out.diags.list
+    );
+    assert!(f.out.diags.list[0]
+        .message
+        .contains("event id 16 is outside EVENT_ID0..EVENT_ID15"));
+}
+
+/// A static event id past the profile's range never reaches the VM.
+#[test]
+fn a_static_event_id_out_of_range_is_refused_at_its_line() {
+    expect_rejected(
+        r#"module attributes {pto.target_arch = "a2a3"} {
+  func.func @k() attributes {pto.entry} {
+    pto.set_flag["PIPE_MTE2", "PIPE_V", "EVENT_ID99"]
+    pto.wait_flag["PIPE_MTE2", "PIPE_V", "EVENT_ID0"]
+    return
+  }
+}"#,
+        3,
+        "event id EVENT_ID99 is out of range on profile a2a3",
+    );
+}
+
+/// Buffer tokens with a runtime id of 2^40 fault like event ids.
+#[test]
+fn a_dynamic_buffer_id_of_two_to_the_40_faults() {
+    expect_fault_with(
+        r#"module attributes {pto.target_arch = "a5"} {
+  func.func @k(%id: i64) attributes {pto.entry} {
+    pto.get_buf_dyn "PIPE_V", %id, 0
+    pto.rls_buf_dyn "PIPE_V", %id, 0
+    return
+  }
+}"#,
+        0,
+        &[1 << 40],
+        3,
+        "id 1099511627776 is outside 0..2^32",
+    );
+}
+
+/// A legacy GM -> UB copy (`copy_gm_to_ubuf`) after `set_loop_size_outtoub`
+/// and `set_loop1_stride_outtoub`; the copy is on line 14.
+fn legacy_copy(size: (i64, i64), n_burst: i64, len: i64, loop1_src_stride: i64) -> String {
+    format!(
+        r#"module attributes {{pto.target_arch = "a2a3"}} {{
+  func.func @k(%src: !pto.ptr<ui8, gm>) attributes {{pto.entry}} {{
+    %c0 = arith.constant 0 : i64
+    %c32 = arith.constant 32 : i64
+    %a = arith.constant {} : i64
+    %b = arith.constant {} : i64
+    %nb = arith.constant {n_burst} : i64
+    %len = arith.constant {len} : i64
+    %s1 = arith.constant {loop1_src_stride} : i64
+    %false = arith.constant false
+    %ub = pto.castptr %c0 : i64 -> !pto.ptr<ui8, ub>
+    pto.set_loop_size_outtoub %a, %b : i64, i64
+    pto.set_loop1_stride_outtoub %s1, %c32 : i64, i64
+    pto.copy_gm_to_ubuf %src, %ub, %c0, %nb, %len, %c0, %c0, %false, %c0, %c32, %c32 : !pto.ptr<ui8, gm>, !pto.ptr<ui8, ub>, i64, i64, i64, i64, i64, i1, i64, i64, i64
+    return
+  }}
+}}"#,
+        size.0, size.1
+    )
+}
+
+/// set_loop_size registers holding (2^40, 2^40) loop counts over 2^40
+/// bursts: the burst count overflowed u64 (a panic in debug builds); now the
+/// copy faults as too large.
+#[test]
+fn legacy_loop_registers_with_two_to_the_40_counts_fault() {
+    expect_fault(
+        &legacy_copy((1 << 40, 1 << 40), 1 << 40, 16, 32),
+        1,
+        14,
+        "more than ptovm allows in one transfer",
+    );
+}
+
+/// A loop1 source stride of i64::MAX: the second loop iteration's offset
+/// overflowed i64 (a panic in debug builds, a wrapped address in release);
+/// now it faults at the copy.
+#[test]
+fn a_legacy_loop_stride_of_i64_max_faults() {
+    expect_fault(
+        &legacy_copy((2, 1), 1, 16, i64::MAX),
+        1,
+        14,
+        "DMA address became negative or overflowed",
+    );
+}
+
+/// `mte_gm_ub` with stride fields chosen to break it.
+fn mte_gm_ub(n: i64, src_stride: i64, dst_stride: i64, len: i64) -> String {
+    format!(
+        r#"module attributes {{pto.target_arch = "a5"}} {{
+  func.func @k(%src: !pto.ptr<f32, gm>) attributes {{pto.entry}} {{
+    %c0 = arith.constant 0 : i64
+    %n = arith.constant {n} : i64
+    %ss = arith.constant {src_stride} : i64
+    %ds = arith.constant {dst_stride} : i64
+    %len = arith.constant {len} : i64
+    %ub = pto.castptr %c0 : i64 -> !pto.ptr<f32, ub>
+    pto.mte_gm_ub %src, %ub, %c0, %len nburst(%n, %ss, %ds) : !pto.ptr<f32, gm>, !pto.ptr<f32, ub>, i64, i64, i64, i64, i64
+    return
+  }}
+}}"#
+    )
+}
+
+/// 2^62 bursts of 0 bytes passed the byte limit and then looped 2^62 times
+/// (a hang past any deadline: the deadline is checked between steps). A
+/// burst of no bytes moves nothing, so the copy is done at once; with 64-byte
+/// bursts the same count faults as too large.
+#[test]
+fn two_to_the_62_empty_bursts_finish_and_full_ones_fault() {
+    // on a thread, so a regression fails here instead of hanging the suite
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let (_, f) = run_hostile(&mte_gm_ub(1 << 62, 0, 0, 0), 1, &[]);
+        let _ = tx.send(f.out.error);
+    });
+    match rx.recv_timeout(std::time::Duration::from_secs(20)) {
+        Ok(e) => assert!(e.is_none(), "{e:?}"),
+        Err(e) => panic!("2^62 empty bursts did not finish in 20 s: {e}"),
+    }
+    expect_fault(
+        &mte_gm_ub(1 << 62, 0, 0, 64),
+        1,
+        9,
+        "more than ptovm allows in one transfer",
+    );
+}
+
+/// Zero strides are legal (every burst lands on the same bytes); strides of
+/// 2^62 and i64::MAX send the second burst outside GM / UB: a fault naming
+/// the range, never a wrapped address.
+#[test]
+fn zero_and_huge_mte_strides() {
+    let (_, f) = run_hostile(&mte_gm_ub(4, 0, 0, 64), 1, &[]);
+    assert!(f.out.error.is_none(), "{:?}", f.out.error);
+    expect_fault(&mte_gm_ub(4, 1 << 62, 64, 64), 1, 9, "GM access");
+    expect_fault(
+        &mte_gm_ub(3, 64, i64::MAX, 64),
+        1,
+        9,
+        "is outside the 262144 bytes of UB",
+    );
+}
+
+/// The cube's GM -> L1 copies: four groups of 2^24 (a burst count of 2^96
+/// overflowed u64), a source stride of i64::MAX (the offset overflowed), and
+/// an nd2nz repack whose destination strides are i64::MAX.
+#[test]
+fn cube_gm_to_l1_copies_with_hostile_counts_and_strides_fault() {
+    let cube = |body: &str| {
+        format!(
+            r#"module attributes {{pto.target_arch = "a5", pto.kernel_kind = #pto.kernel_kind<cube>}} {{
+  func.func @k(%x_gm: !pto.ptr<f32, gm>) attributes {{pto.entry}} {{
+    %c0 = arith.constant 0 : i64
+    %c16 = arith.constant 16 : i64
+    %c64 = arith.constant 64 : i64
+    %big = arith.constant 16777216 : i64
+    %max = arith.constant 9223372036854775807 : i64
+    %false = arith.constant false
+    %l1_x = pto.castptr %c0 : i64 -> !pto.ptr<f32, l1>
+{body}
+    return
+  }}
+}}"#
+        )
+    };
+    expect_fault(
+        &cube("    pto.mte_gm_l1 %x_gm, %l1_x, %c64 nburst(%big, %c0, %c0) loop(%big, %c0, %c0) loop(%big, %c0, %c0) loop(%big, %c0, %c0)\n      : !pto.ptr<f32, gm>, !pto.ptr<f32, l1>, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64"),
+        1,
+        10,
+        "'pto.mte_gm_l1' moves too many bytes",
+    );
+    expect_fault(
+        &cube("    pto.mte_gm_l1 %x_gm, %l1_x, %c64 nburst(%c16, %max, %c64)\n      : !pto.ptr<f32, gm>, !pto.ptr<f32, l1>, i64, i64, i64, i64"),
+        1,
+        10,
+        "cube op address became negative or overflowed",
+    );
+    expect_fault(
+        &cube("    pto.mte_gm_l1_frac %x_gm, %l1_x, nd2nz, shape(%c16, %c16), src_layout(%max),\n        dst_group(%c16, %max, %max, %max), ctrl(%c0, %false)\n      : !pto.ptr<f32, gm>, !pto.ptr<f32, l1>, nd2nz, shape i64, i64, src_layout(i64),\n        dst_group i64, i64, i64, i64, ctrl i64, i1"),
+        1,
+        10,
+        "'pto.mte_gm_l1_frac': an address overflows",
+    );
+}
+
+/// Vector loads and stores with a distribution mode ptovm does not know
+/// fault at the op (the verifier leaves the token open); a store whose
+/// distribution packs to b16 lanes but whose mask is b32 never loads.
+#[test]
+fn unknown_and_mismatched_vector_distributions() {
+    let vec = |ld: &str, st: &str| {
+        format!(
+            r#"module attributes {{pto.target_arch = "a5"}} {{
+  func.func @k() attributes {{pto.entry}} {{
+    %c0 = arith.constant 0 : index
+    %c0_i64 = arith.constant 0 : i64
+    %ub = pto.castptr %c0_i64 : i64 -> !pto.ptr<f32, ub>
+    pto.vecscope {{
+      %all = pto.pset_b32 "PAT_ALL" : !pto.mask<b32>
+      %v = pto.vlds %ub[%c0]{ld} : !pto.ptr<f32, ub> -> !pto.vreg<64xf32>
+      pto.vsts %v, %ub[%c0], %all{st} : !pto.vreg<64xf32>, !pto.ptr<f32, ub>, !pto.mask<b32>
+    }}
+    return
+  }}
+}}"#
+        )
+    };
+    expect_fault(
+        &vec(r#" {dist = "BOGUS"}"#, ""),
+        0,
+        8,
+        "'pto.vlds' distribution mode BOGUS is not implemented",
+    );
+    expect_fault(
+        &vec("", r#" {dist = "NOPE"}"#),
+        0,
+        9,
+        "'pto.vsts' distribution mode NOPE is not implemented",
+    );
+    expect_rejected(
+        &vec("", r#" {dist = "PK_B16"}"#),
+        9,
+        "mask type must be !pto.mask<b16> for dist PK_B16, got !pto.mask<b32>",
+    );
+}
+
+/// FIFO ops outside a mixed kernel fault at the op; in the mixed FIFO
+/// kernel, popping from a pipe id nothing initialised faults naming the pipe.
+#[test]
+fn fifo_ops_without_their_pipe_fault() {
+    let tile = "!pto.tile_buf<loc=vec, dtype=f32, rows=16, cols=32, v_row=16, v_col=32, blayout=row_major, slayout=none_box, fractal=512, pad=0>";
+    expect_fault(
+        &format!(
+            r#"module attributes {{pto.target_arch = "a5"}} {{
+  func.func @k() attributes {{pto.entry}} {{
+    %t = pto.tpop_from_aic {{id = 0, split = 1}} -> {tile}
+    return
+  }}
+}}"#
+        ),
+        0,
+        3,
+        "tpop_from_aic needs a mixed kernel",
+    );
+    let src = include_str!("../../conformance/cases/mixed/fifo_matmul_relu_f32_32x128/kernel.pto");
+    let pop = format!("%t = pto.tpop_from_aic {{id = 0, split = 1}} -> {tile}");
+    let line = src.lines().position(|l| l.contains(&pop)).expect("the pop") as u32 + 1;
+    let bad = src.replacen(&pop, &pop.replace("id = 0", "id = 5"), 1);
+    let k = load_text("h.pto", &bad, None).unwrap_or_else(|e| panic!("does not load:\n{e}"));
+    let cfg = Config {
+        profile: k.profile,
+        max_steps: 1_000_000,
+        jit: JitMode::Off,
+        ..Config::default()
+    };
+    let args = [
+        Arg::Buffer(vec![0; 1 << 16]),
+        Arg::Buffer(vec![0; 1 << 16]),
+        Arg::Buffer(vec![0; 1 << 16]),
+    ];
+    let f = run_kernel(&k, &cfg, None, &args).expect("runs");
+    match f.out.error {
+        Some(RunError::Fault { inst, message }) => {
+            assert_eq!(k.program.info(inst).loc.line, line, "{message}");
+            assert!(
+                message.contains("FIFO pipe 5: no pto.aic_initialize_pipe/aiv_initialize_pipe"),
+                "{message}"
+            );
+        }
+        other => panic!("expected a fault at line {line}, got {other:?}"),
+    }
+}
+
+/// A FIFO set up with a direction mask of 7 and a split of 9 is refused at
+/// the lines that say so.
+#[test]
+fn fifo_setup_with_nonsense_fields_is_refused() {
+    expect_rejected(
+        r#"module attributes {pto.target_arch = "a5"} {
+  func.func @k() attributes {pto.kernel_kind = #pto.kernel_kind<vector>} {
+    pto.aiv_initialize_pipe {id = 0, dir_mask = 7, slot_size = 4096, slot_num = 2}
+    pto.tfree_from_aic {id = 0, split = 9}
+    return
+  }
+}"#,
+        3,
+        "expects 'dir_mask' to be 1, 2, or 3, got 7",
+    );
+}
+
+/// Cross-core semaphore ids from a register: 2^40 and -3 fault at the
+/// set_intra_block / wait_intra_block that reads them.
+#[test]
+fn a_dynamic_semaphore_id_beyond_32_bits_or_negative_faults() {
+    let src = |set: &str, wait: &str| {
+        format!(
+            r#"module attributes {{pto.target_arch = "a5"}} {{
+  func.func @k(%id: i64) attributes {{pto.entry}} {{
+    pto.section.cube {{
+      pto.set_intra_block <PIPE_S>, {set}
+      pto.set_intra_block <PIPE_S>, 17
+    }}
+    pto.section.vector {{
+      pto.wait_intra_block <PIPE_MTE3>, {wait}
+    }}
+    return
+  }}
+}}"#
+        )
+    };
+    expect_fault_with(
+        &src("%id", "1"),
+        0,
+        &[1 << 40],
+        4,
+        "id 1099511627776 is outside 0..2^32",
+    );
+    expect_fault_with(&src("1", "%id"), 0, &[-3], 8, "id -3 is outside 0..2^32");
 }

@@ -21,6 +21,7 @@ use pto_asm::attr::Attr;
 use pto_asm::ty::TypeId;
 use pto_isa_spec::{DType, Opcode};
 
+use crate::exec::dma::{burst_addrs, bursts};
 use crate::exec::{fault, Accesses, Fault};
 use crate::mem::{Gm, Local};
 use crate::num::{self, Num};
@@ -430,11 +431,10 @@ impl Mem<'_> {
 }
 
 fn addr(base: u64, off: i64) -> Result<u64, Fault> {
-    let a = base as i64 + off;
-    if a < 0 {
-        return fault("cube op address became negative (check the strides)");
+    match i64::try_from(base).ok().and_then(|b| b.checked_add(off)) {
+        Some(a) if a >= 0 => Ok(a as u64),
+        _ => fault("cube op address became negative or overflowed (check the strides)"),
     }
-    Ok(a as u64)
 }
 
 fn roundup(v: u64, m: u64) -> u64 {
@@ -571,25 +571,19 @@ fn burst_copy(call: &CubeCall, m: &mut Mem<'_>, s_sp: Space, d_sp: Space) -> Res
     if !have_nb {
         return fault(format!("'{}' needs nburst(...)", call.op.name()));
     }
-    let total: u64 = levels.iter().map(|l| l.0).product::<u64>();
-    if total.saturating_mul(len) > MAX_WORK {
+    let Ok(total) = bursts(levels.iter().map(|l| l.0), len, MAX_WORK) else {
         return fault(format!("'{}' moves too many bytes", call.op.name()));
-    }
+    };
     let mut buf = vec![0u8; len as usize];
     for k in 0..total {
-        let mut rem = k;
-        let (mut so, mut dof) = (0i64, 0i64);
-        for &(cnt, ss, ds) in &levels {
-            let i = (rem % cnt.max(1)) as i64;
-            rem /= cnt.max(1);
-            so += i * ss;
-            dof += i * ds;
-        }
-        m.read(s_sp, addr(src.addr, so)?, &mut buf)?;
+        let (Some(sa), Some(da)) = burst_addrs(k, &levels, src.addr, dst.addr) else {
+            return fault("cube op address became negative or overflowed (check the strides)");
+        };
+        m.read(s_sp, sa, &mut buf)?;
         if d_sp == Space::Ub {
-            m.write_ub(0, addr(dst.addr, dof)?, &buf)?;
+            m.write_ub(0, da, &buf)?;
         } else {
-            m.write(d_sp, addr(dst.addr, dof)?, &buf)?;
+            m.write(d_sp, da, &buf)?;
         }
     }
     Ok(())
@@ -608,7 +602,14 @@ fn l1_ub(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
         if c.name == "nburst" {
             let (n, sg, dg) = call.triple(c)?;
             let l = len as i64;
-            levels.insert(0, (n, l + sg.saturating_mul(32), l + dg.saturating_mul(32)));
+            levels.insert(
+                0,
+                (
+                    n,
+                    l.saturating_add(sg.saturating_mul(32)),
+                    l.saturating_add(dg.saturating_mul(32)),
+                ),
+            );
         } else if c.name == "loop" {
             levels.push(call.triple(c)?);
         }
@@ -616,22 +617,16 @@ fn l1_ub(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
     if levels.is_empty() {
         return fault("'pto.mte_l1_ub' needs nburst(...)");
     }
-    let total: u64 = levels.iter().map(|l| l.0).product::<u64>();
-    if total.saturating_mul(len) > MAX_WORK {
+    let Ok(total) = bursts(levels.iter().map(|l| l.0), len, MAX_WORK) else {
         return fault("'pto.mte_l1_ub' moves too many bytes");
-    }
+    };
     let mut buf = vec![0u8; len as usize];
     for k in 0..total {
-        let mut rem = k;
-        let (mut so, mut dof) = (0i64, 0i64);
-        for &(cnt, ss, ds) in &levels {
-            let i = (rem % cnt.max(1)) as i64;
-            rem /= cnt.max(1);
-            so += i * ss;
-            dof += i * ds;
-        }
-        m.read(Space::L1, addr(src.addr, so)?, &mut buf)?;
-        m.write_ub(0, addr(dst.addr, dof)?, &buf)?;
+        let (Some(sa), Some(da)) = burst_addrs(k, &levels, src.addr, dst.addr) else {
+            return fault("cube op address became negative or overflowed (check the strides)");
+        };
+        m.read(Space::L1, sa, &mut buf)?;
+        m.write_ub(0, da, &buf)?;
     }
     Ok(())
 }
@@ -665,13 +660,14 @@ fn ub_l1(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
         return fault("'pto.mte_ub_l1' moves too many bytes");
     }
     let (ss, ds) = (
-        len as i64 + sg.saturating_mul(32),
-        len as i64 + dg.saturating_mul(32),
+        (len as i64).saturating_add(sg.saturating_mul(32)),
+        (len as i64).saturating_add(dg.saturating_mul(32)),
     );
     let mut buf = vec![0u8; len as usize];
+    // saturated offsets land outside every buffer and fault there
     for k in 0..n as i64 {
-        m.read(Space::Ub, addr(src.addr, k * ss)?, &mut buf)?;
-        write_l1(m, addr(dst.addr, k * ds)?, &buf)?;
+        m.read(Space::Ub, addr(src.addr, k.saturating_mul(ss))?, &mut buf)?;
+        write_l1(m, addr(dst.addr, k.saturating_mul(ds))?, &buf)?;
     }
     Ok(())
 }
@@ -866,18 +862,33 @@ fn gm_l1_frac(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
     let dpad = roundup(dv, c0);
     let zero = vec![0u8; es as usize];
     let mut b = vec![0u8; es as usize];
+    // sum of index * stride terms; hostile strides fault instead of wrapping
+    let off = |terms: &[(i64, i64)]| -> Result<i64, Fault> {
+        terms
+            .iter()
+            .try_fold(0i64, |a, &(i, st)| a.checked_add(i.checked_mul(st)?))
+            .ok_or_else(|| {
+                Fault::Msg(format!(
+                    "'{name}': an address overflows (check the strides)"
+                ))
+            })
+    };
     for g in 0..groups as i64 {
-        let sg = g * outer;
-        let dgb = g * l4 * 32;
+        let dgb = off(&[(g * 32, l4)])?;
         for n in 0..nv as i64 {
             for d in 0..dpad as i64 {
-                let doff = dgb + n * l2 * 32 + (d / c0 as i64) * l3 * 32 + (d % c0 as i64) * es;
+                let doff = off(&[
+                    (n * 32, l2),
+                    ((d / c0 as i64) * 32, l3),
+                    (1, dgb),
+                    (d % c0 as i64, es),
+                ])?;
                 let da = addr(dst.addr, doff)?;
                 if d < dv as i64 {
                     let so = if dn {
-                        sg + d * inner + n * es
+                        off(&[(g, outer), (d, inner), (n, es)])?
                     } else {
-                        sg + n * inner + d * es
+                        off(&[(g, outer), (n, inner), (d, es)])?
                     };
                     m.read(Space::Gm, addr(src.addr, so)?, &mut b)?;
                     m.write(Space::L1, da, &b)?;
@@ -1075,8 +1086,9 @@ fn l1_fb(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
     }
     let mut b = vec![0u8; (len * unit) as usize];
     for k in 0..n as i64 {
-        let so = k * (len as i64 + sg) * unit as i64;
-        let dof = k * (len as i64 + dg) * unit as i64;
+        // saturated offsets land outside every buffer and fault there
+        let so = k.saturating_mul((len as i64).saturating_add(sg).saturating_mul(unit as i64));
+        let dof = k.saturating_mul((len as i64).saturating_add(dg).saturating_mul(unit as i64));
         m.read(Space::L1, addr(src.addr, so)?, &mut b)?;
         m.write(Space::Fb, addr(dst.addr, dof)?, &b)?;
     }

@@ -120,6 +120,46 @@ impl<T: Copy + Default + PartialEq, const N: usize> PartialEq for Short<T, N> {
 /// Upper bound on bytes one transfer may move (guards hostile loop counts).
 const MAX_BYTES: u64 = 1 << 32;
 
+/// The number of bursts `counts` (one count per level) multiply to, or, as
+/// the error, the bytes they would move (saturated) when that is more than
+/// `max` bursts of `len` bytes allow. Bursts of 0 bytes move nothing, so
+/// there are none to run (hostile counts cannot spin on empty bursts).
+pub(crate) fn bursts(
+    mut counts: impl Iterator<Item = u64>,
+    len: u64,
+    max: u64,
+) -> Result<u64, u64> {
+    let n = counts.try_fold(1u64, |a, c| a.checked_mul(c));
+    match n {
+        _ if len == 0 => Ok(0),
+        Some(n) if n.saturating_mul(len) <= max => Ok(n),
+        n => Err(n.unwrap_or(u64::MAX).saturating_mul(len)),
+    }
+}
+
+/// The source and destination addresses of burst `k` over `levels`
+/// (innermost first: count, source stride, destination stride), each `None`
+/// when it overflows or leaves `0..2^63`.
+pub(crate) fn burst_addrs(
+    mut k: u64,
+    levels: &[(u64, i64, i64)],
+    src: u64,
+    dst: u64,
+) -> (Option<u64>, Option<u64>) {
+    let (mut so, mut dof) = (Some(0i64), Some(0i64));
+    for &(cnt, ss, ds) in levels {
+        let i = (k % cnt.max(1)) as i64;
+        k /= cnt.max(1);
+        so = so.and_then(|o| o.checked_add(i.checked_mul(ss)?));
+        dof = dof.and_then(|o| o.checked_add(i.checked_mul(ds)?));
+    }
+    let at = |base: u64, off: Option<i64>| {
+        let a = i64::try_from(base).ok()?.checked_add(off?)?;
+        u64::try_from(a).ok()
+    };
+    (at(src, so), at(dst, dof))
+}
+
 /// Runs a transfer.
 pub fn run(gm: &Gm, local: &mut Local, t: &Transfer, acc: &mut Accesses) -> Result<(), Fault> {
     let (want_src, want_dst) = match t.dir {
@@ -136,38 +176,19 @@ pub fn run(gm: &Gm, local: &mut Local, t: &Transfer, acc: &mut Accesses) -> Resu
             t.dst.space.name()
         ));
     }
-    let total: u64 = t
-        .levels
-        .iter()
-        .map(|l| l.0)
-        .product::<u64>()
-        .saturating_mul(t.len);
-    if total > MAX_BYTES {
-        return fault(format!(
+    let n = bursts(t.levels.iter().map(|l| l.0), t.len, MAX_BYTES).map_err(|total| {
+        Fault::Msg(format!(
             "DMA moves {total} bytes, more than ptovm allows in one transfer"
-        ));
-    }
-    let n: u64 = t.levels.iter().map(|l| l.0).product();
+        ))
+    })?;
     // a staging buffer for UB -> UB, GM -> GM and atomic stores only
     let plain_store = !matches!(t.atomic, Some((how, _)) if how != Combine::Store);
     let staged = (t.src.space == Space::Gm) == (t.dst.space == Space::Gm) || !plain_store;
     let mut buf = vec![0u8; if staged { t.len as usize } else { 0 }];
     for k in 0..n {
-        // decompose k over the levels
-        let mut rem = k;
-        let (mut so, mut dof) = (0i64, 0i64);
-        for &(cnt, ss, ds) in t.levels.iter() {
-            let i = (rem % cnt.max(1)) as i64;
-            rem /= cnt.max(1);
-            so += i * ss;
-            dof += i * ds;
-        }
-        let sa = t.src.addr as i64 + so;
-        let da = t.dst.addr as i64 + dof;
-        if sa < 0 || da < 0 {
-            return fault("DMA address became negative (check the strides)");
-        }
-        let (sa, da) = (sa as u64, da as u64);
+        let (Some(sa), Some(da)) = burst_addrs(k, &t.levels, t.src.addr, t.dst.addr) else {
+            return fault("DMA address became negative or overflowed (check the strides)");
+        };
         if t.src.space == Space::Gm && t.dst.space != Space::Gm && plain_store {
             // GM -> on-chip: straight into the destination, no staging copy
             gm.read(sa, local.slice_mut(t.dst.space, da, t.len)?)?;
