@@ -22,6 +22,7 @@ mod cache;
 pub mod chain;
 mod codegen;
 pub mod cvt;
+mod ewwide;
 mod gemm;
 mod half;
 mod lines;
@@ -296,6 +297,12 @@ impl Compiled {
         // f32 exp: the same lanes on wider vectors where the host has them
         if self.region == EXP_F32 {
             if let Some(s) = mathf::exp_wide(mem, &a) {
+                return s;
+            }
+        }
+        // f32 add/sub/mul/div: likewise
+        if ewwide::handles(&self.region) {
+            if let Some(s) = ewwide::arith_wide(mem, &self.region, &a) {
                 return s;
             }
         }
