@@ -2283,6 +2283,28 @@ impl<'a> Cluster<'a> {
         true
     }
 
+    /// Reports a runtime cross-core semaphore id past the profile's range
+    /// (static ids are refused when the kernel loads). The op still runs:
+    /// ptovm matches such ids exactly, a device does not say what it does.
+    fn check_cross(&mut self, inst: InstId, id: u32) {
+        let max = self.cfg.profile.profile().cross_core_ids;
+        if id >= max {
+            let prof = self.cfg.profile;
+            self.diags.report(
+                DiagKind::BadEventId,
+                Some(inst),
+                None,
+                || {
+                    format!(
+                        "cross-core semaphore id {id} is outside 0..{} of profile {prof}",
+                        max - 1
+                    )
+                },
+                || None,
+            );
+        }
+    }
+
     /// Decodes synchronization op `inst` into [`Cluster::su_dec`] (sized to
     /// the program on first use) and returns its decoded form.
     #[cold]
@@ -2395,6 +2417,7 @@ impl<'a> Cluster<'a> {
             }
             SyncOp::CrossSet { pipe, id, mode2 } => {
                 let id = self.idref(ci, id)?;
+                self.check_cross(inst, id);
                 if *pipe == Pipe::S {
                     self.exec_cross_set(ci, 0, inst, id, *mode2);
                     return Ok(Flow::Next);
@@ -2412,6 +2435,7 @@ impl<'a> Cluster<'a> {
                 whole_core,
             } => {
                 let mut id = self.idref(ci, id)?;
+                self.check_cross(inst, id);
                 if *whole_core || *pipe == Pipe::S {
                     return Ok(Flow::Block(Blocked::Cross { id }));
                 }

@@ -617,3 +617,56 @@ fn a_dynamic_semaphore_id_beyond_32_bits_or_negative_faults() {
     );
     expect_fault_with(&src("1", "%id"), 0, &[-3], 8, "id -3 is outside 0..2^32");
 }
+
+/// A cross-core semaphore id from a register that fits 32 bits but not the
+/// profile (99 on a5, which has 0..31) is diagnosed at the op that names it.
+#[test]
+fn a_dynamic_semaphore_id_past_the_profile_is_diagnosed() {
+    let src = r#"module attributes {pto.target_arch = "a5"} {
+  func.func @k(%id: i64) attributes {pto.entry} {
+    pto.section.cube {
+      pto.set_intra_block <PIPE_S>, %id
+      pto.set_intra_block <PIPE_S>, 1
+      pto.set_intra_block <PIPE_S>, 17
+    }
+    pto.section.vector {
+      pto.wait_intra_block <PIPE_MTE3>, 1
+    }
+    return
+  }
+}"#;
+    let (k, f) = run_hostile(src, 0, &[99]);
+    let bad: Vec<(u32, &str)> = f
+        .out
+        .diags
+        .list
+        .iter()
+        .filter(|d| d.kind == pto_vm::DiagKind::BadEventId)
+        .map(|d| {
+            (
+                k.program.info(d.inst.expect("at an op")).loc.line,
+                d.message.as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(bad.len(), 1, "{:?}", f.out.diags.list);
+    assert_eq!(bad[0].0, 4);
+    assert!(
+        bad[0]
+            .1
+            .contains("cross-core semaphore id 99 is outside 0..31 of profile a5"),
+        "{}",
+        bad[0].1
+    );
+    // an id in range is not diagnosed
+    let (_, f) = run_hostile(src, 0, &[2]);
+    assert!(
+        f.out
+            .diags
+            .list
+            .iter()
+            .all(|d| d.kind != pto_vm::DiagKind::BadEventId),
+        "{:?}",
+        f.out.diags.list
+    );
+}
