@@ -27,6 +27,16 @@ pub struct OutOfBounds {
 
 impl std::fmt::Display for OutOfBounds {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let rank = self.addr >> RANK_SHIFT;
+        if self.space == Space::Gm && self.size == 0 && rank > 0 {
+            // the rank bits name a GM the run does not have
+            return write!(
+                f,
+                "GM access [{:#x}, {:#x}) is in the GM of rank {rank}, which this run does not have",
+                self.addr,
+                self.addr.saturating_add(self.len),
+            );
+        }
         write!(
             f,
             "{} access [{:#x}, {:#x}) is outside the {} bytes of {}",
@@ -979,5 +989,16 @@ mod tests {
         assert_eq!(out, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0]);
         assert!(gm.write(30, &[0; 8]).is_err());
         assert!(gm.read(u64::MAX - 2, &mut [0; 8]).is_err());
+        // an address in a rank the run does not have says so
+        let e = gm
+            .read(3 << RANK_SHIFT, &mut [0; 8])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("in the GM of rank 3, which this run does not have"),
+            "{e}"
+        );
+        let e = gm.read(40, &mut [0; 8]).unwrap_err().to_string();
+        assert!(e.contains("outside the 37 bytes of GM"), "{e}");
     }
 }
