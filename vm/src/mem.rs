@@ -29,13 +29,18 @@ impl std::fmt::Display for OutOfBounds {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let rank = self.addr >> RANK_SHIFT;
         if self.space == Space::Gm && self.size == 0 && rank > 0 {
-            // the rank bits name a GM the run does not have
-            return write!(
-                f,
-                "GM access [{:#x}, {:#x}) is in the GM of rank {rank}, which this run does not have",
-                self.addr,
-                self.addr.saturating_add(self.len),
-            );
+            let (lo, hi) = (self.addr, self.addr.saturating_add(self.len));
+            // rank bits of a possible rank (runs have at most 256) name a GM
+            // the run does not have; anything higher is no GM address at all
+            // (often a negative offset that wrapped)
+            return if rank < 256 {
+                write!(
+                    f,
+                    "GM access [{lo:#x}, {hi:#x}) is in the GM of rank {rank}, which this run does not have"
+                )
+            } else {
+                write!(f, "GM access [{lo:#x}, {hi:#x}) is outside every GM")
+            };
         }
         write!(
             f,
@@ -998,6 +1003,11 @@ mod tests {
             e.contains("in the GM of rank 3, which this run does not have"),
             "{e}"
         );
+        let e = gm
+            .read(u64::MAX - 4095, &mut [0; 8])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("is outside every GM"), "{e}");
         let e = gm.read(40, &mut [0; 8]).unwrap_err().to_string();
         assert!(e.contains("outside the 37 bytes of GM"), "{e}");
     }
