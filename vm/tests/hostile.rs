@@ -670,3 +670,44 @@ fn a_dynamic_semaphore_id_past_the_profile_is_diagnosed() {
         f.out.diags.list
     );
 }
+
+/// Gaps of i64::MAX in the vector's UB -> L1 copy and the cube's L1 -> FB
+/// copy: the next burst's offset saturates and the copy faults at its line
+/// naming the range (the offsets once overflowed: a panic in debug builds).
+#[test]
+fn ub_to_l1_and_l1_to_fb_copies_with_huge_gaps_fault() {
+    expect_fault(
+        r#"module attributes {pto.target_arch = "a5"} {
+  func.func @k() attributes {pto.entry} {
+    %c0 = arith.constant 0 : i64
+    %c1 = arith.constant 1 : i64
+    %c2 = arith.constant 2 : i64
+    %max = arith.constant 9223372036854775807 : i64
+    %ub = pto.castptr %c0 : i64 -> !pto.ptr<f32, ub>
+    %l1 = pto.castptr %c0 : i64 -> !pto.ptr<f32, l1>
+    pto.mte_ub_l1 %ub, %l1, %c1 nburst(%c2, %max, %c0) : !pto.ptr<f32, ub>, !pto.ptr<f32, l1>, i64, i64, i64, i64
+    return
+  }
+}"#,
+        0,
+        9,
+        "UB access [0x7fffffffffffffff, 0x800000000000001f) is outside the 262144 bytes of UB",
+    );
+    expect_fault(
+        r#"module attributes {pto.target_arch = "a5", pto.kernel_kind = #pto.kernel_kind<cube>} {
+  func.func @k() attributes {pto.entry} {
+    %c0 = arith.constant 0 : i64
+    %c1 = arith.constant 1 : i64
+    %c2 = arith.constant 2 : i64
+    %max = arith.constant 9223372036854775807 : i64
+    %l1 = pto.castptr %c0 : i64 -> !pto.ptr<f32, l1>
+    %fb = pto.castptr %c0 : i64 -> !pto.ptr<f32, fb>
+    pto.mte_l1_fb %l1, %fb, %c1 nburst(%c2, %c0, %max) : !pto.ptr<f32, l1>, !pto.ptr<f32, fb>, i64, i64, i64, i64
+    return
+  }
+}"#,
+        0,
+        9,
+        "FB access [0x7fffffffffffffff, 0x800000000000003f) is outside the 4096 bytes of FB",
+    );
+}
