@@ -1,5 +1,7 @@
 //! f32 `add`/`sub`/`mul`/`div` regions (tile-tile and tile-scalar) on 16-lane
-//! AVX-512 or 8-lane AVX vectors instead of Cranelift's 4-lane ones.
+//! AVX-512 or 8-lane AVX vectors instead of Cranelift's 4-lane ones (the
+//! widths of [`crate::mathf::exp_wide`]: the 8-lane rows run where that has
+//! its AVX2+FMA form).
 //!
 //! Each lane is one IEEE operation in round-to-nearest, so every element
 //! gets the compiled region's (and the interpreter's) bits, with one
@@ -13,43 +15,12 @@
 //!
 //! Like [`crate::mathf::exp_wide`], it runs only the plain case and returns
 //! `None` otherwise, which the compiled region then handles (its bounds
-//! proof and statuses): no AVX-512F or AVX, an argument outside `0..2^32`, an
+//! proof and statuses): no AVX-512F or AVX2+FMA, an argument outside `0..2^32`, an
 //! empty domain, a row outside `mem`, or a source that is neither the
 //! destination rows themselves nor byte-disjoint from them.
 
+use crate::mathf::Width;
 use crate::{EwArgs, Lane, Op, Operands, Region, Status};
-
-/// The vector widths.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Width {
-    /// 16 lanes (AVX-512F).
-    Avx512,
-    /// 8 lanes (AVX).
-    Avx,
-}
-
-impl Width {
-    pub(crate) fn present(self) -> bool {
-        #[cfg(target_arch = "x86_64")]
-        {
-            match self {
-                Width::Avx512 => std::arch::is_x86_feature_detected!("avx512f"),
-                Width::Avx => std::arch::is_x86_feature_detected!("avx"),
-            }
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        {
-            let _ = self;
-            false
-        }
-    }
-
-    fn detect() -> Option<Width> {
-        [Width::Avx512, Width::Avx]
-            .into_iter()
-            .find(|w| w.present())
-    }
-}
 
 /// Whether [`arith_wide`] takes this region.
 pub(crate) fn handles(r: &Region) -> bool {
@@ -142,7 +113,7 @@ pub(crate) fn arith_wide_on(
                 let n = a.cols as usize;
                 match isa {
                     Width::Avx512 => wide::row16(r.op, form, px, py, pd, n),
-                    Width::Avx => wide::row8(r.op, form, px, py, pd, n),
+                    Width::Avx2 => wide::row8(r.op, form, px, py, pd, n),
                 }
             }
         }
@@ -322,7 +293,7 @@ mod tests {
     #[test]
     fn wide_rows_match_the_compiled_region_bit_for_bit() {
         let vals = specials();
-        let widths: Vec<Width> = [Width::Avx512, Width::Avx]
+        let widths: Vec<Width> = [Width::Avx512, Width::Avx2]
             .into_iter()
             .filter(|w| w.present())
             .collect();

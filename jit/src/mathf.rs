@@ -391,7 +391,7 @@ pub(crate) enum Width {
 }
 
 impl Width {
-    fn present(self) -> bool {
+    pub(crate) fn present(self) -> bool {
         #[cfg(target_arch = "x86_64")]
         {
             match self {
@@ -410,7 +410,7 @@ impl Width {
     }
 
     /// The widest one the host has.
-    fn detect() -> Option<Width> {
+    pub(crate) fn detect() -> Option<Width> {
         [Width::Avx512, Width::Avx2]
             .into_iter()
             .find(|w| w.present())

@@ -2264,23 +2264,12 @@ impl<'a> Cluster<'a> {
 
     fn check_event(&mut self, inst: InstId, id: u32) -> bool {
         let max = self.cfg.profile.profile().event_ids;
-        if id >= max {
-            let prof = self.cfg.profile;
-            self.diags.report(
-                DiagKind::BadEventId,
-                Some(inst),
-                None,
-                || {
-                    format!(
-                        "event id {id} is outside EVENT_ID0..EVENT_ID{} of profile {prof}",
-                        max - 1
-                    )
-                },
-                || None,
-            );
-            return false;
-        }
-        true
+        self.check_id(inst, id, max, |id, max, prof| {
+            format!(
+                "event id {id} is outside EVENT_ID0..EVENT_ID{} of profile {prof}",
+                max - 1
+            )
+        })
     }
 
     /// Reports a runtime cross-core semaphore id past the profile's range
@@ -2288,21 +2277,35 @@ impl<'a> Cluster<'a> {
     /// ptovm matches such ids exactly, a device does not say what it does.
     fn check_cross(&mut self, inst: InstId, id: u32) {
         let max = self.cfg.profile.profile().cross_core_ids;
-        if id >= max {
-            let prof = self.cfg.profile;
-            self.diags.report(
-                DiagKind::BadEventId,
-                Some(inst),
-                None,
-                || {
-                    format!(
-                        "cross-core semaphore id {id} is outside 0..{} of profile {prof}",
-                        max - 1
-                    )
-                },
-                || None,
-            );
+        self.check_id(inst, id, max, |id, max, prof| {
+            format!(
+                "cross-core semaphore id {id} is outside 0..{} of profile {prof}",
+                max - 1
+            )
+        });
+    }
+
+    /// Whether `id` is below `max`; if not, a bad-event-id diagnostic at
+    /// `inst` with the message `what(id, max, profile)`.
+    fn check_id(
+        &mut self,
+        inst: InstId,
+        id: u32,
+        max: u32,
+        what: impl Fn(u32, u32, ProfileId) -> String,
+    ) -> bool {
+        if id < max {
+            return true;
         }
+        let prof = self.cfg.profile;
+        self.diags.report(
+            DiagKind::BadEventId,
+            Some(inst),
+            None,
+            || what(id, max, prof),
+            || None,
+        );
+        false
     }
 
     /// Decodes synchronization op `inst` into [`Cluster::su_dec`] (sized to
