@@ -47,10 +47,22 @@ pub(crate) fn arith_wide_on(
     }
     let binary = r.operands == Operands::Binary;
     let small = |v: i64| (0..1 << 32).contains(&v);
-    let mut args = vec![a.dst, a.dst_stride, a.a, a.a_stride, a.rows, a.cols];
-    if binary {
-        args.extend([a.b, a.b_stride]);
-    }
+    // the second source is checked (and used) only in the tile-tile form
+    let (b, b_stride) = if binary {
+        (a.b, a.b_stride)
+    } else {
+        (a.a, a.a_stride)
+    };
+    let args = [
+        a.dst,
+        a.dst_stride,
+        a.a,
+        a.a_stride,
+        a.rows,
+        a.cols,
+        b,
+        b_stride,
+    ];
     if !args.iter().all(|v| small(*v)) || a.rows == 0 || a.cols == 0 {
         return None;
     }
@@ -59,14 +71,10 @@ pub(crate) fn arith_wide_on(
     let end = |at: i64, stride: i64| at + (a.rows - 1) * stride + row;
     let len = i64::try_from(mem.len()).ok()?;
     let d_end = end(a.dst, a.dst_stride);
-    let mut srcs = vec![(a.a, a.a_stride)];
-    if binary {
-        srcs.push((a.b, a.b_stride));
-    }
     if d_end > len {
         return None;
     }
-    for &(s, st) in &srcs {
+    for (s, st) in [(a.a, a.a_stride), (b, b_stride)] {
         let s_end = end(s, st);
         if s_end > len {
             return None;
@@ -161,6 +169,22 @@ mod wide {
             let mut i = 0;
             match $form {
                 Form::Tiles => {
+                    // four vectors per step: the loads of the next ones do
+                    // not wait on the loop counter
+                    while i + 4 * $w <= $n {
+                        // SAFETY: `i + 4W <= n`: the lanes are in bounds of every operand
+                        unsafe {
+                            let (x0, y0) = ($load($x.add(i)), $load($y.add(i)));
+                            let (x1, y1) = ($load($x.add(i + $w)), $load($y.add(i + $w)));
+                            let (x2, y2) = ($load($x.add(i + 2 * $w)), $load($y.add(i + 2 * $w)));
+                            let (x3, y3) = ($load($x.add(i + 3 * $w)), $load($y.add(i + 3 * $w)));
+                            $store($d.add(i), $f(x0, y0));
+                            $store($d.add(i + $w), $f(x1, y1));
+                            $store($d.add(i + 2 * $w), $f(x2, y2));
+                            $store($d.add(i + 3 * $w), $f(x3, y3));
+                        }
+                        i += 4 * $w;
+                    }
                     while i + $w <= $n {
                         // SAFETY: `i + W <= n`: the lanes are in bounds of every operand
                         unsafe { $store($d.add(i), $f($load($x.add(i)), $load($y.add(i)))) };
@@ -313,7 +337,8 @@ mod tests {
                     operands,
                 };
                 let k = crate::compile(&r).expect("compiles");
-                for cols in [1i64, 7, 15, 16, 17, 33, 64] {
+                // up to past two steps of the four-vector loop of either width
+                for cols in [1i64, 7, 15, 16, 17, 33, 64, 65, 95, 128, 143] {
                     for (rows, pad) in [(1i64, 0i64), (3, 5)] {
                         let stride = (cols + pad) * 4;
                         let span = (rows * stride) as usize;
