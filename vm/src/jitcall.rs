@@ -241,6 +241,75 @@ fn plain_ub(t: &Tile) -> bool {
     t.loc == TileLoc::Vec && t.blayout == BLayout::RowMajor && t.slayout == SLayout::NoneBox
 }
 
+/// A plain (unboxed) vec tile's orientation: `Some(false)` row-major,
+/// `Some(true)` column-major, `None` anything else.
+pub(crate) fn orientation(t: &Tile) -> Option<bool> {
+    if t.loc != TileLoc::Vec || t.slayout != SLayout::NoneBox {
+        return None;
+    }
+    match t.blayout {
+        BLayout::RowMajor => Some(false),
+        BLayout::ColMajor => Some(true),
+    }
+}
+
+/// How the JIT walks an elementwise op's `v_row x v_col` domain: as lines of
+/// consecutive elements, the rows of row-major tiles or the columns of
+/// column-major ones (every operand has the same orientation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Lines {
+    /// Column-major tiles: a line is a column.
+    pub col_major: bool,
+    /// Lines.
+    pub lines: i64,
+    /// Elements per line.
+    pub len: i64,
+}
+
+impl Lines {
+    /// The lines of a `v_row x v_col` domain.
+    pub(crate) fn of(col_major: bool, v_row: i64, v_col: i64) -> Lines {
+        let (lines, len) = if col_major {
+            (v_col, v_row)
+        } else {
+            (v_row, v_col)
+        };
+        Lines {
+            col_major,
+            lines,
+            len,
+        }
+    }
+
+    /// Bytes between consecutive lines of `t`.
+    pub(crate) fn stride(&self, t: &Tile) -> i64 {
+        let pitch = if self.col_major { t.rows } else { t.cols };
+        pitch * t.elem.bytes() as i64
+    }
+
+    /// The accesses of `t` over the domain: one range per line, in line
+    /// order (row-major), or the interpreter's own records (column-major).
+    pub(crate) fn record(&self, acc: &mut Accesses, t: &Tile, write: bool) {
+        if !acc.on {
+            return;
+        }
+        if self.col_major {
+            let (v_row, v_col) = (self.len, self.lines);
+            crate::exec::tile::record(acc, t, v_row, v_col, write);
+            return;
+        }
+        let es = t.elem.bytes() as i64;
+        for r in 0..self.lines {
+            acc.add(
+                Space::Ub,
+                t.addr + (r * self.stride(t)) as u64,
+                (self.len * es) as u64,
+                write,
+            );
+        }
+    }
+}
+
 /// An elementwise op as the interpreter sees it.
 pub struct EwCall<'t> {
     /// Operation.
@@ -263,16 +332,36 @@ impl EwCall<'_> {
         }
     }
 
-    /// The region this call would run, if the JIT can take it.
+    /// Whether the tiles are column-major (all are, or all are row-major:
+    /// see [`EwCall::region`]).
+    pub(crate) fn col_major(&self) -> bool {
+        self.dst.blayout == BLayout::ColMajor
+    }
+
+    /// The region this call would run, if the JIT can take it: plain vec
+    /// tiles of one element type, all row-major or all column-major. In a
+    /// column-major call each source is the destination itself or disjoint
+    /// from it, since the region walks columns where the interpreter walks rows.
     pub(crate) fn region(&self) -> Option<Region> {
         let l = lane(self.dst.elem)?;
         let tiles = [Some(self.a), self.b, Some(self.dst)];
+        let o = orientation(self.dst)?;
         if !tiles
             .iter()
             .flatten()
-            .all(|t| plain_ub(t) && t.elem == self.dst.elem)
+            .all(|t| orientation(t) == Some(o) && t.elem == self.dst.elem)
         {
             return None;
+        }
+        if o {
+            let d = self.dst;
+            let (lo, hi) = (d.addr, d.addr + d.bytes());
+            let apart = |t: &Tile| {
+                (t.addr == d.addr && t.rows == d.rows) || t.addr + t.bytes() <= lo || hi <= t.addr
+            };
+            if ![Some(self.a), self.b].iter().flatten().all(|t| apart(t)) {
+                return None;
+            }
         }
         let operands = match (self.b, self.s) {
             (Some(_), _) => Operands::Binary,
@@ -355,15 +444,16 @@ pub fn run_ew(
         None => 0,
     };
     let b = call.b.unwrap_or(call.a);
+    let lines = Lines::of(call.col_major(), d.v_row, d.v_col);
     let args = EwArgs {
         dst: d.addr as i64,
-        dst_stride: d.cols * es,
+        dst_stride: lines.stride(d),
         a: call.a.addr as i64,
-        a_stride: call.a.cols * es,
+        a_stride: lines.stride(call.a),
         b: b.addr as i64,
-        b_stride: b.cols * es,
-        rows: d.v_row,
-        cols: d.v_col,
+        b_stride: lines.stride(b),
+        rows: lines.lines,
+        cols: lines.len,
         scalar,
     };
     let reference = reference(crosscheck, local, |copy, scratch| {
@@ -386,7 +476,13 @@ pub fn run_ew(
     if let Ok(mut st) = cache.stats.lock() {
         st.jit_execs += 1;
     }
-    if acc.on {
+    if acc.on && lines.col_major {
+        // the interpreter's records: each operand's columns, in operand order
+        for t in srcs.iter().flatten() {
+            lines.record(acc, t, false);
+        }
+        lines.record(acc, d, true);
+    } else if acc.on {
         for r in 0..d.v_row {
             for t in srcs.iter().flatten() {
                 acc.add(
@@ -409,7 +505,7 @@ pub fn run_ew(
         let want = reference.slice(Space::Ub, d.addr, d.bytes())?;
         for r in 0..d.v_row {
             for c in 0..d.v_col {
-                let o = ((r * d.cols + c) * es) as usize;
+                let o = (d.elem_addr(r, c)? - d.addr) as usize;
                 let (x, y) = (num::read(&want[o..], d.elem), num::read(&got[o..], d.elem));
                 let same = match (x, y) {
                     (Num::F(p), Num::F(q)) => {
@@ -748,5 +844,71 @@ pub fn run_dma(
         (false, true) => tile::tstore_rows(gm, local, t, view, acc),
         (true, false) => tile::tload_runs(gm, local, view, t, acc),
         (false, false) => tile::tstore_runs(gm, local, t, view, acc),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tile(addr: u64, blayout: BLayout) -> Tile {
+        Tile {
+            loc: TileLoc::Vec,
+            addr,
+            elem: DType::F32,
+            rows: 8,
+            cols: 4,
+            v_row: 8,
+            v_col: 4,
+            blayout,
+            slayout: SLayout::NoneBox,
+            fractal: 512,
+            pad: 0,
+        }
+    }
+
+    /// Column-major calls compile when each source is the destination or
+    /// disjoint from it; a source that overlaps it otherwise, or tiles of
+    /// mixed orientation, stay interpreted (the region walks columns, the
+    /// interpreter rows, so an overlap could see different values).
+    #[test]
+    fn column_major_sources_are_the_destination_or_disjoint() {
+        let col = |addr| tile(addr, BLayout::ColMajor);
+        let call = |a: &Tile, b: &Tile, d: &Tile| {
+            EwCall {
+                op: EwOp::Add,
+                a,
+                b: Some(b),
+                s: None,
+                dst: d,
+            }
+            .region()
+            .is_some()
+        };
+        let (d, same, apart, shifted) = (col(0), col(0), col(128), col(4));
+        assert!(call(&same, &apart, &d));
+        assert!(call(&apart, &apart, &d));
+        assert!(
+            !call(&shifted, &apart, &d),
+            "overlaps by all but one element"
+        );
+        assert!(!call(&apart, &shifted, &d));
+        // the same address with another pitch is not the same tile
+        let other_pitch = Tile {
+            rows: 16,
+            v_row: 8,
+            ..col(0)
+        };
+        assert!(!call(&other_pitch, &apart, &d));
+        // mixed orientations
+        assert!(!call(&tile(128, BLayout::RowMajor), &apart, &d));
+        // row-major calls keep their rule (any placement)
+        let row = |addr| tile(addr, BLayout::RowMajor);
+        assert!(call(&row(4), &row(128), &row(0)));
+        // the lines of a column-major domain are its columns
+        let l = Lines::of(true, 5, 3);
+        assert_eq!((l.lines, l.len, l.stride(&col(0))), (3, 5, 32));
+        let l = Lines::of(false, 5, 3);
+        assert_eq!((l.lines, l.len, l.stride(&col(0))), (5, 3, 16));
     }
 }

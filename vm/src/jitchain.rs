@@ -28,7 +28,7 @@ use pto_jit::chain::{self, Chain, ChainArgs, ChainCompiled, ChainOp};
 use pto_jit::{Lane, Status};
 
 use crate::exec::{fault, Accesses, Fault};
-use crate::jitcall::{EwCall, JitCache};
+use crate::jitcall::{EwCall, JitCache, Lines};
 use crate::mem::Local;
 use crate::num;
 use crate::program::{InstId, PipeOp, Program, K};
@@ -206,10 +206,10 @@ struct Slots {
 impl Slots {
     /// The slot of `t`, a new one if it is disjoint from all, `None` if it
     /// overlaps one without being the same tile.
-    fn of(&mut self, t: &Tile, rows: i64, cols: i64) -> Option<u8> {
+    fn of(&mut self, t: &Tile, ln: &Lines) -> Option<u8> {
         let es = t.elem.bytes() as i64;
-        let stride = t.cols * es;
-        let end = t.addr + ((rows - 1).max(0) * stride + cols * es) as u64;
+        let stride = ln.stride(t);
+        let end = t.addr + ((ln.lines - 1).max(0) * stride + ln.len * es) as u64;
         for (i, (a, s, e)) in self.list.iter().enumerate() {
             if *a == t.addr && *s == stride {
                 return u8::try_from(i).ok();
@@ -243,6 +243,10 @@ pub(crate) fn run(
     let first = members.first()?;
     let head_lane = first.call.region()?.lane;
     let (rows, cols) = domain(&first.call)?;
+    // every op's tiles have one orientation (`EwCall::region`); a chain keeps
+    // the first op's, and walks its lines (rows, or columns)
+    let col_major = first.call.col_major();
+    let ln = Lines::of(col_major, rows, cols);
     let mut slots = Slots { list: Vec::new() };
     let mut ops: Vec<ChainOp> = Vec::new();
     let mut why = None;
@@ -274,10 +278,14 @@ pub(crate) fn run(
             why = Some("ops over different valid regions".into());
             break;
         }
+        if c.col_major() != col_major {
+            why = Some("row-major and column-major tiles".into());
+            break;
+        }
         let mut trial = Slots {
             list: slots.list.clone(),
         };
-        let s = |t: &Tile, sl: &mut Slots| sl.of(t, rows, cols);
+        let s = |t: &Tile, sl: &mut Slots| sl.of(t, &ln);
         let (a, b, d) = (
             s(c.a, &mut trial),
             match c.b {
@@ -350,8 +358,8 @@ pub(crate) fn run(
                 None => 0,
             })
             .collect(),
-        rows,
-        cols,
+        rows: ln.lines,
+        cols: ln.len,
     };
     // the chain writes only its members' destinations, which are slots: the
     // span of all slots' footprints covers them
@@ -378,7 +386,12 @@ pub(crate) fn run(
                 list: Vec::new(),
             };
             let c = &m.call;
-            if checking {
+            if checking && col_major {
+                for t in [Some(c.a), c.b].iter().flatten() {
+                    ln.record(&mut acc, t, false);
+                }
+                ln.record(&mut acc, c.dst, true);
+            } else if checking {
                 for r in 0..rows {
                     for t in [Some(c.a), c.b].iter().flatten() {
                         acc.add(
@@ -432,7 +445,7 @@ fn compare(
         let es = d.elem.bytes() as i64;
         for r in 0..rows {
             for c in 0..cols {
-                let o = ((r * d.cols + c) * es) as usize;
+                let o = (d.elem_addr(r, c)? - d.addr) as usize;
                 let (x, y) = (&w[o..o + es as usize], &g[o..o + es as usize]);
                 let ok = match d.elem {
                     DType::F32 => both_nan(x, y) || (ulp > 0 && close(x, y, ulp)),

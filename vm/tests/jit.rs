@@ -14,7 +14,27 @@ const OPS_I32: &[&str] = &[
 ];
 
 fn kernel(op: &str, dt: &str, rows: usize, cols: usize, vr: usize, vc: usize) -> String {
-    let tb = format!("!pto.tile_buf<loc=vec, dtype={dt}, rows={rows}, cols={cols}, v_row={vr}, v_col={vc}, blayout=row_major, slayout=none_box, fractal=512, pad=0>");
+    kernel_in(op, dt, rows, cols, vr, vc, false)
+}
+
+/// [`kernel`] on row-major tiles and ND views, or (`col_major`) on
+/// column-major tiles and DN views.
+fn kernel_in(
+    op: &str,
+    dt: &str,
+    rows: usize,
+    cols: usize,
+    vr: usize,
+    vc: usize,
+    col_major: bool,
+) -> String {
+    let bl = if col_major { "col_major" } else { "row_major" };
+    let tb = format!("!pto.tile_buf<loc=vec, dtype={dt}, rows={rows}, cols={cols}, v_row={vr}, v_col={vc}, blayout={bl}, slayout=none_box, fractal=512, pad=0>");
+    let (strides, dn) = if col_major {
+        ("[%c1, %cr]", " {layout = #pto.layout<dn>}")
+    } else {
+        ("[%cc, %c1]", "")
+    };
     let view = format!("!pto.tensor_view<{rows}x{cols}x{dt}>");
     let part = format!("!pto.partition_tensor_view<{rows}x{cols}x{dt}>");
     // a store writes exactly the valid region (the verifier checks the count)
@@ -44,9 +64,9 @@ fn kernel(op: &str, dt: &str, rows: usize, cols: usize, vr: usize, vc: usize) ->
     %cr = arith.constant {rows} : index
     %cc = arith.constant {cols} : index
     {sval}
-    %xv = pto.make_tensor_view %x, shape = [%cr, %cc], strides = [%cc, %c1] : {view}
-    %yv = pto.make_tensor_view %y, shape = [%cr, %cc], strides = [%cc, %c1] : {view}
-    %zv = pto.make_tensor_view %z, shape = [%cr, %cc], strides = [%cc, %c1] : {view}
+    %xv = pto.make_tensor_view %x, shape = [%cr, %cc], strides = {strides}{dn} : {view}
+    %yv = pto.make_tensor_view %y, shape = [%cr, %cc], strides = {strides}{dn} : {view}
+    %zv = pto.make_tensor_view %z, shape = [%cr, %cc], strides = {strides}{dn} : {view}
     %xp = pto.partition_view %xv, offsets = [%c0, %c0], sizes = [%cr, %cc] : {view} -> {part}
     %yp = pto.partition_view %yv, offsets = [%c0, %c0], sizes = [%cr, %cc] : {view} -> {part}
     %vr = arith.constant {vr} : index
@@ -125,14 +145,20 @@ proptest! {
         col_blocks in 1usize..4,
         vr_cut in 0usize..3,
         vc_cut in 0usize..9,
+        col_major in any::<bool>(),
         seed in any::<u64>(),
     ) {
         let (dt, ops) = if f32_lane { ("f32", OPS_F32) } else { ("i32", OPS_I32) };
         let op = ops[op_i % ops.len()];
-        let cols = col_blocks * 8;
-        let vr = rows.saturating_sub(vr_cut).max(1);
-        let vc = cols.saturating_sub(vc_cut).max(1);
-        let src = kernel(op, dt, rows, cols, vr, vc);
+        // the dimension a line runs along is a whole number of 32-byte blocks
+        let (rows, cols, vr, vc) = if col_major {
+            let (r, c) = (col_blocks * 8, rows);
+            (r, c, r.saturating_sub(vc_cut).max(1), c.saturating_sub(vr_cut).max(1))
+        } else {
+            let c = col_blocks * 8;
+            (rows, c, rows.saturating_sub(vr_cut).max(1), c.saturating_sub(vc_cut).max(1))
+        };
+        let src = kernel_in(op, dt, rows, cols, vr, vc, col_major);
         let n = rows * cols;
         let mut st = seed | 1;
         let mut next = || { st ^= st << 13; st ^= st >> 7; st ^= st << 17; st };
@@ -1075,4 +1101,115 @@ fn both_pingpong_benchmark_kernels_are_clean_and_compute_abs() {
             assert_eq!(f.out.jit.scope_execs, compiled, "{jit:?}");
         }
     }
+}
+
+/// A per-row statistics kernel in the shape of rmsnorm's: `trowsum` into a
+/// 16x1 column-major tile, then scalar ops on that column and a column-major
+/// `tadd`/`tmul` over a 16x4 (13x3 valid) pair. Each runs compiled (the three
+/// back-to-back ops on the column as one fused chain), bit-identical to the
+/// interpreter, with the same checker findings when a wait is missing.
+#[test]
+fn column_major_elementwise_ops_run_compiled() {
+    let row = "!pto.tile_buf<loc=vec, dtype=f32, rows=16, cols=64, v_row=16, v_col=64, blayout=row_major, slayout=none_box, fractal=512, pad=0>";
+    let col = "!pto.tile_buf<loc=vec, dtype=f32, rows=16, cols=1, v_row=16, v_col=1, blayout=col_major, slayout=none_box, fractal=512, pad=0>";
+    let cm = "!pto.tile_buf<loc=vec, dtype=f32, rows=16, cols=4, v_row=13, v_col=3, blayout=col_major, slayout=none_box, fractal=512, pad=0>";
+    let src = format!(
+        r#"module attributes {{pto.target_arch = "a5"}} {{
+  func.func @k(%x: !pto.ptr<f32>, %y: !pto.ptr<f32>, %z: !pto.ptr<f32>) attributes {{pto.entry}} {{
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %c16 = arith.constant 16 : index
+    %c64 = arith.constant 64 : index
+    %c128 = arith.constant 128 : index
+    %half = arith.constant 0.5 : f32
+    %eps = arith.constant 1.0e-3 : f32
+    %xv = pto.make_tensor_view %x, shape = [%c16, %c64], strides = [%c64, %c1] : !pto.tensor_view<16x64xf32>
+    %xp = pto.partition_view %xv, offsets = [%c0, %c0], sizes = [%c16, %c64] : !pto.tensor_view<16x64xf32> -> !pto.partition_tensor_view<16x64xf32>
+    %yv = pto.make_tensor_view %y, shape = [%c16, %c4], strides = [%c1, %c16] {{layout = #pto.layout<dn>}} : !pto.tensor_view<16x4xf32>
+    %yp = pto.partition_view %yv, offsets = [%c0, %c0], sizes = [%c16, %c4] : !pto.tensor_view<16x4xf32> -> !pto.partition_tensor_view<16x4xf32>
+    %zv = pto.make_tensor_view %z, shape = [%c16, %c1], strides = [%c1, %c16] {{layout = #pto.layout<dn>}} : !pto.tensor_view<16x1xf32>
+    %zp = pto.partition_view %zv, offsets = [%c0, %c0], sizes = [%c16, %c1] : !pto.tensor_view<16x1xf32> -> !pto.partition_tensor_view<16x1xf32>
+    %wv = pto.make_tensor_view %z, shape = [%c16, %c4], strides = [%c1, %c16] {{layout = #pto.layout<dn>}} : !pto.tensor_view<16x4xf32>
+    %w13 = arith.constant 13 : index
+    %w3 = arith.constant 3 : index
+    %wp = pto.partition_view %wv, offsets = [%c0, %c1], sizes = [%w13, %w3] : !pto.tensor_view<16x4xf32> -> !pto.partition_tensor_view<13x3xf32>
+    %t = pto.alloc_tile : {row}
+    %tmp = pto.alloc_tile : {row}
+    %s = pto.alloc_tile : {col}
+    %p = pto.alloc_tile : {cm}
+    %q = pto.alloc_tile : {cm}
+    pto.tload ins(%xp : !pto.partition_tensor_view<16x64xf32>) outs(%t : {row})
+    pto.tload ins(%yp : !pto.partition_tensor_view<16x4xf32>) outs(%p : {cm})
+    pto.set_flag["PIPE_MTE2", "PIPE_V", "EVENT_ID0"]
+    pto.wait_flag["PIPE_MTE2", "PIPE_V", "EVENT_ID0"]
+    pto.trowsum ins(%t, %tmp : {row}, {row}) outs(%s : {col})
+    pto.tmuls ins(%s, %half : {col}, f32) outs(%s : {col})
+    pto.tadds ins(%s, %eps : {col}, f32) outs(%s : {col})
+    pto.tsqrt ins(%s : {col}) outs(%s : {col})
+    pto.tadd ins(%p, %p : {cm}, {cm}) outs(%q : {cm})
+    pto.tmul ins(%q, %p : {cm}, {cm}) outs(%q : {cm})
+    pto.set_flag["PIPE_V", "PIPE_MTE3", "EVENT_ID0"]
+    pto.wait_flag["PIPE_V", "PIPE_MTE3", "EVENT_ID0"]
+    pto.tstore ins(%s : {col}) outs(%zp : !pto.partition_tensor_view<16x1xf32>)
+    pto.tstore ins(%q : {cm}) outs(%wp : !pto.partition_tensor_view<13x3xf32>)
+    return
+  }}
+}}"#
+    );
+    let x: Vec<u8> = (0..1024)
+        .flat_map(|i| special(i, (i % 37) as f32 * 0.25 - 4.0).to_le_bytes())
+        .collect();
+    let y: Vec<u8> = (0..64)
+        .flat_map(|i| special(i + 3, (i % 11) as f32 * 1.5 - 7.0).to_le_bytes())
+        .collect();
+    let go = |src: &str, jit: JitMode, crosscheck: bool| {
+        let k = load_text("cm.pto", src, None).unwrap_or_else(|e| panic!("{e}"));
+        let cfg = Config {
+            profile: k.profile,
+            jit,
+            crosscheck,
+            jit_threshold: 0,
+            ..Config::default()
+        };
+        let args = [
+            Arg::Buffer(x.clone()),
+            Arg::Buffer(y.clone()),
+            Arg::Buffer(vec![0; 512]),
+        ];
+        let f = run_kernel(&k, &cfg, None, &args).expect("runs");
+        assert_eq!(f.out.error, None);
+        f
+    };
+    let want = go(&src, JitMode::Off, false);
+    let got = go(&src, JitMode::Always, true);
+    assert_eq!(want.buffers, got.buffers, "bit-identical results");
+    assert!(want.out.diags.list.is_empty() && got.out.diags.list.is_empty());
+    // the three ops on %s as one chain, the two on %p/%q as another
+    assert_eq!(got.out.jit.chain_execs, 2, "{:?}", got.out.jit);
+    assert_eq!(got.out.jit.chain_ops, 5, "{:?}", got.out.jit);
+    // one op at a time: each column-major op runs as its own compiled region
+    let single = src.replace("pto.tmuls", "pto.barrier #pto.pipe<PIPE_V>\n    pto.tmuls");
+    let single = single.replace(
+        "pto.tmul ins",
+        "pto.barrier #pto.pipe<PIPE_V>\n    pto.tmul ins",
+    );
+    let one = go(&single, JitMode::Always, true);
+    assert_eq!(one.buffers, want.buffers);
+    assert!(one.out.jit.jit_execs >= 3, "{:?}", one.out.jit);
+    // without the MTE2 -> V wait both tiers report the same races
+    let racy = src.replace(
+        "    pto.wait_flag[\"PIPE_MTE2\", \"PIPE_V\", \"EVENT_ID0\"]\n",
+        "",
+    );
+    let racy = racy.replace(
+        "    pto.set_flag[\"PIPE_MTE2\", \"PIPE_V\", \"EVENT_ID0\"]\n",
+        "",
+    );
+    let (a, b) = (
+        go(&racy, JitMode::Off, false),
+        go(&racy, JitMode::Always, false),
+    );
+    assert!(!a.out.diags.list.is_empty());
+    assert_eq!(a.out.diags.list, b.out.diags.list);
 }

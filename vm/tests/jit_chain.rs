@@ -88,11 +88,18 @@ struct Shape {
     cols: usize,
     vr: usize,
     vc: usize,
+    /// Column-major tiles over DN views (else row-major over ND).
+    col_major: bool,
 }
 
 fn tile_ty(dt: &str, s: &Shape) -> String {
+    let bl = if s.col_major {
+        "col_major"
+    } else {
+        "row_major"
+    };
     format!(
-        "!pto.tile_buf<loc=vec, dtype={dt}, rows={}, cols={}, v_row={}, v_col={}, blayout=row_major, slayout=none_box, fractal=512, pad=0>",
+        "!pto.tile_buf<loc=vec, dtype={dt}, rows={}, cols={}, v_row={}, v_col={}, blayout={bl}, slayout=none_box, fractal=512, pad=0>",
         s.rows, s.cols, s.vr, s.vc
     )
 }
@@ -105,6 +112,11 @@ fn kernel(dt: &str, ops: &[(&str, char)], steps: &[Step], s: &Shape, racy: bool)
     let view = format!("!pto.tensor_view<{rows}x{cols}x{dt}>");
     let part = format!("!pto.partition_tensor_view<{rows}x{cols}x{dt}>");
     let vpart = format!("!pto.partition_tensor_view<{vr}x{vc}x{dt}>");
+    let strides = if s.col_major {
+        "[%c1, %cr] {layout = #pto.layout<dn>}"
+    } else {
+        "[%cc, %c1]"
+    };
     let sval = if dt == "i32" {
         "%s = arith.constant -3 : i32".to_string()
     } else {
@@ -114,14 +126,14 @@ fn kernel(dt: &str, ops: &[(&str, char)], steps: &[Step], s: &Shape, racy: bool)
     let mut body = Vec::new();
     for t in 0..TILES {
         args.push(format!("%in{t}: !pto.ptr<{dt}>"));
-        body.push(format!("%iv{t} = pto.make_tensor_view %in{t}, shape = [%cr, %cc], strides = [%cc, %c1] : {view}"));
+        body.push(format!("%iv{t} = pto.make_tensor_view %in{t}, shape = [%cr, %cc], strides = {strides} : {view}"));
         body.push(format!("%ip{t} = pto.partition_view %iv{t}, offsets = [%c0, %c0], sizes = [%cr, %cc] : {view} -> {part}"));
         body.push(format!("%t{t} = pto.alloc_tile : {tb}"));
         body.push(format!("pto.tload ins(%ip{t} : {part}) outs(%t{t} : {tb})"));
     }
     for t in 0..TILES {
         args.push(format!("%out{t}: !pto.ptr<{dt}>"));
-        body.push(format!("%ov{t} = pto.make_tensor_view %out{t}, shape = [%cr, %cc], strides = [%cc, %c1] : {view}"));
+        body.push(format!("%ov{t} = pto.make_tensor_view %out{t}, shape = [%cr, %cc], strides = {strides} : {view}"));
         body.push(format!("%op{t} = pto.partition_view %ov{t}, offsets = [%c0, %c0], sizes = [%vr, %vc] : {view} -> {vpart}"));
     }
     body.push("pto.set_flag[\"PIPE_MTE2\", \"PIPE_V\", \"EVENT_ID0\"]".into());
@@ -260,6 +272,7 @@ proptest! {
         vc_cut in 0usize..11,
         timed in any::<bool>(),
         racy in any::<bool>(),
+        col_major in any::<bool>(),
         seed in any::<u64>(),
     ) {
         let (dt, ops) = if f32_lane { ("f32", OPS_F32) } else { ("i32", OPS_I32) };
@@ -278,13 +291,27 @@ proptest! {
                 Step { op, a, b, d }
             })
             .collect();
-        let cols = col_blocks * 8;
-        let shape = Shape {
-            rows,
-            cols,
-            vr: rows.saturating_sub(vr_cut).max(1),
-            vc: cols.saturating_sub(vc_cut).max(1),
+        // the dimension a line runs along is a whole number of 32-byte blocks
+        let shape = if col_major {
+            let (rows, cols) = (col_blocks * 8, rows);
+            Shape {
+                rows,
+                cols,
+                vr: rows.saturating_sub(vc_cut).max(1),
+                vc: cols.saturating_sub(vr_cut).max(1),
+                col_major,
+            }
+        } else {
+            let cols = col_blocks * 8;
+            Shape {
+                rows,
+                cols,
+                vr: rows.saturating_sub(vr_cut).max(1),
+                vc: cols.saturating_sub(vc_cut).max(1),
+                col_major,
+            }
         };
+        let (rows, cols) = (shape.rows, shape.cols);
         let src = kernel(dt, ops, &steps, &shape, racy);
         let n = rows * cols;
         let mut st = seed | 1;
@@ -382,6 +409,7 @@ proptest! {
             cols,
             vr: rows.saturating_sub(vr_cut).max(1),
             vc: cols.saturating_sub(vc_cut).max(1),
+            col_major: false,
         };
         let src = kernel(dt, ops, &steps, &shape, false);
         let n = rows * cols;
