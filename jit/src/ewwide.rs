@@ -42,8 +42,36 @@ pub(crate) fn arith_wide_on(
     a: &EwArgs,
     isa: Option<Width>,
 ) -> Option<Status> {
+    wide_rows_on(mem, r, a, None, isa)
+}
+
+/// A tile-scalar region over `a.rows` rows, row `i` with the f32 bits
+/// `scalars[i]` as its scalar (`a.scalar` unused): the rows of a
+/// `trowexpand{add,sub,mul,div}`, in one call. `None` as [`arith_wide`].
+pub(crate) fn arith_wide_rows(
+    mem: &mut [u8],
+    r: &Region,
+    a: &EwArgs,
+    scalars: &[i64],
+) -> Option<Status> {
+    wide_rows_on(mem, r, a, Some(scalars), None)
+}
+
+/// [`arith_wide_on`], with per-row scalars when `scalars` is given.
+fn wide_rows_on(
+    mem: &mut [u8],
+    r: &Region,
+    a: &EwArgs,
+    scalars: Option<&[i64]>,
+    isa: Option<Width>,
+) -> Option<Status> {
     if !handles(r) {
         return None;
+    }
+    if let Some(v) = scalars {
+        if r.operands == Operands::Binary || i64::try_from(v.len()).ok()? != a.rows {
+            return None;
+        }
     }
     let binary = r.operands == Operands::Binary;
     let small = |v: i64| (0..1 << 32).contains(&v);
@@ -90,13 +118,17 @@ pub(crate) fn arith_wide_on(
     }
     #[cfg(target_arch = "x86_64")]
     {
-        let scalar = f32::from_bits(a.scalar as u32);
-        let form = match r.operands {
-            Operands::Binary => Form::Tiles,
-            Operands::ScalarRight => Form::Right(scalar),
-            _ => Form::Left(scalar),
-        };
         for i in 0..a.rows {
+            let bits = match scalars {
+                Some(v) => v[i as usize],
+                None => a.scalar,
+            };
+            let scalar = f32::from_bits(bits as u32);
+            let form = match r.operands {
+                Operands::Binary => Form::Tiles,
+                Operands::ScalarRight => Form::Right(scalar),
+                _ => Form::Left(scalar),
+            };
             let d = (a.dst + i * a.dst_stride) as usize;
             let x = (a.a + i * a.a_stride) as usize;
             let y = if binary {

@@ -312,6 +312,45 @@ impl Compiled {
             _ => Status::Unknown,
         }
     }
+
+    /// Runs a tile-scalar region once per row: row `i` (at `dst + i *
+    /// dst_stride`, `a + i * a_stride`, `cols` elements) with `scalars[i]` as
+    /// its scalar; `args.scalar` is not used. This is `trowexpand*` with a
+    /// per-row value. f32 add/sub/mul/div take all rows in one wide call,
+    /// other regions run row by row. A tile-tile or unary region, or a
+    /// scalar count other than `rows`, is `Status::Unknown`; a row whose
+    /// address overflows is `Status::OutOfBounds`.
+    pub fn call_rows(&self, mem: &mut [u8], args: &EwArgs, scalars: &[i64]) -> Status {
+        if matches!(self.region.operands, Operands::Binary | Operands::Unary)
+            || i64::try_from(scalars.len()).ok() != Some(args.rows)
+        {
+            return Status::Unknown;
+        }
+        if ewwide::handles(&self.region) {
+            if let Some(s) = ewwide::arith_wide_rows(mem, &self.region, args, scalars) {
+                return s;
+            }
+        }
+        for (i, s) in (0i64..).zip(scalars) {
+            let at = |base: i64, stride: i64| i.checked_mul(stride)?.checked_add(base);
+            let (Some(dst), Some(a)) = (at(args.dst, args.dst_stride), at(args.a, args.a_stride))
+            else {
+                return Status::OutOfBounds;
+            };
+            let row = EwArgs {
+                dst,
+                a,
+                rows: 1,
+                scalar: *s,
+                ..*args
+            };
+            match self.call(mem, &row) {
+                Status::Ok => {}
+                st => return st,
+            }
+        }
+        Status::Ok
+    }
 }
 
 /// Whether this host runs f32 exp on wide vectors (AVX-512F, or AVX2 and

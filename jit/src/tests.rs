@@ -374,3 +374,103 @@ fn abs_neg_relu_quiet_a_signaling_nan_as_the_interpreter_does() {
         }
     }
 }
+
+/// `call_rows` (one scalar per row, `trowexpand*`) equals calling the region
+/// row by row with that row's scalar: the wide f32 add/sub/mul/div path, the
+/// row-by-row path of other ops, in place and into another tile, with row
+/// padding and a tail; wrong arguments give a status.
+#[test]
+fn call_rows_equals_one_call_per_row() {
+    let (rows, cols, pitch) = (5i64, 37i64, 40i64);
+    let n = (rows * pitch) as usize;
+    let src: Vec<f32> = (0..n)
+        .map(|i| match i % 13 {
+            0 => f32::NAN,
+            1 => -0.0,
+            2 => f32::INFINITY,
+            _ => (i as f32 * 0.37).sin() * 50.0,
+        })
+        .collect();
+    let scalars: Vec<f32> = vec![1.5, -0.0, f32::NAN, 3.0e-39, -7.25];
+    let bits: Vec<i64> = scalars.iter().map(|s| i64::from(s.to_bits())).collect();
+    for op in [Op::Add, Op::Sub, Op::Mul, Op::Div, Op::Max, Op::Min] {
+        for operands in [Operands::ScalarRight, Operands::ScalarLeft] {
+            let k = compile(&Region {
+                op,
+                lane: Lane::F32,
+                operands,
+            })
+            .expect("compiles");
+            for in_place in [false, true] {
+                let base = vec![0u8; 8 * n];
+                let mut one = base.clone();
+                one[..4 * n].copy_from_slice(&f32s(&src));
+                let mut all = one.clone();
+                let dst = if in_place { 0 } else { 4 * n as i64 };
+                let args = EwArgs {
+                    dst,
+                    dst_stride: pitch * 4,
+                    a: 0,
+                    a_stride: pitch * 4,
+                    rows,
+                    cols,
+                    ..EwArgs::default()
+                };
+                for (r, b) in (0i64..).zip(&bits) {
+                    let row = EwArgs {
+                        dst: dst + r * pitch * 4,
+                        a: r * pitch * 4,
+                        rows: 1,
+                        scalar: *b,
+                        ..args
+                    };
+                    assert_eq!(k.call(&mut one, &row), Status::Ok);
+                }
+                assert_eq!(k.call_rows(&mut all, &args, &bits), Status::Ok);
+                let same = one.chunks(4).zip(all.chunks(4)).all(|(x, y)| {
+                    let (p, q) = (
+                        f32::from_le_bytes([x[0], x[1], x[2], x[3]]),
+                        f32::from_le_bytes([y[0], y[1], y[2], y[3]]),
+                    );
+                    p.to_bits() == q.to_bits() || p.is_nan() && q.is_nan()
+                });
+                assert!(same, "{op:?} {operands:?} in place {in_place}");
+            }
+        }
+    }
+    let k = compile(&Region {
+        op: Op::Add,
+        lane: Lane::F32,
+        operands: Operands::ScalarRight,
+    })
+    .expect("compiles");
+    let mut mem = vec![0u8; 4096];
+    let args = EwArgs {
+        dst_stride: 64,
+        a_stride: 64,
+        rows: 3,
+        cols: 16,
+        ..EwArgs::default()
+    };
+    // one scalar short
+    assert_eq!(k.call_rows(&mut mem, &args, &[0, 0]), Status::Unknown);
+    // rows past the buffer, and row addresses that overflow
+    let far = EwArgs {
+        dst: 4096 - 64,
+        ..args
+    };
+    assert_eq!(k.call_rows(&mut mem, &far, &[0; 3]), Status::OutOfBounds);
+    let huge = EwArgs {
+        dst_stride: i64::MAX / 2,
+        ..args
+    };
+    assert_eq!(k.call_rows(&mut mem, &huge, &[0; 3]), Status::OutOfBounds);
+    // not a tile-scalar region
+    let bin = compile(&Region {
+        op: Op::Add,
+        lane: Lane::F32,
+        operands: Operands::Binary,
+    })
+    .expect("compiles");
+    assert_eq!(bin.call_rows(&mut mem, &args, &[0; 3]), Status::Unknown);
+}

@@ -617,31 +617,31 @@ pub fn run_row_expand(
     let size = local.size(Space::Ub);
     let row = d.v_col * 4;
     {
-        let ub = match local.slice_mut(Space::Ub, 0, size) {
+        let args = EwArgs {
+            dst: d.addr as i64,
+            dst_stride: d.cols * 4,
+            a: a.addr as i64,
+            a_stride: a.cols * 4,
+            b: 0,
+            b_stride: 0,
+            rows: d.v_row,
+            cols: d.v_col,
+            scalar: 0,
+        };
+        let bits: Vec<i64> = vals.iter().map(|v| v.1).collect();
+        // the op writes only the destination's rows
+        let (lo, hi) = crate::mem::rows_span(args.dst, args.rows, args.dst_stride, row);
+        let ub = match local.whole_mut(Space::Ub, lo, hi) {
             Ok(u) => u,
             Err(e) => return Some(Err(e.into())),
         };
-        for (r, (_, bits)) in vals.iter().enumerate() {
-            let r = r as i64;
-            let args = EwArgs {
-                dst: (d.addr as i64) + r * d.cols * 4,
-                dst_stride: row,
-                a: (a.addr as i64) + r * a.cols * 4,
-                a_stride: row,
-                b: 0,
-                b_stride: 0,
-                rows: 1,
-                cols: d.v_col,
-                scalar: *bits,
-            };
-            match code.call(ub, &args) {
-                Status::Ok => {}
-                _ => {
-                    return Some(fault(format!(
-                        "a {}x{} f32 tile operand reaches outside the {size} bytes of UB",
-                        d.v_row, d.v_col
-                    )))
-                }
+        match code.call_rows(ub, &args, &bits) {
+            Status::Ok => {}
+            _ => {
+                return Some(fault(format!(
+                    "a {}x{} f32 tile operand reaches outside the {size} bytes of UB",
+                    d.v_row, d.v_col
+                )))
             }
         }
     }

@@ -286,7 +286,8 @@ fn run(
         crate::exec::reduce::run(call, copy, scratch)
     })?;
     let size = local.size(Space::Ub);
-    let ub = local.slice_mut(Space::Ub, 0, size)?;
+    // the results land in the destination tile (see `Local::whole_mut`)
+    let ub = local.whole_mut(Space::Ub, d.addr, d.addr.saturating_add(d.bytes()))?;
     match code.call(ub, args) {
         Status::Ok => {}
         Status::OutOfBounds => {
@@ -468,7 +469,14 @@ fn run_pow_code(
         crate::exec::irregular::run(call, copy, scratch)
     })?;
     let size = local.size(Space::Ub);
-    let ub = local.slice_mut(Space::Ub, 0, size)?;
+    // the op writes only the destination's rows (4-byte lanes)
+    let (lo, hi) = crate::mem::rows_span(
+        args.dst,
+        args.rows,
+        args.dst_stride,
+        args.cols.saturating_mul(4),
+    );
+    let ub = local.whole_mut(Space::Ub, lo, hi)?;
     if code.call(ub, args) != Status::Ok {
         return fault(format!(
             "{}: a {}x{} operand reaches outside the {size} bytes of UB",
@@ -643,7 +651,14 @@ fn run_cvt_code(
         crate::exec::convert::run(call, copy, scratch)
     })?;
     let size = local.size(Space::Ub);
-    let ub = local.slice_mut(Space::Ub, 0, size)?;
+    // the conversion writes only the destination's rows
+    let (lo, hi) = crate::mem::rows_span(
+        args.dst,
+        args.rows,
+        args.dst_stride,
+        args.cols.saturating_mul(des),
+    );
+    let ub = local.whole_mut(Space::Ub, lo, hi)?;
     if code.call(ub, args) != Status::Ok {
         return fault(format!(
             "tcvt: a {}x{} operand reaches outside the {size} bytes of UB",
