@@ -1213,3 +1213,62 @@ fn column_major_elementwise_ops_run_compiled() {
     assert!(!a.out.diags.list.is_empty());
     assert_eq!(a.out.diags.list, b.out.diags.list);
 }
+
+/// A dense tload/tstore moves its rows as one copy in the compiled tier; a
+/// transfer that runs off the end of GM still faults with the interpreter's
+/// message (the copy is redone row by row up to the failing row).
+#[test]
+fn row_copy_past_the_end_of_gm_faults_as_interpreted() {
+    let tb = "!pto.tile_buf<loc=vec, dtype=f32, rows=64, cols=64, v_row=64, v_col=64, blayout=row_major, slayout=none_box, fractal=512, pad=0>";
+    let src = format!(
+        r#"module attributes {{pto.target_arch = "a5"}} {{
+  func.func @k(%x: !pto.ptr<f32>, %y: !pto.ptr<f32>) attributes {{pto.entry}} {{
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c64 = arith.constant 64 : index
+    %far = arith.constant 256 : index
+    %c1024 = arith.constant 1024 : index
+    %xv = pto.make_tensor_view %x, shape = [%c1024, %c64], strides = [%c64, %c1] : !pto.tensor_view<?x?xf32>
+    %xp = pto.partition_view %xv, offsets = [ROW, %c0], sizes = [%c64, %c64] : !pto.tensor_view<?x?xf32> -> !pto.partition_tensor_view<64x64xf32>
+    %t = pto.alloc_tile : {tb}
+    pto.tload ins(%xp : !pto.partition_tensor_view<64x64xf32>) outs(%t : {tb})
+    return
+  }}
+}}"#
+    );
+    let go = |src: &str, jit: JitMode| {
+        let k = load_text("far.pto", src, None).unwrap_or_else(|e| panic!("{e}"));
+        let cfg = Config {
+            profile: k.profile,
+            jit,
+            jit_threshold: 0,
+            ..Config::default()
+        };
+        let args = [Arg::Buffer(vec![1; 4096]), Arg::Buffer(vec![0; 4096])];
+        run_kernel(&k, &cfg, None, &args).expect("runs")
+    };
+    // rows 0..64 from row 0 end inside the slack after the 4 KiB buffers;
+    // from row 256 (64 KiB in) they run off the end of GM part way
+    for row in ["%c0", "%far"] {
+        let s = src.replace("ROW", row);
+        let (a, b) = (go(&s, JitMode::Off), go(&s, JitMode::Always));
+        assert_eq!(a.out.diags.list, b.out.diags.list);
+        if row == "%far" {
+            // both name the first byte past GM (the interpreter its element,
+            // the row copy its row), not the start of the 64-row run
+            let msg = |f: &pto_vm::Finished| match &f.out.error {
+                Some(pto_vm::RunError::Fault { inst, message }) => (*inst, message.clone()),
+                e => panic!("a fault, not {e:?}"),
+            };
+            let ((ia, ma), (ib, mb)) = (msg(&a), msg(&b));
+            assert_eq!(ia, ib);
+            let first = |m: &str| m.split(',').next().map(str::to_string);
+            assert_eq!(first(&ma), first(&mb), "{ma} / {mb}");
+            assert!(ma.starts_with("GM access [0x13400,"), "{ma}");
+        } else {
+            assert_eq!(a.out.error, b.out.error);
+            assert!(a.out.error.is_none());
+            assert!(b.out.jit.dma_execs >= 1, "{:?}", b.out.jit);
+        }
+    }
+}

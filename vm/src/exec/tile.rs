@@ -356,14 +356,52 @@ pub fn tload_rows(
 ) -> Result<(), Fault> {
     let es = dst.elem.bytes() as u64;
     let n = dst.v_col as u64 * es;
-    for r in 0..dst.v_row {
-        let g = (src.base as i64 + src.offset(r, 0) * es as i64) as u64;
-        let at = dst.addr + (r * dst.cols) as u64 * es;
-        gm.read(g, local.slice_mut(space_of(dst), at, n)?)?;
-        acc.add(Space::Gm, g, n, false);
-        acc.add(space_of(dst), at, n, true);
+    let g = |r: i64| (src.base as i64 + src.offset(r, 0) * es as i64) as u64;
+    let at = |r: i64| dst.addr + (r * dst.cols) as u64 * es;
+    let one = |local: &mut Local, r: i64, k: i64, acc: &mut Accesses| -> Result<(), Fault> {
+        let len = k as u64 * n;
+        gm.read(g(r), local.slice_mut(space_of(dst), at(r), len)?)?;
+        acc.add(Space::Gm, g(r), len, false);
+        acc.add(space_of(dst), at(r), len, true);
+        Ok(())
+    };
+    let mut r = 0;
+    while r < dst.v_row {
+        let k = contiguous_rows(r, dst.v_row, n, &g, &at);
+        // a run that faults is redone row by row, so the rows before the
+        // failing one are moved as the one-row loop moves them
+        if k == 1 || one(local, r, k, acc).is_err() {
+            for q in r..r + k {
+                one(local, q, 1, acc)?;
+            }
+        }
+        r += k;
     }
     Ok(())
+}
+
+/// How many rows from `r` (below `end`) continue one run of `n`-byte rows
+/// in both address maps (at least 1): a dense tile over a dense view moves
+/// as one copy instead of one per row. The accesses recorded are the same
+/// either way ([`Accesses::add`] merges contiguous rows).
+fn contiguous_rows(
+    r: i64,
+    end: i64,
+    n: u64,
+    p: &impl Fn(i64) -> u64,
+    q: &impl Fn(i64) -> u64,
+) -> i64 {
+    let (p0, q0) = (p(r), q(r));
+    let mut k = 1;
+    while r + k < end {
+        let step = (k as u64).checked_mul(n);
+        let next = step.and_then(|s| Some((p0.checked_add(s)?, q0.checked_add(s)?)));
+        if next != Some((p(r + k), q(r + k))) {
+            break;
+        }
+        k += 1;
+    }
+    k
 }
 
 /// `tstore` a row at a time without atomics or conversion (same bytes and
@@ -377,12 +415,25 @@ pub fn tstore_rows(
 ) -> Result<(), Fault> {
     let es = src.elem.bytes() as u64;
     let n = src.v_col as u64 * es;
-    for r in 0..src.v_row {
-        let at = src.addr + (r * src.cols) as u64 * es;
-        let g = (dst.base as i64 + dst.offset(r, 0) * es as i64) as u64;
-        gm.write(g, local.slice(space_of(src), at, n)?)?;
-        acc.add(space_of(src), at, n, false);
-        acc.add(Space::Gm, g, n, true);
+    let at = |r: i64| src.addr + (r * src.cols) as u64 * es;
+    let g = |r: i64| (dst.base as i64 + dst.offset(r, 0) * es as i64) as u64;
+    let one = |r: i64, k: i64, acc: &mut Accesses| -> Result<(), Fault> {
+        let len = k as u64 * n;
+        gm.write(g(r), local.slice(space_of(src), at(r), len)?)?;
+        acc.add(space_of(src), at(r), len, false);
+        acc.add(Space::Gm, g(r), len, true);
+        Ok(())
+    };
+    let mut r = 0;
+    while r < src.v_row {
+        let k = contiguous_rows(r, src.v_row, n, &g, &at);
+        // as in `tload_rows`: a faulting run is redone row by row
+        if k == 1 || one(r, k, acc).is_err() {
+            for q in r..r + k {
+                one(q, 1, acc)?;
+            }
+        }
+        r += k;
     }
     Ok(())
 }
