@@ -711,3 +711,153 @@ fn ub_to_l1_and_l1_to_fb_copies_with_huge_gaps_fault() {
         "FB access [0x7fffffffffffffff, 0x800000000000003f) is outside the 4096 bytes of FB",
     );
 }
+
+/// As [`expect_fault`], on a thread with a 30 s limit: the op under test
+/// once looped inside one step (where the run's deadline is not checked),
+/// so a regression fails here instead of hanging the suite.
+fn expect_fault_soon(src: String, nbufs: usize, line: u32, want: &'static str) {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        expect_fault(&src, nbufs, line, want);
+        let _ = tx.send(());
+    });
+    match rx.recv_timeout(std::time::Duration::from_secs(30)) {
+        Ok(()) => {}
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+            panic!("no fault containing '{want}' within 30 s (a hang)")
+        }
+        Err(e) => panic!("the run panicked: {e}"),
+    }
+}
+
+/// An a5 cube kernel over one f32 GM buffer with constants chosen to break
+/// cube ops; `body` starts on line 18.
+fn cube_kernel(body: &str) -> String {
+    format!(
+        r#"module attributes {{pto.target_arch = "a5", pto.kernel_kind = #pto.kernel_kind<cube>}} {{
+  func.func @k(%x_gm: !pto.ptr<f32, gm>) attributes {{pto.entry}} {{
+    %c0 = arith.constant 0 : i64
+    %c1 = arith.constant 1 : i64
+    %c2 = arith.constant 2 : i64
+    %c16 = arith.constant 16 : i64
+    %c128 = arith.constant 128 : i64
+    %big = arith.constant 16777216 : i64
+    %huge = arith.constant 4611686018427387904 : i64
+    %max = arith.constant 9223372036854775807 : i64
+    %neg = arith.constant -1 : i64
+    %min = arith.constant -9223372036854775808 : i64
+    %false = arith.constant false
+    %l1 = pto.castptr %c0 : i64 -> !pto.ptr<f32, l1>
+    %l0a = pto.castptr %c0 : i64 -> !pto.ptr<f32, l0a>
+    %l0c = pto.castptr %c0 : i64 -> !pto.ptr<f32, l0c>
+    %bt = pto.castptr %c0 : i64 -> !pto.ptr<f32, bt>
+{body}
+    return
+  }}
+}}"#
+    )
+}
+
+/// `mte_gm_l1_frac` with a group count of 2^62 (or a negative one) over an
+/// empty shape looped 2^62 times doing nothing (a hang): the count faults
+/// as out of range. 2^24 groups of 2^24 empty rows (each count in range)
+/// move nothing and finish at once.
+#[test]
+fn gm_l1_frac_with_hostile_group_counts() {
+    let frac = |shape: &str, groups: &str| {
+        cube_kernel(&format!(
+            "    pto.mte_gm_l1_frac %x_gm, %l1, nd2nz, shape({shape}), src_layout(%c16),\n        dst_group({groups}, %c1, %c16, %c0), ctrl(%c0, %false)\n      : !pto.ptr<f32, gm>, !pto.ptr<f32, l1>, nd2nz, shape i64, i64, src_layout(i64),\n        dst_group i64, i64, i64, i64, ctrl i64, i1"
+        ))
+    };
+    expect_fault_soon(
+        frac("%c0, %c16", "%huge"),
+        1,
+        18,
+        "'pto.mte_gm_l1_frac': group count 4611686018427387904 is outside [0, 2^24]",
+    );
+    expect_fault_soon(
+        frac("%c16, %c16", "%neg"),
+        1,
+        18,
+        "'pto.mte_gm_l1_frac': group count -1 is outside [0, 2^24]",
+    );
+    expect_fault_soon(
+        frac("%max, %c16", "%c1"),
+        1,
+        18,
+        "'pto.mte_gm_l1_frac': row count 9223372036854775807 is outside [0, 2^24]",
+    );
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let (_, f) = run_hostile(&frac("%big, %c0", "%big"), 1, &[]);
+        let _ = tx.send(f.out.error);
+    });
+    match rx.recv_timeout(std::time::Duration::from_secs(30)) {
+        Ok(e) => assert!(e.is_none(), "{e:?}"),
+        Err(e) => panic!("2^24 x 2^24 empty rows did not finish in 30 s: {e}"),
+    }
+}
+
+/// The full-control `mte_l1_l0a` (whole fractals: m_start, k_start, m_step,
+/// k_step, src_stride, dst_stride) with 128 x 2^24 fractals whose zero
+/// strides keep every copy in bounds: it copied 1 TiB (a hang); now it
+/// faults as too large.
+#[test]
+fn full_control_l1_to_l0a_with_two_to_the_31_fractals_faults() {
+    expect_fault_soon(
+        cube_kernel("    pto.mte_l1_l0a %l1, %l0a, %c0, %c0, %c128, %big, %c0, %c0\n      : !pto.ptr<f32, l1>, !pto.ptr<f32, l0a>, i64, i64, i64, i64, i64, i64"),
+        1,
+        18,
+        "'pto.mte_l1_l0a' moves 128 x 16777216 fractals",
+    );
+}
+
+/// `mte_l1_bt` with a source gap of i64::MAX: the second burst's offset
+/// overflowed i64 (a panic in debug builds); now it faults at its line
+/// naming the range.
+#[test]
+fn l1_to_bt_copy_with_an_i64_max_gap_faults() {
+    expect_fault_soon(
+        cube_kernel("    pto.mte_l1_bt %l1, %bt, %c1 nburst(%c2, %max, %c0)\n      : !pto.ptr<f32, l1>, !pto.ptr<f32, bt>, i64, i64, i64, i64"),
+        1,
+        18,
+        "is outside the 524288 bytes of L1",
+    );
+    expect_fault_soon(
+        cube_kernel("    pto.mte_l1_bt %l1, %bt, %c1 nburst(%c2, %c0, %max)\n      : !pto.ptr<f32, l1>, !pto.ptr<f32, bt>, i64, i64, i64, i64"),
+        1,
+        18,
+        "bytes of BT",
+    );
+}
+
+/// FIXPIPE `mte_l0c_gm` repeated 2^24 times by `loop3` over a 16 x 16
+/// write-back with a destination stride of 0 (every pass in bounds): 2^32
+/// element conversions (a hang); a loop3 destination stride of i64::MAX or
+/// i64::MIN overflowed (a panic in debug builds). All fault at the op.
+#[test]
+fn fixpipe_loop3_with_hostile_count_and_stride_faults() {
+    let fix = |loop3: &str| {
+        cube_kernel(&format!(
+            "    pto.mte_l0c_gm %l0c, %x_gm, %c16, %c16, %c16, %c16, %c0, %c0, nz2nd, loop3({loop3})\n      : !pto.ptr<f32, l0c>, !pto.ptr<f32, gm>, i64, i64, i64, i64, i64, i64, i64, i64, i64"
+        ))
+    };
+    expect_fault_soon(
+        fix("%big, %c0, %c0"),
+        1,
+        18,
+        "'pto.mte_l0c_gm' writes 16777216 x 16 x 16 elements",
+    );
+    expect_fault_soon(
+        fix("%c2, %c0, %max"),
+        1,
+        18,
+        "'pto.mte_l0c_gm': loop3 pass 1 starts outside the address space",
+    );
+    expect_fault_soon(
+        fix("%c2, %c0, %min"),
+        1,
+        18,
+        "'pto.mte_l0c_gm': loop3 pass 1 starts outside the address space",
+    );
+}
