@@ -861,3 +861,108 @@ fn fixpipe_loop3_with_hostile_count_and_stride_faults() {
         "'pto.mte_l0c_gm': loop3 pass 1 starts outside the address space",
     );
 }
+
+const ACC: &str = "!pto.tile_buf<loc=acc, dtype=i32, rows=16, cols=32, v_row=16, v_col=32, blayout=col_major, slayout=row_major, fractal=1024, pad=0>";
+const SCALES: &str = "!pto.tile_buf<loc=scaling, dtype=f32, rows=1, cols=32, v_row=1, v_col=32, blayout=row_major, slayout=none_box, fractal=512, pad=0>";
+const VH: &str = "!pto.tile_buf<loc=vec, dtype=f16, rows=8, cols=32, v_row=8, v_col=32, blayout=row_major, slayout=none_box, fractal=512, pad=0>";
+
+/// An a5 kernel with an i32 acc tile `%c`, f32 scales `%sf`, an f16 vec tile
+/// `%vh` and a 16 x 32 f16 GM view `%gp` whose row stride is 2^62 elements;
+/// `body` is on line 16.
+fn acc_kernel(body: &str) -> String {
+    format!(
+        r#"module attributes {{pto.target_arch = "a5"}} {{
+  func.func @k(%g: !pto.ptr<f16>) attributes {{pto.entry}} {{
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c8 = arith.constant 8 : index
+    %c16 = arith.constant 16 : index
+    %c32 = arith.constant 32 : index
+    %max = arith.constant 9223372036854775807 : index
+    %huge = arith.constant 4611686018427387904 : index
+    %w = arith.constant 1065353216 : i64
+    %c = pto.alloc_tile : {ACC}
+    %sf = pto.alloc_tile : {SCALES}
+    %vh = pto.alloc_tile : {VH}
+    %gv = pto.make_tensor_view %g, shape = [%c16, %c32], strides = [%huge, %c1] : !pto.tensor_view<16x32xf16>
+    %gp = pto.partition_view %gv, offsets = [%c0, %c0], sizes = [%c16, %c32] : !pto.tensor_view<16x32xf16> -> !pto.partition_tensor_view<16x32xf16>
+{body}
+    return
+  }}
+}}"#
+    )
+}
+
+/// `textract.fp` at row i64::MAX: the window's end overflowed (a panic in
+/// debug builds); now the window faults as outside the source tile.
+#[test]
+fn textract_fp_at_row_i64_max_faults() {
+    expect_fault_soon(
+        acc_kernel(&format!(
+            "    pto.textract.fp ins(%c, %sf, %max, %c0 : {ACC}, {SCALES}, index, index) outs(%vh : {VH})"
+        )),
+        1,
+        16,
+        "a 8x32 window at (9223372036854775807, 0) is outside the 16x32 source tile",
+    );
+    expect_fault_soon(
+        acc_kernel(&format!(
+            "    pto.tinsert.fp ins(%c, %sf, %c0, %max : {ACC}, {SCALES}, index, index) outs(%vh : {VH})"
+        )),
+        1,
+        16,
+        "a 16x32 block at (0, 9223372036854775807) is outside the 8x32 destination tile",
+    );
+}
+
+/// FIXPIPE stores from an acc tile (`tstore.fp`, and `tstore` with a
+/// scalar quant word) into a view whose row stride is 2^62 f16 elements:
+/// row 1's byte offset overflowed i64 (a panic in debug builds); now the
+/// store faults naming the element.
+#[test]
+fn fixpipe_stores_through_a_view_with_a_huge_stride_fault() {
+    expect_fault_soon(
+        acc_kernel(&format!(
+            "    pto.tstore.fp ins(%c, %sf : {ACC}, {SCALES}) outs(%gp : !pto.partition_tensor_view<16x32xf16>)"
+        )),
+        1,
+        16,
+        "view element (1, 0) lies outside the address space",
+    );
+    expect_fault_soon(
+        acc_kernel(&format!(
+            "    pto.tstore ins(%c : {ACC}, %w : i64) outs(%gp : !pto.partition_tensor_view<16x32xf16>)"
+        )),
+        1,
+        16,
+        "view element (1, 0) lies outside the address space",
+    );
+}
+
+/// `comm.tput` from a view whose row stride is 2^62 elements: the element
+/// addresses overflowed (a panic in debug builds); now it faults.
+#[test]
+fn comm_put_from_a_view_with_a_huge_stride_faults() {
+    expect_fault_soon(
+        r#"module attributes {pto.target_arch = "a2a3"} {
+  func.func @k(%a: !pto.ptr<f32>, %b: !pto.ptr<f32>) attributes {pto.entry} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c64 = arith.constant 64 : index
+    %huge = arith.constant 4611686018427387904 : index
+    %av = pto.make_tensor_view %a, shape = [%c2, %c64], strides = [%huge, %c1] : !pto.tensor_view<2x64xf32>
+    %ap = pto.partition_view %av, offsets = [%c0, %c0], sizes = [%c2, %c64] : !pto.tensor_view<2x64xf32> -> !pto.partition_tensor_view<2x64xf32>
+    %bv = pto.make_tensor_view %b, shape = [%c2, %c64], strides = [%c64, %c1] : !pto.tensor_view<2x64xf32>
+    %bp = pto.partition_view %bv, offsets = [%c0, %c0], sizes = [%c2, %c64] : !pto.tensor_view<2x64xf32> -> !pto.partition_tensor_view<2x64xf32>
+    %t = pto.alloc_tile : !pto.tile_buf<loc=vec, dtype=f32, rows=1, cols=64, v_row=1, v_col=64, blayout=row_major, slayout=none_box, fractal=512, pad=0>
+    pto.comm.tput(%bp, %ap, buf(%t) : !pto.partition_tensor_view<2x64xf32>, !pto.partition_tensor_view<2x64xf32>, !pto.tile_buf<loc=vec, dtype=f32, rows=1, cols=64, v_row=1, v_col=64, blayout=row_major, slayout=none_box, fractal=512, pad=0>)
+    return
+  }
+}"#
+        .to_string(),
+        2,
+        13,
+        "view element (1, 0) lies outside the address space",
+    );
+}
