@@ -2501,6 +2501,16 @@ impl<'a> Cluster<'a> {
         let name = op_short(op);
         let gm = self.gm;
         let mut result = None;
+        if matches!(
+            op,
+            CommOp::Broadcast | CommOp::Gather | CommOp::Scatter | CommOp::Reduce
+        ) {
+            let root = match attr(attrs, "root") {
+                Some(AttrVal::Int(r)) => Some(*r),
+                _ => None,
+            };
+            cm::check_root(name, root, members.len())?;
+        }
         match op {
             CommOp::Put | CommOp::Get => {
                 let (d, s) = (view(0)?, view(1)?);

@@ -966,3 +966,79 @@ fn comm_put_from_a_view_with_a_huge_stride_faults() {
         "view element (1, 0) lies outside the address space",
     );
 }
+
+/// A root-driven collective on two ranks whose `root` attribute is `root`;
+/// the collective is on line 19, run by rank 0.
+fn collective_with_root(op: &str, root: i64) -> String {
+    let t = "!pto.tile_buf<loc=vec, dtype=f32, rows=1, cols=64, v_row=1, v_col=64, blayout=row_major, slayout=none_box, fractal=512, pad=0>";
+    let pv = "!pto.partition_tensor_view<1x64xf32>";
+    let gv = "!pto.partition_tensor_view<2x64xf32>";
+    let (first, ty) = match op {
+        "tgather" | "tscatter" => ("%gp", gv),
+        _ => ("%sp", pv),
+    };
+    format!(
+        r#"module attributes {{pto.target_arch = "a2a3"}} {{
+  func.func @k(%me: i32, %src: !pto.ptr<f32>, %g0: !pto.ptr<f32>, %g1: !pto.ptr<f32>) attributes {{pto.entry}} {{
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c64 = arith.constant 64 : index
+    %zero = arith.constant 0 : i32
+    %sv = pto.make_tensor_view %src, shape = [%c1, %c64], strides = [%c64, %c1] : !pto.tensor_view<1x64xf32>
+    %sp = pto.partition_view %sv, offsets = [%c0, %c0], sizes = [%c1, %c64] : !pto.tensor_view<1x64xf32> -> {pv}
+    %gv = pto.make_tensor_view %src, shape = [%c2, %c64], strides = [%c64, %c1] : !pto.tensor_view<2x64xf32>
+    %gp = pto.partition_view %gv, offsets = [%c0, %c0], sizes = [%c2, %c64] : !pto.tensor_view<2x64xf32> -> {gv}
+    %g0v = pto.make_tensor_view %g0, shape = [%c1, %c64], strides = [%c64, %c1] : !pto.tensor_view<1x64xf32>
+    %g0p = pto.partition_view %g0v, offsets = [%c0, %c0], sizes = [%c1, %c64] : !pto.tensor_view<1x64xf32> -> {pv}
+    %g1v = pto.make_tensor_view %g1, shape = [%c1, %c64], strides = [%c64, %c1] : !pto.tensor_view<1x64xf32>
+    %g1p = pto.partition_view %g1v, offsets = [%c0, %c0], sizes = [%c1, %c64] : !pto.tensor_view<1x64xf32> -> {pv}
+    %t = pto.alloc_tile : {t}
+    %is0 = arith.cmpi eq, %me, %zero : i32
+    scf.if %is0 {{
+      pto.comm.{op}({first}, recv(%t), group(%g0p, %g1p) : {ty}, {t}, {pv}, {pv}) {{root = {root} : i32}}
+    }}
+    return
+  }}
+}}"#
+    )
+}
+
+/// A collective's `root` outside its group (7 or -1 with two members) was
+/// ignored; it faults at the op naming the root and the group size, and an
+/// in-group root runs.
+#[test]
+fn a_collective_root_outside_the_group_faults() {
+    let run = |op: &str, root: i64| {
+        let src = collective_with_root(op, root);
+        let k = load_text("h.pto", &src, None).unwrap_or_else(|e| panic!("does not load:\n{e}"));
+        let cfg = Config {
+            profile: k.profile,
+            jit: JitMode::Off,
+            ..Config::default()
+        };
+        let args: Vec<Vec<Arg>> = (0..2)
+            .map(|r| {
+                vec![
+                    Arg::Int(r),
+                    Arg::Buffer(vec![0; 512]),
+                    Arg::Peer { arg: 1, rank: 0 },
+                    Arg::Peer { arg: 1, rank: 1 },
+                ]
+            })
+            .collect();
+        let f = pto_vm::run_kernel_ranks(&k, &cfg, None, &args).expect("runs");
+        (k, f.out.error)
+    };
+    for (op, root) in [("tbroadcast", 7), ("tgather", -1), ("tscatter", 2)] {
+        let want = format!("{op}: root {root} is outside the group of 2 members (0..=1)");
+        match run(op, root) {
+            (k, Some(RunError::Fault { inst, message })) => {
+                assert_eq!(k.program.info(inst).loc.line, 19, "{message}");
+                assert!(message.contains(&want), "{message}");
+            }
+            (_, other) => panic!("expected a fault containing '{want}', got {other:?}"),
+        }
+    }
+    assert_eq!(run("tbroadcast", 1).1, None);
+}

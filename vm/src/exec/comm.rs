@@ -120,6 +120,22 @@ pub(crate) fn view_addr(v: &View, r: i64, c: i64) -> Result<u64, Fault> {
     }
 }
 
+/// The `root` attribute of a root-driven collective must name a member of
+/// its group (an index into `group(...)`); without the attribute the root is
+/// the caller.
+pub fn check_root(name: &str, root: Option<i64>, members: usize) -> Result<(), Fault> {
+    match root {
+        Some(r) if r < 0 || r as u64 >= members as u64 => fault(format!(
+            "{name}: root {r} is outside the group of {members} members{}",
+            match members {
+                0 => String::new(),
+                n => format!(" (0..={})", n - 1),
+            }
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// The byte range `[lo, hi)` a view touches (for the async checker).
 pub fn extent(v: &View) -> Result<(u64, u64), Fault> {
     let a = addrs(v)?;
