@@ -1042,3 +1042,37 @@ fn a_collective_root_outside_the_group_faults() {
     }
     assert_eq!(run("tbroadcast", 1).1, None);
 }
+
+/// `tgather` into a 3-D view whose middle stride is 2^62: the contiguity
+/// check of the row split multiplied stride by extent and overflowed (a
+/// panic in debug builds); now such a view is refused as not contiguous.
+#[test]
+fn a_gather_into_a_view_with_a_huge_outer_stride_faults() {
+    let t = "!pto.tile_buf<loc=vec, dtype=f32, rows=1, cols=64, v_row=1, v_col=64, blayout=row_major, slayout=none_box, fractal=512, pad=0>";
+    let pv = "!pto.partition_tensor_view<1x64xf32>";
+    let tv3 = "!pto.tensor_view<2x2x64xf32>";
+    let pv3 = "!pto.partition_tensor_view<2x2x64xf32>";
+    expect_fault_soon(
+        format!(
+            r#"module attributes {{pto.target_arch = "a2a3"}} {{
+  func.func @k(%src: !pto.ptr<f32>, %dst: !pto.ptr<f32>) attributes {{pto.entry}} {{
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c64 = arith.constant 64 : index
+    %huge = arith.constant 4611686018427387904 : index
+    %sv = pto.make_tensor_view %src, shape = [%c1, %c64], strides = [%c64, %c1] : !pto.tensor_view<1x64xf32>
+    %sp = pto.partition_view %sv, offsets = [%c0, %c0], sizes = [%c1, %c64] : !pto.tensor_view<1x64xf32> -> {pv}
+    %dv = pto.make_tensor_view %dst, shape = [%c2, %c2, %c64], strides = [%c64, %huge, %c1] : {tv3}
+    %dp = pto.partition_view %dv, offsets = [%c0, %c0, %c0], sizes = [%c2, %c2, %c64] : {tv3} -> {pv3}
+    %t = pto.alloc_tile : {t}
+    pto.comm.tgather(%dp, recv(%t), group(%sp) : {pv3}, {t}, {pv}) {{root = 0 : i32}}
+    return
+  }}
+}}"#
+        ),
+        2,
+        13,
+        "row-split collectives need views whose outer dims are contiguous",
+    );
+}

@@ -262,7 +262,8 @@ fn row_block(v: &View, k: i64, per: i64) -> Result<View, Fault> {
     // the rows of a block are consecutive in the flattened outer dims: walk
     // them through a 2-D view when the outer dims are contiguous, else fail
     let inner = &v.strides;
-    let contiguous = (0..3).all(|d| v.shape[d] <= 1 || inner[d] == inner[d + 1] * v.shape[d + 1]);
+    let contiguous = (0..3)
+        .all(|d| v.shape[d] <= 1 || inner[d + 1].checked_mul(v.shape[d + 1]) == Some(inner[d]));
     if !contiguous {
         return fault("row-split collectives need views whose outer dims are contiguous");
     }
