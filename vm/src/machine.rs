@@ -2551,7 +2551,7 @@ impl<'a> Cluster<'a> {
             }
             CommOp::Notify => {
                 let sig = view(0)?;
-                let v = int(1)? as i32;
+                let v = cm::signal_value(name, int(1)?)?;
                 let add = match sym("notifyOp").map(|o| o.to_ascii_lowercase()).as_deref() {
                     Some("atomic_add") | Some("atomicadd") | Some("add") => true,
                     Some("set") => false,
@@ -2565,7 +2565,7 @@ impl<'a> Cluster<'a> {
             }
             CommOp::Wait | CommOp::Test => {
                 let sig = view(0)?;
-                let v = int(1)? as i32;
+                let v = cm::signal_value(name, int(1)?)?;
                 let cmp = match sym("cmp") {
                     None => {
                         return fault(format!(

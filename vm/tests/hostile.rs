@@ -1076,3 +1076,49 @@ fn a_gather_into_a_view_with_a_huge_outer_stride_faults() {
         "row-split collectives need views whose outer dims are contiguous",
     );
 }
+
+/// A `tnotify` / `twait` value of 2^32 + 3 was truncated to the i32 signal
+/// 3 (the notify set 3 and the wait for 2^32 + 3 then passed); both fault
+/// naming the value.
+#[test]
+fn a_signal_value_beyond_i32_faults() {
+    let src = |value: &str| {
+        format!(
+            r#"module attributes {{pto.target_arch = "a2a3"}} {{
+  func.func @k(%sig: !pto.ptr<i32>, %v: i64) attributes {{pto.entry}} {{
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %three = arith.constant 3 : i64
+    %sv = pto.make_tensor_view %sig, shape = [%c1], strides = [%c1] : !pto.tensor_view<1xi32>
+    %sp = pto.partition_view %sv, offsets = [%c0], sizes = [%c1] : !pto.tensor_view<1xi32> -> !pto.partition_tensor_view<1xi32>
+    pto.comm.tnotify(%sp, {value} : !pto.partition_tensor_view<1xi32>, i64) {{notifyOp = #pto<notify_op set>}}
+    pto.comm.twait(%sp, %v : !pto.partition_tensor_view<1xi32>, i64) {{cmp = #pto<wait_cmp eq>}}
+    return
+  }}
+}}"#
+        )
+    };
+    expect_fault_with(
+        &src("%v"),
+        1,
+        &[(1 << 32) + 3],
+        8,
+        "tnotify: signal value 4294967299 is outside the i32 range of signals",
+    );
+    expect_fault_with(
+        &src("%three"),
+        1,
+        &[(1 << 32) + 3],
+        9,
+        "twait: signal value 4294967299 is outside the i32 range of signals",
+    );
+    expect_fault_with(
+        &src("%three"),
+        1,
+        &[i64::MIN],
+        9,
+        "twait: signal value -9223372036854775808 is outside",
+    );
+    let (_, f) = run_hostile(&src("%three"), 1, &[3]);
+    assert!(f.out.error.is_none(), "{:?}", f.out.error);
+}

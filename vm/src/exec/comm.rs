@@ -136,6 +136,18 @@ pub fn check_root(name: &str, root: Option<i64>, members: usize) -> Result<(), F
     }
 }
 
+/// A `tnotify` / `twait` / `ttest` value: signals are i32, so a value
+/// outside i32 faults instead of being truncated (2^32 + 3 would set 3, and
+/// a wait for it would pass on 3).
+pub fn signal_value(name: &str, v: i64) -> Result<i32, Fault> {
+    match i32::try_from(v) {
+        Ok(x) => Ok(x),
+        Err(_) => fault(format!(
+            "{name}: signal value {v} is outside the i32 range of signals"
+        )),
+    }
+}
+
 /// The byte range `[lo, hi)` a view touches (for the async checker).
 pub fn extent(v: &View) -> Result<(u64, u64), Fault> {
     let a = addrs(v)?;
