@@ -854,6 +854,14 @@ fn fixpipe_loop3_with_hostile_count_and_stride_faults() {
         18,
         "'pto.mte_l0c_gm': loop3 pass 1 starts outside the address space",
     );
+    // a negative source stride was read as 0 and the copy ran; every
+    // nonzero source stride is refused alike
+    expect_fault_soon(
+        fix("%c2, %neg, %c0"),
+        1,
+        18,
+        "'pto.mte_l0c_gm' with a loop3 source stride (-1) is not implemented",
+    );
     expect_fault_soon(
         fix("%c2, %c0, %min"),
         1,

@@ -1470,7 +1470,7 @@ fn quant_word_scale(w: u64) -> f32 {
 /// `src_stride3 * 32` bytes; pto-isa's A5 NHWC store computes it as
 /// `rows * channels / 16`, i.e. 16 accumulator elements, 64 bytes for
 /// f32/i32), so only a stride of 0 (every pass reads the same source) runs.
-fn loop3_src_stride_pinned(name: &str, reps: u64, s3: u64) -> Result<(), Fault> {
+fn loop3_src_stride_pinned(name: &str, reps: u64, s3: i64) -> Result<(), Fault> {
     if reps > 1 && s3 != 0 {
         return fault(format!(
             "'{name}' with a loop3 source stride ({s3}) is not implemented: \
@@ -1614,7 +1614,7 @@ fn fixpipe(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
         Some(c) => call.triple(c)?,
         None => (1, 0, 0),
     };
-    loop3_src_stride_pinned(name, reps, s3.unsigned_abs())?;
+    loop3_src_stride_pinned(name, reps, s3)?;
     // loop3 repeats the whole write-back: bound all of it, not one pass
     if mm.saturating_mul(nn).saturating_mul(reps) > MAX_WORK {
         return fault(format!(
@@ -1867,7 +1867,7 @@ fn matrix_cc(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
         Some(w) => (w & 0xFFFF, (w >> 16) & 0xFFFF, w >> 32),
         None => (1, 0, 0),
     };
-    loop3_src_stride_pinned(name, reps, s3)?;
+    loop3_src_stride_pinned(name, reps, s3 as i64)?;
     let (sdt, ddt) = (src.elem, dst.elem);
     let ok = match quant {
         0 => sdt == ddt && matches!(sdt, DType::F32 | DType::I32),
