@@ -2501,6 +2501,16 @@ impl<'a> Cluster<'a> {
         let name = op_short(op);
         let gm = self.gm;
         let mut result = None;
+        if matches!(
+            op,
+            CommOp::Broadcast | CommOp::Gather | CommOp::Scatter | CommOp::Reduce
+        ) {
+            let root = match attr(attrs, "root") {
+                Some(AttrVal::Int(r)) => Some(*r),
+                _ => None,
+            };
+            cm::check_root(name, root, members.len())?;
+        }
         match op {
             CommOp::Put | CommOp::Get => {
                 let (d, s) = (view(0)?, view(1)?);
@@ -2541,7 +2551,7 @@ impl<'a> Cluster<'a> {
             }
             CommOp::Notify => {
                 let sig = view(0)?;
-                let v = int(1)? as i32;
+                let v = cm::signal_value(name, int(1)?)?;
                 let add = match sym("notifyOp").map(|o| o.to_ascii_lowercase()).as_deref() {
                     Some("atomic_add") | Some("atomicadd") | Some("add") => true,
                     Some("set") => false,
@@ -2555,7 +2565,7 @@ impl<'a> Cluster<'a> {
             }
             CommOp::Wait | CommOp::Test => {
                 let sig = view(0)?;
-                let v = int(1)? as i32;
+                let v = cm::signal_value(name, int(1)?)?;
                 let cmp = match sym("cmp") {
                     None => {
                         return fault(format!(

@@ -124,7 +124,28 @@ pub enum ViewLayout {
 impl View {
     /// Number of rows a tile sees (product of the first four dims) and columns (last dim).
     pub fn rows_cols(&self) -> (i64, i64) {
-        (self.shape[..4].iter().product(), self.shape[4])
+        // saturating: hostile shapes must not overflow (callers bound the count)
+        let rows = self.shape[..4]
+            .iter()
+            .fold(1i64, |a, d| a.saturating_mul(*d));
+        (rows, self.shape[4])
+    }
+
+    /// Byte address of tile coordinate (r, c), `base + offset(r, c) *
+    /// element size`, or None when that overflows or leaves `0..2^63`
+    /// (hostile strides).
+    pub fn byte_addr(&self, r: i64, c: i64) -> Option<u64> {
+        let mut rem = r;
+        let mut off = 0i64;
+        for d in (0..4).rev() {
+            let n = self.shape[d].max(1);
+            off = off.checked_add((rem % n).checked_mul(self.strides[d])?)?;
+            rem /= n;
+        }
+        off = off.checked_add(c.checked_mul(self.strides[4])?)?;
+        let bytes = off.checked_mul(self.elem.bytes() as i64)?;
+        let a = i64::try_from(self.base).ok()?.checked_add(bytes)?;
+        u64::try_from(a).ok()
     }
 
     /// Element offset (in elements, from `base`) of tile coordinate (r, c).

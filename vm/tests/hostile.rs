@@ -711,3 +711,422 @@ fn ub_to_l1_and_l1_to_fb_copies_with_huge_gaps_fault() {
         "FB access [0x7fffffffffffffff, 0x800000000000003f) is outside the 4096 bytes of FB",
     );
 }
+
+/// As [`expect_fault`], on a thread with a 30 s limit: the op under test
+/// once looped inside one step (where the run's deadline is not checked),
+/// so a regression fails here instead of hanging the suite.
+fn expect_fault_soon(src: String, nbufs: usize, line: u32, want: &'static str) {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        expect_fault(&src, nbufs, line, want);
+        let _ = tx.send(());
+    });
+    match rx.recv_timeout(std::time::Duration::from_secs(30)) {
+        Ok(()) => {}
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+            panic!("no fault containing '{want}' within 30 s (a hang)")
+        }
+        Err(e) => panic!("the run panicked: {e}"),
+    }
+}
+
+/// An a5 cube kernel over one f32 GM buffer with constants chosen to break
+/// cube ops; `body` starts on line 18.
+fn cube_kernel(body: &str) -> String {
+    format!(
+        r#"module attributes {{pto.target_arch = "a5", pto.kernel_kind = #pto.kernel_kind<cube>}} {{
+  func.func @k(%x_gm: !pto.ptr<f32, gm>) attributes {{pto.entry}} {{
+    %c0 = arith.constant 0 : i64
+    %c1 = arith.constant 1 : i64
+    %c2 = arith.constant 2 : i64
+    %c16 = arith.constant 16 : i64
+    %c128 = arith.constant 128 : i64
+    %big = arith.constant 16777216 : i64
+    %huge = arith.constant 4611686018427387904 : i64
+    %max = arith.constant 9223372036854775807 : i64
+    %neg = arith.constant -1 : i64
+    %min = arith.constant -9223372036854775808 : i64
+    %false = arith.constant false
+    %l1 = pto.castptr %c0 : i64 -> !pto.ptr<f32, l1>
+    %l0a = pto.castptr %c0 : i64 -> !pto.ptr<f32, l0a>
+    %l0c = pto.castptr %c0 : i64 -> !pto.ptr<f32, l0c>
+    %bt = pto.castptr %c0 : i64 -> !pto.ptr<f32, bt>
+{body}
+    return
+  }}
+}}"#
+    )
+}
+
+/// `mte_gm_l1_frac` with a group count of 2^62 (or a negative one) over an
+/// empty shape looped 2^62 times doing nothing (a hang): the count faults
+/// as out of range. 2^24 groups of 2^24 empty rows (each count in range)
+/// move nothing and finish at once.
+#[test]
+fn gm_l1_frac_with_hostile_group_counts() {
+    let frac = |shape: &str, groups: &str| {
+        cube_kernel(&format!(
+            "    pto.mte_gm_l1_frac %x_gm, %l1, nd2nz, shape({shape}), src_layout(%c16),\n        dst_group({groups}, %c1, %c16, %c0), ctrl(%c0, %false)\n      : !pto.ptr<f32, gm>, !pto.ptr<f32, l1>, nd2nz, shape i64, i64, src_layout(i64),\n        dst_group i64, i64, i64, i64, ctrl i64, i1"
+        ))
+    };
+    expect_fault_soon(
+        frac("%c0, %c16", "%huge"),
+        1,
+        18,
+        "'pto.mte_gm_l1_frac': group count 4611686018427387904 is outside [0, 2^24]",
+    );
+    expect_fault_soon(
+        frac("%c16, %c16", "%neg"),
+        1,
+        18,
+        "'pto.mte_gm_l1_frac': group count -1 is outside [0, 2^24]",
+    );
+    expect_fault_soon(
+        frac("%max, %c16", "%c1"),
+        1,
+        18,
+        "'pto.mte_gm_l1_frac': row count 9223372036854775807 is outside [0, 2^24]",
+    );
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let (_, f) = run_hostile(&frac("%big, %c0", "%big"), 1, &[]);
+        let _ = tx.send(f.out.error);
+    });
+    match rx.recv_timeout(std::time::Duration::from_secs(30)) {
+        Ok(e) => assert!(e.is_none(), "{e:?}"),
+        Err(e) => panic!("2^24 x 2^24 empty rows did not finish in 30 s: {e}"),
+    }
+}
+
+/// The full-control `mte_l1_l0a` (whole fractals: m_start, k_start, m_step,
+/// k_step, src_stride, dst_stride) with 128 x 2^24 fractals whose zero
+/// strides keep every copy in bounds: it copied 1 TiB (a hang); now it
+/// faults as too large.
+#[test]
+fn full_control_l1_to_l0a_with_two_to_the_31_fractals_faults() {
+    expect_fault_soon(
+        cube_kernel("    pto.mte_l1_l0a %l1, %l0a, %c0, %c0, %c128, %big, %c0, %c0\n      : !pto.ptr<f32, l1>, !pto.ptr<f32, l0a>, i64, i64, i64, i64, i64, i64"),
+        1,
+        18,
+        "'pto.mte_l1_l0a' moves 128 x 16777216 fractals",
+    );
+}
+
+/// `mte_l1_bt` with a source gap of i64::MAX: the second burst's offset
+/// overflowed i64 (a panic in debug builds); now it faults at its line
+/// naming the range.
+#[test]
+fn l1_to_bt_copy_with_an_i64_max_gap_faults() {
+    expect_fault_soon(
+        cube_kernel("    pto.mte_l1_bt %l1, %bt, %c1 nburst(%c2, %max, %c0)\n      : !pto.ptr<f32, l1>, !pto.ptr<f32, bt>, i64, i64, i64, i64"),
+        1,
+        18,
+        "is outside the 524288 bytes of L1",
+    );
+    expect_fault_soon(
+        cube_kernel("    pto.mte_l1_bt %l1, %bt, %c1 nburst(%c2, %c0, %max)\n      : !pto.ptr<f32, l1>, !pto.ptr<f32, bt>, i64, i64, i64, i64"),
+        1,
+        18,
+        "bytes of BT",
+    );
+}
+
+/// FIXPIPE `mte_l0c_gm` repeated 2^24 times by `loop3` over a 16 x 16
+/// write-back with a destination stride of 0 (every pass in bounds): 2^32
+/// element conversions (a hang); a loop3 destination stride of i64::MAX or
+/// i64::MIN overflowed (a panic in debug builds). All fault at the op.
+#[test]
+fn fixpipe_loop3_with_hostile_count_and_stride_faults() {
+    let fix = |loop3: &str| {
+        cube_kernel(&format!(
+            "    pto.mte_l0c_gm %l0c, %x_gm, %c16, %c16, %c16, %c16, %c0, %c0, nz2nd, loop3({loop3})\n      : !pto.ptr<f32, l0c>, !pto.ptr<f32, gm>, i64, i64, i64, i64, i64, i64, i64, i64, i64"
+        ))
+    };
+    expect_fault_soon(
+        fix("%big, %c0, %c0"),
+        1,
+        18,
+        "'pto.mte_l0c_gm' writes 16777216 x 16 x 16 elements",
+    );
+    expect_fault_soon(
+        fix("%c2, %c0, %max"),
+        1,
+        18,
+        "'pto.mte_l0c_gm': loop3 pass 1 starts outside the address space",
+    );
+    // a negative source stride was read as 0 and the copy ran; every
+    // nonzero source stride is refused alike
+    expect_fault_soon(
+        fix("%c2, %neg, %c0"),
+        1,
+        18,
+        "'pto.mte_l0c_gm' with a loop3 source stride (-1) is not implemented",
+    );
+    expect_fault_soon(
+        fix("%c2, %c0, %min"),
+        1,
+        18,
+        "'pto.mte_l0c_gm': loop3 pass 1 starts outside the address space",
+    );
+}
+
+const ACC: &str = "!pto.tile_buf<loc=acc, dtype=i32, rows=16, cols=32, v_row=16, v_col=32, blayout=col_major, slayout=row_major, fractal=1024, pad=0>";
+const SCALES: &str = "!pto.tile_buf<loc=scaling, dtype=f32, rows=1, cols=32, v_row=1, v_col=32, blayout=row_major, slayout=none_box, fractal=512, pad=0>";
+const VH: &str = "!pto.tile_buf<loc=vec, dtype=f16, rows=8, cols=32, v_row=8, v_col=32, blayout=row_major, slayout=none_box, fractal=512, pad=0>";
+
+/// An a5 kernel with an i32 acc tile `%c`, f32 scales `%sf`, an f16 vec tile
+/// `%vh` and a 16 x 32 f16 GM view `%gp` whose row stride is 2^62 elements;
+/// `body` is on line 16.
+fn acc_kernel(body: &str) -> String {
+    format!(
+        r#"module attributes {{pto.target_arch = "a5"}} {{
+  func.func @k(%g: !pto.ptr<f16>) attributes {{pto.entry}} {{
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c8 = arith.constant 8 : index
+    %c16 = arith.constant 16 : index
+    %c32 = arith.constant 32 : index
+    %max = arith.constant 9223372036854775807 : index
+    %huge = arith.constant 4611686018427387904 : index
+    %w = arith.constant 1065353216 : i64
+    %c = pto.alloc_tile : {ACC}
+    %sf = pto.alloc_tile : {SCALES}
+    %vh = pto.alloc_tile : {VH}
+    %gv = pto.make_tensor_view %g, shape = [%c16, %c32], strides = [%huge, %c1] : !pto.tensor_view<16x32xf16>
+    %gp = pto.partition_view %gv, offsets = [%c0, %c0], sizes = [%c16, %c32] : !pto.tensor_view<16x32xf16> -> !pto.partition_tensor_view<16x32xf16>
+{body}
+    return
+  }}
+}}"#
+    )
+}
+
+/// `textract.fp` at row i64::MAX: the window's end overflowed (a panic in
+/// debug builds); now the window faults as outside the source tile.
+#[test]
+fn textract_fp_at_row_i64_max_faults() {
+    expect_fault_soon(
+        acc_kernel(&format!(
+            "    pto.textract.fp ins(%c, %sf, %max, %c0 : {ACC}, {SCALES}, index, index) outs(%vh : {VH})"
+        )),
+        1,
+        16,
+        "a 8x32 window at (9223372036854775807, 0) is outside the 16x32 source tile",
+    );
+    expect_fault_soon(
+        acc_kernel(&format!(
+            "    pto.tinsert.fp ins(%c, %sf, %c0, %max : {ACC}, {SCALES}, index, index) outs(%vh : {VH})"
+        )),
+        1,
+        16,
+        "a 16x32 block at (0, 9223372036854775807) is outside the 8x32 destination tile",
+    );
+}
+
+/// FIXPIPE stores from an acc tile (`tstore.fp`, and `tstore` with a
+/// scalar quant word) into a view whose row stride is 2^62 f16 elements:
+/// row 1's byte offset overflowed i64 (a panic in debug builds); now the
+/// store faults naming the element.
+#[test]
+fn fixpipe_stores_through_a_view_with_a_huge_stride_fault() {
+    expect_fault_soon(
+        acc_kernel(&format!(
+            "    pto.tstore.fp ins(%c, %sf : {ACC}, {SCALES}) outs(%gp : !pto.partition_tensor_view<16x32xf16>)"
+        )),
+        1,
+        16,
+        "view element (1, 0) lies outside the address space",
+    );
+    expect_fault_soon(
+        acc_kernel(&format!(
+            "    pto.tstore ins(%c : {ACC}, %w : i64) outs(%gp : !pto.partition_tensor_view<16x32xf16>)"
+        )),
+        1,
+        16,
+        "view element (1, 0) lies outside the address space",
+    );
+}
+
+/// `comm.tput` from a view whose row stride is 2^62 elements: the element
+/// addresses overflowed (a panic in debug builds); now it faults.
+#[test]
+fn comm_put_from_a_view_with_a_huge_stride_faults() {
+    expect_fault_soon(
+        r#"module attributes {pto.target_arch = "a2a3"} {
+  func.func @k(%a: !pto.ptr<f32>, %b: !pto.ptr<f32>) attributes {pto.entry} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c64 = arith.constant 64 : index
+    %huge = arith.constant 4611686018427387904 : index
+    %av = pto.make_tensor_view %a, shape = [%c2, %c64], strides = [%huge, %c1] : !pto.tensor_view<2x64xf32>
+    %ap = pto.partition_view %av, offsets = [%c0, %c0], sizes = [%c2, %c64] : !pto.tensor_view<2x64xf32> -> !pto.partition_tensor_view<2x64xf32>
+    %bv = pto.make_tensor_view %b, shape = [%c2, %c64], strides = [%c64, %c1] : !pto.tensor_view<2x64xf32>
+    %bp = pto.partition_view %bv, offsets = [%c0, %c0], sizes = [%c2, %c64] : !pto.tensor_view<2x64xf32> -> !pto.partition_tensor_view<2x64xf32>
+    %t = pto.alloc_tile : !pto.tile_buf<loc=vec, dtype=f32, rows=1, cols=64, v_row=1, v_col=64, blayout=row_major, slayout=none_box, fractal=512, pad=0>
+    pto.comm.tput(%bp, %ap, buf(%t) : !pto.partition_tensor_view<2x64xf32>, !pto.partition_tensor_view<2x64xf32>, !pto.tile_buf<loc=vec, dtype=f32, rows=1, cols=64, v_row=1, v_col=64, blayout=row_major, slayout=none_box, fractal=512, pad=0>)
+    return
+  }
+}"#
+        .to_string(),
+        2,
+        13,
+        "view element (1, 0) lies outside the address space",
+    );
+}
+
+/// A root-driven collective on two ranks whose `root` attribute is `root`;
+/// the collective is on line 19, run by rank 0.
+fn collective_with_root(op: &str, root: i64) -> String {
+    let t = "!pto.tile_buf<loc=vec, dtype=f32, rows=1, cols=64, v_row=1, v_col=64, blayout=row_major, slayout=none_box, fractal=512, pad=0>";
+    let pv = "!pto.partition_tensor_view<1x64xf32>";
+    let gv = "!pto.partition_tensor_view<2x64xf32>";
+    let (first, ty) = match op {
+        "tgather" | "tscatter" => ("%gp", gv),
+        _ => ("%sp", pv),
+    };
+    format!(
+        r#"module attributes {{pto.target_arch = "a2a3"}} {{
+  func.func @k(%me: i32, %src: !pto.ptr<f32>, %g0: !pto.ptr<f32>, %g1: !pto.ptr<f32>) attributes {{pto.entry}} {{
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c64 = arith.constant 64 : index
+    %zero = arith.constant 0 : i32
+    %sv = pto.make_tensor_view %src, shape = [%c1, %c64], strides = [%c64, %c1] : !pto.tensor_view<1x64xf32>
+    %sp = pto.partition_view %sv, offsets = [%c0, %c0], sizes = [%c1, %c64] : !pto.tensor_view<1x64xf32> -> {pv}
+    %gv = pto.make_tensor_view %src, shape = [%c2, %c64], strides = [%c64, %c1] : !pto.tensor_view<2x64xf32>
+    %gp = pto.partition_view %gv, offsets = [%c0, %c0], sizes = [%c2, %c64] : !pto.tensor_view<2x64xf32> -> {gv}
+    %g0v = pto.make_tensor_view %g0, shape = [%c1, %c64], strides = [%c64, %c1] : !pto.tensor_view<1x64xf32>
+    %g0p = pto.partition_view %g0v, offsets = [%c0, %c0], sizes = [%c1, %c64] : !pto.tensor_view<1x64xf32> -> {pv}
+    %g1v = pto.make_tensor_view %g1, shape = [%c1, %c64], strides = [%c64, %c1] : !pto.tensor_view<1x64xf32>
+    %g1p = pto.partition_view %g1v, offsets = [%c0, %c0], sizes = [%c1, %c64] : !pto.tensor_view<1x64xf32> -> {pv}
+    %t = pto.alloc_tile : {t}
+    %is0 = arith.cmpi eq, %me, %zero : i32
+    scf.if %is0 {{
+      pto.comm.{op}({first}, recv(%t), group(%g0p, %g1p) : {ty}, {t}, {pv}, {pv}) {{root = {root} : i32}}
+    }}
+    return
+  }}
+}}"#
+    )
+}
+
+/// A collective's `root` outside its group (7 or -1 with two members) was
+/// ignored; it faults at the op naming the root and the group size, and an
+/// in-group root runs.
+#[test]
+fn a_collective_root_outside_the_group_faults() {
+    let run = |op: &str, root: i64| {
+        let src = collective_with_root(op, root);
+        let k = load_text("h.pto", &src, None).unwrap_or_else(|e| panic!("does not load:\n{e}"));
+        let cfg = Config {
+            profile: k.profile,
+            jit: JitMode::Off,
+            ..Config::default()
+        };
+        let args: Vec<Vec<Arg>> = (0..2)
+            .map(|r| {
+                vec![
+                    Arg::Int(r),
+                    Arg::Buffer(vec![0; 512]),
+                    Arg::Peer { arg: 1, rank: 0 },
+                    Arg::Peer { arg: 1, rank: 1 },
+                ]
+            })
+            .collect();
+        let f = pto_vm::run_kernel_ranks(&k, &cfg, None, &args).expect("runs");
+        (k, f.out.error)
+    };
+    for (op, root) in [("tbroadcast", 7), ("tgather", -1), ("tscatter", 2)] {
+        let want = format!("{op}: root {root} is outside the group of 2 members (0..=1)");
+        match run(op, root) {
+            (k, Some(RunError::Fault { inst, message })) => {
+                assert_eq!(k.program.info(inst).loc.line, 19, "{message}");
+                assert!(message.contains(&want), "{message}");
+            }
+            (_, other) => panic!("expected a fault containing '{want}', got {other:?}"),
+        }
+    }
+    assert_eq!(run("tbroadcast", 1).1, None);
+}
+
+/// `tgather` into a 3-D view whose middle stride is 2^62: the contiguity
+/// check of the row split multiplied stride by extent and overflowed (a
+/// panic in debug builds); now such a view is refused as not contiguous.
+#[test]
+fn a_gather_into_a_view_with_a_huge_outer_stride_faults() {
+    let t = "!pto.tile_buf<loc=vec, dtype=f32, rows=1, cols=64, v_row=1, v_col=64, blayout=row_major, slayout=none_box, fractal=512, pad=0>";
+    let pv = "!pto.partition_tensor_view<1x64xf32>";
+    let tv3 = "!pto.tensor_view<2x2x64xf32>";
+    let pv3 = "!pto.partition_tensor_view<2x2x64xf32>";
+    expect_fault_soon(
+        format!(
+            r#"module attributes {{pto.target_arch = "a2a3"}} {{
+  func.func @k(%src: !pto.ptr<f32>, %dst: !pto.ptr<f32>) attributes {{pto.entry}} {{
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c64 = arith.constant 64 : index
+    %huge = arith.constant 4611686018427387904 : index
+    %sv = pto.make_tensor_view %src, shape = [%c1, %c64], strides = [%c64, %c1] : !pto.tensor_view<1x64xf32>
+    %sp = pto.partition_view %sv, offsets = [%c0, %c0], sizes = [%c1, %c64] : !pto.tensor_view<1x64xf32> -> {pv}
+    %dv = pto.make_tensor_view %dst, shape = [%c2, %c2, %c64], strides = [%c64, %huge, %c1] : {tv3}
+    %dp = pto.partition_view %dv, offsets = [%c0, %c0, %c0], sizes = [%c2, %c2, %c64] : {tv3} -> {pv3}
+    %t = pto.alloc_tile : {t}
+    pto.comm.tgather(%dp, recv(%t), group(%sp) : {pv3}, {t}, {pv}) {{root = 0 : i32}}
+    return
+  }}
+}}"#
+        ),
+        2,
+        13,
+        "row-split collectives need views whose outer dims are contiguous",
+    );
+}
+
+/// A `tnotify` / `twait` value of 2^32 + 3 was truncated to the i32 signal
+/// 3 (the notify set 3 and the wait for 2^32 + 3 then passed); both fault
+/// naming the value.
+#[test]
+fn a_signal_value_beyond_i32_faults() {
+    let src = |value: &str| {
+        format!(
+            r#"module attributes {{pto.target_arch = "a2a3"}} {{
+  func.func @k(%sig: !pto.ptr<i32>, %v: i64) attributes {{pto.entry}} {{
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %three = arith.constant 3 : i64
+    %sv = pto.make_tensor_view %sig, shape = [%c1], strides = [%c1] : !pto.tensor_view<1xi32>
+    %sp = pto.partition_view %sv, offsets = [%c0], sizes = [%c1] : !pto.tensor_view<1xi32> -> !pto.partition_tensor_view<1xi32>
+    pto.comm.tnotify(%sp, {value} : !pto.partition_tensor_view<1xi32>, i64) {{notifyOp = #pto<notify_op set>}}
+    pto.comm.twait(%sp, %v : !pto.partition_tensor_view<1xi32>, i64) {{cmp = #pto<wait_cmp eq>}}
+    return
+  }}
+}}"#
+        )
+    };
+    expect_fault_with(
+        &src("%v"),
+        1,
+        &[(1 << 32) + 3],
+        8,
+        "tnotify: signal value 4294967299 is outside the i32 range of signals",
+    );
+    expect_fault_with(
+        &src("%three"),
+        1,
+        &[(1 << 32) + 3],
+        9,
+        "twait: signal value 4294967299 is outside the i32 range of signals",
+    );
+    expect_fault_with(
+        &src("%three"),
+        1,
+        &[i64::MIN],
+        9,
+        "twait: signal value -9223372036854775808 is outside",
+    );
+    let (_, f) = run_hostile(&src("%three"), 1, &[3]);
+    assert!(f.out.error.is_none(), "{:?}", f.out.error);
+}

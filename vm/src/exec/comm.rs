@@ -99,18 +99,53 @@ fn addrs(v: &View) -> Result<Vec<u64>, Fault> {
     let Some(n) = n else {
         return fault(format!("a {rows}x{cols} view is too large to transfer"));
     };
-    let es = v.elem.bytes() as i64;
     let mut out = Vec::with_capacity(n as usize);
     for r in 0..rows {
         for c in 0..cols {
-            let a = v.base as i64 + v.offset(r, c) * es;
-            if a < 0 {
-                return fault(format!("view element ({r}, {c}) lies before address 0"));
-            }
-            out.push(a as u64);
+            out.push(view_addr(v, r, c)?);
         }
     }
     Ok(out)
+}
+
+/// Byte address of element (r, c) of `v`; a fault naming the element when
+/// hostile strides send it below 0 or past 2^63.
+pub(crate) fn view_addr(v: &View, r: i64, c: i64) -> Result<u64, Fault> {
+    match v.byte_addr(r, c) {
+        Some(a) => Ok(a),
+        None => fault(format!(
+            "view element ({r}, {c}) lies outside the address space (before 0 or past 2^63: check the view's strides {:?})",
+            v.strides
+        )),
+    }
+}
+
+/// The `root` attribute of a root-driven collective must name a member of
+/// its group (an index into `group(...)`); without the attribute the root is
+/// the caller.
+pub fn check_root(name: &str, root: Option<i64>, members: usize) -> Result<(), Fault> {
+    match root {
+        Some(r) if r < 0 || r as u64 >= members as u64 => fault(format!(
+            "{name}: root {r} is outside the group of {members} members{}",
+            match members {
+                0 => String::new(),
+                n => format!(" (0..={})", n - 1),
+            }
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// A `tnotify` / `twait` / `ttest` value: signals are i32, so a value
+/// outside i32 faults instead of being truncated (2^32 + 3 would set 3, and
+/// a wait for it would pass on 3).
+pub fn signal_value(name: &str, v: i64) -> Result<i32, Fault> {
+    match i32::try_from(v) {
+        Ok(x) => Ok(x),
+        Err(_) => fault(format!(
+            "{name}: signal value {v} is outside the i32 range of signals"
+        )),
+    }
 }
 
 /// The byte range `[lo, hi)` a view touches (for the async checker).
@@ -230,23 +265,23 @@ fn rows(v: &View) -> i64 {
 
 /// The `k`-th block of `per` rows of `v` as a view of its own.
 fn row_block(v: &View, k: i64, per: i64) -> Result<View, Fault> {
-    if rows(v) < (k + 1) * per {
+    if (k + 1).checked_mul(per).is_none_or(|end| rows(v) < end) {
         return fault(format!(
             "a view of {} rows has no row block {k} of {per} rows",
             rows(v)
         ));
     }
-    let es = v.elem.bytes() as i64;
     // the rows of a block are consecutive in the flattened outer dims: walk
     // them through a 2-D view when the outer dims are contiguous, else fail
     let inner = &v.strides;
-    let contiguous = (0..3).all(|d| v.shape[d] <= 1 || inner[d] == inner[d + 1] * v.shape[d + 1]);
+    let contiguous = (0..3)
+        .all(|d| v.shape[d] <= 1 || inner[d + 1].checked_mul(v.shape[d + 1]) == Some(inner[d]));
     if !contiguous {
         return fault("row-split collectives need views whose outer dims are contiguous");
     }
-    let base = v.base as i64 + v.offset(k * per, 0) * es;
+    let base = view_addr(v, k * per, 0)?;
     Ok(View {
-        base: base as u64,
+        base,
         elem: v.elem,
         shape: [1, 1, 1, per, v.shape[4]],
         strides: [0, 0, 0, inner[3], inner[4]],

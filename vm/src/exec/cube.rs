@@ -849,17 +849,31 @@ fn gm_l1_frac(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
     if smallc0 != 0 {
         return fault(format!("'{name}' with small-C0 packing is not implemented"));
     }
-    if nv < 0 || dv < 0 || groups < 0 {
-        return fault(format!("'{name}': negative shape or group count"));
+    // each count in [0, 2^24] (as `CubeCall::count`), then the padded work
+    // bounded: a hostile count must not run an empty loop 2^62 times
+    for (what, v) in [
+        ("row count", nv),
+        ("column count", dv),
+        ("group count", groups),
+    ] {
+        if !(0..=(1 << 24)).contains(&v) {
+            return fault(format!("'{name}': {what} {v} is outside [0, 2^24]"));
+        }
     }
     let (nv, dv, groups) = (nv as u64, dv as u64, groups as u64);
-    if nv.saturating_mul(dv).saturating_mul(groups) > MAX_WORK {
-        return fault(format!("'{name}' moves too many elements"));
-    }
     let dt = dst.elem;
     let es = dt.bytes() as i64;
     let c0 = c0(dt)?;
     let dpad = roundup(dv, c0);
+    if nv == 0 || dpad == 0 || groups == 0 {
+        // no element to move or pad
+        return Ok(());
+    }
+    if nv.saturating_mul(dpad).saturating_mul(groups) > MAX_WORK {
+        return fault(format!(
+            "'{name}' moves {groups} x {nv} x {dpad} elements, more than ptovm allows in one op"
+        ));
+    }
     let zero = vec![0u8; es as usize];
     let mut b = vec![0u8; es as usize];
     // sum of index * stride terms; hostile strides fault instead of wrapping
@@ -930,6 +944,13 @@ fn l1_l0(call: &CubeCall, m: &mut Mem<'_>, dsp: Space) -> Result<(), Fault> {
             call.count(7)?,
         );
         let frac = 16 * 32;
+        if mst.saturating_mul(kst).saturating_mul(frac) > MAX_WORK {
+            return fault(format!(
+                "'{}' moves {mst} x {kst} fractals ({} bytes), more than ptovm allows in one op",
+                call.op.name(),
+                mst.saturating_mul(kst).saturating_mul(frac)
+            ));
+        }
         let mut b = vec![0u8; frac as usize];
         for mb in 0..mst {
             for kb in 0..kst {
@@ -1054,12 +1075,16 @@ fn l1_bt(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
         return fault(format!("'{name}' moves too many elements"));
     }
     let (ses, des) = (sdt.bytes() as u64, ddt.bytes() as u64);
-    for k in 0..n {
-        let sb = src.addr as i64 + k as i64 * (len as i64 + sg) * (unit * ses / des) as i64;
-        let db = dst.addr as i64 + k as i64 * (len as i64 + dg) * unit as i64;
+    // saturated offsets land outside every buffer and fault there
+    let sunit = (unit * ses / des) as i64;
+    let pitch = |gap: i64, u: i64| (len as i64).saturating_add(gap).saturating_mul(u);
+    let (sp, dp) = (pitch(sg, sunit), pitch(dg, unit as i64));
+    for k in 0..n as i64 {
+        let sb = addr(src.addr, k.saturating_mul(sp))?;
+        let db = addr(dst.addr, k.saturating_mul(dp))?;
         for i in 0..vals {
-            let v = m.get(Space::L1, addr(sb as u64, (i * ses) as i64)?, sdt)?;
-            m.put(Space::Bias, addr(db as u64, (i * des) as i64)?, ddt, v)?;
+            let v = m.get(Space::L1, sb.saturating_add(i * ses), sdt)?;
+            m.put(Space::Bias, db.saturating_add(i * des), ddt, v)?;
         }
     }
     Ok(())
@@ -1445,7 +1470,7 @@ fn quant_word_scale(w: u64) -> f32 {
 /// `src_stride3 * 32` bytes; pto-isa's A5 NHWC store computes it as
 /// `rows * channels / 16`, i.e. 16 accumulator elements, 64 bytes for
 /// f32/i32), so only a stride of 0 (every pass reads the same source) runs.
-fn loop3_src_stride_pinned(name: &str, reps: u64, s3: u64) -> Result<(), Fault> {
+fn loop3_src_stride_pinned(name: &str, reps: u64, s3: i64) -> Result<(), Fault> {
     if reps > 1 && s3 != 0 {
         return fault(format!(
             "'{name}' with a loop3 source stride ({s3}) is not implemented: \
@@ -1485,9 +1510,6 @@ fn fixpipe(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
     let (mm, nn) = (call.count(2)?, call.count(3)?);
     let src_stride = call.count(4)?;
     let dst_stride = call.count(5)?;
-    if mm.saturating_mul(nn) > MAX_WORK {
-        return fault(format!("'{name}' is too large"));
-    }
     let f = &call.form;
     let sdt = src.elem;
     let ddt = dst.elem;
@@ -1592,7 +1614,13 @@ fn fixpipe(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
         Some(c) => call.triple(c)?,
         None => (1, 0, 0),
     };
-    loop3_src_stride_pinned(name, reps, s3.max(0) as u64)?;
+    loop3_src_stride_pinned(name, reps, s3)?;
+    // loop3 repeats the whole write-back: bound all of it, not one pass
+    if mm.saturating_mul(nn).saturating_mul(reps) > MAX_WORK {
+        return fault(format!(
+            "'{name}' writes {reps} x {mm} x {nn} elements, more than ptovm allows in one op"
+        ));
+    }
     // nz2dn's loop0 source stride: 1 walks the NZ accumulator row by row
     // (pto-isa's TStoreAccNCHW: "loop0SrcStirde is 1 when src layout is
     // NZ"); no source says how another stride walks it
@@ -1630,7 +1658,16 @@ fn fixpipe(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
     for r in 0..reps {
         // every pass reads the same source (loop3_src_stride_pinned)
         let sbase = src.addr;
-        let dbase = dst.addr as i64 + r as i64 * d3 * des as i64;
+        let dbase = (r as i64)
+            .checked_mul(d3)
+            .and_then(|e| e.checked_mul(des as i64))
+            .and_then(|o| (dst.addr as i64).checked_add(o))
+            .filter(|a| *a >= 0);
+        let Some(dbase) = dbase else {
+            return fault(format!(
+                "'{name}': loop3 pass {r} starts outside the address space (destination stride {d3} elements)"
+            ));
+        };
         for i in 0..mm {
             for j in 0..nn {
                 let sa = sbase + ((j / 16) * src_stride + i) * 64 + (j % 16) * 4;
@@ -1830,7 +1867,7 @@ fn matrix_cc(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
         Some(w) => (w & 0xFFFF, (w >> 16) & 0xFFFF, w >> 32),
         None => (1, 0, 0),
     };
-    loop3_src_stride_pinned(name, reps, s3)?;
+    loop3_src_stride_pinned(name, reps, s3 as i64)?;
     let (sdt, ddt) = (src.elem, dst.elem);
     let ok = match quant {
         0 => sdt == ddt && matches!(sdt, DType::F32 | DType::I32),

@@ -179,7 +179,7 @@ pub fn run(call: &TileCall, gm: &Gm, local: &mut Local, acc: &mut Accesses) -> R
                     v.elem,
                     convert(x, src.elem, v.elem, ps[c as usize], relu),
                 );
-                let addr = (v.base as i64 + v.offset(r, c) * es as i64) as u64;
+                let addr = crate::exec::comm::view_addr(v, r, c)?;
                 gm.write(addr, &b)?;
                 acc.add(Space::Gm, addr, es as u64, true);
             }
@@ -195,7 +195,9 @@ pub fn run(call: &TileCall, gm: &Gm, local: &mut Local, acc: &mut Accesses) -> R
         Opcode::TInsertFp => ((0, 0), at()?, (src.v_row, src.v_col)),
         _ => return fault(format!("{} is not an fp form", call.op.name())),
     };
-    if sr < 0 || sc < 0 || sr + rows > src.rows || sc + cols > src.cols {
+    // checked: a hostile offset (i64::MAX) must not overflow the window's end
+    let inside = |o: i64, n: i64, lim: i64| o >= 0 && o.checked_add(n).is_some_and(|e| e <= lim);
+    if !inside(sr, rows, src.rows) || !inside(sc, cols, src.cols) {
         return fault(format!(
             "{}: a {rows}x{cols} window at ({sr}, {sc}) is outside the {}x{} source tile",
             short(call),
@@ -203,7 +205,7 @@ pub fn run(call: &TileCall, gm: &Gm, local: &mut Local, acc: &mut Accesses) -> R
             src.cols
         ));
     }
-    if dr < 0 || dc < 0 || dr + rows > dst.rows || dc + cols > dst.cols {
+    if !inside(dr, rows, dst.rows) || !inside(dc, cols, dst.cols) {
         return fault(format!(
             "{}: a {rows}x{cols} block at ({dr}, {dc}) is outside the {}x{} destination tile",
             short(call),

@@ -231,7 +231,7 @@ pub fn run(call: &TileCall, gm: &Gm, local: &mut Local, acc: &mut Accesses) -> R
         for c in 0..src.v_col {
             let x = get(local, src, r, c, acc)?;
             let y = conv.apply(x);
-            let addr = (v.base as i64 + v.offset(r, c) * ds as i64) as u64;
+            let addr = crate::exec::comm::view_addr(v, r, c)?;
             let y = if how == Combine::Store {
                 y
             } else {
