@@ -5639,7 +5639,15 @@ fn scalar_step(
             } else {
                 p.elem.bytes() as i64
             };
-            let a = p.addr as i64 + o * es;
+            let Some(a) = o
+                .checked_mul(es)
+                .and_then(|b| i64::try_from(p.addr).ok()?.checked_add(b))
+            else {
+                return fault(format!(
+                    "addptr of {o} elements of {es} bytes to {:#x} overflows the address space",
+                    p.addr
+                ));
+            };
             if a < 0 {
                 return fault("addptr produced a negative address");
             }
@@ -5739,14 +5747,25 @@ fn scalar_step(
                 let d = pad + i;
                 let o = offs.get(i).copied().unwrap_or(0);
                 let s = szs.get(i).copied().unwrap_or(out.shape[d]);
-                if o < 0 || s < 0 || o + s > v.shape[d] {
+                if o < 0 || s < 0 || o.checked_add(s).is_none_or(|e| e > v.shape[d]) {
                     return fault(format!(
                         "partition [{o}, {}) of dim {i} is outside the view's extent {}",
-                        o + s,
+                        o.saturating_add(s),
                         v.shape[d]
                     ));
                 }
-                out.base = (out.base as i64 + o * v.strides[d] * v.elem.bytes() as i64) as u64;
+                let moved = o
+                    .checked_mul(v.strides[d])
+                    .and_then(|x| x.checked_mul(v.elem.bytes() as i64))
+                    .and_then(|x| i64::try_from(out.base).ok()?.checked_add(x))
+                    .and_then(|a| u64::try_from(a).ok());
+                let Some(base) = moved else {
+                    return fault(format!(
+                        "partition offset {o} of dim {i} (stride {} elements) moves the view outside the address space",
+                        v.strides[d]
+                    ));
+                };
+                out.base = base;
                 out.shape[d] = s;
             }
             set(regs, *dst, Val::View(Box::new(out)))?

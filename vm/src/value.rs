@@ -148,16 +148,30 @@ impl View {
         u64::try_from(a).ok()
     }
 
+    /// [`View::byte_addr`], or a fault naming the element when hostile
+    /// strides or offsets send it below 0 or past 2^63.
+    pub fn addr_of(&self, r: i64, c: i64) -> Result<u64, crate::exec::Fault> {
+        match self.byte_addr(r, c) {
+            Some(a) => Ok(a),
+            None => crate::exec::fault(format!(
+                "view element ({r}, {c}) lies outside the address space (before 0 or past 2^63: check the view's strides {:?})",
+                self.strides
+            )),
+        }
+    }
+
     /// Element offset (in elements, from `base`) of tile coordinate (r, c).
+    /// Saturates where hostile strides overflow (the result then lies far
+    /// outside every buffer; [`View::byte_addr`] says so exactly).
     pub fn offset(&self, r: i64, c: i64) -> i64 {
         let mut rem = r;
-        let mut off = 0;
+        let mut off = 0i64;
         for d in (0..4).rev() {
             let n = self.shape[d].max(1);
-            off += (rem % n) * self.strides[d];
+            off = off.saturating_add((rem % n).saturating_mul(self.strides[d]));
             rem /= n;
         }
-        off + c * self.strides[4]
+        off.saturating_add(c.saturating_mul(self.strides[4]))
     }
 }
 

@@ -108,7 +108,7 @@ fn a_negative_stride_view_faults_outside_gm() {
 }"#,
         1,
         10,
-        "is outside",
+        "view element (1, 0) lies outside the address space",
     );
 }
 
@@ -1129,4 +1129,84 @@ fn a_signal_value_beyond_i32_faults() {
     );
     let (_, f) = run_hostile(&src("%three"), 1, &[3]);
     assert!(f.out.error.is_none(), "{:?}", f.out.error);
+}
+
+/// A view whose row stride is 2^62 elements: `tload`/`tstore` (element and
+/// row-copy paths, interpreted and compiled), `tprint`, and a partition at a
+/// nonzero row of it fault naming the address space instead of overflowing
+/// (a debug-build panic before).
+#[test]
+fn views_with_a_two_to_the_62_row_stride_fault() {
+    let kernel = |body: &str| {
+        format!(
+            r#"module attributes {{pto.target_arch = "a2a3"}} {{
+  func.func @k(%x: !pto.ptr<f32>) attributes {{pto.entry}} {{
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c4 = arith.constant 4 : index
+    %c8 = arith.constant 8 : index
+    %big = arith.constant 4611686018427387904 : index
+    %xv = pto.make_tensor_view %x, shape = [%c4, %c8], strides = [%big, %c1] : !pto.tensor_view<4x8xf32>
+    %xp = pto.partition_view %xv, offsets = [%c0, %c0], sizes = [%c4, %c8] : !pto.tensor_view<4x8xf32> -> !pto.partition_tensor_view<4x8xf32>
+    %a = pto.alloc_tile : !pto.tile_buf<loc=vec, dtype=f32, rows=4, cols=8, v_row=4, v_col=8, blayout=row_major, slayout=none_box, fractal=512, pad=0>
+{body}
+    return
+  }}
+}}"#
+        )
+    };
+    let ty = "!pto.tile_buf<loc=vec, dtype=f32, rows=4, cols=8, v_row=4, v_col=8, blayout=row_major, slayout=none_box, fractal=512, pad=0>";
+    let load =
+        format!("    pto.tload ins(%xp : !pto.partition_tensor_view<4x8xf32>) outs(%a : {ty})");
+    let store =
+        format!("    pto.tstore ins(%a : {ty}) outs(%xp : !pto.partition_tensor_view<4x8xf32>)");
+    let print = "    pto.tprint ins(%xp : !pto.partition_tensor_view<4x8xf32>)".to_string();
+    let part = "    %p1 = pto.partition_view %xv, offsets = [%c2, %c0], sizes = [%c2, %c8] : !pto.tensor_view<4x8xf32> -> !pto.partition_tensor_view<2x8xf32>".to_string();
+    for body in [load, store, print] {
+        expect_fault(&kernel(&body), 1, 12, "outside the address space");
+    }
+    expect_fault(
+        &kernel(&part),
+        1,
+        12,
+        "moves the view outside the address space",
+    );
+    // the compiled tier's row copies say the same
+    for body in [
+        format!("    pto.tload ins(%xp : !pto.partition_tensor_view<4x8xf32>) outs(%a : {ty})"),
+        format!("    pto.tstore ins(%a : {ty}) outs(%xp : !pto.partition_tensor_view<4x8xf32>)"),
+    ] {
+        let src = kernel(&body);
+        let k = load_text("h.pto", &src, None).expect("loads");
+        let cfg = Config {
+            profile: k.profile,
+            jit: JitMode::Always,
+            ..Config::default()
+        };
+        let f = run_kernel(&k, &cfg, None, &[Arg::Buffer(vec![0; 4096])]).expect("runs");
+        match f.out.error {
+            Some(RunError::Fault { message, .. }) => {
+                assert!(message.contains("outside the address space"), "{message}")
+            }
+            e => panic!("a fault, not {e:?}"),
+        }
+    }
+}
+
+/// `addptr` by an element count whose byte offset overflows i64 faults.
+#[test]
+fn addptr_past_the_address_space_faults() {
+    expect_fault(
+        r#"module attributes {pto.target_arch = "a5"} {
+  func.func @k(%x: !pto.ptr<f32, gm>) attributes {pto.entry} {
+    %big = arith.constant 4611686018427387904 : index
+    %p = pto.addptr %x, %big : !pto.ptr<f32, gm> -> !pto.ptr<f32, gm>
+    return
+  }
+}"#,
+        1,
+        4,
+        "overflows the address space",
+    );
 }

@@ -111,13 +111,7 @@ fn addrs(v: &View) -> Result<Vec<u64>, Fault> {
 /// Byte address of element (r, c) of `v`; a fault naming the element when
 /// hostile strides send it below 0 or past 2^63.
 pub(crate) fn view_addr(v: &View, r: i64, c: i64) -> Result<u64, Fault> {
-    match v.byte_addr(r, c) {
-        Some(a) => Ok(a),
-        None => fault(format!(
-            "view element ({r}, {c}) lies outside the address space (before 0 or past 2^63: check the view's strides {:?})",
-            v.strides
-        )),
-    }
+    v.addr_of(r, c)
 }
 
 /// The `root` attribute of a root-driven collective must name a member of

@@ -445,7 +445,15 @@ impl Table<'_> {
     /// Byte address and size of the element `off` elements from the view's base.
     fn addr(&self, off: i64) -> Result<(u64, u64), Fault> {
         let es = self.view.elem.bytes() as i64;
-        let a = self.view.base as i64 + off * es;
+        let Some(a) = off
+            .checked_mul(es)
+            .and_then(|b| i64::try_from(self.view.base).ok()?.checked_add(b))
+        else {
+            return fault(format!(
+                "{}: table element {off} lies outside the address space",
+                self.name
+            ));
+        };
         if a < 0 {
             return fault(format!(
                 "{}: table element {off} is below GM address 0",

@@ -114,7 +114,7 @@ fn view_text(call: &TileCall, v: &View, gm: &Gm) -> Result<String, Fault> {
         v.elem.is_float(),
         format(call),
         |r, c| {
-            let addr = (v.base as i64 + v.offset(r, c) * es as i64) as u64;
+            let addr = v.addr_of(r, c)?;
             gm.read(addr, &mut buf)?;
             Ok(read(&buf, v.elem))
         },

@@ -322,8 +322,7 @@ pub fn tload(
     let mut buf = vec![0u8; es as usize];
     for r in 0..dst.v_row {
         for c in 0..dst.v_col {
-            let off = src.offset(r, c);
-            let addr = (src.base as i64 + off * es as i64) as u64;
+            let addr = src.addr_of(r, c)?;
             gm.read(addr, &mut buf)?;
             acc.add(Space::Gm, addr, es, false);
             let dst_addr = dst.elem_addr(r, c)?;
@@ -356,12 +355,15 @@ pub fn tload_rows(
 ) -> Result<(), Fault> {
     let es = dst.elem.bytes() as u64;
     let n = dst.v_col as u64 * es;
-    let g = |r: i64| (src.base as i64 + src.offset(r, 0) * es as i64) as u64;
+    // for the contiguity test only: a row outside the address space (hostile
+    // strides) reads as u64::MAX, ends every run and faults in `one`
+    let g = |r: i64| src.byte_addr(r, 0).unwrap_or(u64::MAX);
     let at = |r: i64| dst.addr + (r * dst.cols) as u64 * es;
     let one = |local: &mut Local, r: i64, k: i64, acc: &mut Accesses| -> Result<(), Fault> {
         let len = k as u64 * n;
-        gm.read(g(r), local.slice_mut(space_of(dst), at(r), len)?)?;
-        acc.add(Space::Gm, g(r), len, false);
+        let g = src.addr_of(r, 0)?;
+        gm.read(g, local.slice_mut(space_of(dst), at(r), len)?)?;
+        acc.add(Space::Gm, g, len, false);
         acc.add(space_of(dst), at(r), len, true);
         Ok(())
     };
@@ -416,12 +418,13 @@ pub fn tstore_rows(
     let es = src.elem.bytes() as u64;
     let n = src.v_col as u64 * es;
     let at = |r: i64| src.addr + (r * src.cols) as u64 * es;
-    let g = |r: i64| (dst.base as i64 + dst.offset(r, 0) * es as i64) as u64;
+    let g = |r: i64| dst.byte_addr(r, 0).unwrap_or(u64::MAX);
     let one = |r: i64, k: i64, acc: &mut Accesses| -> Result<(), Fault> {
         let len = k as u64 * n;
-        gm.write(g(r), local.slice(space_of(src), at(r), len)?)?;
+        let g = dst.addr_of(r, 0)?;
+        gm.write(g, local.slice(space_of(src), at(r), len)?)?;
         acc.add(space_of(src), at(r), len, false);
-        acc.add(Space::Gm, g(r), len, true);
+        acc.add(Space::Gm, g, len, true);
         Ok(())
     };
     let mut r = 0;
@@ -593,7 +596,7 @@ pub fn tload_runs(
     let mut copy = || -> Result<(), Fault> {
         for (r, &ro) in plan.rows.iter().enumerate() {
             for &(c, co, n) in &plan.runs {
-                let g = (src.base as i64 + src.offset(r as i64, c) * es as i64) as u64;
+                let g = src.addr_of(r as i64, c)?;
                 let at = dst.addr + (ro + co) as u64 * es;
                 gm.read(g, local.slice_mut(space, at, n as u64 * es)?)?;
                 add_pairs(acc, (Space::Gm, g, false), (space, at, true), es, n as u64);
@@ -628,7 +631,7 @@ pub fn tstore_runs(
         for (r, &ro) in plan.rows.iter().enumerate() {
             for &(c, co, n) in &plan.runs {
                 let at = src.addr + (ro + co) as u64 * es;
-                let g = (dst.base as i64 + dst.offset(r as i64, c) * es as i64) as u64;
+                let g = dst.addr_of(r as i64, c)?;
                 gm.write(g, local.slice(space, at, n as u64 * es)?)?;
                 add_pairs(acc, (space, at, false), (Space::Gm, g, true), es, n as u64);
             }
@@ -705,8 +708,7 @@ pub fn tstore(
             let a = src.elem_addr(r, c)?;
             let bytes = local.slice(space_of(src), a, es)?;
             acc.add(space_of(src), a, es, false);
-            let off = dst.offset(r, c);
-            let addr = (dst.base as i64 + off * ds as i64) as u64;
+            let addr = dst.addr_of(r, c)?;
             if how != Combine::Store {
                 let mut old = [0u8; 8];
                 gm.read(addr, &mut old[..ds as usize])?;
