@@ -17,12 +17,23 @@ fn expect_fault(src: &str, nbufs: usize, line: u32, want: &str) {
 /// arguments `ints` (within a 10 s deadline, so a hang fails rather than
 /// stalls the suite).
 fn run_hostile(src: &str, nbufs: usize, ints: &[i64]) -> (pto_vm::Kernel, pto_vm::Finished) {
+    run_hostile_in(src, nbufs, ints, JitMode::Off)
+}
+
+/// [`run_hostile`] in the given JIT tier.
+fn run_hostile_in(
+    src: &str,
+    nbufs: usize,
+    ints: &[i64],
+    jit: JitMode,
+) -> (pto_vm::Kernel, pto_vm::Finished) {
     let k = load_text("h.pto", src, None).unwrap_or_else(|e| panic!("does not load:\n{e}"));
     let cfg = Config {
         profile: k.profile,
         check: CheckMode::Warn,
         max_steps: 20_000,
-        jit: JitMode::Off,
+        jit,
+        jit_threshold: 0,
         watch: Some(pto_vm::Watch {
             deadline: Some(std::time::Instant::now() + std::time::Duration::from_secs(10)),
             ..pto_vm::Watch::default()
@@ -36,14 +47,18 @@ fn run_hostile(src: &str, nbufs: usize, ints: &[i64]) -> (pto_vm::Kernel, pto_vm
 }
 
 /// As [`expect_fault`], with integer arguments after the buffers.
+/// Both tiers: the interpreter, and the JIT compiling every region it takes
+/// at first use (its regions check bounds on their own).
 fn expect_fault_with(src: &str, nbufs: usize, ints: &[i64], line: u32, want: &str) {
-    let (k, f) = run_hostile(src, nbufs, ints);
-    match f.out.error {
-        Some(RunError::Fault { inst, message }) => {
-            assert_eq!(k.program.info(inst).loc.line, line, "{message}");
-            assert!(message.contains(want), "{message}");
+    for jit in [JitMode::Off, JitMode::Always] {
+        let (k, f) = run_hostile_in(src, nbufs, ints, jit);
+        match f.out.error {
+            Some(RunError::Fault { inst, message }) => {
+                assert_eq!(k.program.info(inst).loc.line, line, "{jit:?}: {message}");
+                assert!(message.contains(want), "{jit:?}: {message}");
+            }
+            other => panic!("{jit:?}: expected a fault containing '{want}', got {other:?}"),
         }
-        other => panic!("expected a fault containing '{want}', got {other:?}"),
     }
 }
 
