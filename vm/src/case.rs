@@ -182,6 +182,9 @@ pub struct CaseReport {
     pub outputs: Vec<OutputReport>,
     /// Pipe instructions retired.
     pub pipe_insts: u64,
+    /// Per-pipe statistics, the simulated cycles (`--sched timed`) and the
+    /// JIT's counters: what `pto-run --stats` prints.
+    pub stats: crate::machine::RunStats,
     /// Exit code: 0 all match, 1 mismatch / checker error / deadlock, 3 fault, 4 limit.
     pub code: u8,
 }
@@ -1701,6 +1704,7 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
         error,
         outputs,
         pipe_insts: fin.out.pipe_insts,
+        stats: fin.out.run_stats(),
         code,
     })
 }

@@ -106,6 +106,17 @@ pub struct PipeStat {
     pub busy: u64,
 }
 
+/// The counters of a run that `--stats` reports.
+#[derive(Clone, Debug, Default)]
+pub struct RunStats {
+    /// Retired instructions and busy time per agent slot.
+    pub pipes: [PipeStat; AGENTS_PER_CORE],
+    /// Simulated cycles (`--sched timed`).
+    pub cycles: u64,
+    /// JIT counters.
+    pub jit: crate::jitcall::JitStats,
+}
+
 /// What a run produced.
 #[derive(Debug, Default)]
 pub struct RunOutput {
@@ -127,6 +138,17 @@ pub struct RunOutput {
     pub arch: Vec<ArchState>,
     /// What the JIT did.
     pub jit: crate::jitcall::JitStats,
+}
+
+impl RunOutput {
+    /// The counters `--stats` reports.
+    pub fn run_stats(&self) -> RunStats {
+        RunStats {
+            pipes: self.stats.clone(),
+            cycles: self.cycles,
+            jit: self.jit.clone(),
+        }
+    }
 }
 
 #[derive(Clone, Debug)]

@@ -567,3 +567,31 @@ int main() {
     assert_eq!(c, 2, "{e}");
     assert!(e.contains("v1.bin: 8192 bytes, expected 4096"), "{e}");
 }
+
+/// `--stats` prints the per-pipe table and the JIT's counters, as plain
+/// `pto-run --stats` does (also with `--quiet`), and changes nothing else.
+#[test]
+fn stats_print_the_pipe_table_and_the_jit_counters() {
+    let d = vadd_case("stats", 0.0);
+    let (c, e) = case(&d, &["--stats", "--jit", "always", "--sched", "timed"]);
+    assert_eq!(c, 0, "{e}");
+    assert!(e.contains("matches golden_v3.bin"), "{e}");
+    for want in [
+        "pipe        retired         busy",
+        "vec ",
+        "mte2 ",
+        "cycles ",
+        "jit: ",
+    ] {
+        assert!(e.contains(want), "no '{want}' in:\n{e}");
+    }
+    assert!(e.contains("compiled runs"), "{e}");
+    let (c, e) = case(&d, &["--stats", "--quiet"]);
+    assert_eq!(c, 0, "{e}");
+    assert!(
+        e.contains("retired") && !e.contains("matches golden"),
+        "{e}"
+    );
+    let (_, e) = case(&d, &[]);
+    assert!(!e.contains("retired"), "no table without --stats: {e}");
+}

@@ -904,47 +904,11 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
         }
     }
     if cli.stats && !cli.json {
-        eprintln!("{:<8} {:>10} {:>12}", "pipe", "retired", "busy");
-        for (s, st) in fin.out.stats.iter().enumerate().skip(1) {
-            eprintln!(
-                "{:<8} {:>10} {:>12}",
-                pto_vm::machine::slot_pipe(s).column(),
-                st.retired,
-                st.busy
-            );
-        }
-        if let Sched::Timed = cfg.sched {
-            eprintln!("cycles   {:>10}", fin.out.cycles);
-        }
-        let j = &fin.out.jit;
-        eprintln!(
-            "jit: {} region(s) compiled ({} bytes, {} us), {} compiled runs, {} interpreted runs below the threshold",
-            j.compiled, j.code_bytes, j.compile_us, j.jit_execs, j.interp_execs
+        print_stats(
+            &fin.out.run_stats(),
+            matches!(cfg.sched, Sched::Timed),
+            &cli.machine,
         );
-        if j.matmul_execs + j.dma_execs + j.scope_execs > 0 {
-            eprintln!(
-                "jit: {} native matmul run(s), {} row-copy tload/tstore run(s), {} compiled vector-scope run(s)",
-                j.matmul_execs, j.dma_execs, j.scope_execs
-            );
-        }
-        if j.chain_execs > 0 || j.chains_compiled > 0 {
-            // "in parts": chains whose exp runs on the wide single-op path
-            let parts = if j.chains_in_parts > 0 {
-                format!(" ({} in parts at an exp)", j.chains_in_parts)
-            } else {
-                String::new()
-            };
-            eprintln!(
-                "jit: {} fused chain(s) compiled{parts}, {} fused chain run(s) ({} ops fused)",
-                j.chains_compiled, j.chain_execs, j.chain_ops
-            );
-        }
-        for (why, n) in &j.rejected {
-            eprintln!("jit: {n} region(s) rejected: {why}");
-        }
-        if let Some(line) = cli.machine.jit_cache_stats() {
-            eprintln!("{line}");
-        }
     }
     if cli.json {
         let diags: Vec<String> = fin
@@ -1106,5 +1070,51 @@ impl Progress {
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
+    }
+}
+
+/// The `--stats` report on stderr: retired instructions and busy time per
+/// pipe, the simulated cycles under `--sched timed`, and what the JIT did.
+pub(crate) fn print_stats(st: &pto_vm::machine::RunStats, timed: bool, machine: &MachineFlags) {
+    eprintln!("{:<8} {:>10} {:>12}", "pipe", "retired", "busy");
+    for (s, p) in st.pipes.iter().enumerate().skip(1) {
+        eprintln!(
+            "{:<8} {:>10} {:>12}",
+            pto_vm::machine::slot_pipe(s).column(),
+            p.retired,
+            p.busy
+        );
+    }
+    if timed {
+        eprintln!("cycles   {:>10}", st.cycles);
+    }
+    let j = &st.jit;
+    eprintln!(
+        "jit: {} region(s) compiled ({} bytes, {} us), {} compiled runs, {} interpreted runs below the threshold",
+        j.compiled, j.code_bytes, j.compile_us, j.jit_execs, j.interp_execs
+    );
+    if j.matmul_execs + j.dma_execs + j.scope_execs > 0 {
+        eprintln!(
+            "jit: {} native matmul run(s), {} row-copy tload/tstore run(s), {} compiled vector-scope run(s)",
+            j.matmul_execs, j.dma_execs, j.scope_execs
+        );
+    }
+    if j.chain_execs > 0 || j.chains_compiled > 0 {
+        // "in parts": chains whose exp runs on the wide single-op path
+        let parts = if j.chains_in_parts > 0 {
+            format!(" ({} in parts at an exp)", j.chains_in_parts)
+        } else {
+            String::new()
+        };
+        eprintln!(
+            "jit: {} fused chain(s) compiled{parts}, {} fused chain run(s) ({} ops fused)",
+            j.chains_compiled, j.chain_execs, j.chain_ops
+        );
+    }
+    for (why, n) in &j.rejected {
+        eprintln!("jit: {n} region(s) rejected: {why}");
+    }
+    if let Some(line) = machine.jit_cache_stats() {
+        eprintln!("{line}");
     }
 }

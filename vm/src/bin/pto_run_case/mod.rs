@@ -61,6 +61,9 @@ struct CaseCli {
     /// Print only diagnostics, errors and mismatches.
     #[arg(long, short)]
     quiet: bool,
+    /// Print per-pipe statistics and what the JIT did (as `pto-run --stats`).
+    #[arg(long)]
+    stats: bool,
 }
 
 /// Runs `pto-run case ...`; `args` excludes the program name.
@@ -130,6 +133,10 @@ pub fn main(args: impl Iterator<Item = std::ffi::OsString>) -> ExitCode {
                 o.file, o.name, o.file, c.total, c.max_abs
             );
         }
+    }
+    if cli.stats {
+        let timed = matches!(opts.config.sched, pto_vm::Sched::Timed);
+        super::print_stats(&r.stats, timed, &cli.machine);
     }
     if !cli.quiet {
         let bad = r.outputs.iter().filter(|o| o.cmp.mismatches > 0).count();
