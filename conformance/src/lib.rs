@@ -12,7 +12,10 @@
 //!
 //! Header keys (all optional): `tiers = ["interp", "jit", "crosscheck"]` (the default),
 //! `profile = "a2a3" | "a5"`, `atol`, `rtol`, `expect-fail = "reason"` (a case
-//! that then passes is an error), `entry = "name"`, `blocks = N`,
+//! that then passes is an error), `expect-fault = "text"` (the run must stop
+//! with a runtime fault whose `kernel.pto:LINE:COL: runtime fault: ...`
+//! message contains the text; the goldens then hold what the kernel wrote
+//! before it), `entry = "name"`, `blocks = N`,
 //! `sched = "inorder" | "timed" | "shuffle"`, `scalars = { v3 = 16 }`,
 //! `check = "error" | "warn" | "off"` (default `error`: cases must be sync-clean),
 //! `ranks = R` with `peers = { v4 = "v2:+1" }` and `scalars = { v1 = "rank" }`
@@ -67,6 +70,10 @@ pub struct Header {
     pub rtol: f64,
     /// Known failure and why.
     pub expect_fail: Option<String>,
+    /// The run must stop with a runtime fault whose message (rendered as
+    /// `kernel.pto:LINE:COL: runtime fault: ...`) contains this text; the
+    /// goldens then describe the memory the kernel left behind.
+    pub expect_fault: Option<String>,
     /// Entry function.
     pub entry: Option<String>,
     /// Grid size.
@@ -153,6 +160,7 @@ impl Default for Header {
             atol: 0.0,
             rtol: 0.0,
             expect_fail: None,
+            expect_fault: None,
             entry: None,
             blocks: 1,
             sched: Sched::InOrder,
@@ -281,6 +289,14 @@ fn parse_header(text: &str) -> Result<Header, String> {
                     .ok_or_else(bad)?
             }
             "expect-fail" => h.expect_fail = Some(v.as_str().ok_or_else(bad)?.to_string()),
+            "expect-fault" => {
+                h.expect_fault = Some(
+                    v.as_str()
+                        .filter(|t| !t.is_empty())
+                        .ok_or_else(bad)?
+                        .to_string(),
+                )
+            }
             "entry" => h.entry = Some(v.as_str().ok_or_else(bad)?.to_string()),
             "blocks" => h.blocks = v.as_integer().filter(|b| *b >= 1).ok_or_else(bad)? as u32,
             "sched" => {
@@ -593,15 +609,32 @@ fn run_inner(case: &Case, tier: Tier) -> (Outcome, Vec<u64>) {
         Err(e) => return (Outcome::Error(e), Vec::new()),
     };
     let counts = fin.out.op_counts.clone();
-    if let Some(e) = &fin.out.error {
-        let msg = match e {
-            RunError::Fault { inst, message } => {
-                let l = prog.info(*inst).loc;
-                format!("kernel.pto:{}:{}: runtime fault: {message}", l.line, l.col)
-            }
-            other => format!("{other:?}"),
-        };
-        return (Outcome::Error(msg), counts);
+    let stopped = fin.out.error.as_ref().map(|e| match e {
+        RunError::Fault { inst, message } => {
+            let l = prog.info(*inst).loc;
+            format!("kernel.pto:{}:{}: runtime fault: {message}", l.line, l.col)
+        }
+        other => format!("{other:?}"),
+    });
+    match (&case.header.expect_fault, stopped) {
+        (None, Some(msg)) => return (Outcome::Error(msg), counts),
+        (Some(want), None) => {
+            return (
+                Outcome::Error(format!(
+                    "expected a runtime fault containing '{want}', but the run finished"
+                )),
+                counts,
+            )
+        }
+        (Some(want), Some(msg)) if !msg.contains(want.as_str()) => {
+            return (
+                Outcome::Error(format!(
+                    "expected a runtime fault containing '{want}', got: {msg}"
+                )),
+                counts,
+            )
+        }
+        _ => {}
     }
     if case.header.check == CheckMode::Error && !fin.out.diags.is_empty() {
         let d = &fin.out.diags.list[0];
@@ -750,6 +783,66 @@ mod tests {
         );
         assert!(parse_header("//! peers = { v3 = \"x\" }\n").is_err());
         assert!(parse_header("//! ranks = 0\n").is_err());
+    }
+
+    /// `expect-fault`: the repository's trap case passes; the same case
+    /// fails when the text does not match the fault, and when the kernel
+    /// does not fault at all.
+    #[test]
+    fn expect_fault_needs_the_named_fault() {
+        let root =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("cases/scalar/trap_after_store_i32_a5");
+        let text = std::fs::read_to_string(root.join("kernel.pto")).unwrap();
+        let case = Case {
+            dir: root.clone(),
+            name: "trap".into(),
+            header: parse_header(&text).unwrap(),
+        };
+        assert!(case.header.expect_fault.is_some());
+        assert_eq!(run(&case, Tier::Interp).0, Outcome::Pass);
+        let other = Case {
+            header: Header {
+                expect_fault: Some("some other fault".into()),
+                ..case.header.clone()
+            },
+            ..case.clone()
+        };
+        match run(&other, Tier::Interp).0 {
+            Outcome::Error(e) => assert!(e.contains("got: kernel.pto:24:5"), "{e}"),
+            o => panic!("{o:?}"),
+        }
+        // the same kernel without its trap finishes: an error, as is a
+        // fault in a case that expects none
+        let dir = std::env::temp_dir().join(format!("ptovm-expect-fault-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for f in [
+            "v1.bin",
+            "v2.bin",
+            "v3.bin",
+            "golden_v1.bin",
+            "golden_v3.bin",
+        ] {
+            std::fs::copy(root.join(f), dir.join(f)).unwrap();
+        }
+        std::fs::write(dir.join("kernel.pto"), text.replace("    pto.trap\n", "")).unwrap();
+        let untrapped = Case {
+            dir: dir.clone(),
+            ..case.clone()
+        };
+        match run(&untrapped, Tier::Interp).0 {
+            Outcome::Error(e) => assert!(e.contains("but the run finished"), "{e}"),
+            o => panic!("{o:?}"),
+        }
+        let plain = Case {
+            header: Header {
+                expect_fault: None,
+                ..case.header.clone()
+            },
+            ..case
+        };
+        assert!(matches!(run(&plain, Tier::Interp).0, Outcome::Error(e) if e.contains("pto.trap")));
+        assert!(parse_header("//! expect-fault = \"\"\n").is_err());
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
