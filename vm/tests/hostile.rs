@@ -1225,3 +1225,30 @@ fn addptr_past_the_address_space_faults() {
         "overflows the address space",
     );
 }
+
+/// A `tput` of a zero-stride view of 2^25 rows (128 MiB of f32 from one
+/// address) is refused before any address list is built: it used to take
+/// seconds and gigabytes at the old cap of 2^28 elements.
+#[test]
+fn comm_put_of_a_two_to_the_25_element_view_faults_at_once() {
+    expect_fault_soon(
+        r#"module attributes {pto.target_arch = "a2a3"} {
+  func.func @k(%a: !pto.ptr<f32>, %b: !pto.ptr<f32>) attributes {pto.entry} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %rows = arith.constant 33554432 : index
+    %av = pto.make_tensor_view %a, shape = [%rows, %c1], strides = [%c0, %c1] : !pto.tensor_view<?x1xf32>
+    %ap = pto.partition_view %av, offsets = [%c0, %c0], sizes = [%rows, %c1] : !pto.tensor_view<?x1xf32> -> !pto.partition_tensor_view<?x1xf32>
+    %bv = pto.make_tensor_view %b, shape = [%rows, %c1], strides = [%c0, %c1] : !pto.tensor_view<?x1xf32>
+    %bp = pto.partition_view %bv, offsets = [%c0, %c0], sizes = [%rows, %c1] : !pto.tensor_view<?x1xf32> -> !pto.partition_tensor_view<?x1xf32>
+    %t = pto.alloc_tile : !pto.tile_buf<loc=vec, dtype=f32, rows=1, cols=64, v_row=1, v_col=64, blayout=row_major, slayout=none_box, fractal=512, pad=0>
+    pto.comm.tput(%bp, %ap, buf(%t) : !pto.partition_tensor_view<?x1xf32>, !pto.partition_tensor_view<?x1xf32>, !pto.tile_buf<loc=vec, dtype=f32, rows=1, cols=64, v_row=1, v_col=64, blayout=row_major, slayout=none_box, fractal=512, pad=0>)
+    return
+  }
+}"#
+        .to_string(),
+        2,
+        11,
+        "33554432x1 view is too large to transfer",
+    );
+}

@@ -92,12 +92,22 @@ impl WaitCmp {
     }
 }
 
+/// The most elements one collective moves per view (64 MiB of f32). Each
+/// transfer lists every element's address (8 bytes each) and moves it on its
+/// own, so a hostile view with zero strides and 2^28 rows took seconds and
+/// 2 GiB of addresses before this cap.
+const MAX_VIEW_ELEMS: i64 = 1 << 24;
+
 /// Byte address of every element of `v`, in row-major order of its 5-D shape.
 fn addrs(v: &View) -> Result<Vec<u64>, Fault> {
     let (rows, cols) = v.rows_cols();
-    let n = rows.checked_mul(cols).filter(|n| *n >= 0 && *n <= 1 << 28);
+    let n = rows
+        .checked_mul(cols)
+        .filter(|n| *n >= 0 && *n <= MAX_VIEW_ELEMS);
     let Some(n) = n else {
-        return fault(format!("a {rows}x{cols} view is too large to transfer"));
+        return fault(format!(
+            "a {rows}x{cols} view is too large to transfer (ptovm moves at most {MAX_VIEW_ELEMS} elements per view in one collective)"
+        ));
     };
     let mut out = Vec::with_capacity(n as usize);
     for r in 0..rows {
