@@ -4,11 +4,11 @@
 //! (`vm/src/exec/reduce.rs`) does. This serves the arg reductions
 //! (`trowargmax`, `trowargmin`, `tcolargmax`, `tcolargmin`) on every
 //! [`RedLane`] and the sums, maxima and minima on the lanes the dedicated
-//! f32/i32 loops of `rowred` do not take (16-bit lanes, u32).
+//! f32/i32 loops of `rowred` do not take (16- and 8-bit lanes, u32).
 //!
 //! Elements are widened to 32-bit lanes as they are loaded: f16/bf16 to f32
-//! (exact), i16 sign-extended, u16 zero-extended. Then, bit-identical to the
-//! interpreter:
+//! (exact), i16/i8 sign-extended, u16/u8 zero-extended. Then, bit-identical
+//! to the interpreter:
 //!
 //! - float sums accumulate in f64 from the line's first element and round
 //!   once at the end the way the interpreter's write does: to f32; to f16
@@ -179,7 +179,23 @@ fn load(b: &mut FunctionBuilder, r: RowRed, mode: Mode, ps: &[Value; 4], off: Va
             match r.lane {
                 RedLane::F32 | RedLane::I32 | RedLane::U32 => b.ins().load(types::I32X4, hf, q, 0),
                 RedLane::I16 => b.ins().sload16x4(hf, q, 0),
-                _ => b.ins().uload16x4(hf, q, 0),
+                RedLane::U16 | RedLane::F16 | RedLane::BF16 => b.ins().uload16x4(hf, q, 0),
+                // no 8-to-32-bit widening vector load: four byte loads
+                RedLane::I8 | RedLane::U8 => {
+                    let mut v = None;
+                    for i in 0..4u8 {
+                        let s = if r.lane == RedLane::I8 {
+                            b.ins().sload8(types::I32, hf, q, i32::from(i))
+                        } else {
+                            b.ins().uload8(types::I32, hf, q, i32::from(i))
+                        };
+                        v = Some(match v {
+                            None => b.ins().splat(types::I32X4, s),
+                            Some(v) => b.ins().insertlane(v, s, i),
+                        });
+                    }
+                    v.expect("four lanes")
+                }
             }
         }
         Mode::Gather => {
@@ -191,7 +207,11 @@ fn load(b: &mut FunctionBuilder, r: RowRed, mode: Mode, ps: &[Value; 4], off: Va
                         b.ins().load(types::I32, hf, q, 0)
                     }
                     RedLane::I16 => b.ins().sload16(types::I32, hf, q, 0),
-                    _ => b.ins().uload16(types::I32, hf, q, 0),
+                    RedLane::I8 => b.ins().sload8(types::I32, hf, q, 0),
+                    RedLane::U8 => b.ins().uload8(types::I32, hf, q, 0),
+                    RedLane::U16 | RedLane::F16 | RedLane::BF16 => {
+                        b.ins().uload16(types::I32, hf, q, 0)
+                    }
                 };
                 v = Some(match v {
                     None => b.ins().splat(types::I32X4, s),

@@ -58,6 +58,10 @@ pub enum RedLane {
     I16,
     /// 16-bit unsigned integer (sums wrap).
     U16,
+    /// 8-bit signed integer (sums wrap).
+    I8,
+    /// 8-bit unsigned integer (sums wrap).
+    U8,
 }
 
 impl RedLane {
@@ -65,6 +69,7 @@ impl RedLane {
     pub fn bytes(self) -> i64 {
         match self {
             RedLane::F32 | RedLane::I32 | RedLane::U32 => 4,
+            RedLane::I8 | RedLane::U8 => 1,
             _ => 2,
         }
     }

@@ -119,6 +119,8 @@ fn red_lane(dt: DType) -> Option<RedLane> {
         DType::BF16 => RedLane::BF16,
         DType::I16 => RedLane::I16,
         DType::U16 => RedLane::U16,
+        DType::I8 => RedLane::I8,
+        DType::U8 => RedLane::U8,
         _ => return None,
     })
 }

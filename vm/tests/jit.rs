@@ -946,7 +946,7 @@ proptest! {
     #[test]
     fn jit_arg_reductions_match_the_interpreter(
         op_i in 0usize..4,
-        dt_i in 0usize..7,
+        dt_i in 0usize..9,
         idt_i in 0usize..8,
         rows in 1usize..14,
         col_blocks in 1usize..8,
@@ -956,7 +956,7 @@ proptest! {
         seed in any::<u64>(),
     ) {
         let op = ["trowargmax", "trowargmin", "tcolargmax", "tcolargmin"][op_i];
-        let dt = ["f32", "f16", "bf16", "i32", "ui32", "i16", "ui16"][dt_i];
+        let dt = ["f32", "f16", "bf16", "i32", "ui32", "i16", "ui16", "i8", "ui8"][dt_i];
         let idt = ["i32", "ui32", "i16", "ui16", "i8", "ui8", "i64", "ui64"][idt_i];
         let by_col = op.starts_with("tcol");
         // rows of 32 bytes at least
@@ -977,13 +977,13 @@ proptest! {
     }
 
     /// Sums, maxima and minima (row and column) on the lanes the dedicated
-    /// f32/i32 loops leave to the line emitter (f16, bf16, i16, u16, u32):
+    /// f32/i32 loops leave to the line emitter (f16, bf16, i16, u16, u32, i8, u8):
     /// bit-identical to the interpreter (any NaN for a float sum holding a
     /// NaN), checked again by the crosscheck.
     #[test]
     fn jit_narrow_lane_reductions_match_the_interpreter(
         op_i in 0usize..6,
-        dt_i in 0usize..5,
+        dt_i in 0usize..7,
         rows in 1usize..20,
         col_blocks in 1usize..6,
         vr_cut in 0usize..5,
@@ -992,7 +992,7 @@ proptest! {
         seed in any::<u64>(),
     ) {
         let op = ["trowsum", "trowmax", "trowmin", "tcolsum", "tcolmax", "tcolmin"][op_i];
-        let dt = ["f16", "bf16", "i16", "ui16", "ui32"][dt_i];
+        let dt = ["f16", "bf16", "i16", "ui16", "ui32", "i8", "ui8"][dt_i];
         let by_col = op.starts_with("tcol");
         let cols = col_blocks * 32 / dt_bytes(dt);
         let vr = rows.saturating_sub(vr_cut).max(1);
