@@ -287,26 +287,13 @@ impl Lines {
         pitch * t.elem.bytes() as i64
     }
 
-    /// The accesses of `t` over the domain: one range per line, in line
-    /// order (row-major), or the interpreter's own records (column-major).
-    pub(crate) fn record(&self, acc: &mut Accesses, t: &Tile, write: bool) {
-        if !acc.on {
-            return;
-        }
-        if self.col_major {
-            let (v_row, v_col) = (self.len, self.lines);
-            crate::exec::tile::record(acc, t, v_row, v_col, write);
-            return;
-        }
-        let es = t.elem.bytes() as i64;
-        for r in 0..self.lines {
-            acc.add(
-                Space::Ub,
-                t.addr + (r * self.stride(t)) as u64,
-                (self.len * es) as u64,
-                write,
-            );
-        }
+    /// The accesses of `t` over a column-major domain: the interpreter's
+    /// own records (`tile::record`). Row-major callers record their rows
+    /// themselves.
+    pub(crate) fn record_cols(&self, acc: &mut Accesses, t: &Tile, write: bool) {
+        debug_assert!(self.col_major);
+        let (v_row, v_col) = (self.len, self.lines);
+        crate::exec::tile::record(acc, t, v_row, v_col, write);
     }
 }
 
@@ -479,9 +466,9 @@ pub fn run_ew(
     if acc.on && lines.col_major {
         // the interpreter's records: each operand's columns, in operand order
         for t in srcs.iter().flatten() {
-            lines.record(acc, t, false);
+            lines.record_cols(acc, t, false);
         }
-        lines.record(acc, d, true);
+        lines.record_cols(acc, d, true);
     } else if acc.on {
         for r in 0..d.v_row {
             for t in srcs.iter().flatten() {

@@ -388,9 +388,9 @@ pub(crate) fn run(
             let c = &m.call;
             if checking && col_major {
                 for t in [Some(c.a), c.b].iter().flatten() {
-                    ln.record(&mut acc, t, false);
+                    ln.record_cols(&mut acc, t, false);
                 }
-                ln.record(&mut acc, c.dst, true);
+                ln.record_cols(&mut acc, c.dst, true);
             } else if checking {
                 for r in 0..rows {
                     for t in [Some(c.a), c.b].iter().flatten() {
