@@ -142,6 +142,55 @@ pub struct ScopeCache {
     counts: Mutex<rustc_hash::FxHashMap<InstId, u32>>,
 }
 
+/// Translations kept with a [`crate::program::Program`] for its later runs:
+/// a scope's translation depends only on its body and the kinds of its
+/// inputs, so a kernel run again (benchmarks, conformance tiers, library
+/// callers) skips translating the scope and hashing it into the code cache.
+/// Statistics stay per run ([`ScopeCache`] still notes each scope's first
+/// use in a run). Cloning a program starts an empty cache.
+#[derive(Default)]
+pub struct ProgramScopes(Mutex<rustc_hash::FxHashMap<InstId, Vec<Compiled>>>);
+
+type Compiled = (Arc<Plan>, Arc<vscope::ScopeCompiled>);
+
+impl ProgramScopes {
+    /// The translation of the scope starting at `first` whose inputs have
+    /// the kinds they have in `regs`.
+    fn get(&self, first: InstId, regs: &[Val]) -> Option<Compiled> {
+        let m = self.0.lock().ok()?;
+        m.get(&first)?
+            .iter()
+            .find(|(p, _)| {
+                p.inputs
+                    .iter()
+                    .all(|(r, k, _)| regs.get(*r as usize).and_then(Kind::of) == Some(*k))
+            })
+            .cloned()
+    }
+
+    fn put(&self, first: InstId, c: Compiled) {
+        if let Ok(mut m) = self.0.lock() {
+            let v = m.entry(first).or_default();
+            // a handful of input-kind variants at most; bounded all the same
+            if v.len() < 8 {
+                v.push(c);
+            }
+        }
+    }
+}
+
+impl Clone for ProgramScopes {
+    fn clone(&self) -> Self {
+        Self::default()
+    }
+}
+
+impl std::fmt::Debug for ProgramScopes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ProgramScopes")
+    }
+}
+
 fn code_cache() -> &'static Mutex<HashMap<Scope, ScopeCode>> {
     static CODE: std::sync::OnceLock<Mutex<HashMap<Scope, ScopeCode>>> = std::sync::OnceLock::new();
     CODE.get_or_init(Default::default)
@@ -1059,6 +1108,11 @@ struct Sink<'a> {
     /// The bytes `[lo, hi)` spanning all of `pending` (empty: lo > hi), so a
     /// load outside it skips the search.
     hull: (u64, u64),
+    /// The bytes `[lo, hi)` spanning every UB store of the run (compiled
+    /// stores and host ops alike, never reset): only this span of UB is
+    /// marked written, so a later run reuses the buffer instead of mapping
+    /// and faulting in a fresh one.
+    written: (u64, u64),
     alias: Vec<(InstId, InstId)>,
 }
 
@@ -1066,8 +1120,9 @@ struct Sink<'a> {
 const NO_STORES: (u64, u64) = (u64::MAX, 0);
 
 impl Sink<'_> {
+    /// The alias diagnosis of a load; returns its instruction id.
     #[inline(always)]
-    fn on_load(&mut self, inst: u32, lo: u64, hi: u64) {
+    fn load_alias(&mut self, inst: u32, lo: u64, hi: u64) -> InstId {
         let id = self.ids.get(inst as usize).copied().unwrap_or_default();
         if lo < self.hull.1 && self.hull.0 < hi {
             for (slo, shi, st) in self.pending.iter() {
@@ -1076,28 +1131,26 @@ impl Sink<'_> {
                 }
             }
         }
-        if self.checking {
-            crate::machine::push_access(
-                self.accs,
-                id,
-                exec::Access {
-                    space: Space::Ub,
-                    addr: lo,
-                    len: hi - lo,
-                    write: false,
-                },
-            );
-        }
+        id
     }
 
+    /// Notes a store for the alias diagnosis and the written span; returns
+    /// its instruction id.
     #[inline(always)]
-    fn on_store(&mut self, inst: u32, lo: u64, hi: u64) {
+    fn store_pending(&mut self, inst: u32, lo: u64, hi: u64) -> InstId {
         let id = self.ids.get(inst as usize).copied().unwrap_or_default();
         match self.pending.last_mut() {
             Some(last) if last.2 == id && last.1 == lo => last.1 = hi,
             _ => self.pending.push((lo, hi, id)),
         }
         self.hull = (self.hull.0.min(lo), self.hull.1.max(hi));
+        self.written = (self.written.0.min(lo), self.written.1.max(hi));
+        id
+    }
+
+    /// Records a UB access for the checker.
+    #[inline(always)]
+    fn record(&mut self, id: InstId, lo: u64, hi: u64, write: bool) {
         if self.checking {
             crate::machine::push_access(
                 self.accs,
@@ -1106,10 +1159,22 @@ impl Sink<'_> {
                     space: Space::Ub,
                     addr: lo,
                     len: hi - lo,
-                    write: true,
+                    write,
                 },
             );
         }
+    }
+
+    #[inline(always)]
+    fn on_load(&mut self, inst: u32, lo: u64, hi: u64) {
+        let id = self.load_alias(inst, lo, hi);
+        self.record(id, lo, hi, false);
+    }
+
+    #[inline(always)]
+    fn on_store(&mut self, inst: u32, lo: u64, hi: u64) {
+        let id = self.store_pending(inst, lo, hi);
+        self.record(id, lo, hi, true);
     }
 
     #[inline(always)]
@@ -1133,17 +1198,39 @@ impl AccessSink for Sink<'_> {
     }
 
     fn log(&mut self, log: &[u64]) {
+        // A loop's loads and stores interleave (load, store, load, ...), so
+        // the records are gathered into one open run per direction (an
+        // instruction's contiguous accesses) and recorded when a run breaks:
+        // the same list `push_access` would build, without its search per
+        // entry. The alias diagnosis still sees every entry in order.
+        let mut open: [Option<(InstId, u64, u64)>; 2] = [None, None];
         for e in log.chunks_exact(2) {
-            match vscope::logged(e[0], e[1]) {
-                Logged::Load { inst, lo, hi } => self.on_load(inst, lo, hi),
-                Logged::Store { inst, lo, hi } => self.on_store(inst, lo, hi),
-                Logged::Barrier => self.on_barrier(),
+            let (id, lo, hi, w) = match vscope::logged(e[0], e[1]) {
+                Logged::Load { inst, lo, hi } => (self.load_alias(inst, lo, hi), lo, hi, false),
+                Logged::Store { inst, lo, hi } => (self.store_pending(inst, lo, hi), lo, hi, true),
+                Logged::Barrier => {
+                    self.on_barrier();
+                    continue;
+                }
+            };
+            match &mut open[w as usize] {
+                Some((oid, _, ohi)) if *oid == id && *ohi == lo => *ohi = hi,
+                run => {
+                    if let Some((oid, olo, ohi)) = run.replace((id, lo, hi)) {
+                        self.record(oid, olo, ohi, w);
+                    }
+                }
+            }
+        }
+        for (w, run) in open.into_iter().enumerate() {
+            if let Some((id, lo, hi)) = run {
+                self.record(id, lo, hi, w == 1);
             }
         }
     }
 
     fn op(&mut self, inst: u32, regs: &mut vscope::OpRegs) -> bool {
-        match host_op(self.body, self.slots, inst, regs) {
+        match host_op(self.body, self.slots, inst, regs, &mut self.written) {
             Ok(accs) => {
                 if self.checking {
                     let id = self.ids.get(inst as usize).copied().unwrap_or_default();
@@ -1184,13 +1271,18 @@ fn as_num(v: Val) -> Result<crate::num::Num, Fault> {
 }
 
 /// A compiled scope's UB for the predicate loads and stores.
-struct ScopeUb<'a>(&'a mut [u8]);
+/// UB as a host op sees it; every byte it may write widens `written`
+/// (the run's written span, [`Sink::written`]), even if the op then fails.
+struct ScopeUb<'a> {
+    ub: &'a mut [u8],
+    written: &'a mut (u64, u64),
+}
 
 impl exec::vec_pred::UbMem for ScopeUb<'_> {
     fn ub(&self, at: u64, len: u64) -> Result<&[u8], crate::mem::OutOfBounds> {
-        let size = self.0.len() as u64;
+        let size = self.ub.len() as u64;
         match at.checked_add(len) {
-            Some(end) if end <= size => Ok(&self.0[at as usize..end as usize]),
+            Some(end) if end <= size => Ok(&self.ub[at as usize..end as usize]),
             _ => Err(crate::mem::OutOfBounds {
                 space: Space::Ub,
                 addr: at,
@@ -1201,9 +1293,13 @@ impl exec::vec_pred::UbMem for ScopeUb<'_> {
     }
 
     fn ub_mut(&mut self, at: u64, len: u64) -> Result<&mut [u8], crate::mem::OutOfBounds> {
-        let size = self.0.len() as u64;
+        let size = self.ub.len() as u64;
         match at.checked_add(len) {
-            Some(end) if end <= size => Ok(&mut self.0[at as usize..end as usize]),
+            Some(end) if end <= size => {
+                let w = &mut *self.written;
+                *w = (w.0.min(at), w.1.max(end));
+                Ok(&mut self.ub[at as usize..end as usize])
+            }
             _ => Err(crate::mem::OutOfBounds {
                 space: Space::Ub,
                 addr: at,
@@ -1222,6 +1318,7 @@ fn host_op(
     slots: &HashMap<Reg, (RegRef, Kind)>,
     inst: u32,
     regs: &mut vscope::OpRegs,
+    written: &mut (u64, u64),
 ) -> Result<Vec<exec::Access>, Fault> {
     let mut accs = exec::Accesses {
         on: true,
@@ -1309,7 +1406,13 @@ fn host_op(
                 let Some(ub) = regs.ub() else {
                     return Err(gone());
                 };
-                exec::vec_ops::run_pred_mem(*op, &vals, attrs, &mut ScopeUb(ub), &mut accs)?
+                exec::vec_ops::run_pred_mem(
+                    *op,
+                    &vals,
+                    attrs,
+                    &mut ScopeUb { ub, written },
+                    &mut accs,
+                )?
             } else {
                 exec::vec_ops::run_pure(*op, &vals, attrs)?
             };
@@ -1358,6 +1461,7 @@ pub enum Ran {
 #[allow(clippy::too_many_arguments)]
 pub fn run(
     cache: &crate::jitcall::JitCache,
+    kept: &ProgramScopes,
     mode: crate::JitMode,
     threshold: u32,
     body: &[Inst],
@@ -1392,8 +1496,17 @@ pub fn run(
         match plans.get(&first) {
             Some(p) => p.clone(),
             None => {
-                let p = translate(body, regs)
-                    .and_then(|p| compiled(&p.scope).map(|c| (Arc::new(p), c)));
+                let p = match kept.get(first, regs) {
+                    Some(c) => Ok(c),
+                    None => {
+                        let p = translate(body, regs)
+                            .and_then(|p| compiled(&p.scope).map(|c| (Arc::new(p), c)));
+                        if let Ok(c) = &p {
+                            kept.put(first, c.clone());
+                        }
+                        p
+                    }
+                };
                 cache.note_scope(match &p {
                     Ok((_, c)) => Ok((c.compile_time, c.code_bytes)),
                     Err(e) => Err(format!("vecscope: {e}")),
@@ -1459,12 +1572,35 @@ pub fn run(
         accs,
         pending: &mut scratch.pending,
         hull: NO_STORES,
+        written: NO_STORES,
         alias: Vec::new(),
     };
+    // The whole of UB, marked written only where the run stored (below):
+    // every compiled store and every host op's write is reported to the sink.
+    #[cfg(debug_assertions)]
+    let before = local.slice(Space::Ub, 0, size)?.to_vec();
     let status = {
-        let ub = local.slice_mut(Space::Ub, 0, size)?;
+        let ub = local.whole_mut(Space::Ub, 0, 0)?;
         code.call(st, ub, FUEL, &mut sink)
     };
+    let (lo, hi) = sink.written;
+    if lo < hi {
+        local.whole_mut(Space::Ub, lo, hi)?;
+    }
+    #[cfg(debug_assertions)]
+    {
+        let after = local.slice(Space::Ub, 0, size)?;
+        // memcmp first: a byte-by-byte search is slow in debug builds
+        if before.as_slice() != after {
+            let diff = |(a, b): (&u8, &u8)| a != b;
+            let first = before.iter().zip(after).position(diff).unwrap_or(0) as u64;
+            let last = before.iter().zip(after).rposition(diff).unwrap_or(0) as u64;
+            assert!(
+                lo <= first && last < hi,
+                "a compiled scope wrote UB bytes [{first:#x}, {last:#x}] outside its reported stores [{lo:#x}, {hi:#x})"
+            );
+        }
+    }
     let alias = std::mem::take(&mut sink.alias);
     match status {
         ScopeStatus::Ok => {}

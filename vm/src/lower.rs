@@ -89,6 +89,7 @@ pub fn lower(file: &File) -> Result<Program, Vec<Diagnostic>> {
         value_names: (0..file.values.len() as u32)
             .map(|v| file.value_name(v))
             .collect(),
+        scopes: Default::default(),
     })
 }
 

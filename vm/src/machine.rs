@@ -4242,6 +4242,7 @@ impl<'a> Cluster<'a> {
             let c = &mut self.cores[ci];
             let ran = crate::jitscope::run(
                 jit,
+                &self.prog.scopes,
                 self.cfg.jit,
                 self.cfg.jit_threshold,
                 body,

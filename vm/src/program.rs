@@ -1272,6 +1272,8 @@ pub struct Program {
     pub n_sites: u32,
     /// Value names (for messages).
     pub value_names: Vec<String>,
+    /// Compiled vector scopes kept for later runs of this program.
+    pub(crate) scopes: crate::jitscope::ProgramScopes,
 }
 
 impl Program {

@@ -499,3 +499,71 @@ fn out_of_bounds_faults_match() {
     assert!(interp.error.is_some());
     assert_eq!(interp.error, jit.error);
 }
+
+/// A compiled scope marks only the UB bytes it stores as written, so the
+/// next run reuses the buffer after clearing just those: what a scope left
+/// behind (vector stores and a host-executed predicate store, far apart in
+/// UB) must read as zero in the next run, whichever tier wrote it, however
+/// often the buffers are reused.
+#[test]
+fn ub_a_compiled_scope_wrote_is_zero_in_the_next_run() {
+    let writer = r#"module attributes {pto.target_arch = "a5"} {
+  func.func @w() attributes {pto.entry} {
+    %c0 = arith.constant 0 : index
+    %lo_i64 = arith.constant 1024 : i64
+    %hi_i64 = arith.constant 200000 : i64
+    %x = arith.constant 7 : i32
+    %lo = pto.castptr %lo_i64 : i64 -> !pto.ptr<i32, ub>
+    %hi = pto.castptr %hi_i64 : i64 -> !pto.ptr<ui8, ub>
+    pto.vecscope {
+      %all = pto.pset_b32 "PAT_ALL" : !pto.mask<b32>
+      %v = pto.vbr %x : i32 -> !pto.vreg<64xi32>
+      pto.vsts %v, %lo[%c0], %all : !pto.vreg<64xi32>, !pto.ptr<i32, ub>, !pto.mask<b32>
+      %p = pto.pset_b8 "PAT_ALL" : !pto.mask<b8>
+      pto.psts %p, %hi[%c0], "NORM" : !pto.mask<b8>, !pto.ptr<ui8, ub>, index
+    }
+    return
+  }
+}
+"#;
+    let reader = r#"module attributes {pto.target_arch = "a5"} {
+  func.func @r(%o: !pto.ptr<ui8, gm>) attributes {pto.entry} {
+    %c1 = arith.constant 1 : i64
+    %n = arith.constant 256 : i64
+    %m = arith.constant 32 : i64
+    %lo_i64 = arith.constant 1024 : i64
+    %hi_i64 = arith.constant 200000 : i64
+    %lo = pto.castptr %lo_i64 : i64 -> !pto.ptr<ui8, ub>
+    %hi = pto.castptr %hi_i64 : i64 -> !pto.ptr<ui8, ub>
+    %o2 = pto.addptr %o, %n : !pto.ptr<ui8, gm> -> !pto.ptr<ui8, gm>
+    pto.mte_ub_gm %lo, %o, %n nburst(%c1, %n, %n) : !pto.ptr<ui8, ub>, !pto.ptr<ui8, gm>, i64, i64, i64, i64
+    pto.mte_ub_gm %hi, %o2, %m nburst(%c1, %m, %m) : !pto.ptr<ui8, ub>, !pto.ptr<ui8, gm>, i64, i64, i64, i64
+    return
+  }
+}
+"#;
+    let w = load_text("w.pto", writer, None).unwrap();
+    let r = load_text("r.pto", reader, None).unwrap();
+    for jit in [JitMode::Always, JitMode::Off, JitMode::Always] {
+        let cfg = Config {
+            profile: w.profile,
+            jit,
+            check: CheckMode::Warn,
+            ..Config::default()
+        };
+        for _ in 0..3 {
+            let f = run_kernel(&w, &cfg, None, &[]).unwrap();
+            assert!(f.out.error.is_none(), "{:?}", f.out.error);
+            if jit == JitMode::Always {
+                assert_eq!(f.out.jit.scope_execs, 1);
+            }
+            let g = run_kernel(&r, &cfg, None, &[Arg::Buffer(vec![0xAA; 288])]).unwrap();
+            assert!(g.out.error.is_none(), "{:?}", g.out.error);
+            assert!(
+                g.buffers[0].iter().all(|&b| b == 0),
+                "{jit:?}: {:?}",
+                g.buffers[0]
+            );
+        }
+    }
+}
