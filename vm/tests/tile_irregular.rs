@@ -147,6 +147,19 @@ fn mgather_with_an_undefined_out_of_range_index_faults() {
     assert!(m.contains("mgather") && m.contains("index 4"), "{m}");
 }
 
+/// No backend of pto-isa gathers from a DN table (ND everywhere, NZ on
+/// A2/A3): the fault says so instead of calling it unimplemented.
+#[test]
+fn mgather_from_a_dn_table_is_refused_as_not_in_the_isa() {
+    let (i, d) = (tile("i32", 1, 8, 1, 8), tile("f32", 8, 8, 8, 4));
+    let body = format!(
+        "    %c4 = arith.constant 4 : index\n    %c32 = arith.constant 32 : index\n    %z = arith.constant 0 : i32\n    %v = pto.make_tensor_view %tab, shape = [%c32, %c4], strides = [%c1, %c32] {{layout = #pto.layout<dn>}} : !pto.tensor_view<32x4xf32>\n    %p = pto.partition_view %v, offsets = [%c0, %c0], sizes = [%c32, %c4] : !pto.tensor_view<32x4xf32> -> !pto.partition_tensor_view<32x4xf32>\n    %i = pto.alloc_tile : {i}\n    %d = pto.alloc_tile : {d}\n    pto.tci ins(%z : i32) outs(%i : {i})\n{}    pto.mgather ins(%p, %i : !pto.partition_tensor_view<32x4xf32>, {i}) outs(%d : {d}) {{coalesce = #pto<coalesce row>}}",
+        sync("S", "V")
+    );
+    let m = fault(&run("%tab: !pto.ptr<f32>", &body));
+    assert!(m.contains("DN") && m.contains("ND tables"), "{m}");
+}
+
 fn mat(dt: &str, rows: i64, cols: i64, bl: &str, sl: &str) -> String {
     format!(
         "!pto.tile_buf<loc=mat, dtype={dt}, rows={rows}, cols={cols}, v_row={rows}, v_col={cols}, blayout={bl}, slayout={sl}, fractal=512, pad=0>"

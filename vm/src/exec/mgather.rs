@@ -5,8 +5,9 @@
 //! its last dim, addressed through its strides (ND views), or for an NZ view
 //! (`{layout = #pto.layout<nz>}`, shape `[B, BCols, BRows, 16, C0]` with
 //! C0 = 32 bytes of elements) the logical `[BRows * 16, B * BCols * C0]`
-//! matrix those fractals hold (see [`NzTable`]). DN tables fault as not
-//! implemented.
+//! matrix those fractals hold (see [`NzTable`]). A DN table is refused: no
+//! backend of pto-isa has one (its layout-support tables list ND everywhere
+//! and NZ on A2/A3).
 //!
 //! The data tile is a Vec (UB) tile, except for the GM -> L1 `mgather` into
 //! an NZ mat tile, whose indices (and elem-mode scratch) are GM views (see
@@ -151,7 +152,8 @@ pub fn run(call: &TileCall, gm: &Gm, local: &mut Local, acc: &mut Accesses) -> R
     }
     if view.layout == ViewLayout::Dn {
         return fault(format!(
-            "{name}: DN GM tables are not implemented (no public source gives their addressing)"
+            "{name}: the GM table is DN; pto-isa's {} takes ND tables (and NZ ones on A2/A3) only",
+            name.to_uppercase()
         ));
     }
     let ins = in_tiles(call);
