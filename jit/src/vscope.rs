@@ -413,6 +413,12 @@ pub struct Layout {
 
 /// Header words.
 const FUEL: usize = 0;
+
+/// Backward jumps between two [`AccessSink::tick`] calls of a running scope.
+pub const TICK: u64 = 1 << 16;
+
+/// Callback kind of a tick.
+const KIND_TICK: i64 = 7;
 const FAULT_INST: usize = 1;
 const FAULT_ADDR: usize = 2;
 const FAULT_LEN: usize = 3;
@@ -476,6 +482,12 @@ pub enum ScopeStatus {
     },
     /// Ran out of fuel (backward jumps).
     OutOfFuel,
+    /// The sink's [`AccessSink::tick`] asked the scope to stop (the host's
+    /// wall-clock deadline passed).
+    Stopped {
+        /// Instruction index of the backward jump.
+        inst: u32,
+    },
     /// An op the host executed failed (the host keeps the reason).
     OpFailed {
         /// Instruction index.
@@ -498,6 +510,13 @@ pub trait AccessSink {
     fn op(&mut self, inst: u32, regs: &mut OpRegs) -> bool {
         let _ = (inst, regs);
         false
+    }
+    /// Called every [`TICK`] backward jumps of a running scope; false stops
+    /// it with [`ScopeStatus::Stopped`] (a host with a wall-clock deadline
+    /// checks it here, since a loop without memory ops or host ops calls
+    /// nothing else).
+    fn tick(&mut self) -> bool {
+        true
     }
     /// A batch of logged accesses in program order, two words each (decode
     /// them with [`logged`]); by default handed one by one to
@@ -668,6 +687,14 @@ extern "C" fn access_cb(
 ) -> u32 {
     let mut failed = 0;
     let kind64 = i64::from(kind);
+    if kind64 == KIND_TICK {
+        codegen::with_sink(sink, |s: &mut SinkRef| {
+            if !s.0.tick() {
+                failed = 1;
+            }
+        });
+        return failed;
+    }
     if kind64 == call::KIND_OP || kind64 == call::KIND_OP_MEM {
         let mem = kind64 == call::KIND_OP_MEM;
         codegen::with_sink(sink, |s: &mut SinkRef| {
@@ -774,6 +801,7 @@ impl ScopeCompiled {
             4 => ScopeStatus::DivByZero { inst },
             5 => ScopeStatus::OutOfFuel,
             6 => ScopeStatus::OpFailed { inst },
+            7 => ScopeStatus::Stopped { inst },
             _ => ScopeStatus::Unknown,
         }
     }
@@ -1210,6 +1238,27 @@ impl Gen {
         let f = b.use_var(self.fuel);
         let f = b.ins().iadd_imm_s(f, -1);
         b.def_var(self.fuel, f);
+        // every TICK backward jumps the sink may stop the scope
+        let low = b.ins().band_imm_s(f, TICK as i64 - 1);
+        let tick = b.ins().icmp_imm_s(IntCC::Equal, low, 0);
+        let ask = b.create_block();
+        let cont = b.create_block();
+        b.ins().brif(tick, ask, &[], cont, &[]);
+        b.switch_to_block(ask);
+        let ki = b.ins().iconst(types::I32, i64::from(k));
+        let z = b.ins().iconst(types::I64, 0);
+        let z32 = b.ins().iconst(types::I32, 0);
+        let kd = b.ins().iconst(types::I32, KIND_TICK);
+        let call = b
+            .ins()
+            .call_indirect(self.cb_sig, self.cb, &[self.sink, ki, z, z, z32, kd]);
+        let r = b.inst_results(call)[0];
+        let go = b.ins().icmp_imm_s(IntCC::Equal, r, 0);
+        let stop = b.create_block();
+        b.ins().brif(go, cont, &[], stop, &[]);
+        b.switch_to_block(stop);
+        self.exit(b, 7, k, None);
+        b.switch_to_block(cont);
         let out = b.ins().icmp_imm_s(IntCC::SignedLessThan, f, 0);
         let dead = b.create_block();
         b.ins().brif(out, dead, &[], blk, &[]);
@@ -2101,6 +2150,54 @@ mod tests {
         let r = c.call(&mut st, &mut [0u8; 16], 5000, &mut Log::default());
         assert_eq!(r, ScopeStatus::OutOfFuel);
         assert_eq!(st.block_counts(), &[5001]);
+    }
+
+    /// A sink that lets a scope run `left` ticks, then stops it.
+    struct Ticks {
+        left: u32,
+        seen: u32,
+    }
+
+    impl AccessSink for Ticks {
+        fn load(&mut self, _: u32, _: u64, _: u64) {}
+        fn store(&mut self, _: u32, _: u64, _: u64) {}
+        fn barrier(&mut self) {}
+        fn tick(&mut self) -> bool {
+            self.seen += 1;
+            if self.left == 0 {
+                return false;
+            }
+            self.left -= 1;
+            true
+        }
+    }
+
+    /// A loop without memory or host ops still calls the sink every TICK
+    /// backward jumps, and stops when the sink says so.
+    #[test]
+    fn long_loops_tick_and_stop_when_told() {
+        let s = Scope {
+            insts: vec![SInst::Nop, SInst::Jump(0)],
+            scalars: 0,
+            vregs: 0,
+            masks: 0,
+        };
+        let c = compile(&s).unwrap();
+        let mut st = c.new_state();
+        // fuel 10 * TICK: the sink allows 3 ticks and stops the 4th
+        let mut t = Ticks { left: 3, seen: 0 };
+        let r = c.call(&mut st, &mut [0u8; 16], 10 * TICK, &mut t);
+        assert_eq!(r, ScopeStatus::Stopped { inst: 1 });
+        assert_eq!(t.seen, 4);
+        assert_eq!(st.block_counts(), &[4 * TICK]);
+        // a sink that never stops it: fuel runs out as before
+        let mut t = Ticks {
+            left: u32::MAX,
+            seen: 0,
+        };
+        let r = c.call(&mut st, &mut [0u8; 16], 3 * TICK + 5, &mut t);
+        assert_eq!(r, ScopeStatus::OutOfFuel);
+        assert_eq!(t.seen, 4);
     }
 
     #[test]

@@ -1624,6 +1624,12 @@ pub fn run(
         }
         ScopeStatus::DivByZero { .. } => return fault("integer division by zero"),
         ScopeStatus::OutOfFuel => return fault("vector scope ran for more than 10^8 steps"),
+        ScopeStatus::Stopped { .. } => {
+            return Err(sink
+                .fault
+                .take()
+                .unwrap_or_else(|| Fault::Msg("a compiled scope was stopped".into())))
+        }
         ScopeStatus::OpFailed { .. } => {
             return Err(sink
                 .fault
