@@ -1100,10 +1100,17 @@ fn parse_case_toml(path: &Path) -> Result<HashMap<usize, TomlArg>, CaseError> {
                 })?;
                 let mut n = 1u64;
                 for dim in sh.split('x') {
-                    n *= dim.trim().parse::<u64>().map_err(|_| CaseError {
+                    let d = dim.trim().parse::<u64>().map_err(|_| CaseError {
                         code: 2,
                         msg: format!("{f}: {name} = \"{s}\": bad shape (expected DTYPE:SHAPE, e.g. \"f32:32x32\")"),
                     })?;
+                    n = n.saturating_mul(d);
+                }
+                if n.saturating_mul(dt.bytes() as u64) > crate::MAX_ARG_BYTES {
+                    return bad(format!(
+                        "{f}: {name} = \"{s}\": more than the {} GiB an argument buffer may take",
+                        crate::MAX_ARG_BYTES >> 30
+                    ));
                 }
                 TomlArg::Buf(dt, n)
             } else if let Some(i) = x.as_integer() {
@@ -1417,7 +1424,7 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
                                 "case.toml: v{k} is declared {tdt}, but %{name} points to {dt}"
                             ));
                         }
-                        Some(n * es)
+                        Some(n.saturating_mul(es))
                     }
                     Some(TomlArg::Scalar(_)) => {
                         return bad(format!(
@@ -1489,6 +1496,12 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
                             p.display()
                         ));
                     }
+                }
+                if size > crate::MAX_ARG_BYTES {
+                    return bad(format!(
+                        "%{name} ({sk}): {size} bytes is more than the {} GiB an argument buffer may take",
+                        crate::MAX_ARG_BYTES >> 30
+                    ));
                 }
                 if size < views {
                     let p = if input.is_some() { &vp } else { &gp };

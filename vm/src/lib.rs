@@ -235,6 +235,12 @@ pub struct Finished {
 /// pointer faults).
 pub const GM_BASE: u64 = 4096;
 
+/// The largest argument buffer `pto-run` and the case runner create from a
+/// size they were given (a shape, a `case.toml` entry, a size in
+/// `main.cpp`): 4 GiB. Larger sizes are refused with an error rather than
+/// left to the allocator, which aborts the process when it cannot comply.
+pub const MAX_ARG_BYTES: u64 = 4 << 30;
+
 /// Zeroed GM after the last argument buffer of a rank. A device allocator
 /// hands out memory from a large heap, so a DMA that runs past its buffer
 /// reads or clobbers neighbouring memory instead of faulting; ptovm gives it

@@ -367,6 +367,23 @@ fn case_toml_sizes_a_buffer_nothing_else_sizes() {
     assert_eq!(c, 0, "{e}");
 }
 
+/// A size past 4 GiB, from case.toml or main.cpp, is refused before
+/// anything is allocated (the allocator aborted the process).
+#[test]
+fn sizes_past_four_gib_are_refused() {
+    let d = vadd_case("huge", 0.0);
+    d.write("case.toml", "[args]\nv1 = \"f32:4294967296x4294967296\"\n");
+    let (c, e) = case(&d, &[]);
+    assert_eq!(c, 2, "{e}");
+    assert!(e.contains("more than the 4 GiB"), "{e}");
+    let d = Dir::new("hugemain");
+    d.write("kernel.pto", vsub_out_first());
+    d.write("main.cpp", MAIN_CPP.replace("32 * 32 *", "65536 * 32768 *"));
+    let (c, e) = case(&d, &[]);
+    assert_eq!(c, 2, "{e}");
+    assert!(e.contains("more than the 4 GiB"), "{e}");
+}
+
 #[test]
 fn help_documents_the_layout_and_the_write_rule() {
     let (c, _) = run(&["case", "--help"]);

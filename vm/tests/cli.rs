@@ -167,6 +167,26 @@ fn exit_2_for_bad_input_and_usage() {
         e.contains("raw.bin: holds 10 f32 elements, shape 4x4 needs 16"),
         "{e}"
     );
+    // sizes past 4 GiB, or past the address space, are refused (they
+    // aborted the process in the allocator)
+    for spec in [
+        "v1=zeros:f32:100000000000000",
+        "v1=random:f32:4000000000x4000000000",
+        "v1=zeros:f32:1024x1048577",
+    ] {
+        let (c, _, e) = run(&[&k, "--arg", spec]);
+        assert_eq!(c, 2, "{spec}: {e}");
+        assert!(e.contains("more than the 4 GiB"), "{spec}: {e}");
+    }
+    let empty = tmp("empty.bin");
+    std::fs::write(&empty, []).expect("write");
+    let (c, _, e) = run(&[
+        &k,
+        "--arg",
+        &format!("v1={}:f32:4294967296x4294967296", empty.display()),
+    ]);
+    assert_eq!(c, 2);
+    assert!(e.contains("more than fit in memory"), "{e}");
     // an output naming an input is refused and the input survives
     let (c, _, e) = run(&[
         &k,

@@ -279,6 +279,21 @@ fn shape(s: &str) -> Result<Vec<usize>, String> {
         .collect()
 }
 
+/// Bytes of a `zeros`/`random` array of `dt` and `shape`, refused past
+/// [`pto_vm::MAX_ARG_BYTES`].
+fn array_bytes(spec: &str, dt: DType, shape: &[usize]) -> Result<usize, String> {
+    shape
+        .iter()
+        .try_fold(dt.bytes(), |a, d| a.checked_mul(*d))
+        .filter(|&n| n as u64 <= pto_vm::MAX_ARG_BYTES)
+        .ok_or_else(|| {
+            format!(
+                "'{spec}': more than the {} GiB an argument buffer may take",
+                pto_vm::MAX_ARG_BYTES >> 30
+            )
+        })
+}
+
 /// A bound buffer argument: its array and where it came from.
 struct Bound {
     array: Array,
@@ -334,12 +349,12 @@ fn read_array(spec: &str, want: DType) -> Result<Bound, String> {
                 .map(|s| s.parse::<u64>().map_err(|_| format!("'{spec}': bad seed")))
                 .transpose()?
                 .unwrap_or(19);
+            let bytes = array_bytes(spec, dt, &sh)?;
             let a = if parts[0] == "zeros" {
-                let n: usize = sh.iter().product();
                 Array {
                     dtype: dt,
                     shape: sh,
-                    data: vec![0; n * dt.bytes()],
+                    data: vec![0; bytes],
                 }
             } else {
                 random(dt, sh, seed)
@@ -369,10 +384,12 @@ fn read_array(spec: &str, want: DType) -> Result<Bound, String> {
                 let sh = match parts.get(2) {
                     Some(s) => {
                         let sh = shape(s)?;
-                        if sh.iter().product::<usize>() != n {
+                        let want = sh.iter().try_fold(1usize, |a, d| a.checked_mul(*d));
+                        if want != Some(n) {
                             return Err(format!(
                                 "{path}: holds {n} {dt} elements, shape {s} needs {}",
-                                sh.iter().product::<usize>()
+                                want.map_or("more than fit in memory".to_string(), |w| w
+                                    .to_string())
                             ));
                         }
                         sh
