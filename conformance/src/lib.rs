@@ -280,12 +280,14 @@ fn parse_header(text: &str) -> Result<Header, String> {
                 h.atol = v
                     .as_float()
                     .or_else(|| v.as_integer().map(|i| i as f64))
+                    .filter(|t| t.is_finite() && *t >= 0.0)
                     .ok_or_else(bad)?
             }
             "rtol" => {
                 h.rtol = v
                     .as_float()
                     .or_else(|| v.as_integer().map(|i| i as f64))
+                    .filter(|t| t.is_finite() && *t >= 0.0)
                     .ok_or_else(bad)?
             }
             "expect-fail" => h.expect_fail = Some(v.as_str().ok_or_else(bad)?.to_string()),

@@ -180,6 +180,12 @@ fn exit_2_for_bad_input_and_usage() {
     }
     let empty = tmp("empty.bin");
     std::fs::write(&empty, []).expect("write");
+    // a tolerance that is not a finite number >= 0, an empty golden
+    assert_eq!(run(&[&k, "--rtol", "nan"]).0, 2);
+    assert_eq!(run(&[&k, "--atol", "inf"]).0, 2);
+    let (c, _, e) = run(&[&k, "--golden", &format!("v2={}", empty.display())]);
+    assert_eq!(c, 2, "{e}");
+    assert!(e.contains("holds no data"), "{e}");
     let (c, _, e) = run(&[
         &k,
         "--arg",

@@ -55,10 +55,10 @@ struct Cli {
     #[arg(long = "golden", value_name = "NAME=FILE")]
     goldens: Vec<String>,
     /// Relative tolerance for float comparisons (default per dtype).
-    #[arg(long)]
+    #[arg(long, value_parser = parse_tolerance)]
     rtol: Option<f64>,
     /// Absolute tolerance for float comparisons (default per dtype).
-    #[arg(long)]
+    #[arg(long, value_parser = parse_tolerance)]
     atol: Option<f64>,
     #[command(flatten)]
     machine: MachineFlags,
@@ -223,6 +223,13 @@ fn parse_timeout(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(t) if t > 0.0 && t.is_finite() && t < 1e9 => Ok(t),
         _ => Err(format!("'{s}' is not a positive number of seconds")),
+    }
+}
+
+fn parse_tolerance(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(t) if t >= 0.0 && t.is_finite() => Ok(t),
+        _ => Err(format!("'{s}' is not a finite tolerance >= 0")),
     }
 }
 
@@ -717,6 +724,9 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
             return fail(2, format!("--golden {k}: %{} is a scalar", names[i]));
         };
         let gb = read_array(&f, b.array.dtype).map_err(|e| Failure(2, e))?;
+        if gb.array.data.is_empty() {
+            return fail(2, format!("{f}: the golden for %{k} holds no data"));
+        }
         let want = b.array.data.len() * ranks as usize;
         if gb.array.data.len() != want {
             return fail(

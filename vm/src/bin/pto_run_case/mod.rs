@@ -53,10 +53,10 @@ struct CaseCli {
     #[command(flatten)]
     machine: MachineFlags,
     /// Relative tolerance for float comparisons (default per dtype).
-    #[arg(long)]
+    #[arg(long, value_parser = super::parse_tolerance)]
     rtol: Option<f64>,
     /// Absolute tolerance for float comparisons (default per dtype).
-    #[arg(long)]
+    #[arg(long, value_parser = super::parse_tolerance)]
     atol: Option<f64>,
     /// Print only diagnostics, errors and mismatches.
     #[arg(long, short)]
