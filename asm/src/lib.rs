@@ -29,6 +29,40 @@ pub use parser::parse;
 
 use pto_isa_spec::ProfileId;
 
+/// Reads at most `cap` bytes of the file at `path`: a larger file, or a
+/// device or pipe that keeps producing data (`/dev/zero`), is an error
+/// instead of a read that never ends or exhausts memory. A regular file's
+/// size is checked before anything is read.
+pub fn read_capped(path: &std::path::Path, cap: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let too_big = || {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("larger than {cap} bytes"),
+        )
+    };
+    let f = std::fs::File::open(path)?;
+    let meta = f.metadata()?;
+    if meta.is_dir() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "is a directory",
+        ));
+    }
+    if meta.is_file() && meta.len() > cap {
+        return Err(too_big());
+    }
+    let mut v = Vec::new();
+    f.take(cap.saturating_add(1)).read_to_end(&mut v)?;
+    if v.len() as u64 > cap {
+        return Err(too_big());
+    }
+    Ok(v)
+}
+
+/// The largest kernel file (text or binary) the tools read: 256 MiB.
+pub const MAX_KERNEL_BYTES: u64 = 256 << 20;
+
 /// Splits text at `// -----` lines (MLIR's `--split-input-file`), keeping line
 /// numbers: each chunk is padded with the newlines that precede it.
 pub fn split_input(src: &str) -> Vec<String> {
@@ -75,5 +109,28 @@ pub fn check_text(name: &str, src: &str, profile: Option<ProfileId>) -> Checked 
         file,
         profile,
         diagnostics: Diagnostics(diags),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::read_capped;
+
+    #[test]
+    fn reads_stop_at_the_cap() {
+        let p = std::env::temp_dir().join(format!("pto-asm-cap-{}.txt", std::process::id()));
+        std::fs::write(&p, b"0123456789").expect("write");
+        assert_eq!(read_capped(&p, 10).expect("fits"), b"0123456789");
+        let e = read_capped(&p, 9).expect_err("too big");
+        assert!(e.to_string().contains("larger than 9 bytes"), "{e}");
+        let _ = std::fs::remove_file(&p);
+        // a device that never ends is cut off after cap + 1 bytes
+        let zero = std::path::Path::new("/dev/zero");
+        if zero.exists() {
+            let e = read_capped(zero, 1 << 20).expect_err("endless");
+            assert!(e.to_string().contains("larger than"), "{e}");
+        }
+        let e = read_capped(&std::env::temp_dir(), 10).expect_err("a directory");
+        assert!(e.to_string().contains("directory"), "{e}");
     }
 }

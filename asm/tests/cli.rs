@@ -315,6 +315,24 @@ fn refuses_to_overwrite_the_input() {
     assert_eq!(std::fs::read_to_string(d.join("k.pto")).unwrap(), KERNEL);
 }
 
+/// Endless devices as input or output end in an error, not a read that
+/// never returns.
+#[test]
+fn endless_devices_are_refused() {
+    if !Path::new("/dev/zero").exists() {
+        return;
+    }
+    let d = scratch("devices");
+    std::fs::write(d.join("k.pto"), KERNEL).unwrap();
+    let o = pto_as(&d, &["--dis", "/dev/zero"]);
+    assert_eq!(code(&o), 1);
+    assert!(stderr(&o).contains("larger than"), "{}", stderr(&o));
+    // the output check reads only the first bytes of what is there
+    let o = pto_as(&d, &["k.pto", "-o", "/dev/zero"]);
+    assert_eq!(code(&o), 1);
+    assert!(stderr(&o).contains("not a ptovm binary"), "{}", stderr(&o));
+}
+
 #[test]
 fn split_input_file_checks_each_chunk() {
     let d = scratch("split");

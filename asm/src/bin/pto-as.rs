@@ -69,7 +69,8 @@ fn main() -> ExitCode {
 }
 
 fn read(path: &Path) -> Result<Vec<u8>, String> {
-    std::fs::read(path).map_err(|e| format!("pto-as: cannot read {}: {e}", path.display()))
+    pto_asm::read_capped(path, pto_asm::MAX_KERNEL_BYTES)
+        .map_err(|e| format!("pto-as: cannot read {}: {e}", path.display()))
 }
 
 fn run(cli: &Cli) -> Result<(), String> {
@@ -148,8 +149,13 @@ fn guard_output(input: &Path, out: &Path, force: bool) -> Result<(), String> {
         ));
     }
     if !force && out.exists() {
-        let head = std::fs::read(out).unwrap_or_default();
-        if !binary::is_elf(&head) && !head.is_empty() {
+        // its first bytes say what it is (a device such as /dev/zero never ends)
+        let mut head = [0u8; 4];
+        let n = std::fs::File::open(out)
+            .and_then(|mut f| std::io::Read::read(&mut f, &mut head))
+            .unwrap_or(0);
+        let head = &head[..n];
+        if !binary::is_elf(head) && !head.is_empty() {
             return Err(format!(
                 "pto-as: {} exists and is not a ptovm binary; pass --force to overwrite it",
                 out.display()

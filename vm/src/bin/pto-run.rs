@@ -373,7 +373,8 @@ fn read_array(spec: &str, want: DType) -> Result<Bound, String> {
         }
         path => {
             let p = PathBuf::from(path);
-            let bytes = std::fs::read(&p).map_err(|e| format!("cannot read {path}: {e}"))?;
+            let bytes = pto_asm::read_capped(&p, pto_vm::MAX_ARG_BYTES)
+                .map_err(|e| format!("cannot read {path}: {e}"))?;
             let a = if path.ends_with(".npy") {
                 npy::parse(path, &bytes)?
             } else {
