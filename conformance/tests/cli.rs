@@ -103,3 +103,55 @@ fn table_junit_and_coverage_over_the_repository_cases() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A report path holding something else (a README, notes) is left alone:
+/// exit 2 before anything runs; an earlier report of the same kind is
+/// replaced.
+#[test]
+fn reports_never_replace_files_of_another_kind() {
+    let dir = std::env::temp_dir().join(format!("pto-conformance-keep-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let notes = dir.join("notes.md");
+    std::fs::write(&notes, "# my notes\n").expect("write");
+    for flag in [
+        "--junit",
+        "--coverage",
+        "--tile-coverage",
+        "--micro-coverage",
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_pto-conformance"))
+            .args([
+                flag,
+                notes.to_str().expect("utf-8"),
+                "--filter",
+                "no-such-case",
+            ])
+            .output()
+            .expect("pto-conformance starts");
+        assert_eq!(out.status.code(), Some(2), "{flag}");
+        let e = String::from_utf8_lossy(&out.stderr);
+        assert!(e.contains("left alone"), "{flag}: {e}");
+        assert_eq!(
+            std::fs::read_to_string(&notes).expect("read"),
+            "# my notes\n",
+            "{flag}"
+        );
+    }
+    let junit = dir.join("j.xml");
+    for _ in 0..2 {
+        let out = Command::new(env!("CARGO_BIN_EXE_pto-conformance"))
+            .args([
+                "--junit",
+                junit.to_str().expect("utf-8"),
+                "--filter",
+                "no-such-case",
+            ])
+            .output()
+            .expect("pto-conformance starts");
+        assert_eq!(out.status.code(), Some(0));
+    }
+    assert!(std::fs::read_to_string(&junit)
+        .expect("read")
+        .starts_with("<?xml"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

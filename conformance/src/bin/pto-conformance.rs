@@ -25,7 +25,7 @@ struct Cli {
     /// Only cases whose name contains this text.
     #[arg(long)]
     filter: Option<String>,
-    /// Write JUnit XML here.
+    /// Write JUnit XML here (an existing file there must be an earlier report: reports never replace other files).
     #[arg(long)]
     junit: Option<PathBuf>,
     /// Print a JSON summary instead of the table.
@@ -72,6 +72,41 @@ fn json(s: &str) -> String {
     o
 }
 
+/// Whether a report may be written at `p`: nothing there, an empty file, or
+/// a file that starts like the report (`head`). Only the first bytes are
+/// read (a device such as /dev/zero never ends).
+fn replaceable(p: &std::path::Path, head: &str) -> Result<(), String> {
+    let meta = match std::fs::metadata(p) {
+        Ok(m) => m,
+        Err(_) => return Ok(()),
+    };
+    if meta.is_dir() {
+        return Err("is a directory".into());
+    }
+    if !meta.is_file() {
+        // a device or pipe: writing to it replaces nothing
+        return Ok(());
+    }
+    let mut buf = vec![0u8; head.len()];
+    let n = std::fs::File::open(p)
+        .and_then(|mut f| {
+            let mut n = 0;
+            while n < buf.len() {
+                match std::io::Read::read(&mut f, &mut buf[n..])? {
+                    0 => break,
+                    k => n += k,
+                }
+            }
+            Ok(n)
+        })
+        .map_err(|e| format!("cannot be read ({e})"))?;
+    if n == 0 || buf[..n] == *head.as_bytes() {
+        Ok(())
+    } else {
+        Err("exists".into())
+    }
+}
+
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
@@ -81,6 +116,32 @@ fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
+    // a report file may replace an earlier report of its kind, not anything
+    // else the user has there (checked before the run, not after it)
+    for (p, head, what) in [
+        (&cli.junit, "<?xml", "a JUnit report"),
+        (&cli.coverage, "instruction\t", "a coverage report"),
+        (
+            &cli.tile_coverage,
+            "# Tile instruction coverage",
+            "a tile coverage report",
+        ),
+        (
+            &cli.micro_coverage,
+            "# Micro-instruction coverage",
+            "a micro coverage report",
+        ),
+    ] {
+        if let Some(p) = p {
+            if let Err(e) = replaceable(p, head) {
+                eprintln!(
+                    "pto-conformance: {} {e}; it is not {what} this tool wrote, so it is left alone (remove it or pick another path)",
+                    p.display()
+                );
+                return ExitCode::from(2);
+            }
+        }
+    }
     let roots = if cli.dirs.is_empty() {
         vec![default_root()]
     } else {
