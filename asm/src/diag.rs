@@ -71,6 +71,12 @@ impl Diagnostic {
 
     /// Renders like rustc: `file:line:col: error: msg`, the line, a caret.
     pub fn render(&self, file: &str, source: &str) -> String {
+        let line = source.lines().nth(self.loc.line.saturating_sub(1) as usize);
+        self.render_line(file, line)
+    }
+
+    /// [`Self::render`] given the text of the diagnostic's line.
+    fn render_line(&self, file: &str, line: Option<&str>) -> String {
         let sev = match self.severity {
             Severity::Error => "error",
             Severity::Warning => "warning",
@@ -80,7 +86,7 @@ impl Diagnostic {
             "{file}:{}:{}: {sev}: {}\n",
             self.loc.line, self.loc.col, self.message
         );
-        if let Some(text) = source.lines().nth(self.loc.line.saturating_sub(1) as usize) {
+        if let Some(text) = line {
             let lno = self.loc.line.to_string();
             let pad = " ".repeat(lno.len());
             let text = text.replace('\t', " ");
@@ -101,6 +107,9 @@ impl Diagnostic {
     }
 }
 
+/// Most diagnostics [`Diagnostics::render`] prints.
+pub const MAX_RENDERED: usize = 100;
+
 /// A list of diagnostics, rendered one after the other.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Diagnostics(pub Vec<Diagnostic>);
@@ -119,8 +128,26 @@ impl Diagnostics {
             .count()
     }
 
-    /// Renders all diagnostics.
+    /// Renders all diagnostics, at most [`MAX_RENDERED`] of them (then a
+    /// line saying how many more there are). The source's lines are indexed
+    /// once, so a file with thousands of errors renders in linear time.
     pub fn render(&self, file: &str, source: &str) -> String {
-        self.0.iter().map(|d| d.render(file, source)).collect()
+        let lines: Vec<&str> = source.lines().collect();
+        let mut out: String = self
+            .0
+            .iter()
+            .take(MAX_RENDERED)
+            .map(|d| {
+                let l = lines.get(d.loc.line.saturating_sub(1) as usize).copied();
+                d.render_line(file, l)
+            })
+            .collect();
+        if self.0.len() > MAX_RENDERED {
+            out.push_str(&format!(
+                "{file}: {} more diagnostic(s) not shown\n",
+                self.0.len() - MAX_RENDERED
+            ));
+        }
+        out
     }
 }

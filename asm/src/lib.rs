@@ -134,3 +134,34 @@ mod tests {
         assert!(e.to_string().contains("directory"), "{e}");
     }
 }
+
+#[cfg(test)]
+mod render_tests {
+    /// Thousands of errors (here: every level of a too-deep nest) render the
+    /// first hundred and a count of the rest.
+    #[test]
+    fn deep_nests_render_a_hundred_errors_and_a_count() {
+        let n = 400;
+        let mut s = String::from(
+            "module {\n func.func @k() {\n %c0 = arith.constant 0 : index\n %c1 = arith.constant 1 : index\n",
+        );
+        for k in 0..n {
+            s.push_str(&format!("scf.for %i{k} = %c0 to %c1 step %c1 {{\n"));
+        }
+        s.push_str(&"}\n".repeat(n));
+        s.push_str("return\n }\n}\n");
+        let c = super::check_text("deep.pto", &s, None);
+        let total = c.diagnostics.0.len();
+        assert!(total > super::diag::MAX_RENDERED, "{total}");
+        let r = c.diagnostics.render("deep.pto", &s);
+        assert_eq!(r.matches(": error: ").count(), super::diag::MAX_RENDERED);
+        assert!(
+            r.contains(&format!(
+                "deep.pto: {} more diagnostic(s) not shown",
+                total - super::diag::MAX_RENDERED
+            )),
+            "{r}"
+        );
+        assert!(r.contains("nesting too deep"), "{r}");
+    }
+}
