@@ -313,6 +313,10 @@ fn tok_text(t: &[Tok]) -> String {
 struct Eval<'a> {
     vars: &'a HashMap<String, Vec<Tok>>,
     depth: u32,
+    /// Nesting of [`Self::factor`] itself (unary signs, casts): bounded so
+    /// that `- - - ... 4` a million times long gives up instead of
+    /// overflowing the stack.
+    factors: u32,
 }
 
 impl Eval<'_> {
@@ -379,6 +383,16 @@ impl Eval<'_> {
     }
 
     fn factor(&mut self, t: &[Tok], p: &mut usize) -> Option<f64> {
+        if self.factors >= 256 {
+            return None;
+        }
+        self.factors += 1;
+        let v = self.factor_inner(t, p);
+        self.factors -= 1;
+        v
+    }
+
+    fn factor_inner(&mut self, t: &[Tok], p: &mut usize) -> Option<f64> {
         match t.get(*p)? {
             Tok::Num(s) => {
                 *p += 1;
@@ -699,6 +713,7 @@ pub fn parse_main_cpp(src: &str, entry: &str) -> MainCpp {
     let mut ev = Eval {
         vars: &vars,
         depth: 0,
+        factors: 0,
     };
     for (name, v) in &vars {
         if let Some(k) = name
@@ -1053,6 +1068,7 @@ pub fn launch_blocks(src: &str, launch: &str, params: &[Option<f64>]) -> Option<
     let mut ev = Eval {
         vars: &vars,
         depth: 0,
+        factors: 0,
     };
     let n = ev.eval(&t[first..end])?;
     (1.0..=65536.0).contains(&n).then_some(n as u32)

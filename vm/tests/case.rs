@@ -367,6 +367,28 @@ fn case_toml_sizes_a_buffer_nothing_else_sizes() {
     assert_eq!(c, 0, "{e}");
 }
 
+/// A size expression main.cpp's evaluator cannot follow (here a million
+/// unary minus signs, which overflowed the stack) is left unevaluated: the
+/// files size the buffers and the launch order still binds them.
+#[test]
+fn hostile_size_expressions_are_given_up_on() {
+    let d = Dir::new("unary");
+    let (x, y) = xy();
+    d.write("kernel.pto", vsub_out_first());
+    d.write("v1.bin", f32s(&y));
+    d.write("v2.bin", f32s(&x));
+    let want: Vec<f32> = x.iter().zip(&y).map(|(a, b)| a - b).collect();
+    d.write("golden_v3.bin", f32s(&want));
+    let minus = "- ".repeat(1_000_000);
+    d.write(
+        "main.cpp",
+        MAIN_CPP.replace("32 * 32 * sizeof(float)", &format!("{minus}4096")),
+    );
+    let (c, e) = case(&d, &[]);
+    assert_eq!(c, 0, "{e}");
+    assert_eq!(from_f32s(&d.read("v3.bin")), want);
+}
+
 /// A size past 4 GiB, from case.toml or main.cpp, is refused before
 /// anything is allocated (the allocator aborted the process).
 #[test]
