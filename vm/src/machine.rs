@@ -117,6 +117,11 @@ pub struct RunStats {
     pub jit: crate::jitcall::JitStats,
 }
 
+/// Most trace events one block records (~56 bytes each; a trace of a long
+/// run would otherwise grow by one per pipe instruction up to `--max-steps`,
+/// and no trace viewer opens millions of events anyway).
+pub const MAX_TRACE_EVENTS: usize = 1 << 20;
+
 /// What a run produced.
 #[derive(Debug, Default)]
 pub struct RunOutput {
@@ -132,8 +137,10 @@ pub struct RunOutput {
     pub pipe_insts: u64,
     /// Executions per opcode (index = `Opcode as usize`), for coverage.
     pub op_counts: Vec<u64>,
-    /// Timeline (when tracing).
+    /// Timeline (when tracing): at most [`MAX_TRACE_EVENTS`] per block.
     pub trace: Vec<TraceEvent>,
+    /// Pipe instructions retired after a block's trace was full.
+    pub trace_dropped: u64,
     /// Final architectural state per block (when `Config::keep_state`).
     pub arch: Vec<ArchState>,
     /// What the JIT did.
@@ -863,6 +870,7 @@ pub fn run_ranks(
         total.cycles = total.cycles.max(r.cycles);
         total.pipe_insts += r.pipe_insts;
         total.trace.extend(r.trace);
+        total.trace_dropped += r.trace_dropped;
         total.arch.extend(r.arch);
         if total.op_counts.len() < r.op_counts.len() {
             total.op_counts.resize(r.op_counts.len(), 0);
@@ -3821,7 +3829,9 @@ impl<'a> Cluster<'a> {
         stat.retired += 1;
         stat.busy += end - st;
         self.out.pipe_insts += 1;
-        if self.cfg.trace {
+        if self.cfg.trace && self.out.trace.len() >= MAX_TRACE_EVENTS {
+            self.out.trace_dropped += 1;
+        } else if self.cfg.trace {
             self.out.trace.push(TraceEvent {
                 block: self.rank * self.blocks + self.block,
                 core: ci as u32,

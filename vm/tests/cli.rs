@@ -563,3 +563,30 @@ fn jit_cache_reuses_compiled_regions_and_survives_damaged_entries() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("--jit-cache"), "{err}");
 }
+
+/// A long traced run keeps the first MAX_TRACE_EVENTS pipe instructions
+/// per block and says how many later ones are not in the timeline (it grew
+/// by one event per instruction up to --max-steps).
+#[test]
+fn long_traces_are_capped_with_a_note() {
+    let _cleanup = Cleanup;
+    let k = tmp("manysync.pto");
+    std::fs::write(
+        &k,
+        "module attributes {pto.target_arch = \"a5\"} {\n  func.func @k() attributes {pto.entry} {\n    %c0 = arith.constant 0 : index\n    %c1 = arith.constant 1 : index\n    %n = arith.constant 530000 : index\n    scf.for %i = %c0 to %n step %c1 {\n      pto.set_flag[\"PIPE_MTE2\", \"PIPE_V\", \"EVENT_ID0\"]\n      pto.wait_flag[\"PIPE_MTE2\", \"PIPE_V\", \"EVENT_ID0\"]\n    }\n    return\n  }\n}\n",
+    )
+    .expect("write");
+    let t = tmp("many.json");
+    let (c, _, e) = run(&[
+        k.to_str().expect("utf-8"),
+        "--trace",
+        t.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(c, 0, "{e}");
+    let dropped = 2 * 530_000 - pto_vm::machine::MAX_TRACE_EVENTS;
+    assert!(
+        e.contains(&format!("{dropped} later ones are not in it")),
+        "{e}"
+    );
+    assert!(std::fs::metadata(&t).expect("trace written").len() > 0);
+}

@@ -816,6 +816,13 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
         code = 1;
     }
     // timelines (also after a fault or deadlock: they show how far it got)
+    if (cli.trace.is_some() || cli.timeline.is_some()) && fin.out.trace_dropped > 0 && !cli.quiet {
+        eprintln!(
+            "pto-run: the timeline holds the first {} pipe instructions per block; {} later ones are not in it",
+            pto_vm::machine::MAX_TRACE_EVENTS,
+            fin.out.trace_dropped
+        );
+    }
     let unit = if matches!(cfg.sched, Sched::Timed) {
         "cycles"
     } else {
