@@ -180,6 +180,16 @@ fn exit_2_for_bad_input_and_usage() {
     }
     let empty = tmp("empty.bin");
     std::fs::write(&empty, []).expect("write");
+    // an unbound pointer whose views reach past 4 GiB is not sized from them
+    let big = tmp("bigview.pto");
+    std::fs::write(
+        &big,
+        "module attributes {pto.target_arch = \"a5\"} {\n  func.func @k(%p: !pto.ptr<f32, gm>) attributes {pto.entry} {\n    %c1 = arith.constant 1 : index\n    %cb = arith.constant 1000000000 : index\n    %v = pto.make_tensor_view %p, shape = [%cb, %cb], strides = [%cb, %c1] : !pto.tensor_view<1000000000x1000000000xf32>\n    return\n  }\n}\n",
+    )
+    .expect("write");
+    let (c, _, e) = run(&[big.to_str().expect("utf-8")]);
+    assert_eq!(c, 2, "{e}");
+    assert!(e.contains("bind it with --arg"), "{e}");
     // a tolerance that is not a finite number >= 0, an empty golden
     assert_eq!(run(&[&k, "--rtol", "nan"]).0, 2);
     assert_eq!(run(&[&k, "--atol", "inf"]).0, 2);

@@ -632,6 +632,15 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
                             0 => 64 * 1024,
                             b => b,
                         };
+                        if bytes > pto_vm::MAX_ARG_BYTES {
+                            return fail(
+                                2,
+                                format!(
+                                    "%{name}: the kernel's views reach {bytes} bytes, more than the {} GiB an argument buffer may take; bind it with --arg",
+                                    pto_vm::MAX_ARG_BYTES >> 30
+                                ),
+                            );
+                        }
                         let n = (bytes as usize).div_ceil(dt.bytes());
                         Bound {
                             array: random(*dt, vec![n], 19 + i as u64),
