@@ -893,6 +893,10 @@ struct Cluster<'a> {
     diags: Diags,
     seq: u64,
     steps: u64,
+    /// Scalar-unit instructions executed (a step runs up to 4096 of them):
+    /// `--max-steps` bounds them too, so a runaway scalar loop stops after
+    /// as many instructions as a runaway pipeline after as many steps.
+    scalar_ops: u64,
     rng: u64,
     out: RunOutput,
     conflicts: Vec<crate::checker::Conflict>,
@@ -1255,6 +1259,7 @@ impl<'a> Cluster<'a> {
             diags: Diags::default(),
             seq: 0,
             steps: 0,
+            scalar_ops: 0,
             rng: seed | 1,
             out: RunOutput::default(),
             conflicts: Vec::new(),
@@ -1366,7 +1371,7 @@ impl<'a> Cluster<'a> {
         };
         let shuffle = matches!(self.cfg.sched, Sched::Shuffle { .. });
         loop {
-            if self.steps >= limit {
+            if self.steps >= limit || self.scalar_ops >= limit {
                 return Err(RunError::Limit(self.cfg.max_steps));
             }
             if self.steps.is_multiple_of(64) {
@@ -1979,6 +1984,7 @@ impl<'a> Cluster<'a> {
             };
             let id = inst.id;
             self.count(id);
+            self.scalar_ops += 1;
             self.cores[ci].su.time += 1;
             // a decoded set_flag/wait_flag/pipe_barrier (most scalar-unit
             // steps of a pipelined kernel) without the call of exec_su

@@ -245,6 +245,17 @@ fn exit_3_for_runtime_faults_and_4_for_limits() {
         "10",
     ]);
     assert_eq!(c, 4, "{e}");
+    // a runaway scalar loop: --max-steps bounds scalar instructions too (a
+    // step runs up to 4096 of them, so 2^62 iterations ran for hours)
+    let spin = tmp("spin.pto");
+    std::fs::write(
+        &spin,
+        "module attributes {pto.target_arch = \"a5\"} {\n  func.func @k() attributes {pto.entry} {\n    %c0 = arith.constant 0 : index\n    %c1 = arith.constant 1 : index\n    %big = arith.constant 4611686018427387904 : index\n    %s = scf.for %i = %c0 to %big step %c1 iter_args(%a = %c0) -> (index) {\n      %n = arith.addi %a, %i : index\n      scf.yield %n : index\n    }\n    return\n  }\n}\n",
+    )
+    .expect("write");
+    let (c, _, e) = run(&[spin.to_str().expect("utf8"), "--max-steps", "100000"]);
+    assert_eq!(c, 4, "{e}");
+    assert!(e.contains("--max-steps"), "{e}");
 }
 
 #[test]
