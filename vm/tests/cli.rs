@@ -190,6 +190,16 @@ fn exit_2_for_bad_input_and_usage() {
     let (c, _, e) = run(&[big.to_str().expect("utf-8")]);
     assert_eq!(c, 2, "{e}");
     assert!(e.contains("bind it with --arg"), "{e}");
+    // every rank has its own copy: 64 ranks of 300 MiB pass 16 GiB
+    let (c, _, e) = run(&[
+        &example("comm/ring_put.pto"),
+        "--ranks",
+        "64",
+        "--arg",
+        "src=zeros:f32:300x262144",
+    ]);
+    assert_eq!(c, 2, "{e}");
+    assert!(e.contains("more than the 16 GiB"), "{e}");
     // a tolerance that is not a finite number >= 0, an empty golden
     assert_eq!(run(&[&k, "--rtol", "nan"]).0, 2);
     assert_eq!(run(&[&k, "--atol", "inf"]).0, 2);

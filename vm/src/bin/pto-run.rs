@@ -286,6 +286,10 @@ fn shape(s: &str) -> Result<Vec<usize>, String> {
         .collect()
 }
 
+/// The most all argument buffers of a run may take together (every rank
+/// has its own copies).
+const MAX_TOTAL_ARG_BYTES: u64 = 16 << 30;
+
 /// Bytes of a `zeros`/`random` array of `dt` and `shape`, refused past
 /// [`pto_vm::MAX_ARG_BYTES`].
 fn array_bytes(spec: &str, dt: DType, shape: &[usize]) -> Result<usize, String> {
@@ -692,6 +696,22 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
                 )
             }
         }
+    }
+    // every rank gets its own copy of each buffer: bound the total too
+    let per_rank: u64 = bound
+        .iter()
+        .flatten()
+        .map(|b| b.array.data.len() as u64)
+        .sum();
+    if per_rank.saturating_mul(u64::from(ranks)) > MAX_TOTAL_ARG_BYTES {
+        return fail(
+            2,
+            format!(
+                "the argument buffers take {per_rank} bytes per rank, {} over {ranks} ranks: more than the {} GiB a run may take",
+                per_rank.saturating_mul(u64::from(ranks)),
+                MAX_TOTAL_ARG_BYTES >> 30
+            ),
+        );
     }
     // outputs must not overwrite inputs
     let mut outs = Vec::new();
