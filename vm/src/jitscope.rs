@@ -1229,7 +1229,25 @@ impl AccessSink for Sink<'_> {
         }
     }
 
+    /// Every `vscope::TICK` backward jumps: a whole chunk of the work meter,
+    /// so each tick reads the clock (once per 2^16 loop iterations) and the
+    /// scope stops once the run's deadline has passed.
+    fn tick(&mut self) -> bool {
+        match exec::meter::charge(exec::meter::CHUNK) {
+            Ok(()) => true,
+            Err(f) => {
+                self.fault = Some(f);
+                false
+            }
+        }
+    }
+
     fn op(&mut self, inst: u32, regs: &mut vscope::OpRegs) -> bool {
+        // past the run's deadline a host op stops the scope (so does tick)
+        if let Err(f) = exec::meter::charge(8) {
+            self.fault = Some(f);
+            return false;
+        }
         match host_op(self.body, self.slots, inst, regs, &mut self.written) {
             Ok(accs) => {
                 if self.checking {

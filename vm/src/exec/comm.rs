@@ -14,7 +14,7 @@
 
 use pto_isa_spec::DType;
 
-use super::{fault, Fault};
+use super::{fault, meter, Fault};
 use crate::mem::Gm;
 use crate::num::{self, Num};
 use crate::program::Combine;
@@ -111,6 +111,7 @@ fn addrs(v: &View) -> Result<Vec<u64>, Fault> {
     };
     let mut out = Vec::with_capacity(n as usize);
     for r in 0..rows {
+        meter::charge(cols as u64 + 1)?;
         for c in 0..cols {
             out.push(view_addr(v, r, c)?);
         }
@@ -161,7 +162,10 @@ pub fn extent(v: &View) -> Result<(u64, u64), Fault> {
     Ok((lo, hi))
 }
 
+// every element a collective moves goes through `read` and `write`, which
+// charge the work meter (a large group over large views stops at the deadline)
 fn read(gm: &Gm, dt: DType, addr: u64) -> Result<Num, Fault> {
+    meter::charge(1)?;
     let mut b = [0u8; 8];
     let es = dt.bytes();
     gm.read(addr, &mut b[..es])?;
@@ -169,6 +173,7 @@ fn read(gm: &Gm, dt: DType, addr: u64) -> Result<Num, Fault> {
 }
 
 fn write(gm: &Gm, dt: DType, addr: u64, v: Num) -> Result<(), Fault> {
+    meter::charge(1)?;
     let mut b = [0u8; 8];
     let es = dt.bytes();
     num::write(&mut b[..es], dt, v);
@@ -238,6 +243,7 @@ fn signal_dtype(sig: &View) -> Result<(), Fault> {
 pub fn notify(gm: &Gm, sig: &View, value: i32, add: bool) -> Result<(), Fault> {
     signal_dtype(sig)?;
     for a in addrs(sig)? {
+        meter::charge(1)?;
         if add {
             gm.fetch_add_i32(a, value)?;
         } else {
@@ -252,6 +258,7 @@ pub fn notify(gm: &Gm, sig: &View, value: i32, add: bool) -> Result<(), Fault> {
 pub fn test(gm: &Gm, sig: &View, value: i32, cmp: WaitCmp) -> Result<Result<(), i32>, Fault> {
     signal_dtype(sig)?;
     for a in addrs(sig)? {
+        meter::charge(1)?;
         let mut b = [0u8; 4];
         gm.read(a, &mut b)?;
         let s = i32::from_le_bytes(b);

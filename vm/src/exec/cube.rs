@@ -22,7 +22,7 @@ use pto_asm::ty::TypeId;
 use pto_isa_spec::{DType, Opcode};
 
 use crate::exec::dma::{burst_addrs, bursts};
-use crate::exec::{fault, Accesses, Fault};
+use crate::exec::{fault, meter, Accesses, Fault};
 use crate::mem::{Gm, Local};
 use crate::num::{self, Num};
 use crate::program::{attr, AttrVal, Attrs};
@@ -374,7 +374,10 @@ pub enum Far {
 }
 
 impl Mem<'_> {
+    // every cube op moves its data through `read` and `write`: they charge
+    // the work meter, so a long op stops at the run's deadline
     fn read(&mut self, s: Space, addr: u64, out: &mut [u8]) -> Result<(), Fault> {
+        meter::charge(out.len() as u64 + 8)?;
         match s {
             Space::Gm => self.gm.read(addr, out)?,
             _ => out.copy_from_slice(self.local.slice(s, addr, out.len() as u64)?),
@@ -383,6 +386,7 @@ impl Mem<'_> {
         Ok(())
     }
     fn write(&mut self, s: Space, addr: u64, data: &[u8]) -> Result<(), Fault> {
+        meter::charge(data.len() as u64 + 8)?;
         match s {
             Space::Gm => self.gm.write(addr, data)?,
             _ => self
@@ -1405,6 +1409,7 @@ fn mad(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
     };
     for i in 0..mm {
         for j in 0..nn {
+            meter::charge(kk + 1)?;
             let at = c.addr + nz(i, j, mpad, 16) * 4;
             let v = if int {
                 let mut s: i32 = if acc_form {
