@@ -1141,6 +1141,9 @@ impl Sink<'_> {
         let id = self.ids.get(inst as usize).copied().unwrap_or_default();
         match self.pending.last_mut() {
             Some(last) if last.2 == id && last.1 == lo => last.1 = hi,
+            // covered by the previous store of the same op: nothing new (a
+            // loop storing to one place must not grow the list)
+            Some(last) if last.2 == id && last.0 <= lo && hi <= last.1 => {}
             _ => self.pending.push((lo, hi, id)),
         }
         self.hull = (self.hull.0.min(lo), self.hull.1.max(hi));

@@ -6230,8 +6230,13 @@ fn exec_vec(
             let mk = mask(regs, *m)?;
             let data = *vreg(regs, *src)?;
             let (lo, hi) = xv::store(local, &data, &p, o, *elem, &mk, acc)?;
-            if hi > lo {
-                pending.push((lo, hi, inst));
+            // a store the previous pending one of the same op covers adds
+            // nothing (a loop storing to one place would otherwise grow
+            // the list, and every later load's scan, without bound)
+            match pending.last() {
+                Some(&(l, h, st)) if st == inst && l <= lo && hi <= h => {}
+                _ if hi > lo => pending.push((lo, hi, inst)),
+                _ => {}
             }
             Ok(())
         }
