@@ -111,7 +111,10 @@ fn addrs(v: &View) -> Result<Vec<u64>, Fault> {
     };
     let mut out = Vec::with_capacity(n as usize);
     for r in 0..rows {
-        meter::charge(cols as u64 + 1)?;
+        // the work meter, per 1024 rows (at most 2^24 elements in all)
+        if r % 1024 == 0 {
+            meter::charge(1024 * (cols as u64 + 1))?;
+        }
         for c in 0..cols {
             out.push(view_addr(v, r, c)?);
         }
@@ -162,10 +165,18 @@ pub fn extent(v: &View) -> Result<(u64, u64), Fault> {
     Ok((lo, hi))
 }
 
-// every element a collective moves goes through `read` and `write`, which
-// charge the work meter (a large group over large views stops at the deadline)
+/// Charges the work meter for the next 1024 elements at every 1024th
+/// element `i` of a collective's loop (a large group over large views stops
+/// at the run's deadline).
+#[inline]
+fn charge_every(i: usize) -> Result<(), Fault> {
+    if i.is_multiple_of(1024) {
+        meter::charge(1024)?;
+    }
+    Ok(())
+}
+
 fn read(gm: &Gm, dt: DType, addr: u64) -> Result<Num, Fault> {
-    meter::charge(1)?;
     let mut b = [0u8; 8];
     let es = dt.bytes();
     gm.read(addr, &mut b[..es])?;
@@ -173,7 +184,6 @@ fn read(gm: &Gm, dt: DType, addr: u64) -> Result<Num, Fault> {
 }
 
 fn write(gm: &Gm, dt: DType, addr: u64, v: Num) -> Result<(), Fault> {
-    meter::charge(1)?;
     let mut b = [0u8; 8];
     let es = dt.bytes();
     num::write(&mut b[..es], dt, v);
@@ -221,7 +231,8 @@ pub fn transfer(gm: &Gm, dst: &View, src: &View, how: Combine) -> Result<(), Fau
         ));
     }
     let dt = dst.elem;
-    for (a, b) in s.iter().zip(&d) {
+    for (i, (a, b)) in s.iter().zip(&d).enumerate() {
+        charge_every(i)?;
         let v = read(gm, dt, *a)?;
         let v = match how {
             Combine::Store => v,
@@ -242,8 +253,8 @@ fn signal_dtype(sig: &View) -> Result<(), Fault> {
 /// `tnotify`: set or atomically add `value` to every signal of `sig`.
 pub fn notify(gm: &Gm, sig: &View, value: i32, add: bool) -> Result<(), Fault> {
     signal_dtype(sig)?;
-    for a in addrs(sig)? {
-        meter::charge(1)?;
+    for (i, a) in addrs(sig)?.into_iter().enumerate() {
+        charge_every(i)?;
         if add {
             gm.fetch_add_i32(a, value)?;
         } else {
@@ -257,8 +268,8 @@ pub fn notify(gm: &Gm, sig: &View, value: i32, add: bool) -> Result<(), Fault> {
 /// on failure, the first offending signal value.
 pub fn test(gm: &Gm, sig: &View, value: i32, cmp: WaitCmp) -> Result<Result<(), i32>, Fault> {
     signal_dtype(sig)?;
-    for a in addrs(sig)? {
-        meter::charge(1)?;
+    for (i, a) in addrs(sig)?.into_iter().enumerate() {
+        charge_every(i)?;
         let mut b = [0u8; 4];
         gm.read(a, &mut b)?;
         let s = i32::from_le_bytes(b);
@@ -352,7 +363,11 @@ pub fn reduce(gm: &Gm, dst: &View, group: &[View], how: Combine) -> Result<(), F
         }
         let vals = a
             .iter()
-            .map(|x| read(gm, dt, *x))
+            .enumerate()
+            .map(|(i, x)| {
+                charge_every(i)?;
+                read(gm, dt, *x)
+            })
             .collect::<Result<Vec<_>, _>>()?;
         if i == 0 {
             acc = vals;
@@ -363,7 +378,8 @@ pub fn reduce(gm: &Gm, dst: &View, group: &[View], how: Combine) -> Result<(), F
         }
     }
     let _ = first;
-    for (a, v) in d.iter().zip(acc) {
+    for (i, (a, v)) in d.iter().zip(acc).enumerate() {
+        charge_every(i)?;
         write(gm, dt, *a, v)?;
     }
     Ok(())
