@@ -500,6 +500,7 @@ pub fn copy_entry(
     }
     let (ss, ds) = (Space::of_tile(src.loc), Space::of_tile(dst.loc));
     for r in 0..rows {
+        crate::exec::meter::charge(cols.max(0) as u64 + 1)?;
         for c in 0..cols {
             let sa = src.elem_addr(r + sr, c + sc)?;
             let da = dst.elem_addr(r + dr, c + dc)?;

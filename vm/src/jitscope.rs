@@ -1141,6 +1141,9 @@ impl Sink<'_> {
         let id = self.ids.get(inst as usize).copied().unwrap_or_default();
         match self.pending.last_mut() {
             Some(last) if last.2 == id && last.1 == lo => last.1 = hi,
+            // covered by the previous store of the same op: nothing new (a
+            // loop storing to one place must not grow the list)
+            Some(last) if last.2 == id && last.0 <= lo && hi <= last.1 => {}
             _ => self.pending.push((lo, hi, id)),
         }
         self.hull = (self.hull.0.min(lo), self.hull.1.max(hi));
@@ -1229,7 +1232,25 @@ impl AccessSink for Sink<'_> {
         }
     }
 
+    /// Every `vscope::TICK` backward jumps: a whole chunk of the work meter,
+    /// so each tick reads the clock (once per 2^16 loop iterations) and the
+    /// scope stops once the run's deadline has passed.
+    fn tick(&mut self) -> bool {
+        match exec::meter::charge(exec::meter::CHUNK) {
+            Ok(()) => true,
+            Err(f) => {
+                self.fault = Some(f);
+                false
+            }
+        }
+    }
+
     fn op(&mut self, inst: u32, regs: &mut vscope::OpRegs) -> bool {
+        // past the run's deadline a host op stops the scope (so does tick)
+        if let Err(f) = exec::meter::charge(8) {
+            self.fault = Some(f);
+            return false;
+        }
         match host_op(self.body, self.slots, inst, regs, &mut self.written) {
             Ok(accs) => {
                 if self.checking {

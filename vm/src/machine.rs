@@ -1340,6 +1340,8 @@ impl<'a> Cluster<'a> {
     }
 
     fn run(&mut self) -> RunOutput {
+        // long single operations charge the meter and stop at the deadline
+        let _meter = exec::meter::arm(self.cfg.watch.as_ref().and_then(|w| w.deadline));
         let err = self.main_loop();
         if let Err(e) = err {
             self.out.error = Some(e);
@@ -1921,6 +1923,9 @@ impl<'a> Cluster<'a> {
     // ───────────── scalar unit ─────────────
 
     fn fault<T>(&self, inst: InstId, f: Fault) -> Result<T, RunError> {
+        if f == Fault::Timeout || exec::meter::tripped() {
+            return Err(RunError::Timeout(self.steps));
+        }
         Err(RunError::Fault {
             inst,
             message: f.to_string(),
@@ -4341,6 +4346,8 @@ impl<'a> Cluster<'a> {
             if steps > 100_000_000 {
                 return fault("vector scope ran for more than 10^8 steps");
             }
+            // a scope (or a SIMT launch) is one pipe op: stop it at the deadline
+            exec::meter::charge(8)?;
             let mut acc = Accesses {
                 on: checking,
                 list: Vec::new(),
@@ -6223,8 +6230,13 @@ fn exec_vec(
             let mk = mask(regs, *m)?;
             let data = *vreg(regs, *src)?;
             let (lo, hi) = xv::store(local, &data, &p, o, *elem, &mk, acc)?;
-            if hi > lo {
-                pending.push((lo, hi, inst));
+            // a store the previous pending one of the same op covers adds
+            // nothing (a loop storing to one place would otherwise grow
+            // the list, and every later load's scan, without bound)
+            match pending.last() {
+                Some(&(l, h, st)) if st == inst && l <= lo && hi <= h => {}
+                _ if hi > lo => pending.push((lo, hi, inst)),
+                _ => {}
             }
             Ok(())
         }

@@ -1252,3 +1252,51 @@ fn comm_put_of_a_two_to_the_25_element_view_faults_at_once() {
         "33554432x1 view is too large to transfer",
     );
 }
+
+const VF: &str = "!pto.tile_buf<loc=vec, dtype=f16, rows=16, cols=32, v_row=16, v_col=32, blayout=row_major, slayout=none_box, fractal=512, pad=0>";
+const VF2: &str = "!pto.tile_buf<loc=vec, dtype=f16, rows=2, cols=32, v_row=2, v_col=32, blayout=row_major, slayout=none_box, fractal=512, pad=0>";
+
+/// `textract` (from an acc tile with a quant word, and from a vec tile),
+/// `tinsert` and `subview` at a row or column of i64::MAX: the window's end
+/// overflowed (a panic in debug builds); now each faults as outside its
+/// tile.
+#[test]
+fn textract_tinsert_and_subview_at_i64_max_fault() {
+    expect_fault_soon(
+        acc_kernel(&format!(
+            "    pto.textract ins(%c, %max, %c0, %w : {ACC}, index, index, i64) outs(%vh : {VH})"
+        )),
+        1,
+        16,
+        "a 8x32 window at (9223372036854775807, 0) is outside the 16x32 source tile",
+    );
+    let vec = |body: &str| {
+        acc_kernel(&format!(
+            "    %vf = pto.alloc_tile : {VF}\n    %vf2 = pto.alloc_tile : {VF2}\n{body}"
+        ))
+    };
+    expect_fault_soon(
+        vec(&format!(
+            "    pto.textract ins(%vf, %c0, %max : {VF}, index, index) outs(%vh : {VH})"
+        )),
+        1,
+        18,
+        "a 8x32 window at (0, 9223372036854775807) is outside the 16x32 source tile",
+    );
+    expect_fault_soon(
+        vec(&format!(
+            "    pto.tinsert ins(%vh, %max, %c0 : {VH}, index, index) outs(%vf : {VF})"
+        )),
+        1,
+        18,
+        "a 8x32 block at (9223372036854775807, 0) does not fit the 16x32 destination tile",
+    );
+    expect_fault_soon(
+        vec(&format!(
+            "    %r = pto.subview %vf[%max, %c0] sizes [2, 32] : {VF} -> {VF2}\n    pto.tmov ins(%r : {VF2}) outs(%vf2 : {VF2})"
+        )),
+        1,
+        18,
+        "subview: the 2x32 window (valid 2x32) at (9223372036854775807, 0) leaves the 16x32 source",
+    );
+}

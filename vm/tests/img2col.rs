@@ -273,3 +273,20 @@ fn misuse_faults_with_a_message() {
     ));
     assert!(m.contains("repeat_mode 3"), "{m}");
 }
+
+/// A stride, filter or dilation of i64::MAX, and a pos_m / pos_k of
+/// i64::MAX: the window arithmetic overflowed (a panic in debug builds);
+/// now each faults naming the operand.
+#[test]
+fn hostile_window_geometry_faults_instead_of_overflowing() {
+    let fm = "pto.setfmatrix {fmap_h = 4, fmap_w = 4}";
+    let max = i64::MAX;
+    for key in ["stride_h", "filter_w", "dilation_h"] {
+        let m = fault(&kernel(16, fm, &format!("{{{key} = {max}}}"), (0, 0), C0));
+        assert!(m.contains(&format!("{key} = {max} is above 65535")), "{m}");
+    }
+    for pos in [(max as usize, 0), (0, max as usize)] {
+        let m = fault(&kernel(16, fm, "{}", pos, C0));
+        assert!(m.contains("put the 16x32 destination past 2^63"), "{m}");
+    }
+}

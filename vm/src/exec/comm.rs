@@ -14,7 +14,7 @@
 
 use pto_isa_spec::DType;
 
-use super::{fault, Fault};
+use super::{fault, meter, Fault};
 use crate::mem::Gm;
 use crate::num::{self, Num};
 use crate::program::Combine;
@@ -111,6 +111,10 @@ fn addrs(v: &View) -> Result<Vec<u64>, Fault> {
     };
     let mut out = Vec::with_capacity(n as usize);
     for r in 0..rows {
+        // the work meter, per 1024 rows (at most 2^24 elements in all)
+        if r % 1024 == 0 {
+            meter::charge(1024 * (cols as u64 + 1))?;
+        }
         for c in 0..cols {
             out.push(view_addr(v, r, c)?);
         }
@@ -159,6 +163,17 @@ pub fn extent(v: &View) -> Result<(u64, u64), Fault> {
     let lo = a.iter().copied().min().unwrap_or(v.base);
     let hi = a.iter().copied().max().map_or(lo, |m| m + es);
     Ok((lo, hi))
+}
+
+/// Charges the work meter for the next 1024 elements at every 1024th
+/// element `i` of a collective's loop (a large group over large views stops
+/// at the run's deadline).
+#[inline]
+fn charge_every(i: usize) -> Result<(), Fault> {
+    if i.is_multiple_of(1024) {
+        meter::charge(1024)?;
+    }
+    Ok(())
 }
 
 fn read(gm: &Gm, dt: DType, addr: u64) -> Result<Num, Fault> {
@@ -216,7 +231,8 @@ pub fn transfer(gm: &Gm, dst: &View, src: &View, how: Combine) -> Result<(), Fau
         ));
     }
     let dt = dst.elem;
-    for (a, b) in s.iter().zip(&d) {
+    for (i, (a, b)) in s.iter().zip(&d).enumerate() {
+        charge_every(i)?;
         let v = read(gm, dt, *a)?;
         let v = match how {
             Combine::Store => v,
@@ -237,7 +253,8 @@ fn signal_dtype(sig: &View) -> Result<(), Fault> {
 /// `tnotify`: set or atomically add `value` to every signal of `sig`.
 pub fn notify(gm: &Gm, sig: &View, value: i32, add: bool) -> Result<(), Fault> {
     signal_dtype(sig)?;
-    for a in addrs(sig)? {
+    for (i, a) in addrs(sig)?.into_iter().enumerate() {
+        charge_every(i)?;
         if add {
             gm.fetch_add_i32(a, value)?;
         } else {
@@ -251,7 +268,8 @@ pub fn notify(gm: &Gm, sig: &View, value: i32, add: bool) -> Result<(), Fault> {
 /// on failure, the first offending signal value.
 pub fn test(gm: &Gm, sig: &View, value: i32, cmp: WaitCmp) -> Result<Result<(), i32>, Fault> {
     signal_dtype(sig)?;
-    for a in addrs(sig)? {
+    for (i, a) in addrs(sig)?.into_iter().enumerate() {
+        charge_every(i)?;
         let mut b = [0u8; 4];
         gm.read(a, &mut b)?;
         let s = i32::from_le_bytes(b);
@@ -345,7 +363,11 @@ pub fn reduce(gm: &Gm, dst: &View, group: &[View], how: Combine) -> Result<(), F
         }
         let vals = a
             .iter()
-            .map(|x| read(gm, dt, *x))
+            .enumerate()
+            .map(|(i, x)| {
+                charge_every(i)?;
+                read(gm, dt, *x)
+            })
             .collect::<Result<Vec<_>, _>>()?;
         if i == 0 {
             acc = vals;
@@ -356,7 +378,8 @@ pub fn reduce(gm: &Gm, dst: &View, group: &[View], how: Combine) -> Result<(), F
         }
     }
     let _ = first;
-    for (a, v) in d.iter().zip(acc) {
+    for (i, (a, v)) in d.iter().zip(acc).enumerate() {
+        charge_every(i)?;
         write(gm, dt, *a, v)?;
     }
     Ok(())

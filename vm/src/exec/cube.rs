@@ -22,7 +22,7 @@ use pto_asm::ty::TypeId;
 use pto_isa_spec::{DType, Opcode};
 
 use crate::exec::dma::{burst_addrs, bursts};
-use crate::exec::{fault, Accesses, Fault};
+use crate::exec::{fault, meter, Accesses, Fault};
 use crate::mem::{Gm, Local};
 use crate::num::{self, Num};
 use crate::program::{attr, AttrVal, Attrs};
@@ -576,6 +576,7 @@ fn burst_copy(call: &CubeCall, m: &mut Mem<'_>, s_sp: Space, d_sp: Space) -> Res
     };
     let mut buf = vec![0u8; len as usize];
     for k in 0..total {
+        meter::charge(buf.len() as u64 + 16)?;
         let (Some(sa), Some(da)) = burst_addrs(k, &levels, src.addr, dst.addr) else {
             return fault("cube op address became negative or overflowed (check the strides)");
         };
@@ -622,6 +623,7 @@ fn l1_ub(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
     };
     let mut buf = vec![0u8; len as usize];
     for k in 0..total {
+        meter::charge(buf.len() as u64 + 16)?;
         let (Some(sa), Some(da)) = burst_addrs(k, &levels, src.addr, dst.addr) else {
             return fault("cube op address became negative or overflowed (check the strides)");
         };
@@ -666,6 +668,7 @@ fn ub_l1(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
     let mut buf = vec![0u8; len as usize];
     // saturated offsets land outside every buffer and fault there
     for k in 0..n as i64 {
+        meter::charge(buf.len() as u64 + 16)?;
         m.read(Space::Ub, addr(src.addr, k.saturating_mul(ss))?, &mut buf)?;
         write_l1(m, addr(dst.addr, k.saturating_mul(ds))?, &buf)?;
     }
@@ -722,6 +725,7 @@ fn cbuf_ubuf(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
     }
     let mut buf = vec![0u8; len as usize];
     for k in 0..n {
+        meter::charge(buf.len() as u64 + 16)?;
         m.read(ss, src.addr + k * (len + sg), &mut buf)?;
         let at = dst.addr + k * (len + dg);
         if to_ub {
@@ -785,6 +789,7 @@ fn fill_l1(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
         .take((blocks * 32) as usize)
         .collect();
     for r in 0..reps {
+        meter::charge(run.len() as u64 + 16)?;
         m.write(Space::L1, base + r * (blocks + gap) * 32, &run)?;
     }
     Ok(())
@@ -890,6 +895,7 @@ fn gm_l1_frac(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
     for g in 0..groups as i64 {
         let dgb = off(&[(g * 32, l4)])?;
         for n in 0..nv as i64 {
+            meter::charge(dpad + 1)?;
             for d in 0..dpad as i64 {
                 let doff = off(&[
                     (n * 32, l2),
@@ -953,6 +959,7 @@ fn l1_l0(call: &CubeCall, m: &mut Mem<'_>, dsp: Space) -> Result<(), Fault> {
         }
         let mut b = vec![0u8; frac as usize];
         for mb in 0..mst {
+            meter::charge(kst * frac + 16)?;
             for kb in 0..kst {
                 let so = ((ks + kb) * ss + ms + mb) * frac;
                 let dof = (kb * ds + mb) * frac;
@@ -996,6 +1003,7 @@ fn l1_l0(call: &CubeCall, m: &mut Mem<'_>, dsp: Space) -> Result<(), Fault> {
         roundup(cols, 16)
     };
     for r in 0..rows {
+        meter::charge(cols + 1)?;
         for c in 0..cols {
             // logical element (r, c) of the operand; its source in the L1 NZ
             // matrix: untransposed the L1 matrix is the operand as the L0
@@ -1082,6 +1090,7 @@ fn l1_bt(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
     for k in 0..n as i64 {
         let sb = addr(src.addr, k.saturating_mul(sp))?;
         let db = addr(dst.addr, k.saturating_mul(dp))?;
+        meter::charge(vals + 1)?;
         for i in 0..vals {
             let v = m.get(Space::L1, sb.saturating_add(i * ses), sdt)?;
             m.put(Space::Bias, db.saturating_add(i * des), ddt, v)?;
@@ -1111,6 +1120,7 @@ fn l1_fb(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
     }
     let mut b = vec![0u8; (len * unit) as usize];
     for k in 0..n as i64 {
+        meter::charge(b.len() as u64 + 16)?;
         // saturated offsets land outside every buffer and fault there
         let so = k.saturating_mul((len as i64).saturating_add(sg).saturating_mul(unit as i64));
         let dof = k.saturating_mul((len as i64).saturating_add(dg).saturating_mul(unit as i64));
@@ -1152,6 +1162,7 @@ fn mx_load(call: &CubeCall, m: &mut Mem<'_>, side: usize) -> Result<(), Fault> {
     let rpad = roundup(rows, 16);
     let mut v = vec![0u8; (rows * groups) as usize];
     for r in 0..rows {
+        meter::charge(groups + 1)?;
         for g in 0..groups {
             let off = ((g / 2) * rpad + r) * 2 + g % 2;
             let mut b = [0u8; 1];
@@ -1331,6 +1342,7 @@ fn mad(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
     let (aes, bes) = (adt.bytes() as u64, bdt.bytes() as u64);
     let mut av = Vec::with_capacity((mm * kk) as usize);
     for i in 0..mm {
+        meter::charge(kk + 1)?;
         for k in 0..kk {
             let off = if gemv { k } else { nz(i, k, mpad, ca) };
             av.push(m.get(Space::L0a, a.addr + off * aes, adt)?);
@@ -1338,6 +1350,7 @@ fn mad(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
     }
     let mut bv = Vec::with_capacity((kk * nn) as usize);
     for k in 0..kk {
+        meter::charge(nn + 1)?;
         for j in 0..nn {
             bv.push(m.get(Space::L0b, b.addr + nz(j, k, npad, cb) * bes, bdt)?);
         }
@@ -1405,6 +1418,7 @@ fn mad(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
     };
     for i in 0..mm {
         for j in 0..nn {
+            meter::charge(kk + 1)?;
             let at = c.addr + nz(i, j, mpad, 16) * 4;
             let v = if int {
                 let mut s: i32 = if acc_form {
@@ -1669,6 +1683,7 @@ fn fixpipe(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
             ));
         };
         for i in 0..mm {
+            meter::charge(nn + 1)?;
             for j in 0..nn {
                 let sa = sbase + ((j / 16) * src_stride + i) * 64 + (j % 16) * 4;
                 let raw = m.get(Space::L0c, sa, sdt)?;
@@ -1937,6 +1952,7 @@ fn matrix_cc(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
         let sbase = src.addr;
         let dbase = dst.addr + r * d3 * des;
         for i in 0..mm {
+            meter::charge(nn + 1)?;
             for j in 0..nn {
                 let sa = sbase + ((j / 16) * src_stride + i) * 64 + (j % 16) * 4;
                 let raw = m.get(Space::L0c, sa, sdt)?;

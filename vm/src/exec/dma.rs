@@ -6,7 +6,7 @@
 
 use pto_isa_spec::DType;
 
-use crate::exec::{fault, Accesses, Fault};
+use crate::exec::{fault, meter, Accesses, Fault};
 use crate::mem::{Gm, Local};
 use crate::program::{Combine, DmaDir};
 use crate::value::{Ptr, Space};
@@ -186,6 +186,7 @@ pub fn run(gm: &Gm, local: &mut Local, t: &Transfer, acc: &mut Accesses) -> Resu
     let staged = (t.src.space == Space::Gm) == (t.dst.space == Space::Gm) || !plain_store;
     let mut buf = vec![0u8; if staged { t.len as usize } else { 0 }];
     for k in 0..n {
+        meter::charge(t.len + 16)?;
         let (Some(sa), Some(da)) = burst_addrs(k, &t.levels, t.src.addr, t.dst.addr) else {
             return fault("DMA address became negative or overflowed (check the strides)");
         };

@@ -142,10 +142,16 @@ fn nonneg(call: &TileCall, key: &str, default: i64) -> Result<i64, Fault> {
 }
 
 /// An integer attribute that must be >= 1 (`1` when absent).
+/// A stride, filter size or dilation: at least 1, and at most 65535 (wider
+/// than any register field holding it; the window arithmetic then cannot
+/// overflow).
 fn positive(call: &TileCall, key: &str) -> Result<i64, Fault> {
     let v = attr_int(call, key)?.unwrap_or(1);
     if v < 1 {
         return fault(format!("{}: {key} = {v} must be at least 1", short(call)));
+    }
+    if v > 0xffff {
+        return fault(format!("{}: {key} = {v} is above 65535", short(call)));
     }
     Ok(v)
 }
@@ -308,6 +314,15 @@ fn img2col(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(),
         return fault(format!(
             "{}: pos_m {pos_m} and pos_k {pos_k} must not be negative",
             short(call)
+        ));
+    }
+    // the last row's and column's positions must not pass i64
+    if pos_m.checked_add(dst.v_row).is_none() || pos_k.checked_add(dst.v_col).is_none() {
+        return fault(format!(
+            "{}: pos_m {pos_m} and pos_k {pos_k} put the {}x{} destination past 2^63",
+            short(call),
+            dst.v_row,
+            dst.v_col
         ));
     }
     let pad_value = match regs.pad_value {

@@ -315,6 +315,13 @@ fn offsets(call: &TileCall) -> Result<(i64, i64), Fault> {
     }
 }
 
+/// Whether `at + len` (a window's end along one dim) passes `lim`; an end
+/// past i64 does too (kernel offsets such as i64::MAX must fault, not
+/// overflow).
+fn past(at: i64, len: i64, lim: i64) -> bool {
+    at.checked_add(len).is_none_or(|end| end > lim)
+}
+
 /// `textract`: dst[i][j] = src[row + i][col + j] over dst's valid region.
 fn extract(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(), Fault> {
     let src = in_tile(call, 0, "source")?;
@@ -333,7 +340,7 @@ fn extract(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(),
         None
     };
     let (r0, c0) = offsets(call)?;
-    if r0 < 0 || c0 < 0 || r0 + dst.v_row > src.rows || c0 + dst.v_col > src.cols {
+    if r0 < 0 || c0 < 0 || past(r0, dst.v_row, src.rows) || past(c0, dst.v_col, src.cols) {
         return fault(format!(
             "{}: a {}x{} window at ({r0}, {c0}) is outside the {}x{} source tile",
             short(call),
@@ -360,7 +367,7 @@ fn insert(call: &TileCall, local: &mut Local, acc: &mut Accesses) -> Result<(), 
     check_valid(call, dst, "destination")?;
     no_extras(call, 3)?;
     let (r0, c0) = offsets(call)?;
-    if r0 < 0 || c0 < 0 || r0 + src.v_row > dst.rows || c0 + src.v_col > dst.cols {
+    if r0 < 0 || c0 < 0 || past(r0, src.v_row, dst.rows) || past(c0, src.v_col, dst.cols) {
         return fault(format!(
             "{}: a {}x{} block at ({r0}, {c0}) does not fit the {}x{} destination tile",
             short(call),

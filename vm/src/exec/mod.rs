@@ -14,6 +14,7 @@ pub mod img2col;
 pub mod irregular;
 pub mod layout_ops;
 pub mod matmul;
+pub mod meter;
 pub mod mgather;
 pub mod minifloat;
 pub mod mx_zz;
@@ -127,6 +128,9 @@ pub enum Fault {
     Bounds(OutOfBounds),
     /// Anything else, with a message.
     Msg(String),
+    /// The run's wall-clock deadline passed inside the operation
+    /// ([`meter::charge`]); the machine reports `RunError::Timeout`.
+    Timeout,
 }
 
 impl From<OutOfBounds> for Fault {
@@ -140,6 +144,7 @@ impl std::fmt::Display for Fault {
         match self {
             Fault::Bounds(b) => b.fmt(f),
             Fault::Msg(m) => f.write_str(m),
+            Fault::Timeout => f.write_str("stopped by --timeout"),
         }
     }
 }

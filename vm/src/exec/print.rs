@@ -23,7 +23,7 @@
 //! acc/mat tiles) is accepted and not written.
 
 use crate::exec::tile_ops::{attr_sym, get, TileCall};
-use crate::exec::{fault, Accesses, Fault};
+use crate::exec::{fault, meter, Accesses, Fault};
 use crate::mem::{Gm, Local};
 use crate::num::{read, Num};
 use crate::value::{Tile, Val, View};
@@ -62,6 +62,8 @@ pub fn grid(
         }
         let mut line = String::new();
         for c in 0..cols {
+            // formatting a cell costs tens of element copies
+            meter::charge(32)?;
             if c > 0 {
                 line.push(' ');
             }

@@ -901,7 +901,13 @@ pub fn subview(
             "subview: offsets ({r0}, {c0}) and valid region {vr}x{vc} do not describe a window of the {rows}x{cols} result"
         ));
     }
-    if r0 + vr > s.v_row || c0 + vc > s.v_col || r0 + rows > s.rows || c0 + cols > s.cols {
+    // offsets up to i64::MAX come from the kernel: an end past i64 is out too
+    let past = |at: i64, len: i64, lim: i64| at.checked_add(len).is_none_or(|e| e > lim);
+    if past(r0, vr, s.v_row)
+        || past(c0, vc, s.v_col)
+        || past(r0, rows, s.rows)
+        || past(c0, cols, s.cols)
+    {
         return fault(format!(
             "subview: the {rows}x{cols} window (valid {vr}x{vc}) at ({r0}, {c0}) leaves the {}x{} source or its {}x{} valid region",
             s.rows,
