@@ -2137,15 +2137,19 @@ mod tests {
         );
     }
 
-    #[test]
-    fn runaway_loops_run_out_of_fuel() {
-        let s = Scope {
+    /// A loop of one instruction jumping back to itself forever.
+    fn spin() -> Scope {
+        Scope {
             insts: vec![SInst::Nop, SInst::Jump(0)],
             scalars: 0,
             vregs: 0,
             masks: 0,
-        };
-        let c = compile(&s).unwrap();
+        }
+    }
+
+    #[test]
+    fn runaway_loops_run_out_of_fuel() {
+        let c = compile(&spin()).unwrap();
         let mut st = c.new_state();
         let r = c.call(&mut st, &mut [0u8; 16], 5000, &mut Log::default());
         assert_eq!(r, ScopeStatus::OutOfFuel);
@@ -2176,13 +2180,7 @@ mod tests {
     /// backward jumps, and stops when the sink says so.
     #[test]
     fn long_loops_tick_and_stop_when_told() {
-        let s = Scope {
-            insts: vec![SInst::Nop, SInst::Jump(0)],
-            scalars: 0,
-            vregs: 0,
-            masks: 0,
-        };
-        let c = compile(&s).unwrap();
+        let c = compile(&spin()).unwrap();
         let mut st = c.new_state();
         // fuel 10 * TICK: the sink allows 3 ticks and stops the 4th
         let mut t = Ticks { left: 3, seen: 0 };

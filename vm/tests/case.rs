@@ -195,17 +195,24 @@ int main() {
 }
 "#;
 
-#[test]
-fn main_cpp_launch_order_is_honored() {
-    let d = Dir::new("maincpp");
+/// The `@vsub(%z, %x, %y)` case main.cpp binds as z = v3, x = v2, y = v1:
+/// v1.bin = y, v2.bin = x, golden_v3.bin = x - y (no main.cpp yet).
+fn vsub_main_cpp_case(name: &str) -> (Dir, Vec<f32>, Vec<f32>, Vec<f32>) {
+    let d = Dir::new(name);
     let (x, y) = xy();
-    // kernel: @vsub(%z, %x, %y) computes z = x - y; main.cpp binds z = v3,
-    // x = v2, y = v1, so the golden is v2 - v1
     d.write("kernel.pto", vsub_out_first());
     d.write("v1.bin", f32s(&y));
     d.write("v2.bin", f32s(&x));
     let want: Vec<f32> = x.iter().zip(&y).map(|(a, b)| a - b).collect();
     d.write("golden_v3.bin", f32s(&want));
+    (d, x, y, want)
+}
+
+#[test]
+fn main_cpp_launch_order_is_honored() {
+    // kernel: @vsub(%z, %x, %y) computes z = x - y; main.cpp binds z = v3,
+    // x = v2, y = v1, so the golden is v2 - v1
+    let (d, x, y, want) = vsub_main_cpp_case("maincpp");
     // without main.cpp, argument K takes vK.bin and the case does not match
     let (c, e) = case(&d, &[]);
     assert_ne!(c, 0, "positional binding must not match: {e}");
@@ -372,13 +379,7 @@ fn case_toml_sizes_a_buffer_nothing_else_sizes() {
 /// files size the buffers and the launch order still binds them.
 #[test]
 fn hostile_size_expressions_are_given_up_on() {
-    let d = Dir::new("unary");
-    let (x, y) = xy();
-    d.write("kernel.pto", vsub_out_first());
-    d.write("v1.bin", f32s(&y));
-    d.write("v2.bin", f32s(&x));
-    let want: Vec<f32> = x.iter().zip(&y).map(|(a, b)| a - b).collect();
-    d.write("golden_v3.bin", f32s(&want));
+    let (d, _, _, want) = vsub_main_cpp_case("unary");
     let minus = "- ".repeat(1_000_000);
     d.write(
         "main.cpp",
