@@ -23,7 +23,7 @@
 
 use std::path::{Path, PathBuf};
 
-use pto_isa_spec::{DType, ProfileId};
+use pto_isa_spec::ProfileId;
 use pto_vm::program::ArgType;
 use pto_vm::{load_text, run_kernel_ranks, Arg, CheckMode, Config, JitMode, RunError, Sched};
 
@@ -198,8 +198,9 @@ pub enum Outcome {
         total: usize,
         /// Largest absolute error.
         max_abs: f64,
-        /// First differing index.
-        first: usize,
+        /// The first differing elements with their values
+        /// (`pto_vm::case::Cmp::describe_first`).
+        first: String,
     },
     /// The kernel could not run, or the checker reported findings.
     Error(String),
@@ -230,7 +231,7 @@ impl Outcome {
                 total,
                 max_abs,
                 first,
-            } => format!("v{arg}: {count} of {total} elements differ (max abs error {max_abs:.3e}, first at index {first})"),
+            } => format!("v{arg}: {count} of {total} elements differ (max abs error {max_abs:.3e}, first: {first})"),
             Outcome::Error(e) => e.clone(),
             Outcome::ExpectedFail(r) => format!("expected failure: {r}"),
             Outcome::UnexpectedPass(r) => format!("passed, but is marked expect-fail ({r}): remove the mark"),
@@ -418,43 +419,6 @@ pub fn discover(root: &Path) -> Result<Vec<Case>, CaseError> {
     }
     out.sort_by(|a, b| a.name.cmp(&b.name));
     Ok(out)
-}
-
-fn compare(
-    dt: DType,
-    want: &[u8],
-    got: &[u8],
-    atol: f64,
-    rtol: f64,
-) -> Option<(usize, usize, f64, usize)> {
-    let es = dt.bytes();
-    let n = want.len() / es;
-    let mut bad = 0;
-    let mut first = usize::MAX;
-    let mut max_abs: f64 = 0.0;
-    for i in 0..n {
-        let wa = pto_vm::num::read(&want[i * es..], dt);
-        let wb = pto_vm::num::read(&got[i * es..], dt);
-        let (a, b) = (wa.f(), wb.f());
-        let ok = if dt.is_int() && atol == 0.0 && rtol == 0.0 {
-            // integers compare exactly: 64-bit values do not all fit an f64
-            max_abs = max_abs.max((a - b).abs());
-            wa.i() == wb.i()
-        } else if a.is_nan() || b.is_nan() {
-            a.is_nan() && b.is_nan()
-        } else if a.is_infinite() || b.is_infinite() {
-            a == b
-        } else {
-            let d = (a - b).abs();
-            max_abs = max_abs.max(d);
-            d <= atol + rtol * a.abs()
-        };
-        if !ok {
-            bad += 1;
-            first = first.min(i);
-        }
-    }
-    (bad > 0).then_some((bad, n, max_abs, first))
 }
 
 /// Runs one case on one tier. Also returns the per-opcode execution counts.
@@ -670,16 +634,21 @@ fn run_inner(case: &Case, tier: Tier) -> (Outcome, Vec<u64>) {
                 counts,
             );
         }
-        if let Some((count, total, max_abs, first)) =
-            compare(*dt, &want, &got, case.header.atol, case.header.rtol)
-        {
+        let c = pto_vm::case::compare(
+            *dt,
+            &want,
+            &got,
+            Some(case.header.rtol),
+            Some(case.header.atol),
+        );
+        if c.mismatches > 0 {
             return (
                 Outcome::Mismatch {
                     arg: i + 1,
-                    count,
-                    total,
-                    max_abs,
-                    first,
+                    count: c.mismatches,
+                    total: c.total,
+                    max_abs: c.max_abs,
+                    first: c.describe_first(*dt, &want, &got, &[]),
                 },
                 counts,
             );
@@ -753,14 +722,6 @@ pub fn default_root() -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn wide_integers_compare_exactly() {
-        let want = ((1i64 << 62) + 1).to_le_bytes();
-        let got = (1i64 << 62).to_le_bytes();
-        assert!(compare(DType::I64, &want, &got, 0.0, 0.0).is_some());
-        assert!(compare(DType::U64, &want, &want, 0.0, 0.0).is_none());
-    }
 
     #[test]
     fn ranks_header_binds_peers_and_rank_numbers() {

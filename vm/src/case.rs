@@ -104,6 +104,8 @@ pub struct Cmp {
 /// Compares `got` with the golden `want` element by element: `|a-b| <= atol +
 /// rtol*|a|`, NaN equals NaN. Default tolerances: f32/f64 1e-5/1e-6, f16
 /// 1e-3/1e-3, bf16 1e-2/1e-2, integers exact (the same as `pto-run --golden`).
+/// Integer elements are compared as integers, so 64-bit values an f64 cannot
+/// hold apart still differ.
 pub fn compare(dt: DType, want: &[u8], got: &[u8], rtol: Option<f64>, atol: Option<f64>) -> Cmp {
     let es = dt.bytes();
     let (dr, da) = match dt {
@@ -122,21 +124,36 @@ pub fn compare(dt: DType, want: &[u8], got: &[u8], rtol: Option<f64>, atol: Opti
         first: Vec::new(),
     };
     for i in 0..n {
-        let a = crate::num::read(&want[i * es..], dt).f();
-        let b = crate::num::read(&got[i * es..], dt).f();
-        let ok = if a.is_nan() || b.is_nan() {
-            a.is_nan() && b.is_nan()
-        } else if a == b {
-            true // also equal infinities, whose difference is NaN
-        } else if a.is_infinite() || b.is_infinite() {
-            false // an infinite tolerance must not accept any value
-        } else {
-            let d = (a - b).abs();
-            c.max_abs = c.max_abs.max(d);
-            if a != 0.0 {
-                c.max_rel = c.max_rel.max(d / a.abs());
+        let (wa, wb) = (&want[i * es..], &got[i * es..]);
+        let ok = match (int_value(wa, dt), int_value(wb, dt)) {
+            (Some(a), Some(b)) => {
+                // the exact difference, rounded once for the tolerance test
+                let d = (a - b).unsigned_abs() as f64;
+                let av = a.unsigned_abs() as f64;
+                c.max_abs = c.max_abs.max(d);
+                if a != 0 {
+                    c.max_rel = c.max_rel.max(d / av);
+                }
+                a == b || d <= atol + rtol * av
             }
-            d <= atol + rtol * a.abs()
+            _ => {
+                let a = crate::num::read(wa, dt).f();
+                let b = crate::num::read(wb, dt).f();
+                if a.is_nan() || b.is_nan() {
+                    a.is_nan() && b.is_nan()
+                } else if a == b {
+                    true // also equal infinities, whose difference is NaN
+                } else if a.is_infinite() || b.is_infinite() {
+                    false // an infinite tolerance must not accept any value
+                } else {
+                    let d = (a - b).abs();
+                    c.max_abs = c.max_abs.max(d);
+                    if a != 0.0 {
+                        c.max_rel = c.max_rel.max(d / a.abs());
+                    }
+                    d <= atol + rtol * a.abs()
+                }
+            }
         };
         if !ok {
             c.mismatches += 1;
@@ -146,6 +163,72 @@ pub fn compare(dt: DType, want: &[u8], got: &[u8], rtol: Option<f64>, atol: Opti
         }
     }
     c
+}
+
+/// An integer element's exact value (`None` for float types).
+fn int_value(b: &[u8], dt: DType) -> Option<i128> {
+    if !dt.is_int() {
+        return None;
+    }
+    let v = crate::num::read(b, dt).i();
+    Some(if dt == DType::U64 {
+        v as u64 as i128
+    } else {
+        v as i128
+    })
+}
+
+/// One element for a person: floats in their own type's shortest form
+/// (`0.1`, `-0.0`, `NaN`, `inf`), integers as integers.
+pub fn format_elem(b: &[u8], dt: DType) -> String {
+    if let Some(v) = int_value(b, dt) {
+        return v.to_string();
+    }
+    match (dt, crate::num::read(b, dt)) {
+        // every f16/bf16 value is an f32, printed the shortest way
+        (DType::F32 | DType::F16 | DType::BF16, v) => format!("{:?}", v.f() as f32),
+        (_, crate::num::Num::F(v)) => format!("{v:?}"),
+        // packed fp4 and e8m0 scales: their bits
+        (_, crate::num::Num::I(v)) => format!("{v:#04x}"),
+    }
+}
+
+impl Cmp {
+    /// The first mismatching elements (at most 3) with their values, e.g.
+    /// `[0, 1] is 2.0, golden 1.0; [0, 2] is 3.0, golden 1.0`. Indices are
+    /// per dimension of `shape` when it holds the golden's element count,
+    /// else flat.
+    pub fn describe_first(&self, dt: DType, want: &[u8], got: &[u8], shape: &[usize]) -> String {
+        let es = dt.bytes();
+        let dims = shape.len() > 1
+            && shape.iter().try_fold(1usize, |a, &d| a.checked_mul(d)) == Some(self.total);
+        let mut parts = Vec::new();
+        for &i in self.first.iter().take(3) {
+            let at = if dims {
+                let mut rest = i;
+                let mut idx = vec![0; shape.len()];
+                for (k, &d) in shape.iter().enumerate().rev() {
+                    idx[k] = rest % d.max(1);
+                    rest /= d.max(1);
+                }
+                format!("{idx:?}")
+            } else {
+                format!("[{i}]")
+            };
+            let (Some(w), Some(g)) = (
+                want.get(i * es..(i + 1) * es),
+                got.get(i * es..(i + 1) * es),
+            ) else {
+                continue;
+            };
+            parts.push(format!(
+                "{at} is {}, golden {}",
+                format_elem(g, dt),
+                format_elem(w, dt)
+            ));
+        }
+        parts.join("; ")
+    }
 }
 
 /// One output compared with its golden.
@@ -163,6 +246,9 @@ pub struct OutputReport {
     pub written: PathBuf,
     /// The comparison with `golden_vK.bin`.
     pub cmp: Cmp,
+    /// The first mismatching elements with their values
+    /// ([`Cmp::describe_first`]); empty when the output matches.
+    pub first: String,
 }
 
 /// What a case run did.
@@ -1689,6 +1775,7 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
             msg: format!("cannot write {}: {e}", p.display()),
         })?;
         let cmp = compare(dt, g, got, opts.rtol, opts.atol);
+        let first = cmp.describe_first(dt, g, got, &[]);
         if cmp.mismatches > 0 {
             code = code.max(1);
         }
@@ -1699,6 +1786,7 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
             dtype: dt,
             written: p,
             cmp,
+            first,
         });
     }
     // with --golden-script the case's own scripts are trusted: its compare.py
@@ -1879,6 +1967,63 @@ void LaunchK(float * p0, float * p1, void *stream) {
             Some(vec![Some(0), Some(0), Some(1), None])
         );
         assert_eq!(parse_launch_cpp(src, "LaunchOther"), None);
+    }
+
+    #[test]
+    fn wide_integers_compare_exactly() {
+        let a = (1i64 << 60).to_le_bytes();
+        let b = ((1i64 << 60) + 1).to_le_bytes();
+        // the two are one f64: a float comparison would call them equal
+        assert_eq!((1i64 << 60) as f64, ((1i64 << 60) + 1) as f64);
+        let c = compare(DType::I64, &a, &b, None, None);
+        assert_eq!((c.mismatches, c.max_abs), (1, 1.0));
+        assert_eq!(
+            c.describe_first(DType::I64, &a, &b, &[1]),
+            "[0] is 1152921504606846977, golden 1152921504606846976"
+        );
+        let u = u64::MAX.to_le_bytes();
+        let c = compare(DType::U64, &u, &(u64::MAX - 1).to_le_bytes(), None, None);
+        assert_eq!(c.mismatches, 1);
+        assert_eq!(
+            c.describe_first(DType::U64, &u, &u, &[1]),
+            "[0] is 18446744073709551615, golden 18446744073709551615"
+        );
+        // a tolerance still applies to integers
+        let c = compare(DType::I64, &a, &b, None, Some(1.0));
+        assert_eq!(c.mismatches, 0);
+    }
+
+    #[test]
+    fn first_mismatches_name_their_index_and_values() {
+        let want: Vec<u8> = [1.0f32, 1.0, 1.0, 1.0, 1.0, 1.0]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
+        let got: Vec<u8> = [1.0f32, 2.0, 0.1, f32::NAN, -0.0, 1.0]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
+        let c = compare(DType::F32, &want, &got, None, None);
+        assert_eq!(c.first, vec![1, 2, 3, 4]);
+        assert_eq!(
+            c.describe_first(DType::F32, &want, &got, &[2, 3]),
+            "[0, 1] is 2.0, golden 1.0; [0, 2] is 0.1, golden 1.0; [1, 0] is NaN, golden 1.0"
+        );
+        // a shape that does not hold the elements: flat indices
+        assert_eq!(
+            c.describe_first(DType::F32, &want, &got, &[4]),
+            "[1] is 2.0, golden 1.0; [2] is 0.1, golden 1.0; [3] is NaN, golden 1.0"
+        );
+        let h: Vec<u8> = [half::f16::from_f32(0.1), half::f16::NEG_ZERO]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
+        let z = [0u8; 4];
+        let c = compare(DType::F16, &z, &h, None, None);
+        assert_eq!(
+            c.describe_first(DType::F16, &z, &h, &[2]),
+            "[0] is 0.099975586, golden 0.0"
+        );
     }
 
     #[test]

@@ -89,7 +89,7 @@ fn exit_0_and_1_for_goldens_and_outputs() {
     let y =
         pto_vm::npy::parse("y", &std::fs::read(&out).expect("output written")).expect("valid npy");
     assert_eq!(y.shape, vec![1024]);
-    // a wrong golden is a mismatch: exit 1 with the first indices
+    // a wrong golden is a mismatch: exit 1 with the first elements and values
     npy_f32(&gi, &x);
     let (c, _, e) = run(&[
         &k,
@@ -100,9 +100,81 @@ fn exit_0_and_1_for_goldens_and_outputs() {
     ]);
     assert_eq!(c, 1, "{e}");
     assert!(
-        e.contains("512 of 1024 elements mismatch") && e.contains("first at index [0, 1, 2, 3, 4]"),
+        e.contains("512 of 1024 elements mismatch") && e.contains(
+                "first: [0] is 512.0, golden -512.0; [1] is 511.0, golden -511.0; [2] is 510.0, golden -510.0"
+            ),
         "{e}"
     );
+}
+
+#[test]
+fn no_output_overwrites_an_input_or_another_output() {
+    let _cleanup = Cleanup;
+    let x: Vec<f32> = (0..1024).map(|i| i as f32 - 512.0).collect();
+    let gold: Vec<f32> = x.iter().map(|v| v.abs()).collect();
+    let (xi, gi) = (tmp("x.npy"), tmp("g.npy"));
+    npy_f32(&xi, &x);
+    npy_f32(&gi, &gold);
+    let kernel = tmp("k.pto");
+    std::fs::copy(example("sync/01_set_wait_pipeline.pto"), &kernel).expect("copy");
+    let before: Vec<Vec<u8>> = [&xi, &gi, &kernel]
+        .iter()
+        .map(|p| std::fs::read(p).expect("read"))
+        .collect();
+    let (k, x_arg, g_arg) = (
+        kernel.display().to_string(),
+        format!("v1={}", xi.display()),
+        format!("v2={}", gi.display()),
+    );
+    // another spelling of the same file: through the directory's `..`
+    let d = tmp("sub");
+    std::fs::create_dir_all(&d).expect("dir");
+    let twin = |n: &str| d.join("..").join(n).display().to_string();
+    for (extra, want) in [
+        (
+            vec!["--out".to_string(), format!("v2={}", twin("x.npy"))],
+            "would overwrite an input",
+        ),
+        (
+            vec!["--out".to_string(), format!("v2={}", twin("g.npy"))],
+            "would overwrite an input",
+        ),
+        (
+            vec!["--trace".to_string(), k.clone()],
+            "would overwrite an input",
+        ),
+        (
+            vec![
+                "--out".to_string(),
+                format!("v2={}", tmp("y.npy").display()),
+                "--timeline".to_string(),
+                twin("y.npy"),
+            ],
+            "name the same file",
+        ),
+        (
+            vec![
+                "--out".to_string(),
+                format!("v1={}", tmp("y.npy").display()),
+                "--out".to_string(),
+                format!("v2={}", twin("y.npy")),
+            ],
+            "name the same file",
+        ),
+    ] {
+        let mut a = vec![k.as_str(), "--arg", &x_arg, "--golden", &g_arg];
+        a.extend(extra.iter().map(String::as_str));
+        let (c, _, e) = run(&a);
+        assert_eq!(c, 2, "{extra:?}: {e}");
+        assert!(e.contains(want), "{extra:?}: {e}");
+        // refused before the run: nothing was written
+        assert!(!tmp("y.npy").exists(), "{extra:?}");
+    }
+    let after: Vec<Vec<u8>> = [&xi, &gi, &kernel]
+        .iter()
+        .map(|p| std::fs::read(p).expect("read"))
+        .collect();
+    assert!(before == after, "an input changed");
 }
 
 #[test]

@@ -713,8 +713,9 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
             ),
         );
     }
-    // outputs must not overwrite inputs
+    // outputs (the files are checked against the inputs below)
     let mut outs = Vec::new();
+    let mut out_labels = Vec::new();
     for o in &cli.outs {
         let (k, f) = kv(o, "--out")?;
         let i = index_of(&k).ok_or_else(|| Failure(2, format!("--out {k}: no such argument")))?;
@@ -727,25 +728,8 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
                 ),
             );
         }
-        let fp = PathBuf::from(&f);
-        let same = |p: &Path| {
-            std::fs::canonicalize(p)
-                .ok()
-                .zip(std::fs::canonicalize(&fp).ok())
-                .is_some_and(|(a, b)| a == b)
-        };
-        if same(&cli.kernel)
-            || bound
-                .iter()
-                .flatten()
-                .any(|b| b.from.as_deref().is_some_and(same))
-        {
-            return fail(
-                2,
-                format!("--out {k}={f} would overwrite an input; choose another file"),
-            );
-        }
-        outs.push((i, fp));
+        out_labels.push(format!("--out {k}={f}"));
+        outs.push((i, PathBuf::from(&f)));
     }
     let mut goldens = Vec::new();
     for (i, f) in golden_specs {
@@ -774,6 +758,36 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
             );
         }
         goldens.push((i, gb.array, f));
+    }
+    // no file written may be one the run reads or another output
+    {
+        let mut inputs: Vec<&Path> = vec![&cli.kernel];
+        inputs.extend(bound.iter().flatten().filter_map(|b| b.from.as_deref()));
+        inputs.extend(goldens.iter().map(|(_, _, f)| Path::new(f.as_str())));
+        let mut written: Vec<(String, &Path)> = out_labels
+            .into_iter()
+            .zip(outs.iter().map(|(_, p)| p.as_path()))
+            .collect();
+        if let Some(p) = &cli.trace {
+            written.push((format!("--trace {}", p.display()), p));
+        }
+        if let Some(p) = &cli.timeline {
+            written.push((format!("--timeline {}", p.display()), p));
+        }
+        for (n, (what, p)) in written.iter().enumerate() {
+            if inputs.iter().any(|q| same_file(p, q)) {
+                return fail(
+                    2,
+                    format!("{what} would overwrite an input; choose another file"),
+                );
+            }
+            if let Some((other, _)) = written[..n].iter().find(|(_, q)| same_file(p, q)) {
+                return fail(
+                    2,
+                    format!("{other} and {what} name the same file; choose another one"),
+                );
+            }
+        }
     }
     let cfg = Config {
         profile: kernel.profile,
@@ -878,23 +892,6 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
         ),
     ] {
         if let (Some(p), Some(t)) = (path, text) {
-            let same = |q: &Path| {
-                std::fs::canonicalize(q).ok() == std::fs::canonicalize(p).ok() && p.exists()
-            };
-            if same(&cli.kernel)
-                || bound
-                    .iter()
-                    .flatten()
-                    .any(|b| b.from.as_deref().is_some_and(same))
-            {
-                return fail(
-                    2,
-                    format!(
-                        "{} would overwrite an input; choose another file",
-                        p.display()
-                    ),
-                );
-            }
             std::fs::write(p, t)
                 .map_err(|e| Failure(2, format!("cannot write {}: {e}", p.display())))?;
         }
@@ -927,8 +924,12 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
         if r.mismatches > 0 {
             code = code.max(1);
             eprintln!(
-                "pto-run: %{name} differs from {f}: {} of {} elements mismatch (max abs error {:.3e}, max rel error {:.3e}); first at index {:?}",
-                r.mismatches, r.total, r.max_abs, r.max_rel, r.first
+                "pto-run: %{name} differs from {f}: {} of {} elements mismatch (max abs error {:.3e}, max rel error {:.3e}); first: {}",
+                r.mismatches,
+                r.total,
+                r.max_abs,
+                r.max_rel,
+                r.describe_first(g.dtype, &g.data, &stacked[*i], &g.shape)
             );
         } else if !cli.quiet {
             eprintln!(
@@ -1058,6 +1059,25 @@ fn preview(dt: DType, data: &[u8]) -> String {
         short(lo),
         short(hi)
     )
+}
+
+/// Whether two paths name one file: equal after resolving links and `..`
+/// (for a file that does not exist yet, its directory is resolved).
+fn same_file(a: &Path, b: &Path) -> bool {
+    fn resolve(p: &Path) -> Option<PathBuf> {
+        if let Ok(c) = std::fs::canonicalize(p) {
+            return Some(c);
+        }
+        let dir = match p.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        Some(std::fs::canonicalize(dir).ok()?.join(p.file_name()?))
+    }
+    match (resolve(a), resolve(b)) {
+        (Some(x), Some(y)) => x == y,
+        _ => a == b,
+    }
 }
 
 fn json_num(v: f64) -> String {

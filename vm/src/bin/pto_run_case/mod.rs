@@ -124,8 +124,8 @@ pub fn main(args: impl Iterator<Item = std::ffi::OsString>) -> ExitCode {
         let c = &o.cmp;
         if c.mismatches > 0 {
             eprintln!(
-                "pto-run: {} (%{}) differs from golden_{}.bin: {} of {} elements mismatch (max abs error {:.3e}, max rel error {:.3e}); first at index {:?}",
-                o.file, o.name, o.file, c.mismatches, c.total, c.max_abs, c.max_rel, c.first
+                "pto-run: {} (%{}) differs from golden_{}.bin: {} of {} elements mismatch (max abs error {:.3e}, max rel error {:.3e}); first: {}",
+                o.file, o.name, o.file, c.mismatches, c.total, c.max_abs, c.max_rel, o.first
             );
         } else if !cli.quiet {
             eprintln!(
