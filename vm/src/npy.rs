@@ -1,5 +1,7 @@
-//! Reading and writing NumPy `.npy` files (format versions 1-3, little-endian,
-//! C order) and raw `.bin` buffers, with one-line errors that name the file.
+//! Reading and writing NumPy `.npy` files (format versions 1-3) and raw
+//! `.bin` buffers, with one-line errors that name the file. Big-endian and
+//! Fortran-order files are read into the little-endian, C-order bytes the VM
+//! uses; files are written little-endian in C order.
 
 use pto_isa_spec::DType;
 
@@ -99,14 +101,17 @@ pub fn parse(name: &str, b: &[u8]) -> Result<Array, String> {
         .strip_prefix('\'')
         .and_then(|x| x.split('\'').next())
         .unwrap_or("");
-    let dtype = from_descr(d).ok_or_else(|| {
-        format!("{name}: unsupported dtype '{d}' (expected a little-endian float16/32/64, int8-64, uint8-64 or bool)")
+    // a big-endian element type is read as its little-endian twin, swapped
+    let (le, swap) = match d.strip_prefix('>') {
+        Some(rest) => (format!("<{rest}"), true),
+        None => (d.to_string(), false),
+    };
+    let dtype = from_descr(&le).ok_or_else(|| {
+        format!(
+            "{name}: unsupported dtype '{d}' (expected float16/32/64, int8-64, uint8-64 or bool)"
+        )
     })?;
-    if field("fortran_order").is_some_and(|f| f.starts_with("True")) {
-        return Err(format!(
-            "{name}: Fortran-order arrays are not supported; save with np.ascontiguousarray"
-        ));
-    }
+    let fortran = field("fortran_order").is_some_and(|f| f.starts_with("True"));
     let sh = field("shape").ok_or_else(|| format!("{name}: .npy header has no 'shape'"))?;
     let sh = sh
         .strip_prefix('(')
@@ -137,11 +142,43 @@ pub fn parse(name: &str, b: &[u8]) -> Result<Array, String> {
             data.len()
         ));
     }
-    Ok(Array {
-        dtype,
-        shape,
-        data: data.to_vec(),
-    })
+    let mut data = data.to_vec();
+    let es = dtype.bytes();
+    if swap && es > 1 {
+        for e in data.chunks_exact_mut(es) {
+            e.reverse();
+        }
+    }
+    if fortran && shape.len() > 1 {
+        data = fortran_to_c(&data, &shape, es);
+    }
+    Ok(Array { dtype, shape, data })
+}
+
+/// The elements of a column-major (Fortran-order) array of `shape` in row-major
+/// (C) order; `es` bytes per element.
+fn fortran_to_c(data: &[u8], shape: &[usize], es: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(data.len());
+    // walk the C order with the index's column-major offset (first index fastest)
+    let mut idx = vec![0usize; shape.len()];
+    let mut stride = vec![1usize; shape.len()];
+    for k in 1..shape.len() {
+        stride[k] = stride[k - 1] * shape[k - 1];
+    }
+    let n: usize = shape.iter().product();
+    for _ in 0..n {
+        let off: usize = idx.iter().zip(&stride).map(|(i, s)| i * s).sum();
+        out.extend_from_slice(&data[off * es..(off + 1) * es]);
+        // next C index: the last dimension fastest
+        for k in (0..shape.len()).rev() {
+            idx[k] += 1;
+            if idx[k] < shape[k] {
+                break;
+            }
+            idx[k] = 0;
+        }
+    }
+    out
 }
 
 /// Serializes an array as `.npy` (version 1). bf16 is written as uint16 bits.
@@ -192,9 +229,65 @@ mod tests {
             .contains("not a .npy"));
         let mut bad = b.clone();
         let i = bad.windows(3).position(|w| w == b"<f4").unwrap();
-        bad[i] = b'>';
+        bad[i + 1] = b'c';
         assert!(parse("x.npy", &bad)
             .unwrap_err()
-            .contains("unsupported dtype '>f4'"));
+            .contains("unsupported dtype '<c4'"));
+    }
+
+    /// A version-1 file with the header `h` (padded as numpy pads) and `data`.
+    fn npy(h: &str, data: &[u8]) -> Vec<u8> {
+        let mut h = h.to_string();
+        while !(10 + h.len() + 1).is_multiple_of(64) {
+            h.push(' ');
+        }
+        h.push('\n');
+        let mut out = b"\x93NUMPY\x01\x00".to_vec();
+        out.extend_from_slice(&(h.len() as u16).to_le_bytes());
+        out.extend_from_slice(h.as_bytes());
+        out.extend_from_slice(data);
+        out
+    }
+
+    #[test]
+    fn big_endian_and_fortran_order_read_as_little_endian_c_order() {
+        // the 2x3 matrix [[0, 1, 2], [3, 4, 5]] as i16
+        let c: Vec<u8> = (0..6i16).flat_map(|v| v.to_le_bytes()).collect();
+        let want = Array {
+            dtype: DType::I16,
+            shape: vec![2, 3],
+            data: c.clone(),
+        };
+        let be: Vec<u8> = (0..6i16).flat_map(|v| v.to_be_bytes()).collect();
+        let h = |d: &str, f: &str| {
+            format!("{{'descr': '{d}', 'fortran_order': {f}, 'shape': (2, 3), }}")
+        };
+        assert_eq!(parse("x", &npy(&h(">i2", "False"), &be)).unwrap(), want);
+        // column-major: the columns one after the other
+        let f: Vec<i16> = vec![0, 3, 1, 4, 2, 5];
+        let fl: Vec<u8> = f.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let fb: Vec<u8> = f.iter().flat_map(|v| v.to_be_bytes()).collect();
+        assert_eq!(parse("x", &npy(&h("<i2", "True"), &fl)).unwrap(), want);
+        assert_eq!(parse("x", &npy(&h(">i2", "True"), &fb)).unwrap(), want);
+        // three dimensions: element (i, j, k) of a 2x3x4 array at i + 2j + 6k
+        let shape = [2usize, 3, 4];
+        let mut fdata = vec![0u8; 24];
+        for i in 0..2 {
+            for j in 0..3 {
+                for k in 0..4 {
+                    fdata[i + 2 * j + 6 * k] = (i * 12 + j * 4 + k) as u8;
+                }
+            }
+        }
+        let h3 = format!(
+            "{{'descr': '|u1', 'fortran_order': True, 'shape': {:?}, }}",
+            (shape[0], shape[1], shape[2])
+        );
+        let a = parse("x", &npy(&h3, &fdata)).unwrap();
+        assert_eq!(a.data, (0..24u8).collect::<Vec<_>>());
+        // one byte per element: no swap; f64 swaps eight
+        let h8 = "{'descr': '>f8', 'fortran_order': False, 'shape': (1,), }";
+        let a = parse("x", &npy(h8, &1.5f64.to_be_bytes())).unwrap();
+        assert_eq!(a.data, 1.5f64.to_le_bytes());
     }
 }

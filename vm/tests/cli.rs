@@ -178,6 +178,60 @@ fn no_output_overwrites_an_input_or_another_output() {
 }
 
 #[test]
+fn npy_inputs_in_any_byte_or_dimension_order_and_kind_notes() {
+    let _cleanup = Cleanup;
+    // [[0, 1], [2, 3], ...] as a 512x2 Fortran-order, big-endian f32 array:
+    // the columns one after the other, each element's bytes reversed
+    let (rows, cols) = (512usize, 2usize);
+    let mut data = Vec::new();
+    for c in 0..cols {
+        for r in 0..rows {
+            data.extend_from_slice(&((r * cols + c) as f32).to_be_bytes());
+        }
+    }
+    let mut h = "{'descr': '>f4', 'fortran_order': True, 'shape': (512, 2), }".to_string();
+    while !(10 + h.len() + 1).is_multiple_of(64) {
+        h.push(' ');
+    }
+    h.push('\n');
+    let mut file = b"\x93NUMPY\x01\x00".to_vec();
+    file.extend_from_slice(&(h.len() as u16).to_le_bytes());
+    file.extend_from_slice(h.as_bytes());
+    file.extend_from_slice(&data);
+    let (xi, out) = (tmp("x.npy"), tmp("y.npy"));
+    std::fs::write(&xi, file).expect("write");
+    let k = example("sync/01_set_wait_pipeline.pto");
+    let (c, _, e) = run(&[
+        &k,
+        "--arg",
+        &format!("v1={}", xi.display()),
+        "--out",
+        &format!("v2={}", out.display()),
+        "-q",
+    ]);
+    assert_eq!(c, 0, "{e}");
+    // the kernel writes |x|: the values in C order
+    let y = pto_vm::npy::parse("y", &std::fs::read(&out).expect("output")).expect("npy");
+    let want: Vec<u8> = (0..1024).flat_map(|i| (i as f32).to_le_bytes()).collect();
+    // (an unbound pointer is 64 KiB; the kernel writes the first 4 KiB)
+    assert!(y.data[..4096] == want[..], "not read as C order");
+    assert!(!e.contains("note:"), "{e}");
+    // int32 data for f32 elements runs bit for bit, with a note
+    let ints = pto_vm::npy::Array {
+        dtype: pto_isa_spec::DType::I32,
+        shape: vec![1024],
+        data: (0..1024i32).flat_map(|v| v.to_le_bytes()).collect(),
+    };
+    std::fs::write(&xi, pto_vm::npy::write(&ints).expect("npy")).expect("write");
+    let (c, _, e) = run(&[&k, "--arg", &format!("v1={}", xi.display()), "-q"]);
+    assert_eq!(c, 0, "{e}");
+    assert!(
+        e.contains("note: %src points to f32 elements") && e.contains("holds i32 elements"),
+        "{e}"
+    );
+}
+
+#[test]
 fn exit_1_for_checker_errors() {
     let _cleanup = Cleanup;
     let src = std::fs::read_to_string(example("sync/01_set_wait_pipeline.pto")).expect("example");

@@ -661,6 +661,20 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
                         ),
                     );
                 }
+                // same width, another kind (i32 data for f32 elements): the
+                // bytes are used as they are, which is rarely what was meant;
+                // uint16/int16 bits are how numpy holds bf16
+                let bits_of_bf16 =
+                    *dt == DType::BF16 && matches!(b.array.dtype, DType::U16 | DType::I16);
+                if b.array.dtype != *dt && *dt != DType::U8 && !bits_of_bf16 {
+                    if let Some(f) = &b.from {
+                        eprintln!(
+                            "pto-run: note: %{name} points to {dt} elements and {} holds {} elements: their bytes are used as they are, not converted",
+                            f.display(),
+                            b.array.dtype
+                        );
+                    }
+                }
                 let random = given[i].is_none() && !golden_specs.iter().any(|g| g.0 == i);
                 let (src, b) = split_ranks(b, ranks, random, i);
                 srcs.push(src);
