@@ -6,7 +6,7 @@ use std::collections::HashSet;
 
 use pto_isa_spec::{Class, Form, Opcode, OperandKind, Pipe, ProfileId, Sig};
 
-use crate::ast::{Elem, File, Imm, Op, Region, ValueId};
+use crate::ast::{Elem, File, Imm, Op, Punct, Region, ValueId};
 use crate::attr::Attr;
 use crate::diag::Diagnostic;
 use crate::ty::{SLayout, TileBuf, TileLoc, Type};
@@ -156,6 +156,8 @@ impl<'a> Verifier<'a> {
             );
         }
         self.def_types(op);
+        self.typed_builtin(op);
+        self.annotated_uses(op);
         self.signature(op);
         self.dtypes(op);
         self.sync_operands(op);
@@ -252,6 +254,101 @@ impl<'a> Verifier<'a> {
                     "'{n}' must be inside a {want} kernel function or section (pto.kernel_kind = #pto.kernel_kind<{want}> or pto.section.{want})"
                 ),
             );
+        }
+    }
+
+    /// `ins(%a, %b : A, B)` / `outs(...)` annotate each use with its type: a
+    /// tile annotated with another tile type than its own (declared 33 rows,
+    /// used as 32) is an error, as in MLIR, instead of a silent pick of one.
+    fn annotated_uses(&mut self, op: &Op) {
+        let b = &op.body;
+        let mut i = 0;
+        while i + 1 < b.len() {
+            let group = matches!(&b[i], Elem::Ident(k) if k == "ins" || k == "outs")
+                && matches!(b[i + 1], Elem::P(Punct::LParen));
+            if !group {
+                i += 1;
+                continue;
+            }
+            let (mut uses, mut tys) = (Vec::new(), Vec::new());
+            let mut after_colon = false;
+            let mut j = i + 2;
+            let mut plain = true;
+            while let Some(e) = b.get(j) {
+                match e {
+                    Elem::P(Punct::RParen) => break,
+                    Elem::P(Punct::Comma) => {}
+                    Elem::P(Punct::Colon) if !after_colon => after_colon = true,
+                    Elem::Use(v) if !after_colon => uses.push(*v),
+                    Elem::Type(t) if after_colon => tys.push(*t),
+                    _ => plain = false,
+                }
+                j += 1;
+            }
+            if plain && uses.len() == tys.len() {
+                for (v, t) in uses.iter().zip(&tys) {
+                    let Some(own) = self.file.values.get(*v as usize).and_then(|x| x.ty) else {
+                        continue;
+                    };
+                    // tiles only: a view's result type is sometimes
+                    // inferred from its source (`partition_view ... : T`)
+                    let tiles = matches!(self.file.types.get(own), Type::TileBuf(_))
+                        && matches!(self.file.types.get(*t), Type::TileBuf(_));
+                    if tiles && own != *t {
+                        let ts = |t| crate::printer::type_str(&self.file.types, t);
+                        self.err(
+                            op,
+                            format!(
+                                "{} is annotated '{}' here, but its type is '{}'",
+                                self.name(*v),
+                                ts(*t),
+                                ts(own)
+                            ),
+                        );
+                    }
+                }
+            }
+            i = j;
+        }
+    }
+
+    /// `arith.*` and `math.*` ops in their custom form end in `: T` (only
+    /// `arith.constant true`/`false` may leave out its `i1`). A misspelt type
+    /// (`: indx`) or a missing one would otherwise leave the result untyped
+    /// and the kernel would run on a guess.
+    fn typed_builtin(&mut self, op: &Op) {
+        let n = op.opcode.name();
+        if op.generic || !(n.starts_with("arith.") || n.starts_with("math.")) {
+            return;
+        }
+        let mut colon = false;
+        for (i, e) in op.body.iter().enumerate() {
+            if !matches!(e, Elem::P(Punct::Colon)) {
+                continue;
+            }
+            colon = true;
+            match op.body.get(i + 1) {
+                Some(Elem::Type(_)) => {}
+                Some(Elem::Ident(s)) => {
+                    self.err(
+                        op,
+                        format!("'{n}' expects a type after ':', got '{s}', which is not a type"),
+                    );
+                    return;
+                }
+                _ => {
+                    self.err(op, format!("'{n}' expects a type after ':'"));
+                    return;
+                }
+            }
+        }
+        let bool_const = n == "arith.constant"
+            && op
+                .body
+                .iter()
+                .any(|e| matches!(e, Elem::Attr(Attr::Bool(_))));
+        if !colon && !bool_const {
+            self.err(op, format!("'{n}' expects ': type' after its operands"));
         }
     }
 
