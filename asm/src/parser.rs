@@ -545,7 +545,16 @@ impl<'a> Parser<'a> {
             start
         });
         let Some(opcode) = opcode else {
-            self.err_at(name_tok, format!("unknown operation '{name}'"));
+            // hints for the first unknown names only: a file of a million
+            // unknown ops must not pay a table search for each
+            let hint = if self.diags.len() < crate::diag::MAX_RENDERED {
+                Opcode::suggest(&name)
+                    .map(|c| format!("; did you mean '{c}'?"))
+                    .unwrap_or_default()
+            } else {
+                String::new()
+            };
+            self.err_at(name_tok, format!("unknown operation '{name}'{hint}"));
             // skip the body so parsing can continue with the next op
             let mut scratch = Op {
                 opcode: Opcode::Return,

@@ -281,6 +281,13 @@ fn errors_point_at_the_line_with_a_caret() {
         r.contains("t.pto:2:3: error: unknown operation 'pto.no_such_op'"),
         "{r}"
     );
+    assert!(!r.contains("did you mean"), "{r}");
+    // a near miss names the op it probably is
+    let r = err("func.func @k() {\n  pto.wait_flg[\"PIPE_MTE2\", \"PIPE_V\", \"EVENT_ID0\"]\n}\n");
+    assert!(
+        r.contains("unknown operation 'pto.wait_flg'; did you mean 'pto.wait_flag'?"),
+        "{r}"
+    );
 }
 
 #[test]

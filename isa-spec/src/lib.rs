@@ -97,6 +97,51 @@ impl Opcode {
     }
 }
 
+impl Opcode {
+    /// The known spelling closest to an unknown one, for "did you mean"
+    /// hints: at most two edits for a name of up to 12 characters, three
+    /// beyond (so `pto.tadd_x` finds `pto.tadd`, `arith.addf` stays unhinted
+    /// for `arith.foo`). Ties go to the first spelling in table order.
+    pub fn suggest(name: &str) -> Option<&'static str> {
+        let full = if name.contains('.') {
+            name.to_string()
+        } else {
+            format!("pto.{name}")
+        };
+        let limit = if full.len() > 12 { 3 } else { 2 };
+        let mut best: Option<(usize, &'static str)> = None;
+        for info in OPS {
+            for &cand in std::iter::once(&info.name).chain(info.aliases.iter()) {
+                if cand.len().abs_diff(full.len()) > limit {
+                    continue;
+                }
+                let d = edit_distance(&full, cand);
+                if d <= limit && best.is_none_or(|(b, _)| d < b) {
+                    best = Some((d, cand));
+                }
+            }
+        }
+        best.map(|(_, c)| c)
+    }
+}
+
+/// Levenshtein distance over bytes.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur = vec![0; b.len() + 1];
+    for (i, &x) in a.iter().enumerate() {
+        cur[0] = i + 1;
+        for (j, &y) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(x != y))
+                .min(prev[j + 1] + 1)
+                .min(cur[j] + 1);
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    prev[b.len()]
+}
+
 fn name_index() -> &'static std::collections::HashMap<String, Opcode> {
     use std::sync::OnceLock;
     static IDX: OnceLock<std::collections::HashMap<String, Opcode>> = OnceLock::new();
@@ -186,6 +231,16 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn unknown_names_get_the_closest_spelling() {
+        assert_eq!(Opcode::suggest("pto.tadd_x"), Some("pto.tadd"));
+        assert_eq!(Opcode::suggest("pto.wait_flg"), Some("pto.wait_flag"));
+        assert_eq!(Opcode::suggest("arith.constnt"), Some("arith.constant"));
+        assert_eq!(Opcode::suggest("pto.xyzzy_frobnicate"), None);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("", "abc"), 3);
     }
 
     #[test]
