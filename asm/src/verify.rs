@@ -887,7 +887,15 @@ impl<'a> Verifier<'a> {
             if let Some(rest) = sym.strip_prefix("EVENT_ID") {
                 match rest.parse::<u32>() {
                     Ok(n) if n < p.event_ids => {}
-                    _ => self.err(
+                    Err(_) => self.err(
+                        op,
+                        format!(
+                            "{sym} is not an event id (EVENT_ID0..EVENT_ID{} on profile {})",
+                            p.event_ids - 1,
+                            self.profile
+                        ),
+                    ),
+                    Ok(_) => self.err(
                         op,
                         format!(
                             "event id {sym} is out of range on profile {} (EVENT_ID0..EVENT_ID{})",

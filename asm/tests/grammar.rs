@@ -318,6 +318,15 @@ func.func @k(%x: i32) {{
         r.contains("t.pto:5:3: error: event id EVENT_ID16 is out of range on profile a2a3"),
         "{r}"
     );
+    // a malformed id is named as such, not as out of range
+    let bad = src.replace("EVENT_ID16", "EVENT_ID_0");
+    let r = check_text("t.pto", &bad, None)
+        .diagnostics
+        .render("t.pto", &bad);
+    assert!(
+        r.contains("t.pto:5:3: error: EVENT_ID_0 is not an event id (EVENT_ID0..EVENT_ID15 on profile a2a3)"),
+        "{r}"
+    );
     assert!(
         r.contains("t.pto:6:3: error: 'pto.tmuls': ins operand(s) %x must be a tile"),
         "{r}"
