@@ -882,6 +882,29 @@ impl<'a> Verifier<'a> {
             return;
         }
         let p = self.profile.profile();
+        // `set_flag[src, dst, event]`: two pipes and an event id, or the op
+        // cannot order anything (it used to fault only when reached)
+        let name = op.opcode.name();
+        if matches!(
+            name,
+            "pto.set_flag" | "pto.wait_flag" | "pto.set_flag_dyn" | "pto.wait_flag_dyn"
+        ) {
+            let imms = op.immediates();
+            let pipes = imms
+                .iter()
+                .filter(|i| i.symbol().is_some_and(|s| Pipe::from_name(s).is_some()))
+                .count();
+            let event = imms.iter().any(|i| match i {
+                Imm::Value(_) | Imm::Attr(Attr::Int { .. }) => true,
+                _ => i.symbol().is_some_and(|s| s.starts_with("EVENT_ID")),
+            });
+            if pipes < 2 || !event {
+                self.err(
+                    op,
+                    format!("'{name}' expects a source pipe, a destination pipe and an event id, e.g. {name}[\"PIPE_MTE2\", \"PIPE_V\", \"EVENT_ID0\"]"),
+                );
+            }
+        }
         for imm in op.immediates() {
             let Some(sym) = imm.symbol() else { continue };
             if let Some(rest) = sym.strip_prefix("EVENT_ID") {

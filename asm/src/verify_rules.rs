@@ -170,6 +170,17 @@ impl<'a> Rules<'a> {
             return;
         }
         match name {
+            // as MLIR's scf.for verifier: a constant step must be positive (a
+            // zero step would spin until --max-steps)
+            "scf.for" => {
+                if let Some(step) = op.uses().nth(2).and_then(|v| self.const_int(v)) {
+                    if step <= 0 {
+                        e.push(format!(
+                            "constant step operand must be positive, got {step}"
+                        ));
+                    }
+                }
+            }
             "pto.trowsum" | "pto.trowmax" | "pto.trowmin" | "pto.trowprod" => {
                 self.row_reduction(&ins, &outs, true, e)
             }

@@ -422,3 +422,44 @@ fn timg2col_and_its_fmatrix_registers() {
     let r = err(&body(&left, "{fmap_h = 4}"));
     assert!(r.contains("expects fmap_h and fmap_w"), "{r}");
 }
+
+#[test]
+fn a_flag_op_without_its_event_or_pipes_is_an_error() {
+    for (sync, bad) in [
+        (r#"pto.set_flag["PIPE_MTE2", "PIPE_V"]"#, true),
+        (r#"pto.wait_flag["PIPE_V", "EVENT_ID0"]"#, true),
+        (r#"pto.set_flag["PIPE_MTE2", "PIPE_V", "EVENT_ID0"]"#, false),
+        (
+            "pto.wait_flag[#pto.pipe<PIPE_MTE2>, #pto.pipe<PIPE_V>, #pto.event<EVENT_ID1>]",
+            false,
+        ),
+    ] {
+        let src = format!("func.func @k() {{\n  {sync}\n  return\n}}\n");
+        let c = check_text("t.pto", &src, None);
+        let r = c.diagnostics.render("t.pto", &src);
+        assert_eq!(
+            r.contains("expects a source pipe, a destination pipe and an event id"),
+            bad,
+            "{sync}: {r}"
+        );
+    }
+}
+
+#[test]
+fn a_constant_loop_step_must_be_positive() {
+    for (step, bad) in [("0", true), ("-1", true), ("1", false)] {
+        let src = format!(
+            "func.func @k() {{\n  %c0 = arith.constant 0 : index\n  %c8 = arith.constant 8 : index\n  %s = arith.constant {step} : index\n  scf.for %i = %c0 to %c8 step %s {{\n  }}\n  return\n}}\n"
+        );
+        let r = check_text("t.pto", &src, None)
+            .diagnostics
+            .render("t.pto", &src);
+        assert_eq!(
+            r.contains(&format!(
+                "t.pto:5:3: error: 'scf.for' constant step operand must be positive, got {step}"
+            )),
+            bad,
+            "{r}"
+        );
+    }
+}

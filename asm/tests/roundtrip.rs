@@ -532,7 +532,9 @@ impl Gen {
     fn scf_for(&mut self, depth: usize) {
         let lb = self.scalar(&Ty::Index);
         let ub = self.scalar(&Ty::Index);
-        let st = self.scalar(&Ty::Index);
+        // a constant step must be positive (the verifier refuses others)
+        let step = 1 + self.c.pick(4) as i64;
+        let st = self.index_const(step);
         let iv = self.fresh();
         let n_iter = self.c.pick(3);
         let mut inner = vec![(iv.clone(), Ty::Index)];
