@@ -38,6 +38,9 @@ pub enum DiagKind {
     AsyncBeforeWait,
     /// A GM access that is not inside one argument buffer.
     GmOutOfBuffer,
+    /// Two blocks touch the same GM bytes, one of them writing, with no
+    /// `syncall` between.
+    BlockRace,
 }
 
 impl DiagKind {
@@ -58,6 +61,7 @@ impl DiagKind {
             DiagKind::DivByZero => "div-by-zero",
             DiagKind::AsyncBeforeWait => "async-before-wait",
             DiagKind::GmOutOfBuffer => "gm-out-of-buffer",
+            DiagKind::BlockRace => "block-race",
         }
     }
 }

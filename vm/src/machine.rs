@@ -25,6 +25,7 @@ use crate::value::{Ptr, Space, Tile, Val, View};
 use crate::{CheckMode, Config, Sched};
 
 mod flags;
+mod xblock;
 use flags::FlagTable;
 
 /// Queue depth per pipe: the scalar unit stalls when a queue is full.
@@ -437,6 +438,8 @@ pub struct World {
     stalled: AtomicU32,
     done: AtomicU32,
     epoch: std::sync::atomic::AtomicU64,
+    /// Each block's GM transfer log for the cross-block check, by block.
+    xblock: std::sync::Mutex<Vec<(u32, Vec<xblock::XAccess>)>>,
 }
 
 /// A GM range an asynchronous transfer is still using.
@@ -858,6 +861,12 @@ pub fn run_ranks(
         jit: jit.stats(),
         ..RunOutput::default()
     };
+    // GM races between blocks: their logs side by side
+    if let Ok(mut logs) = world.xblock.lock() {
+        let mut logs = std::mem::take(&mut *logs);
+        logs.sort_by_key(|l| l.0);
+        xblock::check(logs, gm, &mut total.diags);
+    }
     for (_, r) in results {
         total.diags.merge(r.diags);
         if total.error.is_none() {
@@ -939,6 +948,9 @@ struct Cluster<'a> {
     /// The scalar unit's synchronization ops decoded on first execution,
     /// by instruction (empty until the first one).
     su_dec: Vec<SuDec>,
+    /// GM ranges of this block's plain transfers, for the cross-block
+    /// check (only with the checker, several blocks and one rank).
+    xlog: Option<xblock::Log>,
 }
 
 /// A scalar-unit synchronization op as it always executes, decoded once:
@@ -1282,6 +1294,8 @@ impl<'a> Cluster<'a> {
             reserved_at: FxHashMap::default(),
             ctrl: vec![0; n],
             su_dec: Vec::new(),
+            xlog: (cfg.check != CheckMode::Off && blocks > 1 && world.clusters == blocks)
+                .then(xblock::Log::default),
         }
         .with_priorities(n)
     }
@@ -1291,6 +1305,16 @@ impl<'a> Cluster<'a> {
             self.prio = (0..cores * AGENTS_PER_CORE).map(|_| self.rand()).collect();
         }
         self
+    }
+
+    /// A transfer whose GM accesses the cross-block check compares: `tload`,
+    /// a plain `tstore`, a DMA copy without an atomic mode.
+    fn plain_transfer(r: &Resolved) -> bool {
+        match r {
+            Resolved::TLoad(..) | Resolved::TStore(_, _, Combine::Store) => true,
+            Resolved::Dma(t) => !matches!(t.atomic, Some((how, _)) if how != Combine::Store),
+            _ => false,
+        }
     }
 
     fn is_transfer(r: &Resolved) -> bool {
@@ -1347,6 +1371,12 @@ impl<'a> Cluster<'a> {
             self.out.error = Some(e);
         } else {
             self.end_checks();
+        }
+        if let Some(mut log) = self.xlog.take() {
+            log.merge();
+            if let Ok(mut all) = self.world.xblock.lock() {
+                all.push((self.block, log.list));
+            }
         }
         let mut out = std::mem::take(&mut self.out);
         out.diags = std::mem::take(&mut self.diags);
@@ -3755,6 +3785,15 @@ impl<'a> Cluster<'a> {
         // checker
         if self.checker.is_some() {
             normalize_accesses(&mut acc);
+            if self.xlog.is_some() && Self::plain_transfer(&h.r) {
+                let c = &self.cores[ci];
+                let epoch = c.su.syncalls.iter().sum::<u64>() as u32;
+                if let Some(log) = &mut self.xlog {
+                    for a in acc.list.iter().filter(|a| a.space == Space::Gm) {
+                        log.note(a.addr, a.addr.saturating_add(a.len), a.write, epoch, h.inst);
+                    }
+                }
+            }
             for a in &acc.list {
                 self.check_access(agent, h.inst, ci, a, true);
             }

@@ -333,6 +333,14 @@ impl Gm {
         self.buffers = buffers;
     }
 
+    /// The argument buffer holding byte `addr`, if any.
+    pub fn buffer_at(&self, addr: u64) -> Option<&GmBuffer> {
+        let i = self.buffers.partition_point(|b| b.lo <= addr);
+        i.checked_sub(1)
+            .map(|j| &self.buffers[j])
+            .filter(|b| addr < b.hi)
+    }
+
     /// For `[addr, addr + len)` not inside one argument buffer: the buffer it
     /// starts in or after (if any) and how it misses it. `None` when it is
     /// inside one buffer or no buffers were declared.

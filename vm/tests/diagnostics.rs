@@ -30,6 +30,8 @@ fn each_catalogue_kernel_triggers_its_diagnostic() {
         let cfg = Config {
             profile: k.profile,
             max_steps: 100_000,
+            // blocks race only when there are several
+            blocks: if kind == "block-race" { 2 } else { 1 },
             ..Config::default()
         };
         let f = run_kernel(&k, &cfg, None, &args).expect("runs");
@@ -40,7 +42,7 @@ fn each_catalogue_kernel_triggers_its_diagnostic() {
         );
         seen += 1;
     }
-    assert_eq!(seen, 13, "one kernel per runtime diagnostic kind");
+    assert_eq!(seen, 14, "one kernel per runtime diagnostic kind");
 }
 
 #[test]

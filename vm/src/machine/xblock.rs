@@ -1,0 +1,303 @@
+//! GM races between blocks (`block-race`).
+//!
+//! The blocks of a grid run concurrently on a device and share GM; nothing
+//! orders one block's accesses against another's except `pto.syncall`. The
+//! per-block checker cannot see that (each block has its own clocks), so each
+//! block keeps a log of the GM ranges its transfers touched, tagged with how
+//! many `syncall` barriers its core had passed, and after the run the logs of
+//! all blocks are compared: a write of one block that overlaps a read or write
+//! of another block between the same two barriers is a race.
+//!
+//! Only plain transfers are logged: `tload`, a non-atomic `tstore`, and DMA
+//! copies without an atomic mode. Atomic stores (which blocks may combine
+//! into one buffer), scalar-unit accesses (`ld_dev`/`st_dev` flag protocols
+//! between blocks order through GM itself), cube FIXPIPE writes, gathers and
+//! scatters, and collectives are left out, so the check names plain overlaps
+//! only and never a protocol it cannot follow.
+
+use crate::diag::{DiagKind, Diags};
+use crate::mem::Gm;
+use crate::program::InstId;
+
+/// One GM range a block's transfer touched.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct XAccess {
+    pub lo: u64,
+    pub hi: u64,
+    pub write: bool,
+    /// `syncall` barriers the core had passed.
+    pub epoch: u32,
+    pub inst: InstId,
+}
+
+/// A block's log, merged as it grows.
+#[derive(Debug)]
+pub(crate) struct Log {
+    pub list: Vec<XAccess>,
+    /// Length that triggers the next merge.
+    limit: usize,
+}
+
+impl Default for Log {
+    fn default() -> Self {
+        Log {
+            list: Vec::new(),
+            limit: 1 << 12,
+        }
+    }
+}
+
+impl Log {
+    /// Records `[lo, hi)`, extending the last entry when the same
+    /// instruction continues it (a DMA walking up a buffer).
+    pub fn note(&mut self, lo: u64, hi: u64, write: bool, epoch: u32, inst: InstId) {
+        if lo >= hi {
+            return;
+        }
+        if let Some(l) = self.list.last_mut() {
+            if l.inst == inst && l.write == write && l.epoch == epoch && l.lo <= lo && lo <= l.hi {
+                l.hi = l.hi.max(hi);
+                return;
+            }
+        }
+        self.list.push(XAccess {
+            lo,
+            hi,
+            write,
+            epoch,
+            inst,
+        });
+        if self.list.len() >= self.limit {
+            self.merge();
+            // a log that stays long after merging is merged less often
+            self.limit = self.limit.max(self.list.len() * 2);
+        }
+    }
+
+    /// Merges overlapping or adjacent ranges of one instruction, kind and
+    /// epoch (what the comparison reports does not change).
+    pub fn merge(&mut self) {
+        let l = &mut self.list;
+        l.sort_unstable_by_key(|a| (a.epoch, a.write, a.inst, a.lo));
+        let mut out: Vec<XAccess> = Vec::with_capacity(l.len());
+        for a in l.drain(..) {
+            match out.last_mut() {
+                Some(p)
+                    if p.epoch == a.epoch
+                        && p.write == a.write
+                        && p.inst == a.inst
+                        && a.lo <= p.hi =>
+                {
+                    p.hi = p.hi.max(a.hi);
+                }
+                _ => out.push(a),
+            }
+        }
+        *l = out;
+    }
+}
+
+/// At most this many `block-race` findings per run (each names an
+/// instruction pair; their repeats are counted, not listed).
+const MAX_FINDINGS: usize = 32;
+
+/// Compares the logs of all blocks (`(block, log)`) and reports every
+/// instruction pair of different blocks whose ranges overlap between the same
+/// two barriers with at least one write.
+pub(crate) fn check(logs: Vec<(u32, Vec<XAccess>)>, gm: &Gm, diags: &mut Diags) {
+    if logs.len() < 2 {
+        return;
+    }
+    let mut ev: Vec<(XAccess, u32)> = logs
+        .into_iter()
+        .flat_map(|(b, l)| l.into_iter().map(move |a| (a, b)))
+        .collect();
+    ev.sort_unstable_by_key(|(a, b)| (a.epoch, a.lo, *b));
+    let mut found = 0usize;
+    let mut i = 0;
+    while i < ev.len() {
+        let epoch = ev[i].0.epoch;
+        // ranges still open at the current start, writes and reads apart:
+        // a read only meets the writes, so many blocks reading one input
+        // cost nothing
+        let (mut writes, mut reads): (Vec<usize>, Vec<usize>) = (Vec::new(), Vec::new());
+        while i < ev.len() && ev[i].0.epoch == epoch {
+            let (a, b) = ev[i];
+            writes.retain(|&k| ev[k].0.hi > a.lo);
+            reads.retain(|&k| ev[k].0.hi > a.lo);
+            let others = writes
+                .iter()
+                .chain(if a.write { reads.iter() } else { [].iter() });
+            for &k in others {
+                let (o, ob) = ev[k];
+                if ob == b || found >= MAX_FINDINGS {
+                    continue;
+                }
+                let (lo, hi) = (a.lo, a.hi.min(o.hi));
+                let before = diags.list.len();
+                report(diags, gm, (o, ob), (a, b), lo, hi);
+                found += diags.list.len() - before;
+            }
+            if a.write {
+                writes.push(i);
+            } else {
+                reads.push(i);
+            }
+            i += 1;
+        }
+    }
+}
+
+/// One finding: `first` (block `fb`) and `second` (block `sb`) overlap in
+/// `[lo, hi)`.
+fn report(
+    diags: &mut Diags,
+    gm: &Gm,
+    (first, fb): (XAccess, u32),
+    (second, sb): (XAccess, u32),
+    lo: u64,
+    hi: u64,
+) {
+    let place = match gm.buffer_at(lo) {
+        Some(buf) => format!(
+            "bytes [{:#x}, {:#x}) of {}",
+            lo - buf.lo,
+            hi.min(buf.hi) - buf.lo,
+            buf.name
+        ),
+        None => format!("GM bytes [{lo:#x}, {hi:#x})"),
+    };
+    let what = match (first.write, second.write) {
+        (true, true) => format!("blocks {fb} and {sb} both write {place}"),
+        (true, false) => format!("block {sb} reads {place}, which block {fb} writes"),
+        _ => format!("block {fb} reads {place}, which block {sb} writes"),
+    };
+    let barrier = if first.epoch == 0 {
+        String::new()
+    } else {
+        format!(" (after pto.syncall number {})", first.epoch)
+    };
+    diags.report(
+        DiagKind::BlockRace,
+        Some(second.inst),
+        Some(first.inst),
+        || format!("{what}{barrier}, and nothing orders the two blocks"),
+        || {
+            Some(
+                "give each block its own part of the buffer (offsets from pto.get_block_idx), or put a pto.syncall between the write and the other block's access"
+                    .into(),
+            )
+        },
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn acc(lo: u64, hi: u64, write: bool, epoch: u32, inst: InstId) -> XAccess {
+        XAccess {
+            lo,
+            hi,
+            write,
+            epoch,
+            inst,
+        }
+    }
+
+    /// The findings of `logs` as (kind of pair, primary inst, other inst).
+    fn findings(logs: Vec<(u32, Vec<XAccess>)>) -> Vec<(Option<InstId>, Option<InstId>, String)> {
+        let mut d = Diags::default();
+        check(logs, &Gm::new(1 << 16), &mut d);
+        d.list
+            .into_iter()
+            .map(|f| (f.inst, f.other, f.message))
+            .collect()
+    }
+
+    #[test]
+    fn overlaps_between_blocks_with_a_write_are_races() {
+        // both blocks write [0, 64): one finding
+        let f = findings(vec![
+            (0, vec![acc(0, 64, true, 0, 7)]),
+            (1, vec![acc(0, 64, true, 0, 7)]),
+        ]);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert!(
+            f[0].2
+                .starts_with("blocks 0 and 1 both write GM bytes [0x0, 0x40)"),
+            "{f:?}"
+        );
+        // a read of one block inside another's write
+        let f = findings(vec![
+            (0, vec![acc(0, 64, true, 0, 3)]),
+            (1, vec![acc(32, 48, false, 0, 5)]),
+        ]);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert!(
+            f[0].2
+                .contains("block 1 reads GM bytes [0x20, 0x30), which block 0 writes"),
+            "{f:?}"
+        );
+        // the writer comes second in address order
+        let f = findings(vec![
+            (0, vec![acc(0, 64, false, 0, 3)]),
+            (1, vec![acc(32, 96, true, 0, 5)]),
+        ]);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert!(
+            f[0].2
+                .contains("block 0 reads GM bytes [0x20, 0x40), which block 1 writes"),
+            "{f:?}"
+        );
+    }
+
+    #[test]
+    fn disjoint_ranges_reads_only_own_block_and_other_epochs_are_not() {
+        let f = findings(vec![
+            // each block its own quarter, all read one shared input
+            (
+                0,
+                vec![acc(0, 64, true, 0, 1), acc(1000, 2000, false, 0, 2)],
+            ),
+            (
+                1,
+                vec![acc(64, 128, true, 0, 1), acc(1000, 2000, false, 0, 2)],
+            ),
+            (
+                2,
+                vec![acc(128, 192, true, 0, 1), acc(1000, 2000, false, 0, 2)],
+            ),
+        ]);
+        assert!(f.is_empty(), "{f:?}");
+        // one block writes and reads back its own range
+        let f = findings(vec![
+            (0, vec![acc(0, 64, true, 0, 1), acc(0, 64, false, 0, 2)]),
+            (1, vec![acc(64, 128, true, 0, 1)]),
+        ]);
+        assert!(f.is_empty(), "{f:?}");
+        // a syncall between block 0's write and block 1's read
+        let f = findings(vec![
+            (0, vec![acc(0, 64, true, 0, 1)]),
+            (1, vec![acc(0, 64, false, 1, 2)]),
+        ]);
+        assert!(f.is_empty(), "{f:?}");
+    }
+
+    #[test]
+    fn a_log_merges_what_one_instruction_streams() {
+        let mut l = Log::default();
+        for k in 0..10_000u64 {
+            l.note(k * 32, k * 32 + 32, true, 0, 4);
+            l.note(1 << 20, (1 << 20) + 8, false, 0, 9);
+        }
+        l.merge();
+        assert_eq!(
+            l.list,
+            vec![
+                acc(1 << 20, (1 << 20) + 8, false, 0, 9),
+                acc(0, 320_000, true, 0, 4)
+            ]
+        );
+    }
+}
