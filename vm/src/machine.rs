@@ -5306,15 +5306,16 @@ fn warp_collective(
                 .map(|(lane, own, a)| {
                     let lane = *lane as i64;
                     let (group, local) = (lane - lane % w, lane % w);
+                    // a lane delta past i64 names no lane: the lane keeps its value
                     let src = match op {
-                        WarpOp::ShuffleIdx => a.rem_euclid(w),
-                        WarpOp::ShuffleUp => local - a,
-                        WarpOp::ShuffleDown => local + a,
-                        _ => local ^ a,
+                        WarpOp::ShuffleIdx => Some(a.rem_euclid(w)),
+                        WarpOp::ShuffleUp => local.checked_sub(*a),
+                        WarpOp::ShuffleDown => local.checked_add(*a),
+                        _ => Some(local ^ a),
                     };
-                    if !(0..w).contains(&src) {
+                    let Some(src) = src.filter(|s| (0..w).contains(s)) else {
                         return own.clone();
-                    }
+                    };
                     let src = (group + src) as usize;
                     ins.iter()
                         .find(|i| i.0 == src)

@@ -667,3 +667,43 @@ fn syncthreads_and_keep_resume() {
         assert_eq!(out[80 + t], 3 * t as i32, "keep/resume, thread {t}");
     }
 }
+
+/// Shuffle deltas past the lane range (i64 extremes, whose sum or difference
+/// with the lane would overflow) name no lane: every thread keeps its value.
+#[test]
+fn shuffles_by_extreme_deltas_keep_each_lanes_value() {
+    let src = r#"module attributes {pto.target_arch = "a5"} {
+  func.func @k(%out: !pto.ptr<i32, gm>) attributes {pto.kernel} {
+    %x = arith.constant 32 : i32
+    %one = arith.constant 1 : i32
+    pto.simt_launch @body<<<%x, %one, %one>>>(%out) : (!pto.ptr<i32, gm>) -> ()
+    pto.barrier #pto.pipe<PIPE_ALL>
+    return
+  }
+  func.func @body(%out: !pto.ptr<i32, gm>) attributes {pto.simt_entry} {
+    %tx = pto.get_tid_x : i32
+    %max = arith.constant 9223372036854775807 : i64
+    %min = arith.constant -9223372036854775808 : i64
+    %c2 = arith.constant 2 : i32
+    %down = pto.shuffle_down %tx, %max : i32, i64 -> i32
+    %up = pto.shuffle_up %tx, %min : i32, i64 -> i32
+    %base = arith.muli %tx, %c2 : i32
+    %b0 = arith.index_castui %base : i32 to index
+    pto.stg %down, %out[%b0] : !pto.ptr<i32, gm>, i32
+    %one = arith.constant 1 : i32
+    %p1 = arith.addi %base, %one : i32
+    %b1 = arith.index_castui %p1 : i32 to index
+    pto.stg %up, %out[%b1] : !pto.ptr<i32, gm>, i32
+    return
+  }
+}"#;
+    let b = run(src, &[Arg::Buffer(vec![0; 32 * 2 * 4])]).unwrap();
+    let out = i32s(&b[0]);
+    for t in 0..32 {
+        assert_eq!(
+            (out[2 * t], out[2 * t + 1]),
+            (t as i32, t as i32),
+            "thread {t}"
+        );
+    }
+}
