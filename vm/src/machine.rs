@@ -1956,10 +1956,24 @@ impl<'a> Cluster<'a> {
         if f == Fault::Timeout || exec::meter::tripped() {
             return Err(RunError::Timeout(self.steps));
         }
-        Err(RunError::Fault {
-            inst,
-            message: f.to_string(),
-        })
+        let mut message = f.to_string();
+        // past the end of GM: say which argument buffer it left
+        if let Fault::Bounds(b) = &f {
+            if let Some(buf) = (b.space == Space::Gm)
+                .then(|| self.gm.buffer_at(b.addr))
+                .flatten()
+            {
+                let end = b.addr.saturating_add(b.len);
+                message.push_str(&format!(
+                    "; it starts in {} ({} bytes at {:#x}) and runs {} bytes past its end",
+                    buf.name,
+                    buf.hi - buf.lo,
+                    buf.lo,
+                    end.saturating_sub(buf.hi)
+                ));
+            }
+        }
+        Err(RunError::Fault { inst, message })
     }
 
     fn step_su(&mut self, ci: usize) -> Result<(), RunError> {

@@ -1302,3 +1302,23 @@ fn textract_tinsert_and_subview_at_i64_max_fault() {
         "subview: the 2x32 window (valid 2x32) at (9223372036854775807, 0) leaves the 16x32 source",
     );
 }
+
+/// A DMA that runs past the end of GM names the argument buffer it started in.
+#[test]
+fn a_dma_past_the_end_of_gm_names_the_buffer_it_left() {
+    expect_fault(
+        r#"module attributes {pto.target_arch = "a5"} {
+  func.func @k(%x: !pto.ptr<f32, gm>) attributes {pto.entry} {
+    %c0_i64 = arith.constant 0 : i64
+    %c1_i64 = arith.constant 1 : i64
+    %big = arith.constant 200000 : i64
+    %ub = pto.castptr %c0_i64 : i64 -> !pto.ptr<f32, ub>
+    pto.mte_gm_ub %x, %ub, %c0_i64, %big nburst(%c1_i64, %big, %big) : !pto.ptr<f32, gm>, !pto.ptr<f32, ub>, i64, i64, i64, i64, i64
+    return
+  }
+}"#,
+        1,
+        7,
+        "; it starts in %x (4096 bytes at 0x1000) and runs 195904 bytes past its end",
+    );
+}
