@@ -861,12 +861,6 @@ pub fn run_ranks(
         jit: jit.stats(),
         ..RunOutput::default()
     };
-    // GM races between blocks: their logs side by side
-    if let Ok(mut logs) = world.xblock.lock() {
-        let mut logs = std::mem::take(&mut *logs);
-        logs.sort_by_key(|l| l.0);
-        xblock::check(logs, gm, &mut total.diags);
-    }
     for (_, r) in results {
         total.diags.merge(r.diags);
         if total.error.is_none() {
@@ -887,6 +881,13 @@ pub fn run_ranks(
         for (a, b) in total.op_counts.iter_mut().zip(&r.op_counts) {
             *a += b;
         }
+    }
+    // GM races between blocks, after each block's own findings: their logs
+    // side by side
+    if let Ok(mut logs) = world.xblock.lock() {
+        let mut logs = std::mem::take(&mut *logs);
+        logs.sort_by_key(|l| l.0);
+        xblock::check(logs, gm, &mut total.diags);
     }
     total
 }
