@@ -41,6 +41,9 @@ pub enum DiagKind {
     /// Two blocks touch the same GM bytes, one of them writing, with no
     /// `syncall` between.
     BlockRace,
+    /// Two ranks touch the same GM bytes, one of them writing, with no
+    /// `tnotify`/`twait` pair between.
+    RankRace,
 }
 
 impl DiagKind {
@@ -62,6 +65,7 @@ impl DiagKind {
             DiagKind::AsyncBeforeWait => "async-before-wait",
             DiagKind::GmOutOfBuffer => "gm-out-of-buffer",
             DiagKind::BlockRace => "block-race",
+            DiagKind::RankRace => "rank-race",
         }
     }
 }

@@ -440,6 +440,11 @@ pub struct World {
     epoch: std::sync::atomic::AtomicU64,
     /// Each block's GM transfer log for the cross-block check, by block.
     xblock: std::sync::Mutex<Vec<(u32, Vec<xblock::XAccess>)>>,
+    /// Each rank's GM log and clock snapshots for the cross-rank check.
+    xrank: std::sync::Mutex<Vec<xblock::RankLog>>,
+    /// The joined vector clocks of each signal's notifiers, by the signal's
+    /// GM address (cross-rank check).
+    sig_clocks: std::sync::Mutex<HashMap<u64, Vec<u32>>>,
 }
 
 /// A GM range an asynchronous transfer is still using.
@@ -882,12 +887,17 @@ pub fn run_ranks(
             *a += b;
         }
     }
-    // GM races between blocks, after each block's own findings: their logs
-    // side by side
+    // GM races between blocks and between ranks, after each block's own
+    // findings: their logs side by side
     if let Ok(mut logs) = world.xblock.lock() {
         let mut logs = std::mem::take(&mut *logs);
         logs.sort_by_key(|l| l.0);
         xblock::check(logs, gm, &mut total.diags);
+    }
+    if let Ok(mut logs) = world.xrank.lock() {
+        let mut logs = std::mem::take(&mut *logs);
+        logs.sort_by_key(|l| l.0);
+        xblock::check_ranks(logs, gm, &mut total.diags);
     }
     total
 }
@@ -950,8 +960,12 @@ struct Cluster<'a> {
     /// by instruction (empty until the first one).
     su_dec: Vec<SuDec>,
     /// GM ranges of this block's plain transfers, for the cross-block
-    /// check (only with the checker, several blocks and one rank).
+    /// check (with the checker and several blocks of one rank), or of this
+    /// rank's plain transfers and puts/gets, for the cross-rank check (with
+    /// the checker and several ranks of one block).
     xlog: Option<xblock::Log>,
+    /// The rank's vector clock for the cross-rank check.
+    rclock: Option<xblock::RankClock>,
 }
 
 /// A scalar-unit synchronization op as it always executes, decoded once:
@@ -1295,8 +1309,11 @@ impl<'a> Cluster<'a> {
             reserved_at: FxHashMap::default(),
             ctrl: vec![0; n],
             su_dec: Vec::new(),
-            xlog: (cfg.check != CheckMode::Off && blocks > 1 && world.clusters == blocks)
+            xlog: (cfg.check != CheckMode::Off
+                && (blocks > 1 && world.clusters == blocks || blocks == 1 && world.clusters > 1))
                 .then(xblock::Log::default),
+            rclock: (cfg.check != CheckMode::Off && blocks == 1 && world.clusters > 1)
+                .then(|| xblock::RankClock::new(rank as usize, world.clusters as usize)),
         }
         .with_priorities(n)
     }
@@ -1375,8 +1392,17 @@ impl<'a> Cluster<'a> {
         }
         if let Some(mut log) = self.xlog.take() {
             log.merge();
-            if let Ok(mut all) = self.world.xblock.lock() {
-                all.push((self.block, log.list));
+            match self.rclock.take() {
+                Some(rc) => {
+                    if let Ok(mut all) = self.world.xrank.lock() {
+                        all.push((self.rank, log.list, rc.snaps));
+                    }
+                }
+                None => {
+                    if let Ok(mut all) = self.world.xblock.lock() {
+                        all.push((self.block, log.list));
+                    }
+                }
             }
         }
         let mut out = std::mem::take(&mut self.out);
@@ -2607,10 +2633,14 @@ impl<'a> Cluster<'a> {
                         .ok_or_else(|| Fault::Msg(format!("{name}: unknown atomicType {a}")))?,
                 };
                 cm::transfer(gm, &d, &s, how)?;
+                if how == Combine::Store {
+                    self.log_comm(inst, &d, &s)?;
+                }
             }
             CommOp::PutAsync | CommOp::GetAsync => {
                 let (d, s) = (view(0)?, view(1)?);
                 cm::transfer(gm, &d, &s, Combine::Store)?;
+                self.log_comm(inst, &d, &s)?;
                 let ev = self.next_event;
                 self.next_event += 1;
                 // a get's destination and a put's source stay in use until the wait
@@ -2647,6 +2677,15 @@ impl<'a> Cluster<'a> {
                     }
                 };
                 cm::notify(gm, &sig, v, add)?;
+                if let Some(rc) = &mut self.rclock {
+                    let vc = rc.notify();
+                    if let Ok(mut m) = self.world.sig_clocks.lock() {
+                        let e = m.entry(sig.base).or_insert_with(|| vec![0; vc.len()]);
+                        for (a, b) in e.iter_mut().zip(&vc) {
+                            *a = (*a).max(*b);
+                        }
+                    }
+                }
                 self.world.epoch.fetch_add(1, Ordering::Relaxed);
             }
             CommOp::Wait | CommOp::Test => {
@@ -2662,6 +2701,19 @@ impl<'a> Cluster<'a> {
                         .ok_or_else(|| Fault::Msg(format!("{name}: unknown cmp {c}")))?,
                 };
                 let ok = cm::test(gm, &sig, v, cmp)?.is_ok();
+                if ok {
+                    if let Some(rc) = &mut self.rclock {
+                        let seen = self
+                            .world
+                            .sig_clocks
+                            .lock()
+                            .ok()
+                            .and_then(|m| m.get(&sig.base).cloned());
+                        if let Some(vc) = seen {
+                            rc.acquire(&vc);
+                        }
+                    }
+                }
                 if op == CommOp::Test {
                     result = Some(Val::Int(ok as i64));
                 } else if !ok {
@@ -2703,6 +2755,21 @@ impl<'a> Cluster<'a> {
             self.cores[ci].arch.regs[d as usize] = v;
         }
         Ok(Flow::Next)
+    }
+
+    /// Logs what a non-atomic put or get (`d` <- `s`) writes and reads, run by
+    /// run, for the cross-rank check.
+    fn log_comm(&mut self, inst: InstId, d: &View, s: &View) -> Result<(), Fault> {
+        let (Some(log), Some(rc)) = (&mut self.xlog, &self.rclock) else {
+            return Ok(());
+        };
+        let snap = rc.snap();
+        for (v, write) in [(s, false), (d, true)] {
+            for (lo, hi) in exec::comm::runs(v)? {
+                log.note(lo, hi, write, snap, inst);
+            }
+        }
+        Ok(())
     }
 
     /// A core's party index in a FIFO: the cube is 0, a vector subblock its index.
@@ -3802,7 +3869,10 @@ impl<'a> Cluster<'a> {
             normalize_accesses(&mut acc);
             if self.xlog.is_some() && Self::plain_transfer(&h.r) {
                 let c = &self.cores[ci];
-                let epoch = c.su.syncalls.iter().sum::<u64>() as u32;
+                let epoch = match &self.rclock {
+                    Some(rc) => rc.snap(),
+                    None => c.su.syncalls.iter().sum::<u64>() as u32,
+                };
                 if let Some(log) = &mut self.xlog {
                     for a in acc.list.iter().filter(|a| a.space == Space::Gm) {
                         log.note(a.addr, a.addr.saturating_add(a.len), a.write, epoch, h.inst);

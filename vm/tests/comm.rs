@@ -272,3 +272,79 @@ fn reading_async_data_before_its_wait_is_reported() {
         }
     }
 }
+
+/// The ring exchange with its synchronization broken two ways: no `twait`
+/// before reading `%recv`, or the `tnotify` raised before the `tput` it
+/// should publish. Both are `rank-race` findings (the reader is the primary
+/// line); the intact ring (above) has none.
+#[test]
+fn a_put_read_without_its_signal_is_a_rank_race() {
+    let ring = example("comm/ring_put.pto");
+    let no_wait: String = ring
+        .lines()
+        .filter(|l| !l.contains("pto.comm.twait"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let put_line = ring
+        .lines()
+        .find(|l| l.contains("pto.comm.tput("))
+        .expect("put");
+    let notify_line = ring
+        .lines()
+        .find(|l| l.contains("pto.comm.tnotify("))
+        .expect("notify");
+    let early_notify = ring
+        .replace(put_line, "PUT_HERE")
+        .replace(notify_line, put_line)
+        .replace("PUT_HERE", notify_line);
+    for (name, src) in [("no twait", no_wait), ("notify before put", early_notify)] {
+        let k = load_text("ring.pto", &src, None).expect("loads");
+        for sched in [Sched::InOrder, Sched::Shuffle { seed: 3 }] {
+            let cfg = Config {
+                profile: k.profile,
+                sched,
+                ..Config::default()
+            };
+            let n = 4;
+            let args: Vec<Vec<Arg>> = (0..n)
+                .map(|r| {
+                    vec![
+                        Arg::Buffer(f32s(&rank_data(r))),
+                        Arg::Buffer(vec![0; 512]),
+                        Arg::Buffer(vec![0; 512]),
+                        Arg::Buffer(vec![0; 4]),
+                        Arg::Peer {
+                            arg: 1,
+                            rank: ((r + 1) % n) as u32,
+                        },
+                        Arg::Peer {
+                            arg: 3,
+                            rank: ((r + 1) % n) as u32,
+                        },
+                    ]
+                })
+                .collect();
+            let f = run_kernel_ranks(&k, &cfg, None, &args).expect("runs");
+            let races: Vec<_> = f
+                .out
+                .diags
+                .list
+                .iter()
+                .filter(|d| d.kind == DiagKind::RankRace)
+                .collect();
+            assert!(
+                !races.is_empty(),
+                "{name}, {sched:?}: {:?}",
+                f.out.diags.list
+            );
+            for d in races {
+                assert!(
+                    d.message.contains("reads bytes [0x0, 0x200) of %recv")
+                        && d.message.contains("no tnotify/twait pair orders the two"),
+                    "{name}: {}",
+                    d.message
+                );
+            }
+        }
+    }
+}

@@ -2,7 +2,7 @@
 //! triggers exactly the diagnostic it is named after. docs/diagnostics.md
 //! shows the same kernels.
 
-use pto_vm::{load_text, run_kernel, Arg, Config};
+use pto_vm::{load_text, run_kernel, run_kernel_ranks, Arg, Config};
 
 #[test]
 fn each_catalogue_kernel_triggers_its_diagnostic() {
@@ -34,15 +34,33 @@ fn each_catalogue_kernel_triggers_its_diagnostic() {
             blocks: if kind == "block-race" { 2 } else { 1 },
             ..Config::default()
         };
-        let f = run_kernel(&k, &cfg, None, &args).expect("runs");
-        let kinds: Vec<&str> = f.out.diags.list.iter().map(|d| d.kind.name()).collect();
+        let f = if kind == "rank-race" {
+            // two ranks, the last argument naming the next rank's second
+            let n = 2;
+            let ranks: Vec<Vec<Arg>> = (0..n)
+                .map(|r| {
+                    let mut a = args.clone();
+                    if let Some(last) = a.last_mut() {
+                        *last = Arg::Peer {
+                            arg: 1,
+                            rank: (r + 1) % n,
+                        };
+                    }
+                    a
+                })
+                .collect();
+            run_kernel_ranks(&k, &cfg, None, &ranks).expect("runs").out
+        } else {
+            run_kernel(&k, &cfg, None, &args).expect("runs").out
+        };
+        let kinds: Vec<&str> = f.diags.list.iter().map(|d| d.kind.name()).collect();
         assert!(
             !kinds.is_empty() && kinds.iter().all(|k| *k == kind),
             "{kind}: reported {kinds:?}"
         );
         seen += 1;
     }
-    assert_eq!(seen, 14, "one kernel per runtime diagnostic kind");
+    assert_eq!(seen, 15, "one kernel per runtime diagnostic kind");
 }
 
 #[test]

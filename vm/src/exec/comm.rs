@@ -165,6 +165,21 @@ pub fn extent(v: &View) -> Result<(u64, u64), Fault> {
     Ok((lo, hi))
 }
 
+/// The byte ranges a view touches, element runs merged where they are
+/// adjacent (for the cross-rank check: a column-strided view is many runs,
+/// not its bounding range).
+pub fn runs(v: &View) -> Result<Vec<(u64, u64)>, Fault> {
+    let es = v.elem.bytes() as u64;
+    let mut out: Vec<(u64, u64)> = Vec::new();
+    for a in addrs(v)? {
+        match out.last_mut() {
+            Some(l) if l.1 == a => l.1 = a + es,
+            _ => out.push((a, a + es)),
+        }
+    }
+    Ok(out)
+}
+
 /// Charges the work meter for the next 1024 elements at every 1024th
 /// element `i` of a collective's loop (a large group over large views stops
 /// at the run's deadline).

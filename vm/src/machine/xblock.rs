@@ -1,4 +1,4 @@
-//! GM races between blocks (`block-race`).
+//! GM races between blocks (`block-race`) and between ranks (`rank-race`).
 //!
 //! The blocks of a grid run concurrently on a device and share GM; nothing
 //! orders one block's accesses against another's except `pto.syncall`. The
@@ -14,6 +14,18 @@
 //! between blocks order through GM itself), cube FIXPIPE writes, gathers and
 //! scatters, and collectives are left out, so the check names plain overlaps
 //! only and never a protocol it cannot follow.
+//!
+//! Ranks (`--ranks R`, one block each) order each other only through
+//! signals: what a rank did before a `tnotify` happens before what another
+//! rank does after a `twait` (or a true `ttest`) that saw the signal. Each
+//! rank keeps a vector clock (its own entry counts its notifies), a signal
+//! keeps the join of the clocks of its notifiers, and a successful wait joins
+//! it into the waiter's. The log entries carry the index of the clock
+//! snapshot they were made under, and the sweep compares across ranks:
+//! ordered when the later access's clock has seen a notify of the earlier
+//! access's rank made after it. Besides the plain transfers, non-atomic
+//! `tput`/`tget` (also async, at issue) log what they read and write,
+//! element run by element run.
 
 use crate::diag::{DiagKind, Diags};
 use crate::mem::Gm;
@@ -101,30 +113,31 @@ impl Log {
 /// instruction pair; their repeats are counted, not listed).
 const MAX_FINDINGS: usize = 32;
 
-/// Compares the logs of all blocks (`(block, log)`) and reports every
-/// instruction pair of different blocks whose ranges overlap between the same
-/// two barriers with at least one write.
-pub(crate) fn check(logs: Vec<(u32, Vec<XAccess>)>, gm: &Gm, diags: &mut Diags) {
-    if logs.len() < 2 {
-        return;
-    }
-    let mut ev: Vec<(XAccess, u32)> = logs
-        .into_iter()
-        .flat_map(|(b, l)| l.into_iter().map(move |a| (a, b)))
-        .collect();
-    ev.sort_unstable_by_key(|(a, b)| (a.epoch, a.lo, *b));
+/// The sweep over all logged ranges (`(access, unit)`, unit = block or
+/// rank): every pair of different units overlapping with at least one write
+/// and not `ordered` is reported, until `MAX_FINDINGS` findings or a budget
+/// of comparisons. `group` splits the sweep (accesses of different groups are
+/// never compared).
+fn sweep(
+    mut ev: Vec<(XAccess, u32)>,
+    group: impl Fn(&XAccess) -> u32,
+    ordered: impl Fn(&(XAccess, u32), &(XAccess, u32)) -> bool,
+    diags: &mut Diags,
+    mut report: impl FnMut(&mut Diags, (XAccess, u32), (XAccess, u32), u64, u64),
+) {
+    ev.sort_unstable_by_key(|(a, u)| (group(a), a.lo, *u));
     let mut found = 0usize;
     // comparisons allowed: a grid of thousands of blocks all writing one
     // range would otherwise compare every pair
     let mut budget: u64 = 1 << 20;
     let mut i = 0;
     while i < ev.len() {
-        let epoch = ev[i].0.epoch;
+        let g = group(&ev[i].0);
         // ranges that may still be open, writes and reads apart: a read only
-        // meets the writes, so many blocks reading one input cost nothing;
+        // meets the writes, so many units reading one input cost nothing;
         // closed ranges are dropped when met
         let (mut writes, mut reads): (Vec<usize>, Vec<usize>) = (Vec::new(), Vec::new());
-        while i < ev.len() && ev[i].0.epoch == epoch {
+        while i < ev.len() && group(&ev[i].0) == g {
             let (a, b) = ev[i];
             let sets: &mut [&mut Vec<usize>] = if a.write {
                 &mut [&mut writes, &mut reads]
@@ -138,15 +151,23 @@ pub(crate) fn check(logs: Vec<(u32, Vec<XAccess>)>, gm: &Gm, diags: &mut Diags) 
                         return;
                     }
                     budget -= 1;
-                    let (o, ob) = ev[set[k]];
-                    if o.hi <= a.lo {
+                    let o = ev[set[k]];
+                    if o.0.hi <= a.lo {
                         set.swap_remove(k);
                         continue;
                     }
                     k += 1;
-                    if ob != b {
+                    if o.1 != b && !ordered(&o, &(a, b)) {
                         let before = diags.list.len();
-                        report(diags, gm, (o, ob), (a, b), a.lo, a.hi.min(o.hi));
+                        // one order per pair, whichever came first in the
+                        // sweep: the reader (else the later instruction) is
+                        // the primary access
+                        let (x, y) = if (!o.0.write, o.0.inst) > (!a.write, a.inst) {
+                            ((a, b), o)
+                        } else {
+                            (o, (a, b))
+                        };
+                        report(diags, x, y, a.lo, a.hi.min(o.0.hi));
                         found += diags.list.len() - before;
                     }
                 }
@@ -159,6 +180,144 @@ pub(crate) fn check(logs: Vec<(u32, Vec<XAccess>)>, gm: &Gm, diags: &mut Diags) 
             i += 1;
         }
     }
+}
+
+/// Compares the logs of all blocks (`(block, log)`) and reports every
+/// instruction pair of different blocks whose ranges overlap between the same
+/// two barriers with at least one write.
+pub(crate) fn check(logs: Vec<(u32, Vec<XAccess>)>, gm: &Gm, diags: &mut Diags) {
+    if logs.len() < 2 {
+        return;
+    }
+    let ev: Vec<(XAccess, u32)> = logs
+        .into_iter()
+        .flat_map(|(b, l)| l.into_iter().map(move |a| (a, b)))
+        .collect();
+    sweep(
+        ev,
+        |a| a.epoch,
+        |_, _| false,
+        diags,
+        |d, o, a, lo, hi| report(d, gm, o, a, lo, hi),
+    );
+}
+
+/// A rank's vector clock and the snapshots its log entries refer to (the
+/// entry's `epoch` is the snapshot index).
+#[derive(Debug)]
+pub(crate) struct RankClock {
+    pub rank: usize,
+    pub vc: Vec<u32>,
+    pub snaps: Vec<Vec<u32>>,
+}
+
+impl RankClock {
+    pub fn new(rank: usize, ranks: usize) -> Self {
+        RankClock {
+            rank,
+            vc: vec![0; ranks],
+            snaps: vec![vec![0; ranks]],
+        }
+    }
+
+    /// The snapshot index of the current clock.
+    pub fn snap(&self) -> u32 {
+        (self.snaps.len() - 1) as u32
+    }
+
+    /// A `tnotify`: what came before is released to its waiters. Returns the
+    /// clock the signal joins.
+    pub fn notify(&mut self) -> Vec<u32> {
+        self.vc[self.rank] += 1;
+        self.snaps.push(self.vc.clone());
+        self.vc.clone()
+    }
+
+    /// A successful `twait`/`ttest`: joins the signal's clock.
+    pub fn acquire(&mut self, sig: &[u32]) {
+        let mut changed = false;
+        for (a, b) in self.vc.iter_mut().zip(sig) {
+            if *b > *a {
+                *a = *b;
+                changed = true;
+            }
+        }
+        if changed {
+            self.snaps.push(self.vc.clone());
+        }
+    }
+}
+
+/// One rank's log: (rank, accesses, clock snapshots).
+pub(crate) type RankLog = (u32, Vec<XAccess>, Vec<Vec<u32>>);
+
+/// Compares the logs of all ranks.
+pub(crate) fn check_ranks(logs: Vec<RankLog>, gm: &Gm, diags: &mut Diags) {
+    if logs.len() < 2 {
+        return;
+    }
+    let mut snaps: Vec<Vec<Vec<u32>>> = vec![Vec::new(); logs.len()];
+    let mut ev: Vec<(XAccess, u32)> = Vec::new();
+    for (r, l, s) in logs {
+        if let Some(slot) = snaps.get_mut(r as usize) {
+            *slot = s;
+            ev.extend(l.into_iter().map(|a| (a, r)));
+        }
+    }
+    let clock =
+        |(a, r): &(XAccess, u32)| snaps.get(*r as usize).and_then(|s| s.get(a.epoch as usize));
+    // `x` before `y` when y's clock saw a notify of x's rank made after x
+    let before = |x: &(XAccess, u32), y: &(XAccess, u32)| match (clock(x), clock(y)) {
+        (Some(cx), Some(cy)) => {
+            let r = x.1 as usize;
+            cy.get(r).copied().unwrap_or(0) > cx.get(r).copied().unwrap_or(0)
+        }
+        _ => true,
+    };
+    sweep(
+        ev,
+        |_| 0,
+        |o, a| before(o, a) || before(a, o),
+        diags,
+        |d, o, a, lo, hi| report_rank(d, gm, o, a, lo, hi),
+    );
+}
+
+/// One `rank-race` finding.
+fn report_rank(
+    diags: &mut Diags,
+    gm: &Gm,
+    (first, fr): (XAccess, u32),
+    (second, sr): (XAccess, u32),
+    lo: u64,
+    hi: u64,
+) {
+    let place = match gm.buffer_at(lo) {
+        Some(buf) => format!(
+            "bytes [{:#x}, {:#x}) of {}",
+            lo - buf.lo,
+            hi.min(buf.hi) - buf.lo,
+            buf.name
+        ),
+        None => format!("GM bytes [{lo:#x}, {hi:#x})"),
+    };
+    let what = match (first.write, second.write) {
+        (true, true) => format!("ranks {fr} and {sr} both write {place}"),
+        (true, false) => format!("rank {sr} reads {place}, which rank {fr} writes"),
+        _ => format!("rank {fr} reads {place}, which rank {sr} writes"),
+    };
+    diags.report(
+        DiagKind::RankRace,
+        Some(second.inst),
+        Some(first.inst),
+        || format!("{what}, and no tnotify/twait pair orders the two"),
+        || {
+            Some(
+                "after the write, tnotify a signal the other rank twaits on before its access (or give each rank its own part of the buffer)"
+                    .into(),
+            )
+        },
+    );
 }
 
 /// One finding: `first` (block `fb`) and `second` (block `sb`) overlap in
@@ -311,6 +470,36 @@ mod tests {
         // the 2^31 pairs took minutes)
         let f = findings(logs);
         assert_eq!(f.len(), 1, "{f:?}");
+    }
+
+    #[test]
+    fn ranks_are_ordered_by_a_notify_the_other_waited_for() {
+        let race = |waited: bool| {
+            // rank 0 writes [0, 64) under clock snapshot 0, then notifies
+            // (snapshot 1); rank 1 reads it under snapshot 0 or, after a wait
+            // that saw the notify, snapshot 1
+            let mut r0 = RankClock::new(0, 2);
+            let sig = r0.notify();
+            let mut r1 = RankClock::new(1, 2);
+            if waited {
+                r1.acquire(&sig);
+            }
+            let mut d = Diags::default();
+            check_ranks(
+                vec![
+                    (0, vec![acc(0, 64, true, 0, 1)], r0.snaps),
+                    (1, vec![acc(0, 64, false, r1.snap(), 2)], r1.snaps),
+                ],
+                &Gm::new(1 << 16),
+                &mut d,
+            );
+            d.list.into_iter().map(|f| f.message).collect::<Vec<_>>()
+        };
+        assert_eq!(
+            race(false),
+            vec!["rank 1 reads GM bytes [0x0, 0x40), which rank 0 writes, and no tnotify/twait pair orders the two"]
+        );
+        assert!(race(true).is_empty());
     }
 
     #[test]
