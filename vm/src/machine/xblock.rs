@@ -31,18 +31,19 @@ use crate::diag::{DiagKind, Diags};
 use crate::mem::Gm;
 use crate::program::InstId;
 
-/// One GM range a block's transfer touched.
+/// One GM range a block's (or rank's) transfer touched.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct XAccess {
     pub lo: u64,
     pub hi: u64,
     pub write: bool,
-    /// `syncall` barriers the core had passed.
+    /// Blocks: the `syncall` barriers the core had passed. Ranks: the index
+    /// of the rank's clock snapshot ([`RankClock::snaps`]).
     pub epoch: u32,
     pub inst: InstId,
 }
 
-/// A block's log, merged as it grows.
+/// A block's (or rank's) log, merged as it grows.
 #[derive(Debug)]
 pub(crate) struct Log {
     pub list: Vec<XAccess>,
@@ -109,7 +110,7 @@ impl Log {
     }
 }
 
-/// At most this many `block-race` findings per run (each names an
+/// At most this many `block-race` or `rank-race` findings per run (each names an
 /// instruction pair; their repeats are counted, not listed).
 const MAX_FINDINGS: usize = 32;
 
@@ -283,6 +284,19 @@ pub(crate) fn check_ranks(logs: Vec<RankLog>, gm: &Gm, diags: &mut Diags) {
     );
 }
 
+/// `[lo, hi)` for a message: bytes of the argument buffer holding `lo`.
+fn place(gm: &Gm, lo: u64, hi: u64) -> String {
+    match gm.buffer_at(lo) {
+        Some(buf) => format!(
+            "bytes [{:#x}, {:#x}) of {}",
+            lo - buf.lo,
+            hi.min(buf.hi) - buf.lo,
+            buf.name
+        ),
+        None => format!("GM bytes [{lo:#x}, {hi:#x})"),
+    }
+}
+
 /// One `rank-race` finding.
 fn report_rank(
     diags: &mut Diags,
@@ -292,15 +306,7 @@ fn report_rank(
     lo: u64,
     hi: u64,
 ) {
-    let place = match gm.buffer_at(lo) {
-        Some(buf) => format!(
-            "bytes [{:#x}, {:#x}) of {}",
-            lo - buf.lo,
-            hi.min(buf.hi) - buf.lo,
-            buf.name
-        ),
-        None => format!("GM bytes [{lo:#x}, {hi:#x})"),
-    };
+    let place = place(gm, lo, hi);
     let what = match (first.write, second.write) {
         (true, true) => format!("ranks {fr} and {sr} both write {place}"),
         (true, false) => format!("rank {sr} reads {place}, which rank {fr} writes"),
@@ -330,15 +336,7 @@ fn report(
     lo: u64,
     hi: u64,
 ) {
-    let place = match gm.buffer_at(lo) {
-        Some(buf) => format!(
-            "bytes [{:#x}, {:#x}) of {}",
-            lo - buf.lo,
-            hi.min(buf.hi) - buf.lo,
-            buf.name
-        ),
-        None => format!("GM bytes [{lo:#x}, {hi:#x})"),
-    };
+    let place = place(gm, lo, hi);
     let what = match (first.write, second.write) {
         (true, true) => format!("blocks {fb} and {sb} both write {place}"),
         (true, false) => format!("block {sb} reads {place}, which block {fb} writes"),
