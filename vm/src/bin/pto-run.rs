@@ -935,15 +935,15 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
     for (i, g, f) in &goldens {
         let r = pto_vm::case::compare(g.dtype, &g.data, &stacked[*i], cli.rtol, cli.atol);
         let name = &names[*i];
+        let first = r.describe_first(g.dtype, &g.data, &stacked[*i], &g.shape);
         if r.mismatches > 0 {
             code = code.max(1);
             eprintln!(
-                "pto-run: %{name} differs from {f}: {} of {} elements mismatch (max abs error {:.3e}, max rel error {:.3e}); first: {}",
+                "pto-run: %{name} differs from {f}: {} of {} elements mismatch (max abs error {:.3e}, max rel error {:.3e}); first: {first}",
                 r.mismatches,
                 r.total,
                 r.max_abs,
                 r.max_rel,
-                r.describe_first(g.dtype, &g.data, &stacked[*i], &g.shape)
             );
         } else if !cli.quiet {
             eprintln!(
@@ -952,12 +952,14 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
             );
         }
         cmp_json.push(format!(
-            "{{\"arg\":\"{name}\",\"golden\":\"{}\",\"elements\":{},\"mismatches\":{},\"max_abs\":{},\"max_rel\":{}}}",
-            f.replace('"', "\\\""),
+            "{{\"arg\":{},\"golden\":{},\"elements\":{},\"mismatches\":{},\"max_abs\":{},\"max_rel\":{},\"first\":{}}}",
+            json_str(name),
+            json_str(f),
             r.total,
             r.mismatches,
             json_num(r.max_abs),
-            json_num(r.max_rel)
+            json_num(r.max_rel),
+            json_str(&first)
         ));
     }
     // what the kernel wrote: a preview of every buffer it changed
