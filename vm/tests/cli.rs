@@ -105,6 +105,21 @@ fn exit_0_and_1_for_goldens_and_outputs() {
             ),
         "{e}"
     );
+    // the same in the JSON summary
+    let (c, out, _) = run(&[
+        &k,
+        "--arg",
+        &format!("v1={}", xi.display()),
+        "--golden",
+        &format!("v2={}", gi.display()),
+        "--json",
+    ]);
+    assert_eq!(c, 1);
+    assert!(
+        out.contains("\"mismatches\":512")
+            && out.contains("\"first\":\"[0] is 512.0, golden -512.0; [1] is 511.0"),
+        "{out}"
+    );
 }
 
 #[test]
