@@ -150,6 +150,30 @@ pub(crate) fn check(file: &File, profile: ProfileId, op: &Op, e: &mut Vec<String
         _ => None,
     };
     let vin = o.vregs(&o.ins);
+    // elementwise ops keep their vector type: a result declared as another
+    // type (f32 lanes in, `vreg<128xf16>` out) would otherwise run silently
+    // with the declared type ignored (PTOAS's verifiers, same messages)
+    let same = match short {
+        "vabs" | "vexp" | "vln" | "vsqrt" | "vneg" | "vrelu" | "vnot" => {
+            Some("requires matching register vector shape")
+        }
+        "vadd" | "vsub" | "vmul" | "vdiv" | "vand" | "vor" | "vxor" => {
+            Some("requires matching register vector shapes")
+        }
+        "vmax" | "vmin" => Some("lhs, rhs, and result must have the same vector type"),
+        "vadds" | "vmuls" | "vmaxs" | "vmins" | "vlrelu" => {
+            Some("requires input and result to have matching vector types")
+        }
+        _ => None,
+    };
+    if let Some(msg) = same {
+        let tys: Vec<TypeId> = vin.iter().chain(&o.vregs(&o.outs)).map(|v| v.ty).collect();
+        if tys.windows(2).any(|w| w[0] != w[1]) {
+            let list: Vec<String> = tys.iter().map(|t| o.show(*t)).collect();
+            e.push(format!("{msg}, got {}", list.join(", ")));
+            return;
+        }
+    }
     // bitwise ops see low-precision lanes only as raw 8-bit payloads
     if matches!(short, "vand" | "vor" | "vxor" | "vnot") {
         if let Some(v) = vin.first() {

@@ -126,3 +126,28 @@ fn bitwise_ops_take_low_precision_lanes_only_as_bytes() {
     );
     accepts(&prog("i32", 64));
 }
+
+#[test]
+fn elementwise_ops_keep_their_vector_type() {
+    let args = "%a: !pto.vreg<64xf32>, %b: !pto.vreg<64xf32>, %h: !pto.vreg<128xf16>, %m: !pto.mask<b32>, %s: f32";
+    rejects(
+        &func(args, "%r = pto.vabs %a, %m : !pto.vreg<64xf32>, !pto.mask<b32> -> !pto.vreg<128xf16>"),
+        "'pto.vabs' requires matching register vector shape, got !pto.vreg<64xf32>, !pto.vreg<128xf16>",
+    );
+    rejects(
+        &func(args, "%r = pto.vadd %a, %h, %m : !pto.vreg<64xf32>, !pto.vreg<128xf16>, !pto.mask<b32> -> !pto.vreg<64xf32>"),
+        "requires matching register vector shapes",
+    );
+    rejects(
+        &func(args, "%r = pto.vmax %a, %b, %m : !pto.vreg<64xf32>, !pto.vreg<64xf32>, !pto.mask<b32> -> !pto.vreg<128xf16>"),
+        "lhs, rhs, and result must have the same vector type",
+    );
+    rejects(
+        &func(args, "%r = pto.vadds %a, %s, %m : !pto.vreg<64xf32>, f32, !pto.mask<b32> -> !pto.vreg<128xf16>"),
+        "requires input and result to have matching vector types",
+    );
+    accepts(&func(
+        args,
+        "%r = pto.vadd %a, %b, %m : !pto.vreg<64xf32>, !pto.vreg<64xf32>, !pto.mask<b32> -> !pto.vreg<64xf32>",
+    ));
+}
