@@ -40,6 +40,29 @@ fn example(rel: &str) -> String {
         .expect("example exists")
 }
 
+/// The ring kernel's arguments on `n` ranks: (src, recv, out, sig,
+/// peer_recv -> next rank's recv, peer_sig -> next rank's sig).
+fn ring_args(n: usize) -> Vec<Vec<Arg>> {
+    (0..n)
+        .map(|r| {
+            vec![
+                Arg::Buffer(f32s(&rank_data(r))),
+                Arg::Buffer(vec![0; 512]),
+                Arg::Buffer(vec![0; 512]),
+                Arg::Buffer(vec![0; 4]),
+                Arg::Peer {
+                    arg: 1,
+                    rank: ((r + 1) % n) as u32,
+                },
+                Arg::Peer {
+                    arg: 3,
+                    rank: ((r + 1) % n) as u32,
+                },
+            ]
+        })
+        .collect()
+}
+
 #[test]
 fn ring_put_with_signals_on_four_ranks() {
     let k = load_text("ring_put.pto", &example("comm/ring_put.pto"), None).expect("loads");
@@ -50,26 +73,7 @@ fn ring_put_with_signals_on_four_ranks() {
             ..Config::default()
         };
         let n = 4;
-        // (src, recv, out, sig, peer_recv -> next rank's recv, peer_sig -> next rank's sig)
-        let args: Vec<Vec<Arg>> = (0..n)
-            .map(|r| {
-                vec![
-                    Arg::Buffer(f32s(&rank_data(r))),
-                    Arg::Buffer(vec![0; 512]),
-                    Arg::Buffer(vec![0; 512]),
-                    Arg::Buffer(vec![0; 4]),
-                    Arg::Peer {
-                        arg: 1,
-                        rank: ((r + 1) % n) as u32,
-                    },
-                    Arg::Peer {
-                        arg: 3,
-                        rank: ((r + 1) % n) as u32,
-                    },
-                ]
-            })
-            .collect();
-        let f = run_kernel_ranks(&k, &cfg, None, &args).expect("runs");
+        let f = run_kernel_ranks(&k, &cfg, None, &ring_args(n)).expect("runs");
         assert_eq!(f.out.error, None, "{sched:?}");
         assert!(f.out.diags.is_empty(), "{:?}", f.out.diags.list);
         for r in 0..n {
@@ -305,26 +309,7 @@ fn a_put_read_without_its_signal_is_a_rank_race() {
                 sched,
                 ..Config::default()
             };
-            let n = 4;
-            let args: Vec<Vec<Arg>> = (0..n)
-                .map(|r| {
-                    vec![
-                        Arg::Buffer(f32s(&rank_data(r))),
-                        Arg::Buffer(vec![0; 512]),
-                        Arg::Buffer(vec![0; 512]),
-                        Arg::Buffer(vec![0; 4]),
-                        Arg::Peer {
-                            arg: 1,
-                            rank: ((r + 1) % n) as u32,
-                        },
-                        Arg::Peer {
-                            arg: 3,
-                            rank: ((r + 1) % n) as u32,
-                        },
-                    ]
-                })
-                .collect();
-            let f = run_kernel_ranks(&k, &cfg, None, &args).expect("runs");
+            let f = run_kernel_ranks(&k, &cfg, None, &ring_args(4)).expect("runs");
             let races: Vec<_> = f
                 .out
                 .diags
