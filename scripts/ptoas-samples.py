@@ -327,7 +327,7 @@ def main():
         if rc != 0:
             rows.append((label, 'golden-failed', out.strip().splitlines()[-1][:160] if out.strip() else f'exit {rc}'))
             continue
-        rc, out = run([pto_run, 'case', '.', '--check', 'warn', '-q'], d, a.timeout)
+        rc, out = run([pto_run, 'case', '.', '--out-dir', '.', '--check', 'warn', '-q'], d, a.timeout)
         lines = out.strip().splitlines()
         last = [l for l in lines if 'runtime fault' in l] or \
             [l for l in lines if l.startswith(('pto-run', 'kernel.pto', './'))]

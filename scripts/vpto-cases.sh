@@ -36,7 +36,7 @@ PY
     cp "$dir/$n.bin" "$dir/v$k.bin"
     [ -f "$dir/golden_$n.bin" ] && cp "$dir/golden_$n.bin" "$dir/golden_v$k.bin"
   done <<< "$pairs"
-  out=$(cd "$dir" && timeout 120 "$pto_run" case . --check warn -q 2>&1); rc=$?
+  out=$(cd "$dir" && timeout 120 "$pto_run" case . --out-dir . --check warn -q 2>&1); rc=$?
   if [ $rc -le 1 ] && [ -f "$dir/compare.py" ]; then
     while read -r k n; do
       [ -f "$dir/golden_$n.bin" ] && cp "$dir/v$k.bin" "$dir/$n.bin"

@@ -60,6 +60,12 @@ pub struct CaseOptions {
     pub rtol: Option<f64>,
     /// Absolute tolerance (default per dtype).
     pub atol: Option<f64>,
+    /// Where each output is written as `vK.bin` (created if missing). `None`
+    /// writes nothing, so a case directory is never changed unasked (a rerun
+    /// starts from the same `vK.bin`); with `golden_script` the outputs always
+    /// go to the case directory, where `compare.py` reads them (the PTOAS
+    /// convention: `golden.py` has just rewritten the inputs).
+    pub out_dir: Option<PathBuf>,
 }
 
 /// How one kernel argument was bound.
@@ -242,8 +248,8 @@ pub struct OutputReport {
     pub name: String,
     /// Element type.
     pub dtype: DType,
-    /// The `vK.bin` written.
-    pub written: PathBuf,
+    /// The `vK.bin` written (`None` without an output directory).
+    pub written: Option<PathBuf>,
     /// The comparison with `golden_vK.bin`.
     pub cmp: Cmp,
     /// The first mismatching elements with their values
@@ -273,6 +279,8 @@ pub struct CaseReport {
     pub stats: crate::machine::RunStats,
     /// Exit code: 0 all match, 1 mismatch / checker error / deadlock, 3 fault, 4 limit.
     pub code: u8,
+    /// Where the outputs were written (`None`: nowhere).
+    pub out_dir: Option<PathBuf>,
 }
 
 // ---------------------------------------------------------------- main.cpp
@@ -1270,6 +1278,20 @@ fn read_bin(p: &Path) -> Result<Option<Vec<u8>>, CaseError> {
 /// to `vK.bin`, compares with `golden_vK.bin`.
 pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError> {
     let mut notes = Vec::new();
+    let out_dir = if opts.golden_script {
+        Some(dir.to_path_buf())
+    } else {
+        opts.out_dir.clone()
+    };
+    if let Some(o) = &out_dir {
+        // before anything runs: a run must not end in an unwritable output
+        if let Err(e) = std::fs::create_dir_all(o) {
+            return bad(format!(
+                "cannot create output directory {}: {e}",
+                o.display()
+            ));
+        }
+    }
     if opts.golden_script {
         notes.extend(run_golden_script(dir)?);
     }
@@ -1746,7 +1768,10 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
     let code_before_compare = code;
     for &i in &script_outputs {
         let b = &bindings[i];
-        let p = dir.join(format!("{}.bin", b.file));
+        let p = out_dir
+            .as_deref()
+            .unwrap_or(dir)
+            .join(format!("{}.bin", b.file));
         let got = &fin.buffers[b.arg];
         let got = &got[..file_lens[b.arg].min(got.len())];
         std::fs::write(&p, got).map_err(|e| CaseError {
@@ -1762,18 +1787,25 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
             script_outputs.len()
         ));
     }
-    // write every output (also after a fault: a stale vK.bin must not survive)
+    // write every output when asked (also after a fault: a stale vK.bin
+    // must not survive)
     let mut outputs = Vec::new();
     for b in &bindings {
         let Some(g) = &goldens[b.arg] else { continue };
         let Some(dt) = b.dtype else { continue };
-        let p = dir.join(format!("{}.bin", b.file));
         let got = &fin.buffers[b.arg];
         let got = &got[..file_lens[b.arg].min(got.len())];
-        std::fs::write(&p, got).map_err(|e| CaseError {
-            code: 2,
-            msg: format!("cannot write {}: {e}", p.display()),
-        })?;
+        let written = match &out_dir {
+            Some(o) => {
+                let p = o.join(format!("{}.bin", b.file));
+                std::fs::write(&p, got).map_err(|e| CaseError {
+                    code: 2,
+                    msg: format!("cannot write {}: {e}", p.display()),
+                })?;
+                Some(p)
+            }
+            None => None,
+        };
         let cmp = compare(dt, g, got, opts.rtol, opts.atol);
         let first = cmp.describe_first(dt, g, got, &[]);
         if cmp.mismatches > 0 {
@@ -1784,7 +1816,7 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
             file: b.file.clone(),
             name: b.name.clone(),
             dtype: dt,
-            written: p,
+            written,
             cmp,
             first,
         });
@@ -1823,6 +1855,7 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
         pipe_insts: fin.out.pipe_insts,
         stats: fin.out.run_stats(),
         code,
+        out_dir,
     })
 }
 

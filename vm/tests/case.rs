@@ -52,6 +52,15 @@ fn case(d: &Dir, extra: &[&str]) -> (i32, String) {
     run(&a)
 }
 
+/// `case` with `--out-dir` the case directory itself (the PTOAS convention:
+/// outputs overwrite `vK.bin`).
+fn case_out(d: &Dir, extra: &[&str]) -> (i32, String) {
+    let dir = d.0.display().to_string();
+    let mut a = vec!["--out-dir", dir.as_str()];
+    a.extend_from_slice(extra);
+    case(d, &a)
+}
+
 /// examples/vadd.pto: `@vadd(%x, %y, %z)`, z = x + y over 32x32 f32.
 fn vadd() -> String {
     std::fs::read_to_string(format!(
@@ -103,28 +112,68 @@ fn vadd_case(name: &str, skew: f32) -> Dir {
 }
 
 #[test]
-fn exit_0_on_match_and_the_output_is_written() {
+fn exit_0_on_match_and_the_case_directory_is_left_alone() {
     let d = vadd_case("match", 0.0);
-    let (c, e) = case(&d, &[]);
-    assert_eq!(c, 0, "{e}");
-    assert!(e.contains("v3 (%z) matches golden_v3.bin"), "{e}");
-    assert!(e.contains("max abs error"), "{e}");
-    assert_eq!(d.read("v3.bin"), d.read("golden_v3.bin"));
-    // inputs are untouched, nothing else is written
+    // the output's initial contents: a kernel that accumulates into its output
+    // would read them, so a second run must find them again
+    let init: Vec<u8> = (0..4096u32).map(|i| (i * 7) as u8).collect();
+    d.write("v3.bin", &init);
     let (x, y) = xy();
-    assert_eq!(d.read("v1.bin"), f32s(&x));
-    assert_eq!(d.read("v2.bin"), f32s(&y));
-    assert!(!d.path("golden_v1.bin").exists() && !d.path("v4.bin").exists());
-    // a second run takes the written v3.bin as v3's initial contents and still matches
+    for _ in 0..2 {
+        let (c, e) = case(&d, &[]);
+        assert_eq!(c, 0, "{e}");
+        assert!(e.contains("v3 (%z) matches golden_v3.bin"), "{e}");
+        assert!(e.contains("max abs error"), "{e}");
+        assert!(
+            e.contains("1 output(s) compared (not written: --out-dir D writes them)"),
+            "{e}"
+        );
+        // nothing in the directory changes
+        assert_eq!(d.read("v3.bin"), init);
+        assert_eq!(d.read("v1.bin"), f32s(&x));
+        assert_eq!(d.read("v2.bin"), f32s(&y));
+        assert!(!d.path("golden_v1.bin").exists() && !d.path("v4.bin").exists());
+    }
+    // --out-dir D writes the outputs there (D is created), only them
+    let out = d.path("out/run1");
+    let out_s = out.display().to_string();
+    let (c, e) = case(&d, &["--out-dir", &out_s]);
+    assert_eq!(c, 0, "{e}");
+    assert!(
+        e.contains(&format!("1 output(s) written to {out_s}")),
+        "{e}"
+    );
+    assert_eq!(
+        std::fs::read(out.join("v3.bin")).expect("v3"),
+        d.read("golden_v3.bin")
+    );
+    assert_eq!(std::fs::read_dir(&out).expect("dir").count(), 1);
+    assert_eq!(d.read("v3.bin"), init);
+    // --out-dir DIR is the PTOAS convention: v3.bin is overwritten; a second
+    // run takes the written v3.bin as v3's initial contents and still matches
+    let (c, e) = case_out(&d, &[]);
+    assert_eq!(c, 0, "{e}");
+    assert_eq!(d.read("v3.bin"), d.read("golden_v3.bin"));
     let (c, e) = case(&d, &["--quiet"]);
     assert_eq!(c, 0, "{e}");
     assert!(e.is_empty(), "quiet prints nothing on success: {e}");
+    // an output directory that cannot be created is bad input, before the run
+    let (c, e) = case(
+        &d,
+        &["--out-dir", &d.path("v1.bin/x").display().to_string()],
+    );
+    assert_eq!(c, 2, "{e}");
+    assert!(e.contains("cannot create output directory"), "{e}");
+    assert!(!e.contains("matches"), "{e}");
+    // --golden-script always writes into DIR: the two do not combine
+    let (c, e) = case(&d, &["--golden-script", "--out-dir", &out_s]);
+    assert_eq!(c, 2, "{e}");
 }
 
 #[test]
 fn exit_1_on_a_wrong_golden() {
     let d = vadd_case("mismatch", 1.0);
-    let (c, e) = case(&d, &[]);
+    let (c, e) = case_out(&d, &[]);
     assert_eq!(c, 1, "{e}");
     assert!(
         e.contains("differs from golden_v3.bin: 1024 of 1024 elements mismatch"),
@@ -218,7 +267,7 @@ fn main_cpp_launch_order_is_honored() {
     assert_ne!(c, 0, "positional binding must not match: {e}");
     let _ = std::fs::remove_file(d.path("v3.bin"));
     d.write("main.cpp", MAIN_CPP);
-    let (c, e) = case(&d, &[]);
+    let (c, e) = case_out(&d, &[]);
     assert_eq!(c, 0, "{e}");
     assert!(
         e.contains("%z = v3") && e.contains("%x = v2") && e.contains("%y = v1"),
@@ -255,7 +304,7 @@ fn main_cpp_file_names_other_than_vk_bind() {
             .replace("./v1.bin", "./rhs.bin")
             .replace("./v3.bin", "./result.bin"),
     );
-    let (c, e) = case(&d, &[]);
+    let (c, e) = case_out(&d, &[]);
     assert_eq!(c, 0, "{e}");
     assert!(
         e.contains("%x = lhs") && e.contains("%y = rhs") && e.contains("matches golden_result.bin"),
@@ -385,7 +434,7 @@ fn hostile_size_expressions_are_given_up_on() {
         "main.cpp",
         MAIN_CPP.replace("32 * 32 * sizeof(float)", &format!("{minus}4096")),
     );
-    let (c, e) = case(&d, &[]);
+    let (c, e) = case_out(&d, &[]);
     assert_eq!(c, 0, "{e}");
     assert_eq!(from_f32s(&d.read("v3.bin")), want);
 }
@@ -420,7 +469,8 @@ fn help_documents_the_layout_and_the_write_rule() {
         h.contains("golden_vK.bin") && h.contains("--golden-script"),
         "{h}"
     );
-    assert!(h.contains("even when vK.bin was also its input"), "{h}");
+    assert!(h.contains("Nothing in DIR is changed"), "{h}");
+    assert!(h.contains("--out-dir <D>"), "{h}");
     let (c, e) = run(&["case"]);
     assert_eq!(c, 2, "{e}");
     assert!(e.contains("<DIR>"), "{e}");
@@ -463,7 +513,7 @@ fn scalars_come_from_main_cpp_or_case_toml() {
     assert_eq!(c, 2, "{e}");
     assert!(e.contains("scalar argument v2 (%s) needs a value"), "{e}");
     d.write("case.toml", "[args]\nv2 = 2.5\n");
-    let (c, e) = case(&d, &[]);
+    let (c, e) = case_out(&d, &[]);
     assert_eq!(c, 0, "{e}");
     assert_eq!(from_f32s(&d.read("v3.bin")), want);
     std::fs::remove_file(d.path("case.toml")).expect("rm");
@@ -483,7 +533,7 @@ int main() {
 }
 "#,
     );
-    let (c, e) = case(&d, &[]);
+    let (c, e) = case_out(&d, &[]);
     assert_eq!(c, 0, "{e}");
     assert!(e.contains("%s = v2 = 2.5"), "{e}");
     assert_eq!(from_f32s(&d.read("v3.bin")), want);
@@ -597,7 +647,7 @@ int main() {
     d.write("v1.bin", bytes(&x));
     d.write("v2.bin", vec![0u8; 2048]);
     d.write("golden_v2.bin", bytes(&want));
-    let (c, e) = case(&d, &[]);
+    let (c, e) = case_out(&d, &[]);
     assert_eq!(c, 0, "{e}");
     // the host writes back the 2048 bytes it read, not its 4096-byte buffer
     assert_eq!(d.read("v2.bin"), bytes(&want));

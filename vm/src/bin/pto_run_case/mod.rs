@@ -26,10 +26,13 @@ use super::MachineFlags;
 /// else case.toml, else the kernel's views. An output with no vK.bin starts
 /// zeroed with its golden's size.
 ///
-/// After the run, every output (an argument with a golden_vK.bin) is written
-/// to DIR/vK.bin, even when vK.bin was also its input (the PTOAS convention;
-/// rerun golden.py to restore such inputs); no other file is written. Then each
-/// output is compared with its golden.
+/// After the run, each output (an argument with a golden_vK.bin) is compared
+/// with its golden. Nothing in DIR is changed: a rerun starts from the same
+/// vK.bin. `--out-dir D` writes each output to D/vK.bin; `--out-dir DIR` is
+/// the PTOAS convention (the host program overwrites vK.bin, also when it
+/// was the output's initial contents). With --golden-script the outputs are
+/// written to DIR, where compare.py reads them (golden.py has just rewritten
+/// the inputs).
 ///
 /// Exit codes: 0 all outputs match, 1 mismatch or checker error (--check
 /// error) or deadlock, 2 bad input (missing kernel.pto, missing or mis-sized
@@ -47,6 +50,10 @@ struct CaseCli {
     /// when there is one.
     #[arg(long)]
     golden_script: bool,
+    /// Write each output to D/vK.bin (D is created if missing; D = DIR
+    /// overwrites the case's own vK.bin). Without it nothing is written.
+    #[arg(long, value_name = "D", conflicts_with = "golden_script")]
+    out_dir: Option<PathBuf>,
     /// Entry function (default: the one marked pto.entry / pto.kernel).
     #[arg(long)]
     entry: Option<String>,
@@ -87,6 +94,7 @@ pub fn main(args: impl Iterator<Item = std::ffi::OsString>) -> ExitCode {
         entry: cli.entry.clone(),
         rtol: cli.rtol,
         atol: cli.atol,
+        out_dir: cli.out_dir.clone(),
     };
     let r = match run_case(&cli.dir, &opts) {
         Ok(r) => r,
@@ -140,11 +148,14 @@ pub fn main(args: impl Iterator<Item = std::ffi::OsString>) -> ExitCode {
     }
     if !cli.quiet {
         let bad = r.outputs.iter().filter(|o| o.cmp.mismatches > 0).count();
+        let whereto = match &r.out_dir {
+            Some(d) => format!("written to {}", d.display()),
+            None => "compared (not written: --out-dir D writes them)".into(),
+        };
         eprintln!(
-            "pto-run: {}: {} output(s) written to {}, {} mismatching; {} pipe instructions, {} synchronization finding(s)",
+            "pto-run: {}: {} output(s) {whereto}, {} mismatching; {} pipe instructions, {} synchronization finding(s)",
             r.func,
             r.outputs.len(),
-            cli.dir.display(),
             bad,
             r.pipe_insts,
             r.diagnostics.len()
