@@ -23,154 +23,10 @@
 
 use std::path::{Path, PathBuf};
 
-use pto_isa_spec::ProfileId;
+use pto_vm::header::parse as parse_header;
+pub use pto_vm::header::{CaseHeader as Header, RankArg, Tier};
 use pto_vm::program::ArgType;
 use pto_vm::{load_text, run_kernel_ranks, Arg, CheckMode, Config, JitMode, RunError, Sched};
-
-/// How a case is executed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Tier {
-    /// Reference interpreter.
-    Interp,
-    /// JIT where possible.
-    Jit,
-    /// Interpreter and JIT side by side.
-    Crosscheck,
-}
-
-impl Tier {
-    /// All tiers.
-    pub const ALL: [Tier; 3] = [Tier::Interp, Tier::Jit, Tier::Crosscheck];
-
-    /// Name as in trial names and headers.
-    pub fn name(self) -> &'static str {
-        match self {
-            Tier::Interp => "interp",
-            Tier::Jit => "jit",
-            Tier::Crosscheck => "crosscheck",
-        }
-    }
-
-    /// Parses a tier name.
-    pub fn from_name(s: &str) -> Option<Tier> {
-        Tier::ALL.into_iter().find(|t| t.name() == s)
-    }
-}
-
-/// A case's header.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Header {
-    /// Tiers to run.
-    pub tiers: Vec<Tier>,
-    /// Profile (else the kernel's `pto.target_arch`).
-    pub profile: Option<ProfileId>,
-    /// Absolute tolerance (floats).
-    pub atol: f64,
-    /// Relative tolerance (floats).
-    pub rtol: f64,
-    /// Known failure and why.
-    pub expect_fail: Option<String>,
-    /// The run must stop with a runtime fault whose message (rendered as
-    /// `kernel.pto:LINE:COL: runtime fault: ...`) contains this text; the
-    /// goldens then describe the memory the kernel left behind.
-    pub expect_fault: Option<String>,
-    /// Entry function.
-    pub entry: Option<String>,
-    /// Grid size.
-    pub blocks: u32,
-    /// Scheduler.
-    pub sched: Sched,
-    /// Checker mode.
-    pub check: CheckMode,
-    /// Scalar arguments by `vK`.
-    pub scalars: Vec<(usize, f64)>,
-    /// Ranks (`pto-run --ranks R`): each runs the kernel over its own GM.
-    pub ranks: u32,
-    /// Per-rank arguments by `vK`: the rank number, the rank count, or a peer
-    /// pointer.
-    pub rank_args: Vec<(usize, RankArg)>,
-}
-
-/// An argument whose value depends on the rank (multi-rank cases).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RankArg {
-    /// The rank's number (`scalars = { v1 = "rank" }`).
-    Rank,
-    /// The rank count (`scalars = { v1 = "ranks" }`).
-    Ranks,
-    /// A pointer to buffer argument `arg` (1-based) of rank `rank`, or with
-    /// `relative` of the rank that many after this one (modulo the rank
-    /// count): `peers = { v4 = "v2:1" }`, `"v2:+1"`, `"v2:-1"`.
-    Peer {
-        /// Buffer argument (1-based).
-        arg: usize,
-        /// Rank, or offset when `relative`.
-        rank: i64,
-        /// Whether `rank` is an offset from this rank.
-        relative: bool,
-    },
-}
-
-impl RankArg {
-    fn arg(self, r: u32, ranks: u32) -> Arg {
-        match self {
-            RankArg::Rank => Arg::Int(r as i64),
-            RankArg::Ranks => Arg::Int(ranks as i64),
-            RankArg::Peer {
-                arg,
-                rank,
-                relative,
-            } => Arg::Peer {
-                arg: arg - 1,
-                rank: if relative {
-                    (r as i64 + rank).rem_euclid(ranks as i64) as u32
-                } else {
-                    rank as u32
-                },
-            },
-        }
-    }
-}
-
-/// `vK` -> K (1-based).
-fn arg_index(name: &str) -> Option<usize> {
-    name.strip_prefix('v')
-        .and_then(|n| n.parse::<usize>().ok())
-        .filter(|n| *n >= 1)
-}
-
-/// `"vJ:K"`, `"vJ:+K"`, `"vJ:-K"`.
-fn parse_peer(spec: &str) -> Option<RankArg> {
-    let (a, r) = spec.split_once(':')?;
-    let arg = arg_index(a)?;
-    let relative = r.starts_with('+') || r.starts_with('-');
-    let rank = r.parse::<i64>().ok().filter(|k| relative || *k >= 0)?;
-    Some(RankArg::Peer {
-        arg,
-        rank,
-        relative,
-    })
-}
-
-impl Default for Header {
-    fn default() -> Self {
-        Header {
-            tiers: vec![Tier::Interp, Tier::Jit, Tier::Crosscheck],
-            profile: None,
-            atol: 0.0,
-            rtol: 0.0,
-            expect_fail: None,
-            expect_fault: None,
-            entry: None,
-            blocks: 1,
-            sched: Sched::InOrder,
-            check: CheckMode::Error,
-            scalars: Vec::new(),
-            ranks: 1,
-            rank_args: Vec::new(),
-        }
-    }
-}
 
 /// One conformance case.
 #[derive(Clone, Debug)]
@@ -248,137 +104,6 @@ pub struct CaseError {
     pub case: String,
     /// What is wrong.
     pub msg: String,
-}
-
-fn parse_header(text: &str) -> Result<Header, String> {
-    let toml_text: String = text
-        .lines()
-        .take_while(|l| l.trim_start().starts_with("//"))
-        .filter_map(|l| l.trim_start().strip_prefix("//!"))
-        .map(|l| format!("{}\n", l.trim()))
-        .collect();
-    let mut h = Header::default();
-    if toml_text.trim().is_empty() {
-        return Ok(h);
-    }
-    let t: toml::Table = toml_text
-        .parse()
-        .map_err(|e| format!("bad TOML header: {e}"))?;
-    for (k, v) in &t {
-        let bad = || format!("header key '{k}' has a bad value {v:?}");
-        match k.as_str() {
-            "tiers" => {
-                let arr = v.as_array().ok_or_else(bad)?;
-                h.tiers = arr
-                    .iter()
-                    .map(|x| x.as_str().and_then(Tier::from_name).ok_or_else(bad))
-                    .collect::<Result<_, _>>()?;
-            }
-            "profile" => {
-                h.profile = Some(v.as_str().and_then(ProfileId::from_name).ok_or_else(bad)?)
-            }
-            "atol" => {
-                h.atol = v
-                    .as_float()
-                    .or_else(|| v.as_integer().map(|i| i as f64))
-                    .filter(|t| t.is_finite() && *t >= 0.0)
-                    .ok_or_else(bad)?
-            }
-            "rtol" => {
-                h.rtol = v
-                    .as_float()
-                    .or_else(|| v.as_integer().map(|i| i as f64))
-                    .filter(|t| t.is_finite() && *t >= 0.0)
-                    .ok_or_else(bad)?
-            }
-            "expect-fail" => h.expect_fail = Some(v.as_str().ok_or_else(bad)?.to_string()),
-            "expect-fault" => {
-                h.expect_fault = Some(
-                    v.as_str()
-                        .filter(|t| !t.is_empty())
-                        .ok_or_else(bad)?
-                        .to_string(),
-                )
-            }
-            "entry" => h.entry = Some(v.as_str().ok_or_else(bad)?.to_string()),
-            "blocks" => h.blocks = v.as_integer().filter(|b| *b >= 1).ok_or_else(bad)? as u32,
-            "sched" => {
-                h.sched = match v.as_str() {
-                    Some("inorder") => Sched::InOrder,
-                    Some("timed") => Sched::Timed,
-                    Some("shuffle") => Sched::Shuffle { seed: 0 },
-                    _ => return Err(bad()),
-                }
-            }
-            "check" => {
-                h.check = match v.as_str() {
-                    Some("error") => CheckMode::Error,
-                    Some("warn") => CheckMode::Warn,
-                    Some("off") => CheckMode::Off,
-                    _ => return Err(bad()),
-                }
-            }
-            "scalars" => {
-                let tb = v.as_table().ok_or_else(bad)?;
-                for (name, x) in tb {
-                    let k =
-                        arg_index(name).ok_or_else(|| format!("scalars: '{name}' is not vK"))?;
-                    match x.as_str() {
-                        Some("rank") => {
-                            h.rank_args.push((k, RankArg::Rank));
-                            continue;
-                        }
-                        Some("ranks") => {
-                            h.rank_args.push((k, RankArg::Ranks));
-                            continue;
-                        }
-                        _ => {}
-                    }
-                    let val = x
-                        .as_float()
-                        .or_else(|| x.as_integer().map(|i| i as f64))
-                        .ok_or_else(bad)?;
-                    h.scalars.push((k, val));
-                }
-            }
-            "ranks" => {
-                h.ranks = v
-                    .as_integer()
-                    .filter(|r| (1..=256).contains(r))
-                    .ok_or_else(bad)? as u32
-            }
-            "peers" => {
-                let tb = v.as_table().ok_or_else(bad)?;
-                for (name, x) in tb {
-                    let k = arg_index(name).ok_or_else(|| format!("peers: '{name}' is not vK"))?;
-                    let p = x.as_str().and_then(parse_peer).ok_or_else(|| {
-                        format!("peers: {name} = {x:?} is not \"vJ:K\", \"vJ:+K\" or \"vJ:-K\"")
-                    })?;
-                    h.rank_args.push((k, p));
-                }
-            }
-            other => return Err(format!("unknown header key '{other}'")),
-        }
-    }
-    for (k, a) in &h.rank_args {
-        if let RankArg::Peer {
-            arg,
-            rank,
-            relative,
-        } = a
-        {
-            if !relative && *rank >= h.ranks as i64 {
-                return Err(format!(
-                    "peers: v{k} names rank {rank}, but the case has {} rank(s)",
-                    h.ranks
-                ));
-            }
-            if arg == k {
-                return Err(format!("peers: v{k} points at itself"));
-            }
-        }
-    }
-    Ok(h)
 }
 
 /// Finds every case (a directory holding `kernel.pto`) under `root`, sorted by name.
@@ -558,9 +283,9 @@ fn run_inner(case: &Case, tier: Tier) -> (Outcome, Vec<u64>) {
     }
     let cfg = Config {
         profile: kernel.profile,
-        blocks: case.header.blocks,
-        sched: case.header.sched,
-        check: case.header.check,
+        blocks: case.header.blocks.unwrap_or(1),
+        sched: case.header.sched.unwrap_or(Sched::InOrder),
+        check: case.header.check.unwrap_or(CheckMode::Error),
         max_steps: 200_000_000,
         jit: if tier == Tier::Interp {
             JitMode::Off
@@ -602,7 +327,9 @@ fn run_inner(case: &Case, tier: Tier) -> (Outcome, Vec<u64>) {
         }
         _ => {}
     }
-    if case.header.check == CheckMode::Error && !fin.out.diags.is_empty() {
+    if case.header.check.unwrap_or(CheckMode::Error) == CheckMode::Error
+        && !fin.out.diags.is_empty()
+    {
         let d = &fin.out.diags.list[0];
         return (
             Outcome::Error(format!(
@@ -638,8 +365,8 @@ fn run_inner(case: &Case, tier: Tier) -> (Outcome, Vec<u64>) {
             *dt,
             &want,
             &got,
-            Some(case.header.rtol),
-            Some(case.header.atol),
+            Some(case.header.rtol.unwrap_or(0.0)),
+            Some(case.header.atol.unwrap_or(0.0)),
         );
         if c.mismatches > 0 {
             return (
@@ -723,31 +450,6 @@ pub fn default_root() -> PathBuf {
 mod tests {
     use super::*;
 
-    #[test]
-    fn ranks_header_binds_peers_and_rank_numbers() {
-        let h = parse_header(
-            "//! ranks = 3\n//! peers = { v4 = \"v2:+1\", v5 = \"v2:0\" }\n//! scalars = { v1 = \"rank\", v6 = 2 }\n",
-        )
-        .unwrap();
-        assert_eq!(h.ranks, 3);
-        assert_eq!(h.scalars, vec![(6, 2.0)]);
-        let find = |k| h.rank_args.iter().find(|a| a.0 == k).unwrap().1;
-        assert_eq!(find(1).arg(2, 3), Arg::Int(2));
-        assert_eq!(find(4).arg(2, 3), Arg::Peer { arg: 1, rank: 0 });
-        assert_eq!(find(5).arg(2, 3), Arg::Peer { arg: 1, rank: 0 });
-        assert_eq!(
-            parse_peer("v2:-1").unwrap().arg(0, 4),
-            Arg::Peer { arg: 1, rank: 3 }
-        );
-        assert!(
-            parse_header("//! ranks = 2\n//! peers = { v3 = \"v1:2\" }\n")
-                .unwrap_err()
-                .contains("names rank 2")
-        );
-        assert!(parse_header("//! peers = { v3 = \"x\" }\n").is_err());
-        assert!(parse_header("//! ranks = 0\n").is_err());
-    }
-
     /// `expect-fault`: the repository's trap case passes; the same case
     /// fails when the text does not match the fault, and when the kernel
     /// does not fault at all.
@@ -812,7 +514,7 @@ mod tests {
     fn header_parses_and_rejects_unknown_keys() {
         let h = parse_header("//! tiers = [\"interp\", \"jit\"]\n//! profile = \"a5\"\n//! atol = 1e-6\n//! scalars = { v3 = 16 }\nmodule {}\n").unwrap();
         assert_eq!(h.tiers, vec![Tier::Interp, Tier::Jit]);
-        assert_eq!(h.profile, Some(ProfileId::A5));
+        assert_eq!(h.profile, Some(pto_isa_spec::ProfileId::A5));
         assert_eq!(h.scalars, vec![(3, 16.0)]);
         assert!(parse_header("//! colour = 3\n")
             .unwrap_err()

@@ -25,6 +25,7 @@ use std::path::{Path, PathBuf};
 
 use pto_isa_spec::{DType, ProfileId};
 
+use crate::header::RankArg;
 use crate::program::ArgType;
 use crate::{load_text, run_kernel, Arg, CheckMode, Config, RunError};
 
@@ -66,6 +67,21 @@ pub struct CaseOptions {
     /// go to the case directory, where `compare.py` reads them (the PTOAS
     /// convention: `golden.py` has just rewritten the inputs).
     pub out_dir: Option<PathBuf>,
+    /// Which of `config`'s grid size, scheduler and checker mode the caller
+    /// chose; the others take the kernel header's values when it has them.
+    pub chosen: Chosen,
+}
+
+/// Settings a caller chose explicitly (a command-line flag), which win over
+/// the `//!` header of a case's kernel ([`crate::header`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Chosen {
+    /// `config.blocks`.
+    pub blocks: bool,
+    /// `config.sched`.
+    pub sched: bool,
+    /// `config.check`.
+    pub check: bool,
 }
 
 /// How one kernel argument was bound.
@@ -1300,15 +1316,26 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
         Ok(s) => s,
         Err(e) => return bad(format!("cannot read {}: {e}", kp.display())),
     };
-    let kernel =
-        load_text(&kp.display().to_string(), &src, opts.profile).map_err(|e| CaseError {
-            code: 2,
-            msg: e.to_string().trim_end().to_string(),
-        })?;
-    let prog = &kernel.program;
-    let entry = prog.entry(opts.entry.as_deref()).ok_or_else(|| CaseError {
+    // a repository case's `//!` header: its settings apply unless the caller
+    // chose otherwise
+    let header = crate::header::parse(&src).map_err(|m| CaseError {
         code: 2,
-        msg: match &opts.entry {
+        msg: format!("{}: {m}", kp.display()),
+    })?;
+    let entry_name = opts.entry.clone().or_else(|| header.entry.clone());
+    let kernel = load_text(
+        &kp.display().to_string(),
+        &src,
+        opts.profile.or(header.profile),
+    )
+    .map_err(|e| CaseError {
+        code: 2,
+        msg: e.to_string().trim_end().to_string(),
+    })?;
+    let prog = &kernel.program;
+    let entry = prog.entry(entry_name.as_deref()).ok_or_else(|| CaseError {
+        code: 2,
+        msg: match &entry_name {
             Some(e) => format!("no function @{e} in {}", kp.display()),
             None => format!("{}: no entry function", kp.display()),
         },
@@ -1477,6 +1504,19 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
         }
     }
     let toml = parse_case_toml(&dir.join("case.toml"))?;
+    let ranks = header.ranks as usize;
+    let multi = ranks > 1 || !header.rank_args.is_empty();
+    if ranks > 1 {
+        notes.push(format!(
+            "the kernel header runs {ranks} ranks: every .bin stacks their data, rank r's slice r"
+        ));
+    }
+    if multi && mc.is_some() {
+        return bad(format!(
+            "{}: a kernel header with ranks or peers and a main.cpp cannot combine (which file feeds which rank?)",
+            kp.display()
+        ));
+    }
 
     let mut bindings: Vec<Binding> = Vec::new();
     let mut args = Vec::new();
@@ -1491,6 +1531,40 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
         let k = ks[i];
         let sk = stem(k);
         let name = names[i].clone();
+        if let Some((_, ra)) = header.rank_args.iter().find(|a| a.0 == k) {
+            // a per-rank value: the rank's number, the rank count or a peer
+            // pointer (set per rank below)
+            let ok = match ra {
+                RankArg::Peer { arg, .. } => {
+                    matches!(t, ArgType::GmPtr(_))
+                        && matches!(func.arg_types.get(arg - 1), Some(ArgType::GmPtr(_)))
+                        && !header.rank_args.iter().any(|a| a.0 == *arg)
+                }
+                _ => matches!(t, ArgType::Int(_)),
+            };
+            if !ok {
+                return bad(format!(
+                    "{}: v{k} (%{name}) cannot take {}; peers must point at buffer arguments and rank numbers at integers",
+                    kp.display(),
+                    ra.describe()
+                ));
+            }
+            bindings.push(Binding {
+                arg: i,
+                name,
+                k,
+                file: sk.clone(),
+                dtype: None,
+                bytes: 0,
+                scalar: None,
+                output: false,
+                source: ra.describe(),
+            });
+            args.push(Arg::Int(0));
+            goldens.push(None);
+            file_lens.push(0);
+            continue;
+        }
         match t {
             ArgType::GmPtr(dt) if first_arg.contains_key(&k) && !copies.contains(&i) => {
                 // the launch passes this file's buffer again
@@ -1663,9 +1737,11 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
                 file_lens.push(file_len as usize);
             }
             ArgType::Int(_) | ArgType::Float(_) => {
-                let v = match (launch_scalars[i], toml.get(&k)) {
-                    (Some(v), _) => v,
-                    (None, Some(TomlArg::Scalar(v))) => *v,
+                let from_header = header.scalars.iter().find(|s| s.0 == k).map(|s| s.1);
+                let v = match (launch_scalars[i], toml.get(&k), from_header) {
+                    (Some(v), _, _) => v,
+                    (None, Some(TomlArg::Scalar(v)), _) => *v,
+                    (None, None, Some(v)) => v,
                     _ => {
                         return bad(format!(
                             "scalar argument v{k} (%{name}) needs a value: add v{k} = NUMBER under [args] in case.toml"
@@ -1718,13 +1794,69 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
         profile: kernel.profile,
         ..opts.config.clone()
     };
+    if let (false, Some(b)) = (opts.chosen.blocks, header.blocks) {
+        cfg.blocks = b;
+    }
+    if let (false, Some(sc)) = (opts.chosen.sched, header.sched) {
+        cfg.sched = sc;
+    }
+    if let (false, Some(c)) = (opts.chosen.check, header.check) {
+        cfg.check = c;
+    }
+    let rtol = opts.rtol.or(header.rtol);
+    let atol = opts.atol.or(header.atol);
     // the launch's block count, unless the command line chose one
     if let Some(n) = launch_grid.filter(|n| *n > 1 && cfg.blocks == 1) {
         notes.push(format!("launch.cpp launches {n} blocks"));
         cfg.blocks = n;
     }
-    let fin = run_kernel(&kernel, &cfg, Some(&func.name), &args)
-        .map_err(|e| CaseError { code: 2, msg: e })?;
+    let fin = if multi {
+        // each rank runs over its own slice of every stacked file
+        // (docs/cases.md), the results stacked back in rank order
+        let mut per_rank: Vec<Vec<Arg>> = vec![Vec::with_capacity(args.len()); ranks];
+        for (i, a) in args.iter().enumerate() {
+            let b = &bindings[i];
+            if let Some((_, ra)) = header.rank_args.iter().find(|x| x.0 == b.k) {
+                for (r, pr) in per_rank.iter_mut().enumerate() {
+                    pr.push(ra.arg(r as u32, ranks as u32));
+                }
+                continue;
+            }
+            match a {
+                Arg::Buffer(data) => {
+                    if data.len() % ranks != 0 {
+                        return bad(format!(
+                            "{}.bin: {} bytes, not {ranks} equal rank slices",
+                            b.file,
+                            data.len()
+                        ));
+                    }
+                    let n = data.len() / ranks;
+                    for (r, pr) in per_rank.iter_mut().enumerate() {
+                        pr.push(Arg::Buffer(data[r * n..(r + 1) * n].to_vec()));
+                    }
+                }
+                other => per_rank.iter_mut().for_each(|pr| pr.push(other.clone())),
+            }
+        }
+        let f = crate::run_kernel_ranks(&kernel, &cfg, Some(&func.name), &per_rank)
+            .map_err(|e| CaseError { code: 2, msg: e })?;
+        let stacked: Vec<Vec<u8>> = (0..args.len())
+            .map(|i| {
+                f.buffers
+                    .iter()
+                    .flat_map(|b| b[i].iter().copied())
+                    .collect()
+            })
+            .collect();
+        crate::Finished {
+            out: f.out,
+            buffers: stacked,
+        }
+    } else {
+        run_kernel(&kernel, &cfg, Some(&func.name), &args)
+            .map_err(|e| CaseError { code: 2, msg: e })?
+    };
     let diagnostics: Vec<String> = fin
         .out
         .diags
@@ -1733,11 +1865,17 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
         .map(|d| d.render(prog, Some(&src)))
         .collect();
     let mut code = 0u8;
-    let error = match &fin.out.error {
+    // the fault as a case header's `expect-fault` names it
+    let mut header_fault = None;
+    let mut error = match &fin.out.error {
         None => None,
         Some(RunError::Fault { inst, message }) => {
             let l = prog.info(*inst).loc;
             code = 3;
+            header_fault = Some(format!(
+                "kernel.pto:{}:{}: runtime fault: {message}",
+                l.line, l.col
+            ));
             Some(format!(
                 "{}:{}:{}: runtime fault in '{}': {message}",
                 prog.source_name,
@@ -1762,6 +1900,34 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
         }
         Some(RunError::Setup(m)) => return bad(m.clone()),
     };
+    if let Some(want) = &header.expect_fault {
+        match &header_fault {
+            Some(f) if f.contains(want.as_str()) => {
+                // the case is about this fault: its goldens hold what the
+                // kernel wrote before it
+                notes.push(format!(
+                    "the runtime fault is the one the kernel header expects ('{want}')"
+                ));
+                error = None;
+                code = 0;
+            }
+            Some(_) => notes.push(format!(
+                "the kernel header expects a runtime fault containing '{want}'"
+            )),
+            None if error.is_none() => {
+                notes.push(format!(
+                    "the kernel header expects a runtime fault containing '{want}', but the run finished"
+                ));
+                code = 1;
+            }
+            None => {}
+        }
+    }
+    if let Some(why) = &header.expect_fail {
+        notes.push(format!(
+            "the kernel header marks this case as a known failure: {why}"
+        ));
+    }
     if code == 0 && cfg.check == CheckMode::Error && !diagnostics.is_empty() {
         code = 1;
     }
@@ -1806,7 +1972,7 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
             }
             None => None,
         };
-        let cmp = compare(dt, g, got, opts.rtol, opts.atol);
+        let cmp = compare(dt, g, got, rtol, atol);
         let first = cmp.describe_first(dt, g, got, &[]);
         if cmp.mismatches > 0 {
             code = code.max(1);

@@ -18,6 +18,7 @@ pub mod checker;
 pub mod diag;
 pub mod exec;
 pub mod fifo;
+pub mod header;
 pub mod jitcall;
 pub mod jitchain;
 pub mod jitrow;

@@ -685,3 +685,97 @@ fn stats_print_the_pipe_table_and_the_jit_counters() {
     let (_, e) = case(&d, &[]);
     assert!(!e.contains("retired"), "no table without --stats: {e}");
 }
+
+/// A repository conformance case, run where it lies (nothing is written).
+fn repo_case(rel: &str, extra: &[&str]) -> (i32, String) {
+    let dir = format!("{}/../conformance/cases/{rel}", env!("CARGO_MANIFEST_DIR"));
+    // every file, so a file the run added would show as well
+    let before: Vec<_> = std::fs::read_dir(&dir)
+        .expect("case dir")
+        .map(|e| {
+            let p = e.expect("entry").path();
+            (p.clone(), std::fs::read(&p).expect("read"))
+        })
+        .collect();
+    let mut a = vec!["case", dir.as_str()];
+    a.extend_from_slice(extra);
+    let r = run(&a);
+    assert_eq!(
+        std::fs::read_dir(&dir).expect("case dir").count(),
+        before.len()
+    );
+    for (p, bytes) in before {
+        assert_eq!(
+            std::fs::read(&p).expect("read"),
+            bytes,
+            "{} changed",
+            p.display()
+        );
+    }
+    r
+}
+
+/// The `//!` header of a repository case (ranks and peers, grid size,
+/// tolerances, an expected fault) applies under `pto-run case` as under
+/// `pto-conformance`; flags given on the command line win over it.
+#[test]
+fn the_kernel_header_of_a_conformance_case_applies() {
+    let (c, e) = repo_case("comm/async_put_get_f32_2ranks", &[]);
+    assert_eq!(c, 0, "{e}");
+    assert!(e.contains("runs 2 ranks"), "{e}");
+    assert!(e.contains("%peer_recv = v5 (peer v2 of rank r+1)"), "{e}");
+    assert!(e.contains("%peer_src = v6 (peer v1 of rank r-1)"), "{e}");
+    assert!(
+        e.contains("v2 (%recv) matches golden_v2.bin (256 elements"),
+        "{e}"
+    );
+    let (c, e) = repo_case("comm/collectives_f32_3ranks", &["-q"]);
+    assert_eq!(c, 0, "{e}");
+    // blocks = 4 from the header; --blocks 1 on the command line wins
+    let (c, e) = repo_case("sync/syncall_blocks_i32", &["-q"]);
+    assert_eq!(c, 0, "{e}");
+    let (c, e) = repo_case("sync/syncall_blocks_i32", &["-q", "--blocks", "1"]);
+    assert_eq!(c, 1, "{e}");
+    assert!(e.contains("differs from golden_v1.bin"), "{e}");
+    // atol/rtol from the header; explicit tolerances win
+    let (c, e) = repo_case("vector/vreduce_sum_f32", &["-q"]);
+    assert_eq!(c, 0, "{e}");
+    let (c, e) = repo_case(
+        "vector/vreduce_sum_f32",
+        &["-q", "--rtol", "0", "--atol", "0"],
+    );
+    assert_eq!(c, 1, "{e}");
+    // expect-fault: the fault the case is about, its goldens what came before
+    let (c, e) = repo_case("scalar/trap_after_store_i32_a5", &[]);
+    assert_eq!(c, 0, "{e}");
+    assert!(
+        e.contains("the runtime fault is the one the kernel header expects"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_bad_kernel_header_or_peers_with_main_cpp_are_bad_input() {
+    let d = vadd_case("header", 0.0);
+    d.write("kernel.pto", format!("//! colour = \"blue\"\n{}", vadd()));
+    let (c, e) = case(&d, &[]);
+    assert_eq!(c, 2, "{e}");
+    assert!(e.contains("kernel.pto: unknown header key 'colour'"), "{e}");
+    d.write(
+        "kernel.pto",
+        format!("//! peers = {{ v3 = \"v1:+1\" }}\n{}", vadd()),
+    );
+    d.write("main.cpp", MAIN_CPP);
+    let (c, e) = case(&d, &[]);
+    assert_eq!(c, 2, "{e}");
+    assert!(e.contains("cannot combine"), "{e}");
+    std::fs::remove_file(d.path("main.cpp")).expect("rm");
+    // a peer must be a pointer to a buffer argument
+    d.write(
+        "kernel.pto",
+        format!("//! scalars = {{ v3 = \"rank\" }}\n{}", vadd()),
+    );
+    let (c, e) = case(&d, &[]);
+    assert_eq!(c, 2, "{e}");
+    assert!(e.contains("v3 (%z) cannot take rank number"), "{e}");
+}

@@ -4,8 +4,9 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::Parser;
-use pto_vm::case::{run_case, CaseOptions};
+use clap::parser::ValueSource;
+use clap::{CommandFactory, FromArgMatches, Parser};
+use pto_vm::case::{run_case, CaseOptions, Chosen};
 
 use super::MachineFlags;
 
@@ -22,6 +23,10 @@ use super::MachineFlags;
 ///                         v4 = 16            # a scalar
 ///   DIR/golden.py       optional input/golden generator (--golden-script)
 ///
+/// A kernel.pto that starts with `//!` lines (a pto-conformance case header,
+/// docs/cases.md) runs as pto-conformance runs it: its profile, entry,
+/// tolerances, blocks, sched, check, scalars, ranks and peers apply unless a
+/// flag says otherwise; with ranks = R every .bin stacks the R ranks' data.
 /// Without main.cpp, argument K reads vK.bin; a buffer is sized by its file,
 /// else case.toml, else the kernel's views. An output with no vK.bin starts
 /// zeroed with its golden's size.
@@ -75,7 +80,10 @@ struct CaseCli {
 
 /// Runs `pto-run case ...`; `args` excludes the program name.
 pub fn main(args: impl Iterator<Item = std::ffi::OsString>) -> ExitCode {
-    let cli = match CaseCli::try_parse_from(args) {
+    let parsed = CaseCli::command()
+        .try_get_matches_from(args)
+        .and_then(|m| CaseCli::from_arg_matches(&m).map(|c| (c, m)));
+    let (cli, matches) = match parsed {
         Ok(c) => c,
         Err(e) => {
             let code = if e.use_stderr() { 2 } else { 0 };
@@ -83,6 +91,8 @@ pub fn main(args: impl Iterator<Item = std::ffi::OsString>) -> ExitCode {
             return ExitCode::from(code);
         }
     };
+    // flags given on the command line win over the kernel's `//!` header
+    let given = |id: &str| matches.value_source(id) == Some(ValueSource::CommandLine);
     if let Err((code, msg)) = cli.machine.apply_jit_cache() {
         eprintln!("pto-run: {msg}");
         return ExitCode::from(code);
@@ -95,6 +105,11 @@ pub fn main(args: impl Iterator<Item = std::ffi::OsString>) -> ExitCode {
         rtol: cli.rtol,
         atol: cli.atol,
         out_dir: cli.out_dir.clone(),
+        chosen: Chosen {
+            blocks: given("blocks"),
+            sched: given("sched"),
+            check: given("check"),
+        },
     };
     let r = match run_case(&cli.dir, &opts) {
         Ok(r) => r,
@@ -118,7 +133,7 @@ pub fn main(args: impl Iterator<Item = std::ffi::OsString>) -> ExitCode {
                     if b.output { ", output" } else { "" }
                 ),
                 (None, Some(v)) => eprintln!("pto-run: %{} = {} = {v}", b.name, b.file),
-                _ => {}
+                (None, None) => eprintln!("pto-run: %{} = {} ({})", b.name, b.file, b.source),
             }
         }
     }
