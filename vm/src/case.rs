@@ -70,6 +70,10 @@ pub struct CaseOptions {
     /// Which of `config`'s grid size, scheduler and checker mode the caller
     /// chose; the others take the kernel header's values when it has them.
     pub chosen: Chosen,
+    /// Write the run's timeline as Chrome trace-event JSON here.
+    pub trace: Option<PathBuf>,
+    /// Write the run's timeline as SVG here.
+    pub timeline: Option<PathBuf>,
 }
 
 /// Settings a caller chose explicitly (a command-line flag), which win over
@@ -1184,6 +1188,26 @@ pub fn launch_blocks(src: &str, launch: &str, params: &[Option<f64>]) -> Option<
     (1.0..=65536.0).contains(&n).then_some(n as u32)
 }
 
+/// Whether two paths name one file: both resolved through the file system
+/// (a file that does not exist yet through its directory), so `./x` and
+/// `d/../x` or a symlink compare equal.
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    fn resolve(p: &Path) -> Option<PathBuf> {
+        if let Ok(c) = std::fs::canonicalize(p) {
+            return Some(c);
+        }
+        let dir = match p.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        Some(std::fs::canonicalize(dir).ok()?.join(p.file_name()?))
+    }
+    match (resolve(a), resolve(b)) {
+        (Some(x), Some(y)) => x == y,
+        _ => a == b,
+    }
+}
+
 // ---------------------------------------------------------------- case.toml
 
 #[derive(Clone, Debug)]
@@ -1790,8 +1814,32 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
         ));
     }
 
+    // no timeline file may be a file of the case, an output or the other
+    let mut keep: Vec<(String, PathBuf)> = Vec::new();
+    if let Ok(rd) = std::fs::read_dir(dir) {
+        for e in rd.flatten() {
+            keep.push((format!("{}", e.path().display()), e.path()));
+        }
+    }
+    if let Some(o) = &out_dir {
+        for b in bindings.iter().filter(|b| b.output) {
+            let p = o.join(format!("{}.bin", b.file));
+            keep.push((format!("the output {}", p.display()), p));
+        }
+    }
+    for (flag, p) in [("--trace", &opts.trace), ("--timeline", &opts.timeline)] {
+        let Some(p) = p else { continue };
+        if let Some((what, _)) = keep.iter().find(|(_, q)| same_file(p, q)) {
+            return bad(format!(
+                "{flag} {} would overwrite {what}; choose another file",
+                p.display()
+            ));
+        }
+        keep.push((format!("{flag} {}", p.display()), p.clone()));
+    }
     let mut cfg = Config {
         profile: kernel.profile,
+        trace: opts.trace.is_some() || opts.timeline.is_some(),
         ..opts.config.clone()
     };
     if let (false, Some(b)) = (opts.chosen.blocks, header.blocks) {
@@ -1864,6 +1912,34 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
         .iter()
         .map(|d| d.render(prog, Some(&src)))
         .collect();
+    // timelines (also after a fault or deadlock: they show how far it got)
+    if cfg.trace && fin.out.trace_dropped > 0 {
+        notes.push(format!(
+            "the timeline holds the first {} pipe instructions per block; {} later ones are not in it",
+            crate::machine::MAX_TRACE_EVENTS,
+            fin.out.trace_dropped
+        ));
+    }
+    let unit = if matches!(cfg.sched, crate::Sched::Timed) {
+        "cycles"
+    } else {
+        "steps"
+    };
+    if let Some(p) = &opts.trace {
+        let t = crate::trace::chrome_json(prog, &fin.out.trace, unit);
+        std::fs::write(p, t).map_err(|e| CaseError {
+            code: 2,
+            msg: format!("cannot write {}: {e}", p.display()),
+        })?;
+    }
+    if let Some(p) = &opts.timeline {
+        let title = format!("{} — {} ({:?}, {unit})", kp.display(), func.name, cfg.sched);
+        let t = crate::trace::svg(prog, &fin.out.trace, &title, unit);
+        std::fs::write(p, t).map_err(|e| CaseError {
+            code: 2,
+            msg: format!("cannot write {}: {e}", p.display()),
+        })?;
+    }
     let mut code = 0u8;
     // the fault as a case header's `expect-fault` names it
     let mut header_fault = None;

@@ -779,3 +779,48 @@ fn a_bad_kernel_header_or_peers_with_main_cpp_are_bad_input() {
     assert_eq!(c, 2, "{e}");
     assert!(e.contains("v3 (%z) cannot take rank number"), "{e}");
 }
+
+/// `--trace`/`--timeline` write the run's timeline as `pto-run` does, never
+/// over a file of the case, an output or each other.
+#[test]
+fn timelines_of_a_case_run() {
+    let d = vadd_case("timeline", 0.0);
+    let out = std::env::temp_dir().join(format!("pto-run-case-{}-tl", std::process::id()));
+    std::fs::create_dir_all(&out).expect("dir");
+    let (tr, svg) = (out.join("t.json"), out.join("t.svg"));
+    let (tr_s, svg_s) = (tr.display().to_string(), svg.display().to_string());
+    let (c, e) = case(
+        &d,
+        &["--sched", "timed", "--trace", &tr_s, "--timeline", &svg_s],
+    );
+    assert_eq!(c, 0, "{e}");
+    let j = std::fs::read_to_string(&tr).expect("trace");
+    assert!(
+        j.contains("\"traceEvents\"") && j.contains("tadd (line "),
+        "{j}"
+    );
+    assert!(j.contains("\"unit\":\"cycles\""), "{j}");
+    let s = std::fs::read_to_string(&svg).expect("svg");
+    assert!(s.starts_with("<svg") || s.contains("<svg"), "{s}");
+    // refused before the run: a case file, the output --out-dir writes, the other timeline
+    let k = d.path("kernel.pto").display().to_string();
+    let before = d.read("kernel.pto");
+    let (c, e) = case(&d, &["--trace", &k]);
+    assert_eq!(c, 2, "{e}");
+    assert!(
+        e.contains("would overwrite") && e.contains("kernel.pto"),
+        "{e}"
+    );
+    assert_eq!(d.read("kernel.pto"), before);
+    let v3 = out.join("v3.bin").display().to_string();
+    let (c, e) = case(
+        &d,
+        &["--out-dir", &out.display().to_string(), "--timeline", &v3],
+    );
+    assert_eq!(c, 2, "{e}");
+    assert!(e.contains("would overwrite the output"), "{e}");
+    let (c, e) = case(&d, &["--trace", &tr_s, "--timeline", &tr_s]);
+    assert_eq!(c, 2, "{e}");
+    assert!(e.contains("would overwrite --trace"), "{e}");
+    let _ = std::fs::remove_dir_all(&out);
+}

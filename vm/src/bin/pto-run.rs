@@ -789,13 +789,16 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
             written.push((format!("--timeline {}", p.display()), p));
         }
         for (n, (what, p)) in written.iter().enumerate() {
-            if inputs.iter().any(|q| same_file(p, q)) {
+            if inputs.iter().any(|q| pto_vm::case::same_file(p, q)) {
                 return fail(
                     2,
                     format!("{what} would overwrite an input; choose another file"),
                 );
             }
-            if let Some((other, _)) = written[..n].iter().find(|(_, q)| same_file(p, q)) {
+            if let Some((other, _)) = written[..n]
+                .iter()
+                .find(|(_, q)| pto_vm::case::same_file(p, q))
+            {
                 return fail(
                     2,
                     format!("{other} and {what} name the same file; choose another one"),
@@ -1079,23 +1082,6 @@ fn preview(dt: DType, data: &[u8]) -> String {
 
 /// Whether two paths name one file: equal after resolving links and `..`
 /// (for a file that does not exist yet, its directory is resolved).
-fn same_file(a: &Path, b: &Path) -> bool {
-    fn resolve(p: &Path) -> Option<PathBuf> {
-        if let Ok(c) = std::fs::canonicalize(p) {
-            return Some(c);
-        }
-        let dir = match p.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d,
-            _ => Path::new("."),
-        };
-        Some(std::fs::canonicalize(dir).ok()?.join(p.file_name()?))
-    }
-    match (resolve(a), resolve(b)) {
-        (Some(x), Some(y)) => x == y,
-        _ => a == b,
-    }
-}
-
 fn json_num(v: f64) -> String {
     if v.is_finite() {
         format!("{v}")

@@ -76,6 +76,18 @@ struct CaseCli {
     /// Print per-pipe statistics and what the JIT did (as `pto-run --stats`).
     #[arg(long)]
     stats: bool,
+    /// Executions of a region before --jit auto compiles it.
+    #[arg(long, default_value_t = 2)]
+    jit_threshold: u32,
+    /// Run the interpreter next to every compiled region and stop at the first difference.
+    #[arg(long)]
+    crosscheck: bool,
+    /// Write the timeline as Chrome trace-event JSON (open in Perfetto or chrome://tracing).
+    #[arg(long, value_name = "FILE")]
+    trace: Option<PathBuf>,
+    /// Write the timeline as a self-contained SVG.
+    #[arg(long, value_name = "FILE")]
+    timeline: Option<PathBuf>,
 }
 
 /// Runs `pto-run case ...`; `args` excludes the program name.
@@ -99,7 +111,11 @@ pub fn main(args: impl Iterator<Item = std::ffi::OsString>) -> ExitCode {
     }
     let opts = CaseOptions {
         golden_script: cli.golden_script,
-        config: cli.machine.config(),
+        config: pto_vm::Config {
+            jit_threshold: cli.jit_threshold,
+            crosscheck: cli.crosscheck,
+            ..cli.machine.config()
+        },
         profile: cli.machine.profile,
         entry: cli.entry.clone(),
         rtol: cli.rtol,
@@ -110,6 +126,8 @@ pub fn main(args: impl Iterator<Item = std::ffi::OsString>) -> ExitCode {
             sched: given("sched"),
             check: given("check"),
         },
+        trace: cli.trace.clone(),
+        timeline: cli.timeline.clone(),
     };
     let r = match run_case(&cli.dir, &opts) {
         Ok(r) => r,
