@@ -1326,11 +1326,22 @@ impl<'a> Cluster<'a> {
     }
 
     /// A transfer whose GM accesses the cross-block check compares: `tload`,
-    /// a plain `tstore`, a DMA copy without an atomic mode.
+    /// a plain `tstore`, a DMA copy without an atomic mode, a cube op (GM ->
+    /// L1 loads, FIXPIPE write-back) without an atomic clause, `mgather` and
+    /// a plain `mscatter`.
     fn plain_transfer(r: &Resolved) -> bool {
         match r {
             Resolved::TLoad(..) | Resolved::TStore(_, _, Combine::Store) => true,
             Resolved::Dma(t) => !matches!(t.atomic, Some((how, _)) if how != Combine::Store),
+            Resolved::Cube(c) => c.plain_gm(),
+            Resolved::Tile(t)
+                if matches!(
+                    t.op,
+                    pto_isa_spec::Opcode::MGather | pto_isa_spec::Opcode::MScatter
+                ) =>
+            {
+                exec::mgather::plain_gm(t)
+            }
             _ => false,
         }
     }

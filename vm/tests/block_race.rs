@@ -132,3 +132,72 @@ fn atomic_stores_of_all_blocks_into_one_range_are_not_races() {
         assert!(races(&kernel(PER_BLOCK, ZERO, atomic), 4, jit).is_empty());
     }
 }
+
+/// The cube's FIXPIPE write-back (`mte_l0c_gm`) is a plain GM write: two
+/// blocks writing C to the same place race, each block its own rows do not,
+/// and an `atomic(...)` write-back (blocks combining partial products) is
+/// not compared. The GM -> L1 loads of the shared A and B are reads only.
+#[test]
+fn fixpipe_write_backs_of_two_blocks_race_unless_apart_or_atomic() {
+    let base = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../conformance/cases/cube/multi_nd2nz_dn2nz_f16_a5_20x40x24/kernel.pto"
+    ))
+    .expect("case kernel");
+    let store = "pto.mte_l0c_gm %l0c, %c_gm, %c20, %c24, %c32, %c24, %c0, %c0, nz2nd";
+    assert!(base.contains(store));
+    let run = |src: &str| -> Vec<String> {
+        let k = load_text("c.pto", src, None).unwrap_or_else(|e| panic!("does not load:\n{e}"));
+        let cfg = Config {
+            profile: k.profile,
+            check: CheckMode::Warn,
+            blocks: 2,
+            ..Config::default()
+        };
+        let a: Vec<u8> = (0..800u16).flat_map(|i| half_bits(i % 7)).collect();
+        let b: Vec<u8> = (0..960u16).flat_map(|i| half_bits(i % 5)).collect();
+        let out = run_kernel(
+            &k,
+            &cfg,
+            None,
+            &[
+                Arg::Buffer(a),
+                Arg::Buffer(b),
+                Arg::Buffer(vec![0; 2 * 1920]),
+            ],
+        )
+        .expect("runs")
+        .out;
+        assert!(out.error.is_none(), "{:?}", out.error);
+        out.diags
+            .list
+            .iter()
+            .filter(|d| d.kind == DiagKind::BlockRace)
+            .map(|d| d.message.clone())
+            .collect()
+    };
+    let same = run(&base);
+    assert_eq!(same.len(), 1, "{same:?}");
+    assert!(
+        same[0].contains("blocks 0 and 1 both write bytes [0x0, 0x780) of %c_gm"),
+        "{same:?}"
+    );
+    let apart = base.replace(
+        store,
+        "%bi = pto.get_block_idx\n    %b = arith.index_cast %bi : i64 to index\n    %c480 = arith.constant 480 : index\n    %off = arith.muli %b, %c480 : index\n    %c_b = pto.addptr %c_gm, %off : !pto.ptr<f32, gm> -> !pto.ptr<f32, gm>\n    pto.mte_l0c_gm %l0c, %c_b, %c20, %c24, %c32, %c24, %c0, %c0, nz2nd",
+    );
+    assert_eq!(run(&apart), Vec::<String>::new());
+    let atomic = base.replace(store, &format!("{store}, atomic(type = f32, op = add)"));
+    assert_eq!(run(&atomic), Vec::<String>::new());
+}
+
+/// The bits of a small whole number as f16.
+fn half_bits(v: u16) -> [u8; 2] {
+    // 0..7 exactly: exponent 15 + floor(log2 v), mantissa the rest
+    if v == 0 {
+        return [0, 0];
+    }
+    let e = 15 - v.leading_zeros() as u16;
+    let m = (v - (1 << e)) << (10 - e);
+    ((e + 15) << 10 | m).to_le_bytes()
+}

@@ -233,6 +233,13 @@ pub struct CubeCall {
 }
 
 impl CubeCall {
+    /// Whether the op's GM accesses are plain reads and writes (every cube
+    /// op but a FIXPIPE write-back with an `atomic(...)` clause; the raw
+    /// forms' CTRL atomic modes are refused when run).
+    pub fn plain_gm(&self) -> bool {
+        self.form.clause("atomic").is_none()
+    }
+
     fn val(&self, i: usize) -> Result<&Val, Fault> {
         match self.vals.get(i) {
             Some(v) => Ok(v),

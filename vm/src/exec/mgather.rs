@@ -83,6 +83,18 @@ enum Atomic {
     Min,
 }
 
+/// Whether an `mgather`/`mscatter` reads and writes GM plainly (a gather
+/// always; a scatter without an atomic combine).
+pub fn plain_gm(call: &TileCall) -> bool {
+    call.op == Opcode::MGather
+        || matches!(
+            attr_sym(call, &["scatterAtomicOp"])
+                .map(|s| last_word(&s))
+                .as_deref(),
+            None | Some("NONE")
+        )
+}
+
 /// Executes `mgather` or `mscatter`.
 pub fn run(call: &TileCall, gm: &Gm, local: &mut Local, acc: &mut Accesses) -> Result<(), Fault> {
     let name = if call.op == Opcode::MGather {

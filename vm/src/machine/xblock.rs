@@ -8,12 +8,13 @@
 //! all blocks are compared: a write of one block that overlaps a read or write
 //! of another block between the same two barriers is a race.
 //!
-//! Only plain transfers are logged: `tload`, a non-atomic `tstore`, and DMA
-//! copies without an atomic mode. Atomic stores (which blocks may combine
-//! into one buffer), scalar-unit accesses (`ld_dev`/`st_dev` flag protocols
-//! between blocks order through GM itself), cube FIXPIPE writes, gathers and
-//! scatters, and collectives are left out, so the check names plain overlaps
-//! only and never a protocol it cannot follow.
+//! Only plain transfers are logged: `tload`, a non-atomic `tstore`, DMA
+//! copies without an atomic mode, cube GM loads and FIXPIPE write-backs
+//! without an `atomic(...)` clause, `mgather` and a non-atomic `mscatter`.
+//! Atomic stores (which blocks may combine into one buffer), scalar-unit
+//! accesses (`ld_dev`/`st_dev` flag protocols between blocks order through GM
+//! itself), SIMT loads and stores, and collectives are left out, so the check
+//! names plain overlaps only and never a protocol it cannot follow.
 //!
 //! Ranks (`--ranks R`, one block each) order each other only through
 //! signals: what a rank did before a `tnotify` happens before what another
