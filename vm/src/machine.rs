@@ -2687,16 +2687,21 @@ impl<'a> Cluster<'a> {
                         return fault("tnotify needs {notifyOp = #pto<notify_op set|atomic_add>}")
                     }
                 };
-                cm::notify(gm, &sig, v, add)?;
-                if let Some(rc) = &mut self.rclock {
-                    let vc = rc.notify();
-                    if let Ok(mut m) = self.world.sig_clocks.lock() {
-                        let e = m.entry(sig.base).or_insert_with(|| vec![0; vc.len()]);
-                        for (a, b) in e.iter_mut().zip(&vc) {
-                            *a = (*a).max(*b);
-                        }
+                // the clock is published before the signal changes, under
+                // the lock a waiter tests the signal under: a rank that sees
+                // the new value also sees the clock (joined after the GM
+                // update, a waiter on another thread could pass and read the
+                // old clock, a false rank-race)
+                let vc = self.rclock.as_mut().map(|rc| rc.notify());
+                let mut clocks = vc.as_ref().and_then(|_| self.world.sig_clocks.lock().ok());
+                if let (Some(vc), Some(m)) = (&vc, &mut clocks) {
+                    let e = m.entry(sig.base).or_insert_with(|| vec![0; vc.len()]);
+                    for (a, b) in e.iter_mut().zip(vc) {
+                        *a = (*a).max(*b);
                     }
                 }
+                cm::notify(gm, &sig, v, add)?;
+                drop(clocks);
                 self.world.epoch.fetch_add(1, Ordering::Relaxed);
             }
             CommOp::Wait | CommOp::Test => {
@@ -2711,19 +2716,19 @@ impl<'a> Cluster<'a> {
                     Some(c) => WaitCmp::parse(&c)
                         .ok_or_else(|| Fault::Msg(format!("{name}: unknown cmp {c}")))?,
                 };
+                // tested under the notifiers' lock (see Notify)
+                let clocks = self
+                    .rclock
+                    .as_ref()
+                    .and_then(|_| self.world.sig_clocks.lock().ok());
                 let ok = cm::test(gm, &sig, v, cmp)?.is_ok();
-                if ok {
-                    if let Some(rc) = &mut self.rclock {
-                        let seen = self
-                            .world
-                            .sig_clocks
-                            .lock()
-                            .ok()
-                            .and_then(|m| m.get(&sig.base).cloned());
-                        if let Some(vc) = seen {
-                            rc.acquire(&vc);
-                        }
-                    }
+                let seen = clocks
+                    .as_ref()
+                    .filter(|_| ok)
+                    .and_then(|m| m.get(&sig.base).cloned());
+                drop(clocks);
+                if let (Some(rc), Some(vc)) = (&mut self.rclock, seen) {
+                    rc.acquire(&vc);
                 }
                 if op == CommOp::Test {
                     result = Some(Val::Int(ok as i64));
