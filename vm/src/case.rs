@@ -27,7 +27,7 @@ use pto_isa_spec::{DType, ProfileId};
 
 use crate::header::RankArg;
 use crate::program::ArgType;
-use crate::{load_text, run_kernel, Arg, CheckMode, Config, RunError};
+use crate::{load_text, Arg, CheckMode, Config, RunError};
 
 /// A case that cannot run, with the exit code it maps to (2 bad input).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -1306,12 +1306,58 @@ fn run_golden_script(dir: &Path) -> Result<Option<String>, CaseError> {
     Ok(None)
 }
 
+/// A case's data file, at most an argument buffer's worth
+/// ([`crate::MAX_ARG_BYTES`]; a device such as `/dev/zero` is an error, not
+/// an endless read).
 fn read_bin(p: &Path) -> Result<Option<Vec<u8>>, CaseError> {
-    match std::fs::read(p) {
+    match std::fs::metadata(p) {
+        Ok(m) if !m.is_file() => {
+            return bad(format!(
+                "cannot read {}: not a regular file (a case's data are files)",
+                p.display()
+            ))
+        }
+        _ => {}
+    }
+    match pto_asm::read_capped(p, crate::MAX_ARG_BYTES) {
         Ok(b) => Ok(Some(b)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => bad(format!("cannot read {}: {e}", p.display())),
     }
+}
+
+/// A case's data file's size (`None` when it does not exist), checked as
+/// [`read_bin`] checks it, for a file read straight into GM later.
+fn stat_bin(p: &Path) -> Result<Option<u64>, CaseError> {
+    match std::fs::metadata(p) {
+        Ok(m) if !m.is_file() => bad(format!(
+            "cannot read {}: not a regular file (a case's data are files)",
+            p.display()
+        )),
+        Ok(m) if m.len() > crate::MAX_ARG_BYTES => bad(format!(
+            "cannot read {}: larger than {} bytes",
+            p.display(),
+            crate::MAX_ARG_BYTES
+        )),
+        Ok(m) => Ok(Some(m.len())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => bad(format!("cannot read {}: {e}", p.display())),
+    }
+}
+
+/// The first `n` bytes of a file (fewer when it is shorter), and whether
+/// the file holds exactly `n`: a host scalar read from a file takes only
+/// its first bytes, however large the file.
+fn read_head(p: &Path, n: u64) -> Option<(Vec<u8>, bool)> {
+    use std::io::Read;
+    let f = std::fs::File::open(p).ok()?;
+    let meta = f.metadata().ok()?;
+    if !meta.is_file() {
+        return None;
+    }
+    let mut b = Vec::new();
+    f.take(n).read_to_end(&mut b).ok()?;
+    Some((b, meta.len() == n))
 }
 
 /// Runs the case in `dir`: binds, runs, writes every output's final contents
@@ -1391,10 +1437,9 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
                 .iter()
                 .map(|a| match a {
                     LaunchArg::Scalar(v) => Some(*v),
-                    LaunchArg::File(k) => std::fs::read(dir.join(format!("{}.bin", stem(*k))))
-                        .ok()
-                        .filter(|b| b.len() == 4)
-                        .map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]) as f64),
+                    LaunchArg::File(k) => read_head(&dir.join(format!("{}.bin", stem(*k))), 4)
+                        .filter(|(b, exact)| *exact && b.len() == 4)
+                        .map(|(b, _)| i32::from_le_bytes([b[0], b[1], b[2], b[3]]) as f64),
                     LaunchArg::Unknown(_) | LaunchArg::CopyOf(_) => None,
                 })
                 .collect();
@@ -1447,7 +1492,7 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
                         // a scalar the host read from a file (`ReadFile("v8.bin", .., &v8Host)`)
                         (LaunchArg::File(k), ArgType::Int(dt) | ArgType::Float(dt)) => {
                             let p = dir.join(format!("{}.bin", stem(*k)));
-                            if let Ok(b) = std::fs::read(&p) {
+                            if let Some((b, _)) = read_head(&p, 8) {
                                 // the file holds the host's value, 4 or 8 bytes wide
                                 if b.len() >= 4 {
                                     let w = if b.len() >= 8 && dt.bytes() == 8 {
@@ -1627,8 +1672,15 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
                 let pure_out = mc
                     .as_ref()
                     .is_some_and(|m| !m.opaque_reads && !m.reads.contains(&k) && golden.is_some());
-                let input = if pure_out { None } else { read_bin(&vp)? };
-                if mc.as_ref().is_some_and(|m| m.reads.contains(&k)) && input.is_none() {
+                // a single-rank run reads the file straight into GM; ranks
+                // take slices of its bytes
+                let input_len = if pure_out { None } else { stat_bin(&vp)? };
+                let input = if multi && input_len.is_some() {
+                    read_bin(&vp)?
+                } else {
+                    None
+                };
+                if mc.as_ref().is_some_and(|m| m.reads.contains(&k)) && input_len.is_none() {
                     return bad(format!("{}: missing (main.cpp reads it)", vp.display()));
                 }
                 // the file's byte size (in main.cpp's host type) over its
@@ -1658,8 +1710,8 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
                 let views = func.arg_bytes.get(i).copied().unwrap_or(0);
                 let (size, why) = if let Some(b) = main_bytes {
                     (b, "main.cpp's size")
-                } else if let Some(b) = &input {
-                    (b.len() as u64, "")
+                } else if let Some(n) = input_len {
+                    (n, "")
                 } else if let Some(g) = &golden {
                     (g.len() as u64, "")
                 } else if let Some(b) = toml_bytes {
@@ -1673,20 +1725,20 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
                 };
                 // main.cpp's size is the buffer ReadFile fills: a smaller
                 // file is read whole and leaves the rest of it untouched
-                let file_len = match &input {
-                    Some(b)
+                let file_len = match input_len {
+                    Some(n)
                         if main_bytes.is_some()
                             && mc.as_ref().is_some_and(|m| m.reads.contains(&k))
-                            && !b.is_empty()
-                            && (b.len() as u64) < size =>
+                            && n > 0
+                            && n < size =>
                     {
-                        b.len() as u64
+                        n
                     }
                     _ => size,
                 };
-                for (p, data) in [(&vp, &input), (&gp, &golden)] {
-                    let Some(d) = data else { continue };
-                    let n = d.len() as u64;
+                let golden_len = golden.as_ref().map(|g| g.len() as u64);
+                for (p, data) in [(&vp, input_len), (&gp, golden_len)] {
+                    let Some(n) = data else { continue };
                     if !why.is_empty() && n != size && n != file_len {
                         return bad(format!(
                             "{}: {n} bytes, expected {size} ({why} for %{name})",
@@ -1700,19 +1752,17 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
                         ));
                     }
                 }
-                if let (Some(a), Some(g)) = (&input, &golden) {
-                    if a.len() != g.len() {
+                if let (Some(a), Some(g)) = (input_len, golden_len) {
+                    if a != g {
                         return bad(format!(
-                            "{}: {} bytes, expected {} (the size of golden_{sk}.bin)",
+                            "{}: {a} bytes, expected {g} (the size of golden_{sk}.bin)",
                             vp.display(),
-                            a.len(),
-                            g.len()
                         ));
                     }
                 }
                 if let Some(tb) = toml_bytes {
                     if tb != size {
-                        let p = if input.is_some() { &vp } else { &gp };
+                        let p = if input_len.is_some() { &vp } else { &gp };
                         return bad(format!(
                             "{}: {size} bytes, expected {tb} (case.toml's v{k})",
                             p.display()
@@ -1726,13 +1776,13 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
                     ));
                 }
                 if size < views {
-                    let p = if input.is_some() { &vp } else { &gp };
+                    let p = if input_len.is_some() { &vp } else { &gp };
                     return bad(format!(
                         "{}: {size} bytes, expected {views} (the kernel's views of %{name} reach {views} bytes)",
                         p.display()
                     ));
                 }
-                let source = if input.is_some() {
+                let source = if input_len.is_some() {
                     format!("{sk}.bin")
                 } else {
                     if golden.is_none() {
@@ -1754,9 +1804,17 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
                     output: golden.is_some(),
                     source,
                 });
-                let mut buf = input.unwrap_or_default();
-                buf.resize(size as usize, 0);
-                args.push(Arg::Buffer(buf));
+                args.push(match (input, input_len) {
+                    (Some(mut buf), _) => {
+                        buf.resize(size as usize, 0);
+                        Arg::Buffer(buf)
+                    }
+                    (None, Some(_)) => Arg::File {
+                        path: vp.clone(),
+                        len: size,
+                    },
+                    (None, None) => Arg::Buffer(vec![0; size as usize]),
+                });
                 goldens.push(golden);
                 file_lens.push(file_len as usize);
             }
@@ -1858,6 +1916,15 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
         notes.push(format!("launch.cpp launches {n} blocks"));
         cfg.blocks = n;
     }
+    // only outputs come back out of GM (inputs can be hundreds of MiB)
+    let read_back: Vec<bool> = (0..args.len())
+        .map(|i| {
+            bindings
+                .get(i)
+                .is_some_and(|b| b.output || script_outputs.contains(&i))
+                || goldens.get(i).is_some_and(|g| g.is_some())
+        })
+        .collect();
     let fin = if multi {
         // each rank runs over its own slice of every stacked file
         // (docs/cases.md), the results stacked back in rank order
@@ -1887,8 +1954,9 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
                 other => per_rank.iter_mut().for_each(|pr| pr.push(other.clone())),
             }
         }
-        let f = crate::run_kernel_ranks(&kernel, &cfg, Some(&func.name), &per_rank)
-            .map_err(|e| CaseError { code: 2, msg: e })?;
+        let f =
+            crate::run_kernel_ranks_reading(&kernel, &cfg, Some(&func.name), &per_rank, &read_back)
+                .map_err(|e| CaseError { code: 2, msg: e })?;
         let stacked: Vec<Vec<u8>> = (0..args.len())
             .map(|i| {
                 f.buffers
@@ -1902,8 +1970,18 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
             buffers: stacked,
         }
     } else {
-        run_kernel(&kernel, &cfg, Some(&func.name), &args)
-            .map_err(|e| CaseError { code: 2, msg: e })?
+        let mut f = crate::run_kernel_ranks_reading(
+            &kernel,
+            &cfg,
+            Some(&func.name),
+            &[&args[..]],
+            &read_back,
+        )
+        .map_err(|e| CaseError { code: 2, msg: e })?;
+        crate::Finished {
+            out: f.out,
+            buffers: f.buffers.pop().unwrap_or_default(),
+        }
     };
     let diagnostics: Vec<String> = fin
         .out

@@ -206,6 +206,16 @@ pub fn load_binary(bytes: &[u8], profile: Option<ProfileId>) -> Result<Kernel, L
 pub enum Arg {
     /// A GM buffer with its initial bytes (placed in GM, passed as a pointer).
     Buffer(Vec<u8>),
+    /// A GM buffer of `len` bytes filled from the start of the file at
+    /// `path` (zeros past its end), read straight into GM when the run
+    /// starts: a kernel's weights can be hundreds of MiB, and a copy in
+    /// between costs as much again. Otherwise like [`Arg::Buffer`].
+    File {
+        /// The file.
+        path: std::path::PathBuf,
+        /// The buffer's size in bytes.
+        len: u64,
+    },
     /// An integer or index scalar.
     Int(i64),
     /// A float scalar.
@@ -276,7 +286,7 @@ pub fn run_kernel_into(
     buffers: &mut Vec<Vec<u8>>,
 ) -> Result<RunOutput, String> {
     let mut ranks = vec![std::mem::take(buffers)];
-    let out = run_ranks_into(kernel, cfg, entry, &[args], &mut ranks);
+    let out = run_ranks_into(kernel, cfg, entry, &[args], None, &mut ranks);
     *buffers = ranks.pop().unwrap_or_default();
     out
 }
@@ -299,7 +309,24 @@ pub fn run_kernel_ranks<A: AsRef<[Arg]>>(
     args: &[A],
 ) -> Result<FinishedRanks, String> {
     let mut buffers = Vec::new();
-    let out = run_ranks_into(kernel, cfg, entry, args, &mut buffers)?;
+    let out = run_ranks_into(kernel, cfg, entry, args, None, &mut buffers)?;
+    Ok(FinishedRanks { out, buffers })
+}
+
+/// [`run_kernel_ranks`] reading back only the buffers `read_back` marks (by
+/// argument index, the same for every rank; the others come back empty). A
+/// caller that checks a few outputs does not copy every input out of GM
+/// again: for a kernel with 400 MiB of weights that copy, with its page
+/// faults, took longer than the run.
+pub fn run_kernel_ranks_reading<A: AsRef<[Arg]>>(
+    kernel: &Kernel,
+    cfg: &Config,
+    entry: Option<&str>,
+    args: &[A],
+    read_back: &[bool],
+) -> Result<FinishedRanks, String> {
+    let mut buffers = Vec::new();
+    let out = run_ranks_into(kernel, cfg, entry, args, Some(read_back), &mut buffers)?;
     Ok(FinishedRanks { out, buffers })
 }
 
@@ -310,6 +337,7 @@ fn run_ranks_into<A: AsRef<[Arg]>>(
     cfg: &Config,
     entry: Option<&str>,
     args: &[A],
+    read_back: Option<&[bool]>,
     buffers: &mut Vec<Vec<Vec<u8>>>,
 ) -> Result<RunOutput, String> {
     let prog = &kernel.program;
@@ -323,45 +351,48 @@ fn run_ranks_into<A: AsRef<[Arg]>>(
     let mut places: Vec<Vec<Option<(u64, u64)>>> = Vec::new();
     let mut lens = Vec::new();
     let mut bufs = Vec::new();
-    let mut init: Vec<(u64, &[u8])> = Vec::new();
+    let mut init: Vec<(u64, mem::Fill<'_>)> = Vec::new();
     let names = prog.arg_names(entry);
     for (r, rargs) in args.iter().map(|a| a.as_ref()).enumerate() {
         let base = (r as u64) << mem::RANK_SHIFT;
         let mut addr = GM_BASE;
         let mut p = Vec::new();
         for a in rargs {
-            match a {
-                Arg::Buffer(b) => {
-                    if b.len() as u64 >= 1 << (mem::RANK_SHIFT - 1) {
-                        return Err(format!(
-                            "a {} byte buffer does not fit a rank's GM",
-                            b.len()
-                        ));
+            let fill = match a {
+                Arg::Buffer(b) => Some(mem::Fill::Bytes(b)),
+                Arg::File { path, len } => Some(mem::Fill::File(path, *len)),
+                _ => None,
+            };
+            match (fill, a) {
+                (Some(fill), _) => {
+                    let blen = fill.len();
+                    if blen >= 1 << (mem::RANK_SHIFT - 1) {
+                        return Err(format!("a {blen} byte buffer does not fit a rank's GM"));
                     }
-                    p.push(Some((base + addr, b.len() as u64)));
-                    init.push((base + addr, b));
+                    p.push(Some((base + addr, blen)));
+                    init.push((base + addr, fill));
                     let name = names
                         .get(p.len() - 1)
                         .map_or_else(|| format!("argument {}", p.len()), |n| format!("%{n}"));
                     bufs.push(mem::GmBuffer {
                         lo: base + addr,
-                        hi: base + addr + b.len() as u64,
+                        hi: base + addr + blen,
                         name: if args.len() > 1 {
                             format!("{name} of rank {r}")
                         } else {
                             name
                         },
                     });
-                    addr = (addr + b.len() as u64).div_ceil(512) * 512 + 512;
+                    addr = (addr + blen).div_ceil(512) * 512 + 512;
                 }
-                Arg::Alias(j) => p.push(p.get(*j).copied().flatten()),
-                _ => p.push(None),
+                (None, Arg::Alias(j)) => p.push(p.get(*j).copied().flatten()),
+                (None, _) => p.push(None),
             }
         }
         places.push(p);
         lens.push(addr + GM_SLACK);
     }
-    let mut gm = mem::Gm::with_contents(&lens, &init).map_err(|e| e.to_string())?;
+    let mut gm = mem::Gm::with_contents(&lens, &init)?;
     gm.set_buffers(bufs);
     let func = &prog.funcs[entry];
     let mut vals = Vec::new();
@@ -373,7 +404,7 @@ fn run_ranks_into<A: AsRef<[Arg]>>(
                 _ => pto_isa_spec::DType::U8,
             };
             v.push(match a {
-                Arg::Buffer(_) => {
+                Arg::Buffer(_) | Arg::File { .. } => {
                     let (at, _) = places[r][i].unwrap_or((0, 0));
                     Val::Ptr(Ptr {
                         space: Space::Gm,
@@ -420,12 +451,13 @@ fn run_ranks_into<A: AsRef<[Arg]>>(
     buffers.resize_with(places.len(), Vec::new);
     for (p, rb) in places.iter().zip(buffers.iter_mut()) {
         rb.resize_with(p.len(), Vec::new);
-        for (q, b) in p.iter().zip(rb.iter_mut()) {
+        for (i, (q, b)) in p.iter().zip(rb.iter_mut()).enumerate() {
+            let wanted = read_back.is_none_or(|w| w.get(i).copied().unwrap_or(false));
             match q {
-                Some((at, len)) => gm
+                Some((at, len)) if wanted => gm
                     .read_exclusive_into(*at, *len as usize, b)
                     .map_err(|e| e.to_string())?,
-                None => b.clear(),
+                _ => b.clear(),
             }
         }
     }

@@ -12,6 +12,44 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
 
 use crate::value::Space;
 
+/// Initial contents of a GM range ([`Gm::with_contents`]).
+#[derive(Clone, Copy, Debug)]
+pub enum Fill<'a> {
+    /// These bytes.
+    Bytes(&'a [u8]),
+    /// The first `len` bytes of a file (zeros past its end).
+    File(&'a std::path::Path, u64),
+}
+
+impl Fill<'_> {
+    /// The range's length in bytes.
+    pub fn len(&self) -> u64 {
+        match self {
+            Fill::Bytes(b) => b.len() as u64,
+            Fill::File(_, n) => *n,
+        }
+    }
+
+    /// Whether the range is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Reads until `buf` is full or the reader ends; the bytes read.
+fn read_full(r: &mut impl std::io::Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match r.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
+}
+
 /// An out-of-bounds access.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OutOfBounds {
@@ -227,16 +265,18 @@ impl Gm {
     }
 
     /// GMs of `lens[r]` bytes per rank `r`, zeroed except for `init`: the
-    /// bytes `data` at each `(addr, data)` (the arguments of a run), which are
-    /// written once instead of zeroed and then written.
-    pub fn with_contents(lens: &[u64], init: &[(u64, &[u8])]) -> Result<Self, OutOfBounds> {
+    /// contents at each `(addr, fill)` (the arguments of a run), which are
+    /// written once instead of zeroed and then written. Errors: a range
+    /// outside GM, or a file that cannot be read.
+    pub fn with_contents(lens: &[u64], init: &[(u64, Fill<'_>)]) -> Result<Self, String> {
         let mut skips: Vec<Vec<(usize, usize)>> = vec![Vec::new(); lens.len()];
-        for &(addr, data) in init {
+        for (addr, fill) in init {
+            let addr = *addr;
             let (r, off) = (
                 (addr >> RANK_SHIFT) as usize,
                 addr & ((1u64 << RANK_SHIFT) - 1),
             );
-            let len = data.len() as u64;
+            let len = fill.len();
             match (lens.get(r), off.checked_add(len)) {
                 (Some(&size), Some(end)) if end <= size => {
                     skips[r].push((off as usize, end as usize))
@@ -247,7 +287,8 @@ impl Gm {
                         addr,
                         len,
                         size: lens.get(r).copied().unwrap_or(0),
-                    })
+                    }
+                    .to_string())
                 }
             }
         }
@@ -271,10 +312,42 @@ impl Gm {
                 .collect(),
             buffers: Vec::new(),
         };
-        for &(addr, data) in init {
-            gm.write_exclusive(addr, data)?;
+        for (addr, fill) in init {
+            match fill {
+                Fill::Bytes(data) => gm.write_exclusive(*addr, data).map_err(|e| e.to_string())?,
+                Fill::File(path, len) => gm.fill_exclusive(*addr, path, *len)?,
+            }
         }
         Ok(gm)
+    }
+
+    /// Reads the first `len` bytes of the file at `path` straight into GM at
+    /// `addr` while nothing else can reach GM (no copy in between: a
+    /// kernel's weights may be hundreds of MiB); bytes past the file's end
+    /// are zeroed.
+    fn fill_exclusive(
+        &mut self,
+        addr: u64,
+        path: &std::path::Path,
+        len: u64,
+    ) -> Result<(), String> {
+        let cannot = |e: std::io::Error| format!("cannot read {}: {e}", path.display());
+        let mut f = std::fs::File::open(path).map_err(cannot)?;
+        if cfg!(target_endian = "big") {
+            // words hold little-endian values: go through the byte path
+            let mut data = vec![0; len as usize];
+            let n = read_full(&mut f, &mut data).map_err(cannot)?;
+            data[n..].fill(0);
+            return self.write_exclusive(addr, &data).map_err(|e| e.to_string());
+        }
+        let (seg, a) = self.seg(addr, len).map_err(|e| e.to_string())?;
+        let len = len as usize;
+        seg.mark(a / 8, (a + len).div_ceil(8));
+        let r = (addr >> RANK_SHIFT) as usize;
+        let bytes = &mut words_as_bytes(&mut self.segs[r].words)[a..a + len];
+        let n = read_full(&mut f, bytes).map_err(cannot)?;
+        bytes[n..].fill(0);
+        Ok(())
     }
 
     /// Writes `data` at `addr` while nothing else can reach GM (placing the
@@ -981,7 +1054,9 @@ mod tests {
             gm.write_exclusive(0, &vec![0x5a; len as usize]).unwrap();
             drop(gm);
             let init: Vec<(u64, &[u8])> = vec![(5000, &a), (3, &b), (5500, &c)];
-            let gm = Gm::with_contents(&[len], &init).unwrap();
+            let fills: Vec<(u64, Fill)> =
+                init.iter().map(|(at, d)| (*at, Fill::Bytes(d))).collect();
+            let gm = Gm::with_contents(&[len], &fills).unwrap();
             let mut want = vec![0u8; len as usize];
             for (at, d) in &init {
                 want[*at as usize..*at as usize + d.len()].copy_from_slice(d);
@@ -989,8 +1064,44 @@ mod tests {
             assert_eq!(gm.snapshot(), want, "round {round}");
         }
         // an argument past the end is an error, not a panic
-        assert!(Gm::with_contents(&[64], &[(60, &[0u8; 8][..])]).is_err());
-        assert!(Gm::with_contents(&[64], &[(1 << RANK_SHIFT, &[0u8; 1][..])]).is_err());
+        assert!(Gm::with_contents(&[64], &[(60, Fill::Bytes(&[0u8; 8]))]).is_err());
+        assert!(Gm::with_contents(&[64], &[(1 << RANK_SHIFT, Fill::Bytes(&[0u8; 1]))]).is_err());
+    }
+
+    #[test]
+    fn gm_filled_from_files_holds_their_first_bytes_then_zeros() {
+        let dir = std::env::temp_dir().join(format!("ptovm-gm-fill-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (short, long) = (dir.join("short.bin"), dir.join("long.bin"));
+        std::fs::write(&short, [7u8; 10]).unwrap();
+        std::fs::write(&long, (0..100u8).collect::<Vec<_>>()).unwrap();
+        for round in 0..2 {
+            // a dirty pooled GM first: the zeros past a short file are written
+            let mut gm = Gm::new(POOL_MIN_WORDS as u64 * 8);
+            gm.write_exclusive(0, &vec![0x5a; POOL_MIN_WORDS * 8])
+                .unwrap();
+            drop(gm);
+            let init = [(3, Fill::File(&short, 16)), (40, Fill::File(&long, 20))];
+            let gm = Gm::with_contents(&[POOL_MIN_WORDS as u64 * 8], &init).unwrap();
+            let snap = gm.snapshot();
+            assert_eq!(&snap[3..13], &[7u8; 10], "round {round}");
+            assert_eq!(&snap[13..19], &[0u8; 6], "zeros past the file's end");
+            assert_eq!(
+                snap[40..60],
+                (0..20u8).collect::<Vec<_>>()[..],
+                "the file's first bytes"
+            );
+            assert!(snap[60..].iter().all(|b| *b == 0) && snap[..3].iter().all(|b| *b == 0));
+        }
+        let e = Gm::with_contents(&[64], &[(0, Fill::File(&dir.join("gone.bin"), 8))])
+            .err()
+            .unwrap();
+        assert!(
+            e.starts_with("cannot read") && e.contains("gone.bin"),
+            "{e}"
+        );
+        assert!(Gm::with_contents(&[64], &[(60, Fill::File(&short, 8))]).is_err());
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -824,3 +824,16 @@ fn timelines_of_a_case_run() {
     assert!(e.contains("would overwrite --trace"), "{e}");
     let _ = std::fs::remove_dir_all(&out);
 }
+
+/// A data file that is a device is refused before anything is read (it
+/// used to be read until memory ran out); a host scalar file is read only
+/// for its first bytes.
+#[test]
+fn a_device_as_a_data_file_is_bad_input() {
+    let d = vadd_case("device", 0.0);
+    std::fs::remove_file(d.path("v1.bin")).expect("rm");
+    std::os::unix::fs::symlink("/dev/zero", d.path("v1.bin")).expect("symlink");
+    let (c, e) = case(&d, &[]);
+    assert_eq!(c, 2, "{e}");
+    assert!(e.contains("v1.bin: not a regular file"), "{e}");
+}
