@@ -1917,12 +1917,17 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
         cfg.blocks = n;
     }
     // only outputs come back out of GM (inputs can be hundreds of MiB)
-    let read_back: Vec<bool> = (0..args.len())
+    let read_back: Vec<crate::ReadBack> = (0..args.len())
         .map(|i| {
-            bindings
+            let out = bindings
                 .get(i)
                 .is_some_and(|b| b.output || script_outputs.contains(&i))
-                || goldens.get(i).is_some_and(|g| g.is_some())
+                || goldens.get(i).is_some_and(|g| g.is_some());
+            if out {
+                crate::ReadBack::Always
+            } else {
+                crate::ReadBack::Never
+            }
         })
         .collect();
     let fin = if multi {

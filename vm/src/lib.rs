@@ -298,6 +298,10 @@ pub struct FinishedRanks {
     pub out: RunOutput,
     /// `buffers[r][i]`: final bytes of rank `r`'s argument `i` (empty for scalars).
     pub buffers: Vec<Vec<Vec<u8>>>,
+    /// `unchanged[r][i]`: rank `r`'s buffer `i` was not read back because the
+    /// run left it as it was ([`ReadBack::IfChanged`]; empty when nothing
+    /// asked for that).
+    pub unchanged: Vec<Vec<bool>>,
 }
 
 /// Runs `args.len()` ranks of the kernel, each over its own GM (rank `r`'s GM
@@ -310,24 +314,52 @@ pub fn run_kernel_ranks<A: AsRef<[Arg]>>(
 ) -> Result<FinishedRanks, String> {
     let mut buffers = Vec::new();
     let out = run_ranks_into(kernel, cfg, entry, args, None, &mut buffers)?;
-    Ok(FinishedRanks { out, buffers })
+    Ok(FinishedRanks {
+        out,
+        buffers,
+        unchanged: Vec::new(),
+    })
 }
 
-/// [`run_kernel_ranks`] reading back only the buffers `read_back` marks (by
-/// argument index, the same for every rank; the others come back empty). A
-/// caller that checks a few outputs does not copy every input out of GM
-/// again: for a kernel with 400 MiB of weights that copy, with its page
-/// faults, took longer than the run.
+/// Which buffers [`run_kernel_ranks_reading`] reads back after the run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReadBack {
+    /// Always.
+    Always,
+    /// Only when the run changed it (compared in place in GM); an unchanged
+    /// buffer comes back empty and marked in [`FinishedRanks::unchanged`].
+    IfChanged,
+    /// Never (it comes back empty).
+    Never,
+}
+
+/// [`run_kernel_ranks`] reading back only the buffers `read_back` asks for
+/// (by argument index, the same for every rank; a missing entry is
+/// `Never`). A caller that checks a few outputs does not copy every input out
+/// of GM again: for a kernel with 400 MiB of weights that copy, with its
+/// page faults, took longer than the run.
 pub fn run_kernel_ranks_reading<A: AsRef<[Arg]>>(
     kernel: &Kernel,
     cfg: &Config,
     entry: Option<&str>,
     args: &[A],
-    read_back: &[bool],
+    read_back: &[ReadBack],
 ) -> Result<FinishedRanks, String> {
     let mut buffers = Vec::new();
-    let out = run_ranks_into(kernel, cfg, entry, args, Some(read_back), &mut buffers)?;
-    Ok(FinishedRanks { out, buffers })
+    let mut unchanged = Vec::new();
+    let out = run_ranks_into(
+        kernel,
+        cfg,
+        entry,
+        args,
+        Some((read_back, &mut unchanged)),
+        &mut buffers,
+    )?;
+    Ok(FinishedRanks {
+        out,
+        buffers,
+        unchanged,
+    })
 }
 
 /// The runs behind [`run_kernel_ranks`] and [`run_kernel_into`]: `buffers[r][i]`
@@ -337,7 +369,7 @@ fn run_ranks_into<A: AsRef<[Arg]>>(
     cfg: &Config,
     entry: Option<&str>,
     args: &[A],
-    read_back: Option<&[bool]>,
+    read_back: Option<(&[ReadBack], &mut Vec<Vec<bool>>)>,
     buffers: &mut Vec<Vec<Vec<u8>>>,
 ) -> Result<RunOutput, String> {
     let prog = &kernel.program;
@@ -352,17 +384,21 @@ fn run_ranks_into<A: AsRef<[Arg]>>(
     let mut lens = Vec::new();
     let mut bufs = Vec::new();
     let mut init: Vec<(u64, mem::Fill<'_>)> = Vec::new();
+    // each rank's argument contents by argument index (for ReadBack::IfChanged)
+    let mut fills: Vec<Vec<Option<mem::Fill<'_>>>> = Vec::new();
     let names = prog.arg_names(entry);
     for (r, rargs) in args.iter().map(|a| a.as_ref()).enumerate() {
         let base = (r as u64) << mem::RANK_SHIFT;
         let mut addr = GM_BASE;
         let mut p = Vec::new();
+        let mut pf = Vec::new();
         for a in rargs {
             let fill = match a {
                 Arg::Buffer(b) => Some(mem::Fill::Bytes(b)),
                 Arg::File { path, len } => Some(mem::Fill::File(path, *len)),
                 _ => None,
             };
+            pf.push(fill);
             match (fill, a) {
                 (Some(fill), _) => {
                     let blen = fill.len();
@@ -390,6 +426,7 @@ fn run_ranks_into<A: AsRef<[Arg]>>(
             }
         }
         places.push(p);
+        fills.push(pf);
         lens.push(addr + GM_SLACK);
     }
     let mut gm = mem::Gm::with_contents(&lens, &init)?;
@@ -449,15 +486,39 @@ fn run_ranks_into<A: AsRef<[Arg]>>(
     }
     let out = machine::run_ranks(prog, cfg, &gm, entry, &vals);
     buffers.resize_with(places.len(), Vec::new);
-    for (p, rb) in places.iter().zip(buffers.iter_mut()) {
+    let (modes, mut unchanged) = match read_back {
+        Some((m, u)) => (Some(m), Some(u)),
+        None => (None, None),
+    };
+    if let Some(u) = unchanged.as_deref_mut() {
+        *u = places.iter().map(|p| vec![false; p.len()]).collect();
+    }
+    for (r, (p, rb)) in places.iter().zip(buffers.iter_mut()).enumerate() {
         rb.resize_with(p.len(), Vec::new);
         for (i, (q, b)) in p.iter().zip(rb.iter_mut()).enumerate() {
-            let wanted = read_back.is_none_or(|w| w.get(i).copied().unwrap_or(false));
-            match q {
-                Some((at, len)) if wanted => gm
-                    .read_exclusive_into(*at, *len as usize, b)
-                    .map_err(|e| e.to_string())?,
-                _ => b.clear(),
+            let mode = match modes {
+                None => ReadBack::Always,
+                Some(m) => m.get(i).copied().unwrap_or(ReadBack::Never),
+            };
+            let Some((at, len)) = q else {
+                b.clear();
+                continue;
+            };
+            let keep = match (mode, fills[r].get(i).copied().flatten()) {
+                (ReadBack::Never, _) => false,
+                (ReadBack::IfChanged, Some(f)) if gm.holds(*at, &f)? => {
+                    if let Some(u) = unchanged.as_deref_mut() {
+                        u[r][i] = true;
+                    }
+                    false
+                }
+                _ => true,
+            };
+            if keep {
+                gm.read_exclusive_into(*at, *len as usize, b)
+                    .map_err(|e| e.to_string())?;
+            } else {
+                b.clear();
             }
         }
     }

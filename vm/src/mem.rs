@@ -386,6 +386,53 @@ impl Gm {
         Ok(())
     }
 
+    /// Whether GM at `addr` still holds `fill` (after a run: did the kernel
+    /// change that buffer?), compared in place while nothing else can reach
+    /// GM: no copy, no allocation beyond a chunk for a file.
+    pub fn holds(&mut self, addr: u64, fill: &Fill<'_>) -> Result<bool, String> {
+        let len = fill.len();
+        let (_, a) = self.seg(addr, len).map_err(|e| e.to_string())?;
+        let len = len as usize;
+        let r = (addr >> RANK_SHIFT) as usize;
+        if cfg!(target_endian = "big") {
+            let mut now = vec![0; len];
+            self.read(addr, &mut now).map_err(|e| e.to_string())?;
+            return Ok(match fill {
+                Fill::Bytes(b) => now == *b,
+                Fill::File(..) => false,
+            });
+        }
+        let bytes = &words_as_bytes(&mut self.segs[r].words)[a..a + len];
+        match fill {
+            Fill::Bytes(b) => Ok(bytes == *b),
+            Fill::File(path, _) => {
+                // the file may have changed since: any read error or
+                // difference counts as changed
+                let Ok(mut f) = std::fs::File::open(path) else {
+                    return Ok(false);
+                };
+                let mut chunk = vec![0u8; (1 << 20).min(len.max(1))];
+                let mut at = 0;
+                while at < len {
+                    let want = chunk.len().min(len - at);
+                    let n = match read_full(&mut f, &mut chunk[..want]) {
+                        Ok(n) => n,
+                        Err(_) => return Ok(false),
+                    };
+                    if chunk[..n] != bytes[at..at + n] {
+                        return Ok(false);
+                    }
+                    at += n;
+                    if n < want {
+                        // past the file's end the buffer started as zeros
+                        return Ok(bytes[at..].iter().all(|b| *b == 0));
+                    }
+                }
+                Ok(true)
+            }
+        }
+    }
+
     /// Reads `out.len()` bytes at `addr` while nothing else can reach GM
     /// (reading the results after a run): one plain copy.
     pub fn read_exclusive(&mut self, addr: u64, out: &mut [u8]) -> Result<(), OutOfBounds> {

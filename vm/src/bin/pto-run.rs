@@ -11,7 +11,8 @@ use pto_isa_spec::{DType, ProfileId};
 use pto_vm::npy::{self, Array};
 use pto_vm::program::ArgType;
 use pto_vm::{
-    load_binary, load_text, run_kernel_ranks, Arg, CheckMode, Config, Kernel, RunError, Sched,
+    load_binary, load_text, run_kernel_ranks_reading, Arg, CheckMode, Config, Kernel, ReadBack,
+    RunError, Sched,
 };
 
 /// Run a PTO kernel (.pto text or .ptobin) on the ptovm machine: asynchronous
@@ -307,8 +308,12 @@ fn array_bytes(spec: &str, dt: DType, shape: &[usize]) -> Result<usize, String> 
 
 /// A bound buffer argument: its array and where it came from.
 struct Bound {
+    /// Dtype and shape; its data moves into the run's arguments
+    /// ([`split_ranks`]), only its length stays, in `bytes`.
     array: Array,
     from: Option<PathBuf>,
+    /// The buffer's size on one rank.
+    bytes: usize,
 }
 
 fn splitmix(state: &mut u64) -> u64 {
@@ -373,6 +378,7 @@ fn read_array(spec: &str, want: DType) -> Result<Bound, String> {
             Ok(Bound {
                 array: a,
                 from: None,
+                bytes: 0,
             })
         }
         path => {
@@ -417,6 +423,7 @@ fn read_array(spec: &str, want: DType) -> Result<Bound, String> {
             Ok(Bound {
                 array: a,
                 from: Some(p),
+                bytes: 0,
             })
         }
     }
@@ -461,6 +468,15 @@ impl Src {
             Src::Rank => Arg::Int(r as i64),
         }
     }
+
+    /// [`Src::arg`] for the last use: moves the data instead of copying it.
+    fn into_arg(self, r: u32, ranks: u32) -> Arg {
+        match self {
+            Src::Same(a) => a,
+            Src::Split(mut v) if (r as usize) < v.len() => Arg::Buffer(v.swap_remove(r as usize)),
+            s => s.arg(r, ranks),
+        }
+    }
 }
 
 /// `peer:NAME:K`, `peer:NAME:+K`, `peer:NAME:-K`.
@@ -488,19 +504,23 @@ fn parse_peer(spec: &str, ranks: u32) -> Result<(String, RankSel), String> {
 /// How one bound buffer reaches the ranks: an array whose first dimension is
 /// the rank count is split, random data gets a seed per rank, anything else is
 /// the same for every rank. Returns the source and the per-rank array.
+/// The argument data per rank, and the binding without its data (moved,
+/// not copied: inputs can be hundreds of MiB).
 fn split_ranks(mut b: Bound, ranks: u32, random: bool, i: usize) -> (Src, Bound) {
+    let data = std::mem::take(&mut b.array.data);
     if ranks > 1 && b.array.shape.len() >= 2 && b.array.shape[0] == ranks as usize {
-        let n = b.array.data.len() / ranks as usize;
-        let parts = b.array.data.chunks(n.max(1)).map(|c| c.to_vec()).collect();
+        let n = data.len() / ranks as usize;
+        let parts = data.chunks(n.max(1)).map(|c| c.to_vec()).collect();
         b.array.shape.remove(0);
-        b.array.data.truncate(n);
+        b.bytes = n;
         return (Src::Split(parts), b);
     }
+    b.bytes = data.len();
     if random && ranks > 1 {
-        let n = b.array.data.len() / b.array.dtype.bytes();
+        let n = data.len() / b.array.dtype.bytes();
         return (Src::Random(b.array.dtype, n, 19 + i as u64), b);
     }
-    (Src::Same(Arg::Buffer(b.array.data.clone())), b)
+    (Src::Same(Arg::Buffer(data)), b)
 }
 
 fn kv(s: &str, what: &str) -> Result<(String, String), Failure> {
@@ -628,6 +648,7 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
                                 data: vec![0; n],
                             },
                             from: None,
+                            bytes: 0,
                         }
                     }
                     None => {
@@ -649,6 +670,7 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
                         Bound {
                             array: random(*dt, vec![n], 19 + i as u64),
                             from: None,
+                            bytes: 0,
                         }
                     }
                 };
@@ -712,11 +734,7 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
         }
     }
     // every rank gets its own copy of each buffer: bound the total too
-    let per_rank: u64 = bound
-        .iter()
-        .flatten()
-        .map(|b| b.array.data.len() as u64)
-        .sum();
+    let per_rank: u64 = bound.iter().flatten().map(|b| b.bytes as u64).sum();
     if per_rank.saturating_mul(u64::from(ranks)) > MAX_TOTAL_ARG_BYTES {
         return fail(
             2,
@@ -755,7 +773,7 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
         if gb.array.data.is_empty() {
             return fail(2, format!("{f}: the golden for %{k} holds no data"));
         }
-        let want = b.array.data.len() * ranks as usize;
+        let want = b.bytes * ranks as usize;
         if gb.array.data.len() != want {
             return fail(
                 2,
@@ -764,7 +782,7 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
                     gb.array.data.len(),
                     names[i],
                     if ranks > 1 {
-                        format!(" ({ranks} ranks of {})", b.array.data.len())
+                        format!(" ({ranks} ranks of {})", b.bytes)
                     } else {
                         String::new()
                     }
@@ -815,19 +833,58 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
     };
     let watch = cfg.watch.clone().unwrap_or_default();
     let progress = Progress::start(&watch, !(cli.quiet || cli.json));
-    let per_rank: Vec<Vec<Arg>> = (0..ranks)
+    // the last rank takes the data itself, the others copies
+    let mut per_rank: Vec<Vec<Arg>> = (0..ranks - 1)
         .map(|r| srcs.iter().map(|s| s.arg(r, ranks)).collect())
         .collect();
-    let fin = run_kernel_ranks(&kernel, &cfg, cli.entry.as_deref(), &per_rank);
+    per_rank.push(
+        srcs.into_iter()
+            .map(|s| s.into_arg(ranks - 1, ranks))
+            .collect(),
+    );
+    // outputs and goldens come back; other buffers only when the run changed
+    // them and the summary shows them
+    let show_written = !cli.quiet && !cli.json;
+    let read_back: Vec<ReadBack> = (0..names.len())
+        .map(|i| {
+            if outs.iter().any(|o| o.0 == i) || goldens.iter().any(|g| g.0 == i) {
+                ReadBack::Always
+            } else if show_written {
+                ReadBack::IfChanged
+            } else {
+                ReadBack::Never
+            }
+        })
+        .collect();
+    let fin = run_kernel_ranks_reading(&kernel, &cfg, cli.entry.as_deref(), &per_rank, &read_back);
     progress.finish();
-    let fin = fin.map_err(|e| Failure(2, e))?;
-    // every rank's final bytes of each argument, stacked
+    let mut fin = fin.map_err(|e| Failure(2, e))?;
+    let unchanged = |fin: &pto_vm::FinishedRanks, r: usize, i: usize| -> bool {
+        fin.unchanged
+            .get(r)
+            .and_then(|u| u.get(i))
+            .copied()
+            .unwrap_or(false)
+    };
+    // every rank's final bytes of each argument, stacked (empty when not
+    // read back: an input the run left alone is not copied out again)
     let stacked: Vec<Vec<u8>> = (0..names.len())
         .map(|i| {
-            fin.buffers
-                .iter()
-                .flat_map(|b| b[i].iter().copied())
-                .collect()
+            if read_back[i] == ReadBack::Never || (0..ranks as usize).all(|r| unchanged(&fin, r, i))
+            {
+                return Vec::new();
+            }
+            if ranks == 1 {
+                return std::mem::take(&mut fin.buffers[0][i]);
+            }
+            let mut v = Vec::new();
+            for (r, args) in per_rank.iter().enumerate() {
+                match (&args[i], unchanged(&fin, r, i)) {
+                    (Arg::Buffer(b), true) => v.extend_from_slice(b),
+                    _ => v.extend_from_slice(&fin.buffers[r][i]),
+                }
+            }
+            v
         })
         .collect();
     let src = kernel.source.as_deref();
@@ -969,14 +1026,22 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
     if !cli.quiet && !cli.json {
         for (i, b) in bound.iter().enumerate() {
             let Some(b) = b else { continue };
-            let before: Vec<u8> = per_rank
-                .iter()
-                .flat_map(|a| match &a[i] {
-                    Arg::Buffer(v) => v.clone(),
-                    _ => Vec::new(),
-                })
-                .collect();
-            if before == stacked[i] {
+            if read_back[i] == ReadBack::Never || (0..ranks as usize).all(|r| unchanged(&fin, r, i))
+            {
+                continue;
+            }
+            // the stacked result against each rank's initial bytes, in place
+            let mut at = 0;
+            let mut same = true;
+            for a in &per_rank {
+                let Arg::Buffer(v) = &a[i] else {
+                    same = false;
+                    break;
+                };
+                same &= stacked[i].get(at..at + v.len()) == Some(&v[..]);
+                at += v.len();
+            }
+            if same && at == stacked[i].len() {
                 continue;
             }
             eprintln!(

@@ -1,0 +1,85 @@
+//! `run_kernel_ranks_reading`: which buffers come back out of GM after a
+//! run, and `Arg::File` buffers filled straight from a file.
+
+use pto_vm::{load_text, run_kernel_ranks_reading, Arg, Config, ReadBack};
+
+fn vadd() -> pto_vm::Kernel {
+    let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/vadd.pto"))
+        .expect("examples/vadd.pto");
+    load_text("vadd.pto", &src, None).expect("loads")
+}
+
+fn f32s(v: impl Iterator<Item = f32>) -> Vec<u8> {
+    v.flat_map(|x| x.to_le_bytes()).collect()
+}
+
+#[test]
+fn only_what_is_asked_for_comes_back() {
+    let k = vadd();
+    let cfg = Config {
+        profile: k.profile,
+        ..Config::default()
+    };
+    let x = f32s((0..1024).map(|i| i as f32));
+    let y = f32s((0..1024).map(|i| (i % 7) as f32));
+    let want = f32s((0..1024).map(|i| i as f32 + (i % 7) as f32));
+    let args = [
+        Arg::Buffer(x.clone()),
+        Arg::Buffer(y),
+        Arg::Buffer(vec![0; 4096]),
+    ];
+    // x unchanged: not copied out and marked; y never; z (changed) read
+    let f = run_kernel_ranks_reading(
+        &k,
+        &cfg,
+        None,
+        &[&args[..]],
+        &[ReadBack::IfChanged, ReadBack::Never, ReadBack::IfChanged],
+    )
+    .expect("runs");
+    assert!(f.out.error.is_none(), "{:?}", f.out.error);
+    assert_eq!(f.unchanged, vec![vec![true, false, false]]);
+    assert!(f.buffers[0][0].is_empty() && f.buffers[0][1].is_empty());
+    assert_eq!(f.buffers[0][2], want);
+    // Always reads even an unchanged buffer; a missing entry is Never
+    let f =
+        run_kernel_ranks_reading(&k, &cfg, None, &[&args[..]], &[ReadBack::Always]).expect("runs");
+    assert_eq!(f.buffers[0][0], x);
+    assert!(f.buffers[0][2].is_empty());
+    assert_eq!(f.unchanged, vec![vec![false; 3]]);
+}
+
+#[test]
+fn file_buffers_read_straight_into_gm() {
+    let k = vadd();
+    let cfg = Config {
+        profile: k.profile,
+        ..Config::default()
+    };
+    let dir = std::env::temp_dir().join(format!("ptovm-read-back-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let xp = dir.join("x.bin");
+    // 1000 of the 1024 elements: the rest of the buffer starts as zeros
+    std::fs::write(&xp, f32s((0..1000).map(|i| i as f32 * 0.5))).expect("write");
+    let y = f32s((0..1024).map(|i| (i % 3) as f32));
+    let args = [
+        Arg::File {
+            path: xp.clone(),
+            len: 4096,
+        },
+        Arg::Buffer(y),
+        Arg::Buffer(vec![0; 4096]),
+    ];
+    let modes = [ReadBack::IfChanged, ReadBack::Never, ReadBack::Always];
+    let f = run_kernel_ranks_reading(&k, &cfg, None, &[&args[..]], &modes).expect("runs");
+    let want =
+        f32s((0..1024).map(|i| if i < 1000 { i as f32 * 0.5 } else { 0.0 } + (i % 3) as f32));
+    assert_eq!(f.buffers[0][2], want);
+    // the file's buffer is unchanged, compared against the file itself
+    assert!(f.unchanged[0][0]);
+    // a file that is gone is an error of the run, not a panic
+    std::fs::remove_file(&xp).expect("rm");
+    let e = run_kernel_ranks_reading(&k, &cfg, None, &[&args[..]], &modes).unwrap_err();
+    assert!(e.contains("cannot read") && e.contains("x.bin"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
