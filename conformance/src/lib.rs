@@ -106,11 +106,39 @@ pub struct CaseError {
     pub msg: String,
 }
 
+/// A case's data file: a regular file of at most an argument buffer's size
+/// (a device such as `/dev/zero` is an error, not an endless read).
+fn read_data(p: &Path) -> std::io::Result<Vec<u8>> {
+    if !std::fs::metadata(p)?.is_file() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a regular file",
+        ));
+    }
+    pto_asm::read_capped(p, pto_vm::MAX_ARG_BYTES)
+}
+
+/// A case's kernel text, capped as `pto-as` caps it.
+fn read_kernel(p: &Path) -> Result<String, String> {
+    if !std::fs::metadata(p).map_err(|e| e.to_string())?.is_file() {
+        return Err("not a regular file".into());
+    }
+    let b = pto_asm::read_capped(p, pto_asm::MAX_KERNEL_BYTES).map_err(|e| e.to_string())?;
+    String::from_utf8(b).map_err(|_| "not UTF-8 text".into())
+}
+
 /// Finds every case (a directory holding `kernel.pto`) under `root`, sorted by name.
+/// Each directory is visited once, however symlinks lead back to it.
 pub fn discover(root: &Path) -> Result<Vec<Case>, CaseError> {
     let mut out = Vec::new();
     let mut stack = vec![root.to_path_buf()];
+    let mut seen = std::collections::HashSet::new();
     while let Some(d) = stack.pop() {
+        if let Ok(c) = std::fs::canonicalize(&d) {
+            if !seen.insert(c) {
+                continue;
+            }
+        }
         let Ok(rd) = std::fs::read_dir(&d) else {
             continue;
         };
@@ -123,9 +151,9 @@ pub fn discover(root: &Path) -> Result<Vec<Case>, CaseError> {
         let k = d.join("kernel.pto");
         if k.is_file() {
             let name = d.strip_prefix(root).unwrap_or(&d).display().to_string();
-            let text = std::fs::read_to_string(&k).map_err(|e| CaseError {
+            let text = read_kernel(&k).map_err(|e| CaseError {
                 case: name.clone(),
-                msg: e.to_string(),
+                msg: format!("cannot read kernel.pto: {e}"),
             })?;
             let header = parse_header(&text).map_err(|msg| CaseError {
                 case: name.clone(),
@@ -165,7 +193,7 @@ fn run_inner(case: &Case, tier: Tier) -> (Outcome, Vec<u64>) {
         );
     }
     let kp = case.dir.join("kernel.pto");
-    let src = match std::fs::read_to_string(&kp) {
+    let src = match read_kernel(&kp) {
         Ok(s) => s,
         Err(e) => {
             return (
@@ -220,12 +248,27 @@ fn run_inner(case: &Case, tier: Tier) -> (Outcome, Vec<u64>) {
         match t {
             ArgType::GmPtr(dt) => {
                 let p = case.dir.join(format!("v{k}.bin"));
-                let data = match std::fs::read(&p) {
+                let data = match read_data(&p) {
                     Ok(d) => d,
+                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                        return (
+                            Outcome::Error(format!("cannot read v{k}.bin: {e}")),
+                            Vec::new(),
+                        )
+                    }
                     Err(_) => {
                         // an output with only a golden starts zeroed
                         match std::fs::metadata(case.dir.join(format!("golden_v{k}.bin"))) {
-                            Ok(m) => vec![0; m.len() as usize],
+                            Ok(m) if m.len() <= pto_vm::MAX_ARG_BYTES => vec![0; m.len() as usize],
+                            Ok(m) => {
+                                return (
+                                    Outcome::Error(format!(
+                                        "golden_v{k}.bin has {} bytes, more than an argument buffer may take",
+                                        m.len()
+                                    )),
+                                    Vec::new(),
+                                )
+                            }
                             Err(_) => {
                                 return (
                                     Outcome::Error(format!(
@@ -344,8 +387,15 @@ fn run_inner(case: &Case, tier: Tier) -> (Outcome, Vec<u64>) {
     for (i, dt) in dtypes.iter().enumerate() {
         let Some(dt) = dt else { continue };
         let gp = case.dir.join(format!("golden_v{}.bin", i + 1));
-        let Ok(want) = std::fs::read(&gp) else {
-            continue;
+        let want = match read_data(&gp) {
+            Ok(w) => w,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => {
+                return (
+                    Outcome::Error(format!("cannot read golden_v{}.bin: {e}", i + 1)),
+                    counts,
+                )
+            }
         };
         goldens += 1;
         // every rank's final bytes, stacked in rank order
@@ -449,6 +499,48 @@ pub fn default_root() -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Hostile case trees: a symlink back to an ancestor is walked once, and a
+    /// device as a data file is an error of that case, not an endless read.
+    #[test]
+    fn symlink_loops_and_devices_in_a_case_tree() {
+        let root = std::env::temp_dir().join(format!("ptovm-conf-hostile-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let case = root.join("c");
+        std::fs::create_dir_all(&case).unwrap();
+        let src =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("cases/tile/chain_sub_exp_mul_f32_8x29");
+        for f in std::fs::read_dir(&src).unwrap() {
+            let f = f.unwrap().path();
+            std::fs::copy(&f, case.join(f.file_name().unwrap())).unwrap();
+        }
+        std::os::unix::fs::symlink(&root, case.join("loop")).unwrap();
+        let found = discover(&root).unwrap();
+        assert_eq!(
+            found.len(),
+            1,
+            "{:?}",
+            found.iter().map(|c| &c.name).collect::<Vec<_>>()
+        );
+        assert_eq!(run(&found[0], Tier::Interp).0, Outcome::Pass);
+        std::fs::remove_file(case.join("v1.bin")).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", case.join("v1.bin")).unwrap();
+        match run(&found[0], Tier::Interp).0 {
+            Outcome::Error(e) => {
+                assert!(e.contains("cannot read v1.bin: not a regular file"), "{e}")
+            }
+            o => panic!("{o:?}"),
+        }
+        std::fs::remove_file(case.join("v1.bin")).unwrap();
+        std::fs::copy(src.join("v1.bin"), case.join("v1.bin")).unwrap();
+        std::fs::remove_file(case.join("golden_v4.bin")).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", case.join("golden_v4.bin")).unwrap();
+        match run(&found[0], Tier::Interp).0 {
+            Outcome::Error(e) => assert!(e.contains("cannot read golden_v4.bin"), "{e}"),
+            o => panic!("{o:?}"),
+        }
+        let _ = std::fs::remove_dir_all(&root);
+    }
 
     /// `expect-fault`: the repository's trap case passes; the same case
     /// fails when the text does not match the fault, and when the kernel
@@ -558,7 +650,7 @@ pub struct ClassCoverage {
 impl ClassCoverage {
     /// Adds a passing run of `case` with its per-opcode execution counts.
     pub fn add(&mut self, case: &Case, counts: &[u64]) {
-        let Ok(src) = std::fs::read_to_string(case.dir.join("kernel.pto")) else {
+        let Ok(src) = read_kernel(&case.dir.join("kernel.pto")) else {
             return;
         };
         let (file, _) = pto_asm::parse("kernel.pto", &src);
