@@ -1216,9 +1216,31 @@ enum TomlArg {
     Scalar(f64),
 }
 
+/// A case's text file (kernel, host program, header): `None` when it does
+/// not exist; a device or a file over `pto-as`'s 256 MiB cap is bad input,
+/// not an endless read.
+fn read_text(p: &Path) -> Result<Option<String>, CaseError> {
+    match std::fs::metadata(p) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return bad(format!("cannot read {}: {e}", p.display())),
+        Ok(m) if !m.is_file() => {
+            return bad(format!("cannot read {}: not a regular file", p.display()))
+        }
+        Ok(_) => {}
+    }
+    let b = pto_asm::read_capped(p, pto_asm::MAX_KERNEL_BYTES).map_err(|e| CaseError {
+        code: 2,
+        msg: format!("cannot read {}: {e}", p.display()),
+    })?;
+    match String::from_utf8(b) {
+        Ok(t) => Ok(Some(t)),
+        Err(_) => bad(format!("cannot read {}: not UTF-8 text", p.display())),
+    }
+}
+
 fn parse_case_toml(path: &Path) -> Result<HashMap<usize, TomlArg>, CaseError> {
     let mut out = HashMap::new();
-    let Ok(text) = std::fs::read_to_string(path) else {
+    let Some(text) = read_text(path)? else {
         return Ok(out);
     };
     let f = path.display();
@@ -1382,9 +1404,9 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
         notes.extend(run_golden_script(dir)?);
     }
     let kp = dir.join("kernel.pto");
-    let src = match std::fs::read_to_string(&kp) {
-        Ok(s) => s,
-        Err(e) => return bad(format!("cannot read {}: {e}", kp.display())),
+    let src = match read_text(&kp)? {
+        Some(s) => s,
+        None => return bad(format!("cannot read {}: no such file", kp.display())),
     };
     // a repository case's `//!` header: its settings apply unless the caller
     // chose otherwise
@@ -1415,10 +1437,8 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
     let nargs = func.arg_types.len();
 
     // main.cpp
-    let mc = match std::fs::read_to_string(dir.join("main.cpp")) {
-        Ok(t) => Some(parse_main_cpp(&t, &func.name)),
-        Err(_) => None,
-    };
+    let mc = read_text(&dir.join("main.cpp"))?.map(|t| parse_main_cpp(&t, &func.name));
+    let launch_cpp = read_text(&dir.join("launch.cpp"))?;
     let mut ks: Vec<usize> = (1..=nargs).collect();
     let stem = |k: usize| {
         mc.as_ref()
@@ -1443,14 +1463,14 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
                     LaunchArg::Unknown(_) | LaunchArg::CopyOf(_) => None,
                 })
                 .collect();
-            launch_grid = std::fs::read_to_string(dir.join("launch.cpp"))
-                .ok()
-                .and_then(|src| launch_blocks(&src, lname, &param_vals));
+            launch_grid = launch_cpp
+                .as_deref()
+                .and_then(|src| launch_blocks(src, lname, &param_vals));
             let mut la = la.clone();
             // launch.cpp's wrapper says which launch argument feeds each kernel argument
-            let wrapper = std::fs::read_to_string(dir.join("launch.cpp"))
-                .ok()
-                .and_then(|src| parse_launch_cpp(&src, lname))
+            let wrapper = launch_cpp
+                .as_deref()
+                .and_then(|src| parse_launch_cpp(src, lname))
                 .filter(|map| map.len() == nargs);
             let aliasing = wrapper.is_some();
             if let Some(map) = wrapper {

@@ -836,4 +836,16 @@ fn a_device_as_a_data_file_is_bad_input() {
     let (c, e) = case(&d, &[]);
     assert_eq!(c, 2, "{e}");
     assert!(e.contains("v1.bin: not a regular file"), "{e}");
+    // so is a host program or header that is one
+    std::fs::remove_file(d.path("v1.bin")).expect("rm");
+    d.write("v1.bin", f32s(&xy().0));
+    for f in ["main.cpp", "case.toml"] {
+        std::os::unix::fs::symlink("/dev/zero", d.path(f)).expect("symlink");
+        let (c, e) = case(&d, &[]);
+        assert_eq!(c, 2, "{e}");
+        assert!(e.contains(&format!("{f}: not a regular file")), "{e}");
+        std::fs::remove_file(d.path(f)).expect("rm");
+    }
+    let (c, e) = case(&d, &["-q"]);
+    assert_eq!(c, 0, "{e}");
 }
