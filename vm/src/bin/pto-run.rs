@@ -314,6 +314,9 @@ struct Bound {
     from: Option<PathBuf>,
     /// The buffer's size on one rank.
     bytes: usize,
+    /// A raw file not read yet ([`read_array`] with `lazy`): the run reads
+    /// it straight into GM (`array.data` is empty).
+    lazy: Option<PathBuf>,
 }
 
 fn splitmix(state: &mut u64) -> u64 {
@@ -344,7 +347,9 @@ fn random(dt: DType, shape: Vec<usize>, seed: u64) -> Array {
     }
 }
 
-fn read_array(spec: &str, want: DType) -> Result<Bound, String> {
+/// The array a `--arg`/`--golden` SPEC names. With `lazy`, a raw file (not
+/// `.npy`) is only sized: its bytes go straight into GM when the run starts.
+fn read_array(spec: &str, want: DType, lazy: bool) -> Result<Bound, String> {
     let parts: Vec<&str> = spec.split(':').collect();
     match parts[0] {
         "zeros" | "random" => {
@@ -379,12 +384,24 @@ fn read_array(spec: &str, want: DType) -> Result<Bound, String> {
                 array: a,
                 from: None,
                 bytes: 0,
+                lazy: None,
             })
         }
         path => {
             let p = PathBuf::from(path);
-            let bytes = pto_asm::read_capped(&p, pto_vm::MAX_ARG_BYTES)
-                .map_err(|e| format!("cannot read {path}: {e}"))?;
+            // a regular raw file of a size the cap allows is sized now, read later
+            let size = std::fs::metadata(&p)
+                .ok()
+                .filter(|m| lazy && m.is_file() && m.len() <= pto_vm::MAX_ARG_BYTES)
+                .filter(|_| !path.ends_with(".npy"))
+                .map(|m| m.len() as usize);
+            let lazy = size.map(|_| p.clone());
+            let bytes = match size {
+                Some(_) => Vec::new(),
+                None => pto_asm::read_capped(&p, pto_vm::MAX_ARG_BYTES)
+                    .map_err(|e| format!("cannot read {path}: {e}"))?,
+            };
+            let nbytes = size.unwrap_or(bytes.len());
             let a = if path.ends_with(".npy") {
                 npy::parse(path, &bytes)?
             } else {
@@ -392,13 +409,12 @@ fn read_array(spec: &str, want: DType) -> Result<Bound, String> {
                     Some(d) => dtype(d).ok_or_else(|| format!("'{spec}': unknown dtype '{d}'"))?,
                     None => want,
                 };
-                if bytes.len() % dt.bytes() != 0 {
+                if nbytes % dt.bytes() != 0 {
                     return Err(format!(
-                        "{path}: {} bytes is not a whole number of {dt} elements",
-                        bytes.len()
+                        "{path}: {nbytes} bytes is not a whole number of {dt} elements"
                     ));
                 }
-                let n = bytes.len() / dt.bytes();
+                let n = nbytes / dt.bytes();
                 let sh = match parts.get(2) {
                     Some(s) => {
                         let sh = shape(s)?;
@@ -424,6 +440,7 @@ fn read_array(spec: &str, want: DType) -> Result<Bound, String> {
                 array: a,
                 from: Some(p),
                 bytes: 0,
+                lazy,
             })
         }
     }
@@ -507,6 +524,12 @@ fn parse_peer(spec: &str, ranks: u32) -> Result<(String, RankSel), String> {
 /// The argument data per rank, and the binding without its data (moved,
 /// not copied: inputs can be hundreds of MiB).
 fn split_ranks(mut b: Bound, ranks: u32, random: bool, i: usize) -> (Src, Bound) {
+    if let Some(path) = b.lazy.take() {
+        // a raw file (single rank): sized by its metadata, read into GM
+        b.bytes = b.array.shape.iter().product::<usize>() * b.array.dtype.bytes();
+        let len = b.bytes as u64;
+        return (Src::Same(Arg::File { path, len }), b);
+    }
     let data = std::mem::take(&mut b.array.data);
     if ranks > 1 && b.array.shape.len() >= 2 && b.array.shape[0] == ranks as usize {
         let n = data.len() / ranks as usize;
@@ -601,6 +624,21 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
     }
     // bind
     let ranks = cli.ranks;
+    // an input file the run reads straight into GM: one rank (ranks slice or
+    // copy the bytes), neither written out nor compared (those are read back
+    // and checked against what they held)
+    let lazy_ok: Vec<bool> = (0..names.len())
+        .map(|i| {
+            ranks == 1
+                && !golden_specs.iter().any(|g| g.0 == i)
+                && !cli.outs.iter().any(|o| {
+                    kv(o, "--out")
+                        .ok()
+                        .and_then(|(k, _)| index_of(&k))
+                        .is_some_and(|j| j == i)
+                })
+        })
+        .collect();
     let mut bound: Vec<Option<Bound>> = Vec::new();
     let mut srcs: Vec<Src> = Vec::new();
     for (i, t) in func.arg_types.iter().enumerate() {
@@ -626,14 +664,14 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
             }
             ArgType::GmPtr(dt) => {
                 let b = match &given[i] {
-                    Some(spec) => read_array(spec, *dt).map_err(|e| Failure(2, e))?,
+                    Some(spec) => read_array(spec, *dt, lazy_ok[i]).map_err(|e| Failure(2, e))?,
                     None if golden_specs.iter().any(|g| g.0 == i) => {
                         let f = &golden_specs
                             .iter()
                             .find(|g| g.0 == i)
                             .map(|g| g.1.clone())
                             .unwrap_or_default();
-                        let g = read_array(f, *dt).map_err(|e| Failure(2, e))?;
+                        let g = read_array(f, *dt, false).map_err(|e| Failure(2, e))?;
                         let mut shape = g.array.shape;
                         let mut n = g.array.data.len();
                         if ranks > 1 && shape.len() >= 2 && shape[0] == ranks as usize {
@@ -649,6 +687,7 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
                             },
                             from: None,
                             bytes: 0,
+                            lazy: None,
                         }
                     }
                     None => {
@@ -671,6 +710,7 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
                             array: random(*dt, vec![n], 19 + i as u64),
                             from: None,
                             bytes: 0,
+                            lazy: None,
                         }
                     }
                 };
@@ -769,7 +809,7 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
         let Some(b) = &bound[i] else {
             return fail(2, format!("--golden {k}: %{} is a scalar", names[i]));
         };
-        let gb = read_array(&f, b.array.dtype).map_err(|e| Failure(2, e))?;
+        let gb = read_array(&f, b.array.dtype, false).map_err(|e| Failure(2, e))?;
         if gb.array.data.is_empty() {
             return fail(2, format!("{f}: the golden for %{k} holds no data"));
         }
