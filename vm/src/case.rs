@@ -1831,6 +1831,7 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
                     }
                     (None, Some(_)) => Arg::File {
                         path: vp.clone(),
+                        offset: 0,
                         len: size,
                     },
                     (None, None) => Arg::Buffer(vec![0; size as usize]),

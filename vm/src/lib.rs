@@ -206,13 +206,15 @@ pub fn load_binary(bytes: &[u8], profile: Option<ProfileId>) -> Result<Kernel, L
 pub enum Arg {
     /// A GM buffer with its initial bytes (placed in GM, passed as a pointer).
     Buffer(Vec<u8>),
-    /// A GM buffer of `len` bytes filled from the start of the file at
-    /// `path` (zeros past its end), read straight into GM when the run
+    /// A GM buffer of `len` bytes filled from the file at `path` from byte
+    /// `offset` on (zeros past its end), read straight into GM when the run
     /// starts: a kernel's weights can be hundreds of MiB, and a copy in
     /// between costs as much again. Otherwise like [`Arg::Buffer`].
     File {
         /// The file.
         path: std::path::PathBuf,
+        /// Where the buffer's bytes start in it (a `.npy` header's length).
+        offset: u64,
         /// The buffer's size in bytes.
         len: u64,
     },
@@ -395,7 +397,7 @@ fn run_ranks_into<A: AsRef<[Arg]>>(
         for a in rargs {
             let fill = match a {
                 Arg::Buffer(b) => Some(mem::Fill::Bytes(b)),
-                Arg::File { path, len } => Some(mem::Fill::File(path, *len)),
+                Arg::File { path, offset, len } => Some(mem::Fill::File(path, *offset, *len)),
                 _ => None,
             };
             pf.push(fill);

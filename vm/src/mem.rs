@@ -17,8 +17,8 @@ use crate::value::Space;
 pub enum Fill<'a> {
     /// These bytes.
     Bytes(&'a [u8]),
-    /// The first `len` bytes of a file (zeros past its end).
-    File(&'a std::path::Path, u64),
+    /// `len` bytes of a file from byte `offset` on (zeros past its end).
+    File(&'a std::path::Path, u64, u64),
 }
 
 impl Fill<'_> {
@@ -26,7 +26,7 @@ impl Fill<'_> {
     pub fn len(&self) -> u64 {
         match self {
             Fill::Bytes(b) => b.len() as u64,
-            Fill::File(_, n) => *n,
+            Fill::File(_, _, n) => *n,
         }
     }
 
@@ -34,6 +34,16 @@ impl Fill<'_> {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+}
+
+/// The file at `path`, positioned at byte `offset`.
+fn open_at(path: &std::path::Path, offset: u64) -> std::io::Result<std::fs::File> {
+    use std::io::Seek;
+    let mut f = std::fs::File::open(path)?;
+    if offset > 0 {
+        f.seek(std::io::SeekFrom::Start(offset))?;
+    }
+    Ok(f)
 }
 
 /// Reads until `buf` is full or the reader ends; the bytes read.
@@ -315,24 +325,25 @@ impl Gm {
         for (addr, fill) in init {
             match fill {
                 Fill::Bytes(data) => gm.write_exclusive(*addr, data).map_err(|e| e.to_string())?,
-                Fill::File(path, len) => gm.fill_exclusive(*addr, path, *len)?,
+                Fill::File(path, offset, len) => gm.fill_exclusive(*addr, path, *offset, *len)?,
             }
         }
         Ok(gm)
     }
 
-    /// Reads the first `len` bytes of the file at `path` straight into GM at
-    /// `addr` while nothing else can reach GM (no copy in between: a
-    /// kernel's weights may be hundreds of MiB); bytes past the file's end
-    /// are zeroed.
+    /// Reads `len` bytes of the file at `path` from byte `offset` on
+    /// straight into GM at `addr` while nothing else can reach GM (no copy in
+    /// between: a kernel's weights may be hundreds of MiB); bytes past the
+    /// file's end are zeroed.
     fn fill_exclusive(
         &mut self,
         addr: u64,
         path: &std::path::Path,
+        offset: u64,
         len: u64,
     ) -> Result<(), String> {
         let cannot = |e: std::io::Error| format!("cannot read {}: {e}", path.display());
-        let mut f = std::fs::File::open(path).map_err(cannot)?;
+        let mut f = open_at(path, offset).map_err(cannot)?;
         if cfg!(target_endian = "big") {
             // words hold little-endian values: go through the byte path
             let mut data = vec![0; len as usize];
@@ -405,10 +416,10 @@ impl Gm {
         let bytes = &words_as_bytes(&mut self.segs[r].words)[a..a + len];
         match fill {
             Fill::Bytes(b) => Ok(bytes == *b),
-            Fill::File(path, _) => {
+            Fill::File(path, offset, _) => {
                 // the file may have changed since: any read error or
                 // difference counts as changed
-                let Ok(mut f) = std::fs::File::open(path) else {
+                let Ok(mut f) = open_at(path, *offset) else {
                     return Ok(false);
                 };
                 let mut chunk = vec![0u8; (1 << 20).min(len.max(1))];
@@ -1128,26 +1139,29 @@ mod tests {
             gm.write_exclusive(0, &vec![0x5a; POOL_MIN_WORDS * 8])
                 .unwrap();
             drop(gm);
-            let init = [(3, Fill::File(&short, 16)), (40, Fill::File(&long, 20))];
+            let init = [
+                (3, Fill::File(&short, 0, 16)),
+                (40, Fill::File(&long, 5, 20)),
+            ];
             let gm = Gm::with_contents(&[POOL_MIN_WORDS as u64 * 8], &init).unwrap();
             let snap = gm.snapshot();
             assert_eq!(&snap[3..13], &[7u8; 10], "round {round}");
             assert_eq!(&snap[13..19], &[0u8; 6], "zeros past the file's end");
             assert_eq!(
                 snap[40..60],
-                (0..20u8).collect::<Vec<_>>()[..],
-                "the file's first bytes"
+                (5..25u8).collect::<Vec<_>>()[..],
+                "the file's bytes from offset 5"
             );
             assert!(snap[60..].iter().all(|b| *b == 0) && snap[..3].iter().all(|b| *b == 0));
         }
-        let e = Gm::with_contents(&[64], &[(0, Fill::File(&dir.join("gone.bin"), 8))])
+        let e = Gm::with_contents(&[64], &[(0, Fill::File(&dir.join("gone.bin"), 0, 8))])
             .err()
             .unwrap();
         assert!(
             e.starts_with("cannot read") && e.contains("gone.bin"),
             "{e}"
         );
-        assert!(Gm::with_contents(&[64], &[(60, Fill::File(&short, 8))]).is_err());
+        assert!(Gm::with_contents(&[64], &[(60, Fill::File(&short, 0, 8))]).is_err());
         let _ = std::fs::remove_dir_all(&dir);
     }
 

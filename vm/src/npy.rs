@@ -66,7 +66,36 @@ fn from_descr(s: &str) -> Option<DType> {
 }
 
 /// Parses `.npy` bytes. `name` is used in error messages.
-pub fn parse(name: &str, b: &[u8]) -> Result<Array, String> {
+/// What a `.npy` header says about the data after it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Header {
+    /// Element type (its little-endian twin for a big-endian file).
+    pub dtype: DType,
+    /// Shape.
+    pub shape: Vec<usize>,
+    /// Column-major data.
+    pub fortran: bool,
+    /// Big-endian elements (swapped when read).
+    pub swap: bool,
+    /// Where the data start in the file.
+    pub offset: usize,
+    /// The data's size in bytes.
+    pub data_len: usize,
+}
+
+impl Header {
+    /// Whether the file's data bytes are already the little-endian, C-order
+    /// bytes the VM uses (so they can be read as they are, e.g. straight
+    /// into GM).
+    pub fn as_is(&self) -> bool {
+        (!self.swap || self.dtype.bytes() == 1)
+            && (!self.fortran || self.shape.iter().filter(|d| **d > 1).count() <= 1)
+    }
+}
+
+/// Parses the header of a `.npy` file from its first bytes `b` (the whole
+/// header; the data need not follow).
+pub fn parse_header(name: &str, b: &[u8]) -> Result<Header, String> {
     if b.len() < 10 || &b[..6] != b"\x93NUMPY" {
         return Err(format!(
             "{name}: not a .npy file (missing the \\x93NUMPY magic)"
@@ -133,7 +162,27 @@ pub fn parse(name: &str, b: &[u8]) -> Result<Array, String> {
     let want = n
         .checked_mul(dtype.bytes())
         .ok_or_else(|| format!("{name}: shape too large"))?;
-    let data = &b[start + hlen..];
+    Ok(Header {
+        dtype,
+        shape,
+        fortran,
+        swap,
+        offset: start + hlen,
+        data_len: want,
+    })
+}
+
+/// Parses a whole `.npy` file.
+pub fn parse(name: &str, b: &[u8]) -> Result<Array, String> {
+    let Header {
+        dtype,
+        shape,
+        fortran,
+        swap,
+        offset,
+        data_len: want,
+    } = parse_header(name, b)?;
+    let data = &b[offset..];
     if data.len() != want {
         return Err(format!(
             "{name}: shape {:?} of {} needs {want} bytes of data, the file has {}",

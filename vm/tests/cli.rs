@@ -246,6 +246,43 @@ fn npy_inputs_in_any_byte_or_dimension_order_and_kind_notes() {
     );
 }
 
+/// A little-endian C-order `.npy` input goes straight from the file into GM
+/// from its header's end on: a version-2 header of an odd length, and a
+/// one-column Fortran-order array (the same bytes as C order).
+#[test]
+fn npy_inputs_read_straight_from_their_data_offset() {
+    let _cleanup = Cleanup;
+    let k = example("sync/01_set_wait_pipeline.pto");
+    for (descr_order, shape) in [
+        ("'fortran_order': False", "(1024,)"),
+        ("'fortran_order': True", "(1024, 1)"),
+    ] {
+        let mut h = format!("{{'descr': '<f4', {descr_order}, 'shape': {shape}, }}");
+        h.push_str(&" ".repeat(201));
+        h.push('\n');
+        let mut file = b"\x93NUMPY\x02\x00".to_vec();
+        file.extend_from_slice(&(h.len() as u32).to_le_bytes());
+        file.extend_from_slice(h.as_bytes());
+        file.extend((0..1024).flat_map(|i| (i as f32 - 500.0).to_le_bytes()));
+        let (xi, out) = (tmp("x2.npy"), tmp("y2.npy"));
+        std::fs::write(&xi, file).expect("write");
+        let (c, _, e) = run(&[
+            &k,
+            "--arg",
+            &format!("v1={}", xi.display()),
+            "--out",
+            &format!("v2={}", out.display()),
+            "-q",
+        ]);
+        assert_eq!(c, 0, "{e}");
+        let y = pto_vm::npy::parse("y", &std::fs::read(&out).expect("output")).expect("npy");
+        let want: Vec<u8> = (0..1024)
+            .flat_map(|i| (i as f32 - 500.0).abs().to_le_bytes())
+            .collect();
+        assert!(y.data[..4096] == want[..], "{descr_order}");
+    }
+}
+
 #[test]
 fn exit_1_for_checker_errors() {
     let _cleanup = Cleanup;

@@ -65,6 +65,7 @@ fn file_buffers_read_straight_into_gm() {
     let args = [
         Arg::File {
             path: xp.clone(),
+            offset: 0,
             len: 4096,
         },
         Arg::Buffer(y),

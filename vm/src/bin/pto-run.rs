@@ -314,9 +314,9 @@ struct Bound {
     from: Option<PathBuf>,
     /// The buffer's size on one rank.
     bytes: usize,
-    /// A raw file not read yet ([`read_array`] with `lazy`): the run reads
-    /// it straight into GM (`array.data` is empty).
-    lazy: Option<PathBuf>,
+    /// A file not read yet, with where its data start ([`read_array`] with
+    /// `lazy`): the run reads it straight into GM (`array.data` is empty).
+    lazy: Option<(PathBuf, u64)>,
 }
 
 fn splitmix(state: &mut u64) -> u64 {
@@ -389,13 +389,31 @@ fn read_array(spec: &str, want: DType, lazy: bool) -> Result<Bound, String> {
         }
         path => {
             let p = PathBuf::from(path);
-            // a regular raw file of a size the cap allows is sized now, read later
+            // a regular file of a size the cap allows, whose bytes need no
+            // conversion, is sized now and read straight into GM later
             let size = std::fs::metadata(&p)
                 .ok()
                 .filter(|m| lazy && m.is_file() && m.len() <= pto_vm::MAX_ARG_BYTES)
-                .filter(|_| !path.ends_with(".npy"))
-                .map(|m| m.len() as usize);
-            let lazy = size.map(|_| p.clone());
+                .map(|m| m.len());
+            if let (Some(n), true) = (size, path.ends_with(".npy")) {
+                if let Some(h) = npy_head(&p)
+                    .and_then(|b| npy::parse_header(path, &b).ok())
+                    .filter(|h| h.as_is() && (h.offset + h.data_len) as u64 == n)
+                {
+                    return Ok(Bound {
+                        array: Array {
+                            dtype: h.dtype,
+                            shape: h.shape,
+                            data: Vec::new(),
+                        },
+                        from: Some(p.clone()),
+                        bytes: 0,
+                        lazy: Some((p, h.offset as u64)),
+                    });
+                }
+            }
+            let size = size.filter(|_| !path.ends_with(".npy")).map(|n| n as usize);
+            let lazy = size.map(|_| (p.clone(), 0));
             let bytes = match size {
                 Some(_) => Vec::new(),
                 None => pto_asm::read_capped(&p, pto_vm::MAX_ARG_BYTES)
@@ -521,14 +539,26 @@ fn parse_peer(spec: &str, ranks: u32) -> Result<(String, RankSel), String> {
 /// How one bound buffer reaches the ranks: an array whose first dimension is
 /// the rank count is split, random data gets a seed per rank, anything else is
 /// the same for every rank. Returns the source and the per-rank array.
+/// The first bytes of a `.npy` file, enough for any header numpy writes.
+fn npy_head(p: &Path) -> Option<Vec<u8>> {
+    use std::io::Read;
+    let mut b = Vec::new();
+    std::fs::File::open(p)
+        .ok()?
+        .take(1 << 20)
+        .read_to_end(&mut b)
+        .ok()?;
+    Some(b)
+}
+
 /// The argument data per rank, and the binding without its data (moved,
 /// not copied: inputs can be hundreds of MiB).
 fn split_ranks(mut b: Bound, ranks: u32, random: bool, i: usize) -> (Src, Bound) {
-    if let Some(path) = b.lazy.take() {
-        // a raw file (single rank): sized by its metadata, read into GM
+    if let Some((path, offset)) = b.lazy.take() {
+        // a file (single rank): sized by its metadata or header, read into GM
         b.bytes = b.array.shape.iter().product::<usize>() * b.array.dtype.bytes();
         let len = b.bytes as u64;
-        return (Src::Same(Arg::File { path, len }), b);
+        return (Src::Same(Arg::File { path, offset, len }), b);
     }
     let data = std::mem::take(&mut b.array.data);
     if ranks > 1 && b.array.shape.len() >= 2 && b.array.shape[0] == ranks as usize {
