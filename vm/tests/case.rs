@@ -849,3 +849,44 @@ fn a_device_as_a_data_file_is_bad_input() {
     let (c, e) = case(&d, &["-q"]);
     assert_eq!(c, 0, "{e}");
 }
+
+/// `--json`: one object on stdout with the exit code, bindings and each
+/// output's comparison; bad input as an object too.
+#[test]
+fn json_reports_a_case_run() {
+    let d = vadd_case("json", 1.0);
+    let dir = d.0.display().to_string();
+    let o = Command::new(env!("CARGO_BIN_EXE_pto-run"))
+        .args(["case", &dir, "--json"])
+        .output()
+        .expect("runs");
+    assert_eq!(o.status.code(), Some(1));
+    let j = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(j.lines().count(), 1, "{j}");
+    for want in [
+        "\"exit\":1",
+        "\"function\":\"vadd\"",
+        "\"arg\":\"z\",\"file\":\"v3\",\"elements\":1024,\"mismatches\":1024",
+        "\"first\":\"[0] is ",
+        "\"written\":null",
+        "\"source\":\"v1.bin\"",
+    ] {
+        assert!(j.contains(want), "{want} in {j}");
+    }
+    assert!(
+        o.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    std::fs::remove_file(d.path("kernel.pto")).expect("rm");
+    let o = Command::new(env!("CARGO_BIN_EXE_pto-run"))
+        .args(["case", &dir, "--json"])
+        .output()
+        .expect("runs");
+    assert_eq!(o.status.code(), Some(2));
+    let j = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        j.starts_with("{\"case\":") && j.contains("\"exit\":2,\"error\":\"cannot read"),
+        "{j}"
+    );
+}

@@ -76,6 +76,11 @@ struct CaseCli {
     /// Print per-pipe statistics and what the JIT did (as `pto-run --stats`).
     #[arg(long)]
     stats: bool,
+    /// Print one JSON object on stdout (exit code, error, notes, bindings,
+    /// diagnostics, every output's comparison) instead of the report; bad
+    /// input still goes to stderr with exit 2, also as JSON.
+    #[arg(long)]
+    json: bool,
     /// Executions of a region before --jit auto compiles it.
     #[arg(long, default_value_t = 2)]
     jit_threshold: u32,
@@ -133,9 +138,21 @@ pub fn main(args: impl Iterator<Item = std::ffi::OsString>) -> ExitCode {
         Ok(r) => r,
         Err(e) => {
             eprintln!("pto-run: {}", e.msg);
+            if cli.json {
+                println!(
+                    "{{\"case\":{},\"exit\":{},\"error\":{}}}",
+                    super::json_str(&cli.dir.display().to_string()),
+                    e.code,
+                    super::json_str(&e.msg)
+                );
+            }
             return ExitCode::from(e.code);
         }
     };
+    if cli.json {
+        println!("{}", report_json(&cli.dir, &r));
+        return ExitCode::from(r.code);
+    }
     for n in &r.notes {
         eprintln!("pto-run: note: {n}");
     }
@@ -195,4 +212,63 @@ pub fn main(args: impl Iterator<Item = std::ffi::OsString>) -> ExitCode {
         );
     }
     ExitCode::from(r.code)
+}
+
+/// The case report as one JSON object (`pto-run case --json`).
+fn report_json(dir: &std::path::Path, r: &pto_vm::case::CaseReport) -> String {
+    use super::{json_num, json_str};
+    let list = |v: Vec<String>| format!("[{}]", v.join(","));
+    let bindings = r
+        .bindings
+        .iter()
+        .map(|b| {
+            format!(
+                "{{\"arg\":{},\"file\":{},\"dtype\":{},\"bytes\":{},\"scalar\":{},\"source\":{},\"output\":{}}}",
+                json_str(&b.name),
+                json_str(&b.file),
+                b.dtype.map_or("null".into(), |d| json_str(&d.to_string())),
+                b.bytes,
+                b.scalar.map_or("null".into(), json_num),
+                json_str(&b.source),
+                b.output
+            )
+        })
+        .collect();
+    let outputs = r
+        .outputs
+        .iter()
+        .map(|o| {
+            format!(
+                "{{\"arg\":{},\"file\":{},\"elements\":{},\"mismatches\":{},\"max_abs\":{},\"max_rel\":{},\"first\":{},\"written\":{}}}",
+                json_str(&o.name),
+                json_str(&o.file),
+                o.cmp.total,
+                o.cmp.mismatches,
+                json_num(o.cmp.max_abs),
+                json_num(o.cmp.max_rel),
+                json_str(&o.first),
+                o.written
+                    .as_ref()
+                    .map_or("null".into(), |p| json_str(&p.display().to_string()))
+            )
+        })
+        .collect();
+    let diags = r
+        .diagnostics
+        .iter()
+        .map(|d| json_str(d.lines().next().unwrap_or("")))
+        .collect();
+    format!(
+        "{{\"case\":{},\"function\":{},\"exit\":{},\"error\":{},\"pipe_instructions\":{},\"cycles\":{},\"notes\":{},\"bindings\":{},\"diagnostics\":{},\"outputs\":{}}}",
+        json_str(&dir.display().to_string()),
+        json_str(&r.func),
+        r.code,
+        r.error.as_deref().map_or("null".into(), json_str),
+        r.pipe_insts,
+        r.stats.cycles,
+        list(r.notes.iter().map(|n| json_str(n)).collect()),
+        list(bindings),
+        list(diags),
+        list(outputs)
+    )
 }
