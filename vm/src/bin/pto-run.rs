@@ -1182,13 +1182,15 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
 /// `N dtype elements [first values ...] (min .., max ..)`.
 fn preview(dt: DType, data: &[u8]) -> String {
     let es = dt.bytes().max(1);
-    let vals: Vec<f64> = data
-        .chunks_exact(es)
-        .map(|c| match pto_vm::num::read(c, dt) {
-            pto_vm::num::Num::F(f) => f,
-            pto_vm::num::Num::I(i) => i as f64,
-        })
-        .collect();
+    // streamed: an output of hundreds of MiB is not decoded into a vector
+    let vals = || {
+        data.chunks_exact(es)
+            .map(|c| match pto_vm::num::read(c, dt) {
+                pto_vm::num::Num::F(f) => f,
+                pto_vm::num::Num::I(i) => i as f64,
+            })
+    };
+    let count = data.len() / es;
     let short = |v: f64| {
         if v.fract() == 0.0 && v.abs() < 1e15 {
             format!("{v}")
@@ -1199,17 +1201,15 @@ fn preview(dt: DType, data: &[u8]) -> String {
             format!("{v:.4e}")
         }
     };
-    let shown: Vec<String> = vals.iter().take(6).map(|v| short(*v)).collect();
-    let (lo, hi) = vals
-        .iter()
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
-            (a.min(*v), b.max(*v))
-        });
+    let shown: Vec<String> = vals().take(6).map(short).collect();
+    let (lo, hi) = vals().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+        (a.min(v), b.max(v))
+    });
     format!(
         "{} {dt} elements [{}{}] (min {}, max {})",
-        vals.len(),
+        count,
         shown.join(", "),
-        if vals.len() > 6 { ", ..." } else { "" },
+        if count > 6 { ", ..." } else { "" },
         short(lo),
         short(hi)
     )
