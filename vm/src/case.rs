@@ -1700,14 +1700,9 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
                 let pure_out = mc
                     .as_ref()
                     .is_some_and(|m| !m.opaque_reads && !m.reads.contains(&k) && golden.is_some());
-                // a single-rank run reads the file straight into GM; ranks
-                // take slices of its bytes
+                // the run reads the file straight into GM (each rank its
+                // slice of it)
                 let input_len = if pure_out { None } else { stat_bin(&vp)? };
-                let input = if multi && input_len.is_some() {
-                    read_bin(&vp)?
-                } else {
-                    None
-                };
                 if mc.as_ref().is_some_and(|m| m.reads.contains(&k)) && input_len.is_none() {
                     return bad(format!("{}: missing (main.cpp reads it)", vp.display()));
                 }
@@ -1832,17 +1827,13 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
                     output: golden.is_some(),
                     source,
                 });
-                args.push(match (input, input_len) {
-                    (Some(mut buf), _) => {
-                        buf.resize(size as usize, 0);
-                        Arg::Buffer(buf)
-                    }
-                    (None, Some(_)) => Arg::File {
+                args.push(match input_len {
+                    Some(_) => Arg::File {
                         path: vp.clone(),
                         offset: 0,
                         len: size,
                     },
-                    (None, None) => Arg::Buffer(vec![0; size as usize]),
+                    None => Arg::Buffer(vec![0; size as usize]),
                 });
                 goldens.push(golden);
                 file_lens.push(file_len as usize);
@@ -1971,18 +1962,32 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
                 }
                 continue;
             }
+            let total = match a {
+                Arg::Buffer(data) => data.len() as u64,
+                Arg::File { len, .. } => *len,
+                _ => 0,
+            };
+            if matches!(a, Arg::Buffer(_) | Arg::File { .. }) && total % ranks as u64 != 0 {
+                return bad(format!(
+                    "{}.bin: {total} bytes, not {ranks} equal rank slices",
+                    b.file
+                ));
+            }
+            let n = total / ranks as u64;
             match a {
                 Arg::Buffer(data) => {
-                    if data.len() % ranks != 0 {
-                        return bad(format!(
-                            "{}.bin: {} bytes, not {ranks} equal rank slices",
-                            b.file,
-                            data.len()
-                        ));
-                    }
-                    let n = data.len() / ranks;
+                    let n = n as usize;
                     for (r, pr) in per_rank.iter_mut().enumerate() {
                         pr.push(Arg::Buffer(data[r * n..(r + 1) * n].to_vec()));
+                    }
+                }
+                Arg::File { path, offset, .. } => {
+                    for (r, pr) in per_rank.iter_mut().enumerate() {
+                        pr.push(Arg::File {
+                            path: path.clone(),
+                            offset: offset + r as u64 * n,
+                            len: n,
+                        });
                     }
                 }
                 other => per_rank.iter_mut().for_each(|pr| pr.push(other.clone())),

@@ -778,6 +778,14 @@ fn a_bad_kernel_header_or_peers_with_main_cpp_are_bad_input() {
     let (c, e) = case(&d, &[]);
     assert_eq!(c, 2, "{e}");
     assert!(e.contains("v3 (%z) cannot take rank number"), "{e}");
+    // stacked files must split evenly into the ranks
+    d.write("kernel.pto", format!("//! ranks = 3\n{}", vadd()));
+    let (c, e) = case(&d, &[]);
+    assert_eq!(c, 2, "{e}");
+    assert!(
+        e.contains("v1.bin: 4096 bytes, not 3 equal rank slices"),
+        "{e}"
+    );
 }
 
 /// `--trace`/`--timeline` write the run's timeline as `pto-run` does, never
