@@ -8,6 +8,18 @@ use pto_vm::{load_text, run_kernel, Arg, CheckMode, Config, DiagKind, JitMode};
 /// Runs `src` on `blocks` blocks (x: 1024 f32 in, y: 1024 f32 out) and
 /// returns the block-race messages.
 fn races(src: &str, blocks: u32, jit: JitMode) -> Vec<String> {
+    let x: Vec<u8> = (0..1024).flat_map(|i| (i as f32).to_le_bytes()).collect();
+    races_with(
+        src,
+        blocks,
+        jit,
+        &[Arg::Buffer(x), Arg::Buffer(vec![0; 4096])],
+    )
+}
+
+/// Runs `src` on `blocks` blocks with `args` and returns the block-race
+/// messages.
+fn races_with(src: &str, blocks: u32, jit: JitMode, args: &[Arg]) -> Vec<String> {
     let k = load_text("b.pto", src, None).unwrap_or_else(|e| panic!("does not load:\n{e}"));
     let cfg = Config {
         profile: k.profile,
@@ -17,15 +29,7 @@ fn races(src: &str, blocks: u32, jit: JitMode) -> Vec<String> {
         jit_threshold: 0,
         ..Config::default()
     };
-    let x: Vec<u8> = (0..1024).flat_map(|i| (i as f32).to_le_bytes()).collect();
-    let out = run_kernel(
-        &k,
-        &cfg,
-        None,
-        &[Arg::Buffer(x), Arg::Buffer(vec![0; 4096])],
-    )
-    .expect("runs")
-    .out;
+    let out = run_kernel(&k, &cfg, None, args).expect("runs").out;
     assert!(out.error.is_none(), "{:?}", out.error);
     out.diags
         .list
@@ -146,36 +150,14 @@ fn fixpipe_write_backs_of_two_blocks_race_unless_apart_or_atomic() {
     .expect("case kernel");
     let store = "pto.mte_l0c_gm %l0c, %c_gm, %c20, %c24, %c32, %c24, %c0, %c0, nz2nd";
     assert!(base.contains(store));
-    let run = |src: &str| -> Vec<String> {
-        let k = load_text("c.pto", src, None).unwrap_or_else(|e| panic!("does not load:\n{e}"));
-        let cfg = Config {
-            profile: k.profile,
-            check: CheckMode::Warn,
-            blocks: 2,
-            ..Config::default()
-        };
-        let a: Vec<u8> = (0..800u16).flat_map(|i| half_bits(i % 7)).collect();
-        let b: Vec<u8> = (0..960u16).flat_map(|i| half_bits(i % 5)).collect();
-        let out = run_kernel(
-            &k,
-            &cfg,
-            None,
-            &[
-                Arg::Buffer(a),
-                Arg::Buffer(b),
-                Arg::Buffer(vec![0; 2 * 1920]),
-            ],
-        )
-        .expect("runs")
-        .out;
-        assert!(out.error.is_none(), "{:?}", out.error);
-        out.diags
-            .list
-            .iter()
-            .filter(|d| d.kind == DiagKind::BlockRace)
-            .map(|d| d.message.clone())
-            .collect()
-    };
+    let a: Vec<u8> = (0..800u16).flat_map(|i| half_bits(i % 7)).collect();
+    let b: Vec<u8> = (0..960u16).flat_map(|i| half_bits(i % 5)).collect();
+    let args = [
+        Arg::Buffer(a),
+        Arg::Buffer(b),
+        Arg::Buffer(vec![0; 2 * 1920]),
+    ];
+    let run = |src: &str| races_with(src, 2, JitMode::Off, &args);
     let same = run(&base);
     assert_eq!(same.len(), 1, "{same:?}");
     assert!(
