@@ -66,24 +66,32 @@ struct Cli {
     /// Per-pipe instruction counts and busy cycles, and what the JIT did.
     #[arg(long)]
     stats: bool,
-    /// Executions of a region before --jit auto compiles it.
-    #[arg(long, default_value_t = 2)]
-    jit_threshold: u32,
-    /// Run the interpreter next to every compiled region and stop at the first difference.
-    #[arg(long)]
-    crosscheck: bool,
-    /// Write the timeline as Chrome trace-event JSON (open in Perfetto or chrome://tracing).
-    #[arg(long, value_name = "FILE")]
-    trace: Option<PathBuf>,
-    /// Write the timeline as a self-contained SVG.
-    #[arg(long, value_name = "FILE")]
-    timeline: Option<PathBuf>,
+    #[command(flatten)]
+    run: RunFlags,
     /// Print only diagnostics and errors.
     #[arg(long, short)]
     quiet: bool,
     /// Print a machine-readable JSON summary on stdout.
     #[arg(long)]
     json: bool,
+}
+
+/// JIT tier-up, cross-check and timeline flags shared by `pto-run KERNEL`
+/// and `pto-run case DIR`.
+#[derive(clap::Args, Debug)]
+pub(crate) struct RunFlags {
+    /// Executions of a region before --jit auto compiles it.
+    #[arg(long, default_value_t = 2)]
+    pub(crate) jit_threshold: u32,
+    /// Run the interpreter next to every compiled region and stop at the first difference.
+    #[arg(long)]
+    pub(crate) crosscheck: bool,
+    /// Write the timeline as Chrome trace-event JSON (open in Perfetto or chrome://tracing).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) trace: Option<PathBuf>,
+    /// Write the timeline as a self-contained SVG.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) timeline: Option<PathBuf>,
 }
 
 /// Machine flags shared by `pto-run KERNEL` and `pto-run case DIR`.
@@ -870,10 +878,10 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
             .into_iter()
             .zip(outs.iter().map(|(_, p)| p.as_path()))
             .collect();
-        if let Some(p) = &cli.trace {
+        if let Some(p) = &cli.run.trace {
             written.push((format!("--trace {}", p.display()), p));
         }
-        if let Some(p) = &cli.timeline {
+        if let Some(p) = &cli.run.timeline {
             written.push((format!("--timeline {}", p.display()), p));
         }
         for (n, (what, p)) in written.iter().enumerate() {
@@ -896,9 +904,9 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
     }
     let cfg = Config {
         profile: kernel.profile,
-        trace: cli.trace.is_some() || cli.timeline.is_some(),
-        jit_threshold: cli.jit_threshold,
-        crosscheck: cli.crosscheck,
+        trace: cli.run.trace.is_some() || cli.run.timeline.is_some(),
+        jit_threshold: cli.run.jit_threshold,
+        crosscheck: cli.run.crosscheck,
         ..cli.machine.config()
     };
     let watch = cfg.watch.clone().unwrap_or_default();
@@ -1003,7 +1011,10 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
         code = 1;
     }
     // timelines (also after a fault or deadlock: they show how far it got)
-    if (cli.trace.is_some() || cli.timeline.is_some()) && fin.out.trace_dropped > 0 && !cli.quiet {
+    if (cli.run.trace.is_some() || cli.run.timeline.is_some())
+        && fin.out.trace_dropped > 0
+        && !cli.quiet
+    {
         eprintln!(
             "pto-run: the timeline holds the first {} pipe instructions per block; {} later ones are not in it",
             pto_vm::machine::MAX_TRACE_EVENTS,
@@ -1017,14 +1028,15 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
     };
     for (path, text) in [
         (
-            &cli.trace,
-            cli.trace
+            &cli.run.trace,
+            cli.run
+                .trace
                 .as_ref()
                 .map(|_| pto_vm::trace::chrome_json(prog, &fin.out.trace, unit)),
         ),
         (
-            &cli.timeline,
-            cli.timeline.as_ref().map(|_| {
+            &cli.run.timeline,
+            cli.run.timeline.as_ref().map(|_| {
                 let title = format!(
                     "{} — {} ({:?}, {unit})",
                     cli.kernel.display(),

@@ -81,18 +81,8 @@ struct CaseCli {
     /// input still goes to stderr with exit 2, also as JSON.
     #[arg(long)]
     json: bool,
-    /// Executions of a region before --jit auto compiles it.
-    #[arg(long, default_value_t = 2)]
-    jit_threshold: u32,
-    /// Run the interpreter next to every compiled region and stop at the first difference.
-    #[arg(long)]
-    crosscheck: bool,
-    /// Write the timeline as Chrome trace-event JSON (open in Perfetto or chrome://tracing).
-    #[arg(long, value_name = "FILE")]
-    trace: Option<PathBuf>,
-    /// Write the timeline as a self-contained SVG.
-    #[arg(long, value_name = "FILE")]
-    timeline: Option<PathBuf>,
+    #[command(flatten)]
+    run: super::RunFlags,
 }
 
 /// Runs `pto-run case ...`; `args` excludes the program name.
@@ -117,8 +107,8 @@ pub fn main(args: impl Iterator<Item = std::ffi::OsString>) -> ExitCode {
     let opts = CaseOptions {
         golden_script: cli.golden_script,
         config: pto_vm::Config {
-            jit_threshold: cli.jit_threshold,
-            crosscheck: cli.crosscheck,
+            jit_threshold: cli.run.jit_threshold,
+            crosscheck: cli.run.crosscheck,
             ..cli.machine.config()
         },
         profile: cli.machine.profile,
@@ -131,8 +121,8 @@ pub fn main(args: impl Iterator<Item = std::ffi::OsString>) -> ExitCode {
             sched: given("sched"),
             check: given("check"),
         },
-        trace: cli.trace.clone(),
-        timeline: cli.timeline.clone(),
+        trace: cli.run.trace.clone(),
+        timeline: cli.run.timeline.clone(),
     };
     let r = match run_case(&cli.dir, &opts) {
         Ok(r) => r,
