@@ -478,6 +478,12 @@ enum Src {
     Same(Arg),
     /// Rank r gets slice r.
     Split(Vec<Vec<u8>>),
+    /// Rank r gets slice r of a file, read straight into its GM.
+    FileSplit {
+        path: PathBuf,
+        offset: u64,
+        each: u64,
+    },
     /// Seeded random data, a different seed per rank.
     Random(DType, usize, u64),
     /// A pointer to another rank's buffer argument.
@@ -498,6 +504,11 @@ impl Src {
         match self {
             Src::Same(a) => a.clone(),
             Src::Split(v) => Arg::Buffer(v[r as usize].clone()),
+            Src::FileSplit { path, offset, each } => Arg::File {
+                path: path.clone(),
+                offset: offset + r as u64 * each,
+                len: *each,
+            },
             Src::Random(dt, n, seed) => {
                 Arg::Buffer(random(*dt, vec![*n], seed + 1000 * r as u64).data)
             }
@@ -547,6 +558,23 @@ fn parse_peer(spec: &str, ranks: u32) -> Result<(String, RankSel), String> {
 /// How one bound buffer reaches the ranks: an array whose first dimension is
 /// the rank count is split, random data gets a seed per rank, anything else is
 /// the same for every rank. Returns the source and the per-rank array.
+/// Fills `buf` from the file at `path` from byte `offset` on (zeros past
+/// its end, as GM was filled).
+fn read_at(path: &Path, offset: u64, buf: &mut [u8]) -> std::io::Result<()> {
+    use std::io::{Read, Seek};
+    let mut f = std::fs::File::open(path)?;
+    f.seek(std::io::SeekFrom::Start(offset))?;
+    let mut n = 0;
+    while n < buf.len() {
+        match f.read(&mut buf[n..])? {
+            0 => break,
+            k => n += k,
+        }
+    }
+    buf[n..].fill(0);
+    Ok(())
+}
+
 /// The first bytes of a `.npy` file, enough for any header numpy writes.
 fn npy_head(p: &Path) -> Option<Vec<u8>> {
     use std::io::Read;
@@ -563,9 +591,17 @@ fn npy_head(p: &Path) -> Option<Vec<u8>> {
 /// not copied: inputs can be hundreds of MiB).
 fn split_ranks(mut b: Bound, ranks: u32, random: bool, i: usize) -> (Src, Bound) {
     if let Some((path, offset)) = b.lazy.take() {
-        // a file (single rank): sized by its metadata or header, read into GM
-        b.bytes = b.array.shape.iter().product::<usize>() * b.array.dtype.bytes();
-        let len = b.bytes as u64;
+        // a file, sized by its metadata or header: every rank reads it (or
+        // its slice of it) straight into its GM
+        let total = b.array.shape.iter().product::<usize>() * b.array.dtype.bytes();
+        if ranks > 1 && b.array.shape.len() >= 2 && b.array.shape[0] == ranks as usize {
+            b.array.shape.remove(0);
+            b.bytes = total / ranks as usize;
+            let each = b.bytes as u64;
+            return (Src::FileSplit { path, offset, each }, b);
+        }
+        b.bytes = total;
+        let len = total as u64;
         return (Src::Same(Arg::File { path, offset, len }), b);
     }
     let data = std::mem::take(&mut b.array.data);
@@ -662,13 +698,12 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
     }
     // bind
     let ranks = cli.ranks;
-    // an input file the run reads straight into GM: one rank (ranks slice or
-    // copy the bytes), neither written out nor compared (those are read back
-    // and checked against what they held)
+    // an input file the run reads straight into GM (each rank the file or
+    // its slice of it): neither written out nor compared (those are read
+    // back and checked against what they held)
     let lazy_ok: Vec<bool> = (0..names.len())
         .map(|i| {
-            ranks == 1
-                && !golden_specs.iter().any(|g| g.0 == i)
+            !golden_specs.iter().any(|g| g.0 == i)
                 && !cli.outs.iter().any(|o| {
                     kv(o, "--out")
                         .ok()
@@ -950,21 +985,29 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
         .map(|i| {
             if read_back[i] == ReadBack::Never || (0..ranks as usize).all(|r| unchanged(&fin, r, i))
             {
-                return Vec::new();
+                return Ok(Vec::new());
             }
             if ranks == 1 {
-                return std::mem::take(&mut fin.buffers[0][i]);
+                return Ok(std::mem::take(&mut fin.buffers[0][i]));
             }
             let mut v = Vec::new();
             for (r, args) in per_rank.iter().enumerate() {
                 match (&args[i], unchanged(&fin, r, i)) {
                     (Arg::Buffer(b), true) => v.extend_from_slice(b),
+                    (Arg::File { path, offset, len }, true) => {
+                        // a rank that left its slice alone: its bytes are the file's
+                        let start = v.len();
+                        v.resize(start + *len as usize, 0);
+                        read_at(path, *offset, &mut v[start..]).map_err(|e| {
+                            Failure(2, format!("cannot read {}: {e}", path.display()))
+                        })?;
+                    }
                     _ => v.extend_from_slice(&fin.buffers[r][i]),
                 }
             }
-            v
+            Ok(v)
         })
-        .collect();
+        .collect::<Result<_, Failure>>()?;
     let src = kernel.source.as_deref();
     for d in &fin.out.diags.list {
         eprint!("{}", d.render(prog, src));
