@@ -445,6 +445,10 @@ pub struct World {
     /// The joined vector clocks of each signal's notifiers, by the signal's
     /// GM address (cross-rank check).
     sig_clocks: std::sync::Mutex<HashMap<u64, Vec<u32>>>,
+    /// With several ranks of several blocks: the joined vector clocks of the
+    /// blocks arriving at each `pto.syncall`, by (rank, core kind, barrier
+    /// number); every block passing the barrier joins it.
+    syncall_clocks: std::sync::Mutex<HashMap<(u32, u8, u64), Vec<u32>>>,
 }
 
 /// A GM range an asynchronous transfer is still using.
@@ -897,7 +901,7 @@ pub fn run_ranks(
     if let Ok(mut logs) = world.xrank.lock() {
         let mut logs = std::mem::take(&mut *logs);
         logs.sort_by_key(|l| l.0);
-        xblock::check_ranks(logs, gm, &mut total.diags);
+        xblock::check_ranks(logs, world.blocks, gm, &mut total.diags);
     }
     total
 }
@@ -1309,11 +1313,12 @@ impl<'a> Cluster<'a> {
             reserved_at: FxHashMap::default(),
             ctrl: vec![0; n],
             su_dec: Vec::new(),
-            xlog: (cfg.check != CheckMode::Off
-                && (blocks > 1 && world.clusters == blocks || blocks == 1 && world.clusters > 1))
-                .then(xblock::Log::default),
-            rclock: (cfg.check != CheckMode::Off && blocks == 1 && world.clusters > 1)
-                .then(|| xblock::RankClock::new(rank as usize, world.clusters as usize)),
+            // one rank of several blocks: barrier epochs; several ranks (of
+            // one block or more): a vector clock per (rank, block)
+            xlog: (cfg.check != CheckMode::Off && world.clusters > 1).then(xblock::Log::default),
+            rclock: (cfg.check != CheckMode::Off && world.clusters > blocks).then(|| {
+                xblock::RankClock::new((rank * blocks + block) as usize, world.clusters as usize)
+            }),
         }
         .with_priorities(n)
     }
@@ -1406,7 +1411,7 @@ impl<'a> Cluster<'a> {
             match self.rclock.take() {
                 Some(rc) => {
                     if let Ok(mut all) = self.world.xrank.lock() {
-                        all.push((self.rank, log.list, rc.snaps));
+                        all.push((rc.rank as u32, log.list, rc.snaps));
                     }
                 }
                 None => {
@@ -2181,11 +2186,22 @@ impl<'a> Cluster<'a> {
                 }
                 let k = *kind;
                 let n = self.cores[ci].su.syncalls[k as usize];
+                let key = (self.rank, k, n);
                 if !self.cores[ci].su.arrived {
                     if let Some(ck) = &mut self.checker {
                         ck.join_core(Self::agent(ci, 0), ci);
                     }
-                    let key = (self.rank, k, n);
+                    // releases what this block did so far to the blocks
+                    // passing the barrier (joined before the arrival counts)
+                    if let Some(rc) = &mut self.rclock {
+                        let vc = rc.notify();
+                        if let Ok(mut m) = self.world.syncall_clocks.lock() {
+                            let e = m.entry(key).or_insert_with(|| vec![0; vc.len()]);
+                            for (a, b) in e.iter_mut().zip(&vc) {
+                                *a = (*a).max(*b);
+                            }
+                        }
+                    }
                     *self
                         .world
                         .syncall
@@ -2198,6 +2214,17 @@ impl<'a> Cluster<'a> {
                 }
                 if self.syncall_arrived(k, n) < self.syncall_parties(k) {
                     return Ok(Flow::Block(Blocked::SyncAll { kind: k, n }));
+                }
+                if let Some(rc) = &mut self.rclock {
+                    let joined = self
+                        .world
+                        .syncall_clocks
+                        .lock()
+                        .ok()
+                        .and_then(|m| m.get(&key).cloned());
+                    if let Some(vc) = joined {
+                        rc.acquire(&vc);
+                    }
                 }
                 self.cores[ci].su.arrived = false;
                 self.cores[ci].su.syncalls[k as usize] += 1;

@@ -16,12 +16,14 @@
 //! itself), SIMT loads and stores, and collectives are left out, so the check
 //! names plain overlaps only and never a protocol it cannot follow.
 //!
-//! Ranks (`--ranks R`, one block each) order each other only through
-//! signals: what a rank did before a `tnotify` happens before what another
-//! rank does after a `twait` (or a true `ttest`) that saw the signal. Each
-//! rank keeps a vector clock (its own entry counts its notifies), a signal
-//! keeps the join of the clocks of its notifiers, and a successful wait joins
-//! it into the waiter's. The log entries carry the index of the clock
+//! Ranks (`--ranks R`) order each other only through signals: what a rank
+//! did before a `tnotify` happens before what another rank does after a
+//! `twait` (or a true `ttest`) that saw the signal. Each unit, a (rank,
+//! block) pair, keeps a vector clock (its own entry counts its releases), a
+//! signal keeps the join of the clocks of its notifiers, and a successful
+//! wait joins it into the waiter's. With several blocks per rank a
+//! `pto.syncall` is a release by every arriving block into a per-barrier
+//! join that every block passing the barrier acquires. The log entries carry the index of the clock
 //! snapshot they were made under, and the sweep compares across ranks:
 //! ordered when the later access's clock has seen a notify of the earlier
 //! access's rank made after it. Besides the plain transfers, non-atomic
@@ -253,12 +255,13 @@ impl RankClock {
 /// One rank's log: (rank, accesses, clock snapshots).
 pub(crate) type RankLog = (u32, Vec<XAccess>, Vec<Vec<u32>>);
 
-/// Compares the logs of all ranks.
-pub(crate) fn check_ranks(logs: Vec<RankLog>, gm: &Gm, diags: &mut Diags) {
+/// Compares the logs of all ranks; a log's unit is `rank * blocks + block`.
+pub(crate) fn check_ranks(logs: Vec<RankLog>, blocks: u32, gm: &Gm, diags: &mut Diags) {
     if logs.len() < 2 {
         return;
     }
-    let mut snaps: Vec<Vec<Vec<u32>>> = vec![Vec::new(); logs.len()];
+    let units = logs.iter().map(|l| l.0 as usize + 1).max().unwrap_or(0);
+    let mut snaps: Vec<Vec<Vec<u32>>> = vec![Vec::new(); units];
     let mut ev: Vec<(XAccess, u32)> = Vec::new();
     for (r, l, s) in logs {
         if let Some(slot) = snaps.get_mut(r as usize) {
@@ -281,7 +284,7 @@ pub(crate) fn check_ranks(logs: Vec<RankLog>, gm: &Gm, diags: &mut Diags) {
         |_| 0,
         |o, a| before(o, a) || before(a, o),
         diags,
-        |d, o, a, lo, hi| report_rank(d, gm, o, a, lo, hi),
+        |d, o, a, lo, hi| report_rank(d, gm, blocks.max(1), o, a, lo, hi),
     );
 }
 
@@ -298,20 +301,55 @@ fn place(gm: &Gm, lo: u64, hi: u64) -> String {
     }
 }
 
-/// One `rank-race` finding.
+/// One finding between two units (`rank * blocks + block`) of a run with
+/// several ranks: a `rank-race` between ranks, a `block-race` between the
+/// blocks of one rank.
 fn report_rank(
     diags: &mut Diags,
     gm: &Gm,
-    (first, fr): (XAccess, u32),
-    (second, sr): (XAccess, u32),
+    blocks: u32,
+    (first, fu): (XAccess, u32),
+    (second, su): (XAccess, u32),
     lo: u64,
     hi: u64,
 ) {
     let place = place(gm, lo, hi);
+    let ((fr, fb), (sr, sb)) = ((fu / blocks, fu % blocks), (su / blocks, su % blocks));
+    if fr == sr {
+        let what = match (first.write, second.write) {
+            (true, true) => format!("blocks {fb} and {sb} of rank {fr} both write {place}"),
+            (true, false) => {
+                format!("block {sb} of rank {fr} reads {place}, which block {fb} writes")
+            }
+            _ => format!("block {fb} of rank {fr} reads {place}, which block {sb} writes"),
+        };
+        diags.report(
+            DiagKind::BlockRace,
+            Some(second.inst),
+            Some(first.inst),
+            || format!("{what}, and nothing orders the two blocks"),
+            || {
+                Some(
+                    "give each block its own part of the buffer (offsets from pto.get_block_idx), or put a pto.syncall between the write and the other block's access"
+                        .into(),
+                )
+            },
+        );
+        return;
+    }
+    let who = |r: u32, b: u32| {
+        if blocks > 1 {
+            format!("rank {r} (block {b})")
+        } else {
+            format!("rank {r}")
+        }
+    };
+    let (f, s) = (who(fr, fb), who(sr, sb));
     let what = match (first.write, second.write) {
+        (true, true) if blocks > 1 => format!("{f} and {s} both write {place}"),
         (true, true) => format!("ranks {fr} and {sr} both write {place}"),
-        (true, false) => format!("rank {sr} reads {place}, which rank {fr} writes"),
-        _ => format!("rank {fr} reads {place}, which rank {sr} writes"),
+        (true, false) => format!("{s} reads {place}, which {f} writes"),
+        _ => format!("{f} reads {place}, which {s} writes"),
     };
     diags.report(
         DiagKind::RankRace,
@@ -489,6 +527,7 @@ mod tests {
                     (0, vec![acc(0, 64, true, 0, 1)], r0.snaps),
                     (1, vec![acc(0, 64, false, r1.snap(), 2)], r1.snaps),
                 ],
+                1,
                 &Gm::new(1 << 16),
                 &mut d,
             );
