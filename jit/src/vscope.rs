@@ -954,9 +954,7 @@ fn validate(s: &Scope) -> Result<(), Reject> {
                     || (*from == VLane::F32 && to.half().is_some());
                 pair && *part <= 1 && vr(*dst) && vr(*a) && opt(*mask, &mk)
             }
-            SInst::Call { srcs, dsts, .. } => {
-                srcs.iter().all(reg) && dsts.iter().all(|d| reg(d) && !matches!(d, RegRef::S(_)))
-            }
+            SInst::Call { srcs, dsts, .. } => srcs.iter().all(reg) && dsts.iter().all(reg),
             SInst::MaskConst { dst, .. } => mk(*dst),
             SInst::PLt { dst, rest, n, gran } => {
                 mk(*dst) && opt(*rest, &sc) && sc(*n) && matches!(gran, 1 | 2 | 4)
@@ -1772,7 +1770,7 @@ impl Gen {
                 part,
                 sat,
             } => self.vcvt(b, *from, *to, *dst, *a, *mask, *part, *sat),
-            SInst::Call { srcs, mem, .. } => self.call_op(b, k, srcs, *mem),
+            SInst::Call { srcs, dsts, mem } => self.call_op(b, k, srcs, dsts, *mem),
             SInst::MaskConst { dst, bits } => {
                 for (j, ch) in bits.chunks_exact(8).enumerate() {
                     let w = i64::from_le_bytes(ch.try_into().unwrap_or([0; 8]));

@@ -310,11 +310,13 @@ fn compiled_generic(op: Opcode) -> bool {
 /// Whether the host executes `op` for a compiled scope: register-only ops
 /// and predicate loads and stores.
 fn host_op_ok(op: Opcode) -> bool {
-    exec::vec_ops::pure(op) || exec::vec_ops::pred_mem(op)
+    exec::vec_ops::pure(op) || exec::vec_ops::ub_mem(op)
 }
 
-/// The kinds of a generic op's `n` results, from its signature.
-fn result_kinds(op: Opcode, n: usize) -> Result<Vec<Kind>, String> {
+/// The kinds of a generic op's `n` results, from its signature; a pointer
+/// result (the advanced address of a post-update UB access) has the kind of
+/// the op's pointer operand `ptr`.
+fn result_kinds(op: Opcode, n: usize, ptr: Option<Kind>) -> Result<Vec<Kind>, String> {
     let sig = op.info().signature();
     let Some(ks) = pto_isa_spec::Sig::assign(&sig.results, n) else {
         return reject(format!("'{}' with {n} results", op.name()));
@@ -323,6 +325,10 @@ fn result_kinds(op: Opcode, n: usize) -> Result<Vec<Kind>, String> {
         .map(|k| match k {
             pto_isa_spec::OperandKind::VReg => Ok(Kind::V),
             pto_isa_spec::OperandKind::Mask => Ok(Kind::M),
+            pto_isa_spec::OperandKind::Ptr if exec::vec_ops::ub_mem(op) => match ptr {
+                Some(k @ Kind::Ptr { ub: true, .. }) => Ok(k),
+                _ => reject(format!("'{}' with a non-UB pointer result", op.name())),
+            },
             other => reject(format!("'{}' with {} result", op.name(), other.describe())),
         })
         .collect()
@@ -403,8 +409,12 @@ fn def_kinds(
             VecOp::PLt { dst, rest, .. } => std::iter::once((*dst, Some(Kind::M)))
                 .chain(rest.map(|r| (r, Some(Kind::Int))))
                 .collect(),
-            VecOp::Generic { op, dsts, .. } => {
-                let ks = result_kinds(*op, dsts.len())?;
+            VecOp::Generic { op, dsts, srcs, .. } => {
+                let ptr = srcs
+                    .iter()
+                    .filter_map(|r| kind(*r))
+                    .find(|k| matches!(k, Kind::Ptr { .. }));
+                let ks = result_kinds(*op, dsts.len(), ptr)?;
                 dsts.iter().zip(ks).map(|(d, k)| (*d, Some(k))).collect()
             }
             _ => vec![],
@@ -815,13 +825,11 @@ impl Tr<'_> {
 
     /// An op the host executes: its operands' registers (no pointers) and
     /// its results (vector registers and masks).
-    fn call(&self, srcs: &[Reg], dsts: &[Reg], mem: bool) -> Result<SInst, String> {
+    fn call(&self, srcs: &[Reg], dsts_r: &[Reg], mem: bool) -> Result<SInst, String> {
         let slot = |r: &Reg| -> Result<RegRef, String> {
             match self.kind(*r)? {
                 Kind::Ptr { ub: true, .. } if mem => {}
-                Kind::Ptr { .. } if mem => {
-                    return reject("a predicate access through a non-UB pointer")
-                }
+                Kind::Ptr { .. } if mem => return reject("a UB access through a non-UB pointer"),
                 Kind::Ptr { .. } => return reject("a host-executed op with a pointer operand"),
                 _ => {}
             }
@@ -831,9 +839,14 @@ impl Tr<'_> {
                 .ok_or_else(|| format!("untyped register %{r}"))
         };
         let srcs = srcs.iter().map(slot).collect::<Result<Vec<_>, _>>()?;
-        let dsts = dsts.iter().map(slot).collect::<Result<Vec<_>, _>>()?;
-        if dsts.iter().any(|d| matches!(d, RegRef::S(_))) {
-            return reject("a host-executed op with a scalar result");
+        let dsts = dsts_r.iter().map(slot).collect::<Result<Vec<_>, _>>()?;
+        // scalar results: only a UB access's advanced pointer
+        for (d, r) in dsts.iter().zip(dsts_r) {
+            if matches!(d, RegRef::S(_))
+                && !(mem && matches!(self.kind(*r)?, Kind::Ptr { ub: true, .. }))
+            {
+                return reject("a host-executed op with a scalar result");
+            }
         }
         Ok(SInst::Call { srcs, dsts, mem })
     }
@@ -860,7 +873,7 @@ impl Tr<'_> {
             (Err(e), VecOp::Generic { op, dsts, srcs, .. }) => {
                 if exec::vec_ops::pure(*op) {
                     self.call(srcs, dsts, false)
-                } else if exec::vec_ops::pred_mem(*op) {
+                } else if exec::vec_ops::ub_mem(*op) {
                     self.call(srcs, dsts, true)
                 } else {
                     Err(e)
@@ -1252,10 +1265,21 @@ impl AccessSink for Sink<'_> {
             return false;
         }
         match host_op(self.body, self.slots, inst, regs, &mut self.written) {
-            Ok(accs) => {
-                if self.checking {
-                    let id = self.ids.get(inst as usize).copied().unwrap_or_default();
-                    for a in accs {
+            Ok((accs, vector_mem)) => {
+                let id = self.ids.get(inst as usize).copied().unwrap_or_default();
+                for a in accs {
+                    // vector loads and stores in the other distributions
+                    // take part in the store-then-load diagnosis, as in the
+                    // interpreter
+                    if vector_mem && a.space == Space::Ub {
+                        let hi = a.addr.saturating_add(a.len);
+                        if a.write {
+                            self.store_pending(inst, a.addr, hi);
+                        } else {
+                            self.load_alias(inst, a.addr, hi);
+                        }
+                    }
+                    if self.checking {
                         crate::machine::push_access(self.accs, id, a);
                     }
                 }
@@ -1340,7 +1364,7 @@ fn host_op(
     inst: u32,
     regs: &mut vscope::OpRegs,
     written: &mut (u64, u64),
-) -> Result<Vec<exec::Access>, Fault> {
+) -> Result<(Vec<exec::Access>, bool), Fault> {
     let mut accs = exec::Accesses {
         on: true,
         list: Vec::new(),
@@ -1423,11 +1447,11 @@ fn host_op(
             attrs,
         } => {
             let vals: Vec<Val> = srcs.iter().map(|r| val(*r)).collect::<Result<_, _>>()?;
-            let out = if exec::vec_ops::pred_mem(*op) {
+            let out = if exec::vec_ops::ub_mem(*op) {
                 let Some(ub) = regs.ub() else {
                     return Err(gone());
                 };
-                exec::vec_ops::run_pred_mem(
+                exec::vec_ops::run_ub_mem(
                     *op,
                     &vals,
                     attrs,
@@ -1453,6 +1477,12 @@ fn host_op(
         let ok = match (slots.get(d), v) {
             (Some((RegRef::V(i), _)), Val::VReg(x)) => regs.set_vreg(*i, &x),
             (Some((RegRef::M(i), _)), Val::Mask(x)) => regs.set_mask(*i, &x),
+            // a post-update access's advanced UB address
+            (Some((RegRef::S(i), Kind::Ptr { ub: true, .. })), Val::Ptr(p))
+                if p.space == Space::Ub =>
+            {
+                i64::try_from(p.addr).is_ok_and(|a| regs.set_scalar(*i, a))
+            }
             (_, v) => {
                 return fault(format!(
                     "a compiled scope's host op produced {} for %{d}",
@@ -1464,7 +1494,8 @@ fn host_op(
             return Err(gone());
         }
     }
-    Ok(accs.list)
+    let vector_mem = matches!(v, VecOp::Generic { op, .. } if exec::vec_mem::ub_only(*op));
+    Ok((accs.list, vector_mem))
 }
 
 /// Step limit of a vector scope (the interpreter's, spent here on backward jumps).

@@ -6488,7 +6488,36 @@ fn exec_vec(
                 .iter()
                 .map(|r| get(regs, *r).cloned())
                 .collect::<Result<_, _>>()?;
-            let out = exec::vec_ops::run(*op, &vals, attrs, local, acc)?;
+            let out = if exec::vec_mem::ub_only(*op) {
+                // loads and stores in the other distributions take part in
+                // the store-then-load diagnosis as NORM/BRC ones do
+                let mut own = Accesses {
+                    on: true,
+                    list: Vec::new(),
+                };
+                let out = exec::vec_ops::run(*op, &vals, attrs, local, &mut own)?;
+                for x in &own.list {
+                    let (lo, hi) = (x.addr, x.addr.saturating_add(x.len));
+                    if x.space == Space::Ub && x.write {
+                        match pending.last_mut() {
+                            Some(last) if last.2 == inst && last.1 == lo => last.1 = hi,
+                            Some(&mut (l, h, st)) if st == inst && l <= lo && hi <= h => {}
+                            _ if hi > lo => pending.push((lo, hi, inst)),
+                            _ => {}
+                        }
+                    } else if x.space == Space::Ub {
+                        for (slo, shi, st) in pending.iter() {
+                            if lo < *shi && *slo < hi && !alias.contains(&(*st, inst)) {
+                                alias.push((*st, inst));
+                            }
+                        }
+                    }
+                    acc.add(x.space, x.addr, x.len, x.write);
+                }
+                out
+            } else {
+                exec::vec_ops::run(*op, &vals, attrs, local, acc)?
+            };
             if out.len() != dsts.len() {
                 return fault(format!(
                     "'{}' produced {} result(s), the op defines {}",

@@ -3,7 +3,8 @@
 //! lanes with plt tail masks, scalar operands, broadcasts, compares feeding
 //! selects and masks, f32 <-> f16/bf16 conversions, bitwise ops on float
 //! lanes, predicate algebra, predicate stores and loads, interleaves and
-//! lane duplication, the last ones and every 8-bit op executed by the host)
+//! lane duplication, interleaving and up/down-sampling loads and stores, the
+//! last ones and every 8-bit op executed by the host)
 //! run interpreted, compiled, and with `--crosscheck`;
 //! outputs, instruction counts and diagnostics must agree. Plus faults and
 //! the checker's view of a compiled scope.
@@ -93,6 +94,10 @@ enum Step {
     /// c = vcmp(r, b, m, gt); psts c (NORM or PK); q = plds (NORM or US)
     /// of the same bytes; r = vsel(r, b, q)
     PMem(bool, bool),
+    /// the generic loads and stores the host executes: vstsx2 INTLV of r
+    /// and b then vldsx2 DINTLV of the same bytes and r = vsel(hi, lo, m);
+    /// or vsts r then vlds in the US or DS distribution and r = vsel(w, r, m)
+    VMem(bool, bool),
 }
 
 const F32_UN: &[&str] = &[
@@ -187,6 +192,21 @@ fn kernel(ty: Ty, n: usize, steps: &[Step], sval: &str) -> String {
                      {r} = pto.vsel {cur}, %b, %q{i} : {v}, {v}, {m} -> {v}"
                 )
             }
+            Step::VMem(true, _) => format!(
+                "pto.vstsx2 {cur}, %b, %uw[%pz], \"INTLV_B{b}\", %m : {v}, {v}, !pto.ptr<{dt}, ub>, index, {m}\n          \
+                 %lo{i}, %hi{i} = pto.vldsx2 %uw[%pz], \"DINTLV_B{b}\" : !pto.ptr<{dt}, ub>, index -> {v}, {v}\n          \
+                 {r} = pto.vsel %hi{i}, %lo{i}, %m : {v}, {v}, {m} -> {v}",
+                b = 8 * es
+            ),
+            Step::VMem(false, ds) => {
+                let d = if *ds { "DS" } else { "US" };
+                format!(
+                    "pto.vsts {cur}, %uw[%pz], %m : {v}, !pto.ptr<{dt}, ub>, {m}\n          \
+                     %w{i} = pto.vlds %uw[%pz] {{dist = \"{d}_B{b}\"}} : !pto.ptr<{dt}, ub> -> {v}\n          \
+                     {r} = pto.vsel %w{i}, {cur}, %m : {v}, {v}, {m} -> {v}",
+                    b = 8 * es
+                )
+            }
             Step::DupLane(high) => {
                 let pos = if *high { "HIGHEST" } else { "LOWEST" };
                 format!("{r} = pto.vdup {cur}, %m {{position = \"{pos}\"}} : {v}, {m} -> {v}")
@@ -211,6 +231,8 @@ fn kernel(ty: Ty, n: usize, steps: &[Step], sval: &str) -> String {
     %uz = pto.castptr %c8192_i64 : i64 -> !pto.ptr<{dt}, ub>
     %c12288_i64 = arith.constant 12288 : i64
     %up = pto.castptr %c12288_i64 : i64 -> !pto.ptr<ui8, ub>
+    %c16384_i64 = arith.constant 16384 : i64
+    %uw = pto.castptr %c16384_i64 : i64 -> !pto.ptr<{dt}, ub>
     pto.mte_gm_ub %x, %ux, %c0_i64, %cb_i64 nburst(%c1_i64, %cb_i64, %cb_i64) : !pto.ptr<{dt}, gm>, !pto.ptr<{dt}, ub>, i64, i64, i64, i64, i64
     pto.mte_gm_ub %y, %uy, %c0_i64, %cb_i64 nburst(%c1_i64, %cb_i64, %cb_i64) : !pto.ptr<{dt}, gm>, !pto.ptr<{dt}, ub>, i64, i64, i64, i64, i64
     pto.mte_gm_ub %z, %uz, %c0_i64, %cb_i64 nburst(%c1_i64, %cb_i64, %cb_i64) : !pto.ptr<{dt}, gm>, !pto.ptr<{dt}, ub>, i64, i64, i64, i64, i64
@@ -316,7 +338,7 @@ fn step(ty: Ty) -> impl Strategy<Value = Step> {
         Ty::I16 => (I32_BIN, &I32_UN[..2], I32_SC),
         Ty::I32 => (I32_BIN, I32_UN, I32_SC),
     };
-    let cvt = if ty.float() { 1 } else { 0 };
+    let float = ty.float();
     prop_oneof![
         2 => proptest::sample::select(bin).prop_map(Step::Bin),
         2 => proptest::sample::select(un).prop_map(|op| if op == "vmax" { Step::Bin(op) } else { Step::Un(op) }),
@@ -324,11 +346,14 @@ fn step(ty: Ty) -> impl Strategy<Value = Step> {
         1 => any::<bool>().prop_map(Step::Dup),
         2 => (proptest::sample::select(MODES), any::<bool>(), any::<bool>())
             .prop_map(|(m, s, sel)| Step::Cmp(m, s, sel)),
-        cvt => (any::<bool>(), any::<bool>(), any::<bool>()).prop_map(|(o, s, b)| Step::Cvt(o, s, b)),
+        // (integer lanes: an interleave instead)
+        1 => (any::<bool>(), any::<bool>(), any::<bool>())
+            .prop_map(move |(o, s, b)| if float { Step::Cvt(o, s, b) } else { Step::Intlv }),
         1 => proptest::sample::select(PRED).prop_map(Step::Pred),
         1 => Just(Step::Intlv),
         1 => any::<bool>().prop_map(Step::DupLane),
         1 => (any::<bool>(), any::<bool>()).prop_map(|(pk, us)| Step::PMem(pk, us)),
+        1 => (any::<bool>(), any::<bool>()).prop_map(|(x2, ds)| Step::VMem(x2, ds)),
     ]
 }
 
@@ -410,6 +435,7 @@ proptest! {
                         | Step::Intlv
                         | Step::DupLane(..)
                         | Step::PMem(..)
+                        | Step::VMem(..)
                 )
             });
         let want = if mixed { 0 } else { 1 };
@@ -467,6 +493,54 @@ fn the_alias_diagnosis_survives_compilation() {
             .map(|d| format!("{:?}", d.kind))
             .collect();
         assert_eq!(kinds, vec!["VectorAlias".to_string()], "{jit:?}");
+    }
+}
+
+/// The store-then-load diagnosis also covers the loads and stores the host
+/// executes for a compiled scope (distribution modes, x2 forms), with or
+/// without the barrier, in both tiers.
+#[test]
+fn the_alias_diagnosis_covers_distribution_loads_and_stores() {
+    let src = include_str!("../../examples/diagnostics/vector-alias.pto");
+    let norm_load = "%v = pto.vlds %ub[%c0] : !pto.ptr<f32, ub> -> !pto.vreg<64xf32>";
+    let norm_store =
+        "pto.vsts %z, %ub[%c0], %all : !pto.vreg<64xf32>, !pto.ptr<f32, ub>, !pto.mask<b32>";
+    assert!(src.contains(norm_load) && src.contains(norm_store));
+    let unpk =
+        "%v = pto.vlds %ub[%c0] {dist = \"UNPK_B16\"} : !pto.ptr<f32, ub> -> !pto.vreg<64xf32>";
+    let pk = "pto.vsts %z, %ub[%c0], %all {dist = \"PK_B32\"} : !pto.vreg<64xf32>, !pto.ptr<f32, ub>, !pto.mask<b32>";
+    let x2 = "%v, %w = pto.vldsx2 %ub[%c0], \"DINTLV_B32\" : !pto.ptr<f32, ub>, index -> !pto.vreg<64xf32>, !pto.vreg<64xf32>";
+    let variants = [
+        ("vsts, then an UNPK vlds", src.replace(norm_load, unpk)),
+        ("a PK vsts, then vlds", src.replace(norm_store, pk)),
+        ("vsts, then vldsx2", src.replace(norm_load, x2)),
+    ];
+    for (what, v) in variants {
+        let fenced = v.replacen("      %v", "      pto.mem_bar \"VST_VLD\"\n      %v", 1);
+        for (src, want) in [(&v, 1), (&fenced, 0)] {
+            let k = load_text("alias.pto", src, None).unwrap_or_else(|e| panic!("{e}\n{src}"));
+            for jit in [JitMode::Off, JitMode::Always] {
+                let cfg = Config {
+                    profile: k.profile,
+                    jit,
+                    check: CheckMode::Warn,
+                    ..Config::default()
+                };
+                let f = run_kernel(&k, &cfg, None, &[]).unwrap();
+                assert!(f.out.error.is_none(), "{what}, {jit:?}: {:?}", f.out.error);
+                let n = f
+                    .out
+                    .diags
+                    .list
+                    .iter()
+                    .filter(|d| format!("{:?}", d.kind) == "VectorAlias")
+                    .count();
+                assert_eq!(n, want, "{what}, {jit:?}:\n{src}");
+                if jit == JitMode::Always {
+                    assert_eq!(f.out.jit.scope_execs, 1, "{what}: compiled");
+                }
+            }
+        }
     }
 }
 

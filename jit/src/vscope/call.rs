@@ -83,6 +83,18 @@ impl OpRegs<'_> {
     pub fn set_mask(&mut self, i: u32, m: &[u8; 32]) -> bool {
         self.put(self.masks + 4 * i as usize, m)
     }
+
+    /// Sets scalar slot `i` (a result the compiled code reloads after the
+    /// op; false: no such slot).
+    pub fn set_scalar(&mut self, i: u32, v: i64) -> bool {
+        match self.words.get_mut(HEADER + i as usize) {
+            Some(w) if HEADER + (i as usize) < self.vregs => {
+                *w = v as u64;
+                true
+            }
+            _ => false,
+        }
+    }
 }
 
 /// Runs `f` on the registers of the state buffer at `state` (`words` words;
@@ -127,9 +139,17 @@ pub(super) fn with_regs(
 }
 
 impl Gen {
-    /// `SInst::Call`: spills the scalar operands, calls the host, and stops
-    /// the scope with [`STATUS_OP`] when the op failed.
-    pub(super) fn call_op(&self, b: &mut FunctionBuilder, k: u32, srcs: &[RegRef], mem: bool) {
+    /// `SInst::Call`: spills the scalar operands, calls the host, stops the
+    /// scope with [`STATUS_OP`] when the op failed, and reloads the scalar
+    /// results (a post-update load's advanced address).
+    pub(super) fn call_op(
+        &self,
+        b: &mut FunctionBuilder,
+        k: u32,
+        srcs: &[RegRef],
+        dsts: &[RegRef],
+        mem: bool,
+    ) {
         let sf = st_flags();
         if mem {
             self.flush(b);
@@ -160,6 +180,17 @@ impl Gen {
         let r = b.inst_results(call)[0];
         let ok = b.ins().icmp_imm_s(IntCC::Equal, r, 0);
         self.guard(b, ok, STATUS_OP, k, None);
+        for d in dsts {
+            if let RegRef::S(i) = *d {
+                let v = b.ins().load(
+                    types::I64,
+                    st_flags(),
+                    self.state,
+                    ((HEADER + i as usize) * 8) as i32,
+                );
+                b.def_var(self.vars[i as usize], v);
+            }
+        }
     }
 }
 
@@ -220,12 +251,60 @@ mod tests {
             c.call(&mut st, &mut [], 10, &mut host),
             ScopeStatus::OpFailed { inst: 1 }
         );
-        // a scalar result is malformed
-        s2.insts[1] = SInst::Call {
-            srcs: vec![],
-            dsts: vec![RegRef::S(0)],
-            mem: false,
+    }
+
+    /// Instruction 1 sets scalar 0 to 42 (a post-update access's advanced
+    /// pointer); instruction 3 records the scalar it is handed.
+    struct Scalars(Vec<i64>);
+
+    impl AccessSink for Scalars {
+        fn load(&mut self, _: u32, _: u64, _: u64) {}
+        fn store(&mut self, _: u32, _: u64, _: u64) {}
+        fn barrier(&mut self) {}
+        fn op(&mut self, inst: u32, regs: &mut OpRegs) -> bool {
+            match inst {
+                1 => regs.set_scalar(0, 42),
+                _ => {
+                    self.0.extend(regs.scalar(1));
+                    true
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_host_op_scalar_result_is_reloaded() {
+        let s = Scope {
+            insts: vec![
+                SInst::Const { dst: 0, v: 3 },
+                SInst::Call {
+                    srcs: vec![RegRef::S(0)],
+                    dsts: vec![RegRef::S(0)],
+                    mem: false,
+                },
+                SInst::Bin {
+                    op: super::super::IntOp::Add,
+                    dst: 1,
+                    a: 0,
+                    b: 0,
+                    bits: 64,
+                    unsigned: false,
+                },
+                SInst::Call {
+                    srcs: vec![RegRef::S(1)],
+                    dsts: vec![],
+                    mem: false,
+                },
+                SInst::Exit,
+            ],
+            scalars: 2,
+            vregs: 0,
+            masks: 0,
         };
-        assert!(compile(&s2).is_err());
+        let c = compile(&s).unwrap();
+        let mut st = c.new_state();
+        let mut host = Scalars(Vec::new());
+        assert_eq!(c.call(&mut st, &mut [], 10, &mut host), ScopeStatus::Ok);
+        assert_eq!(host.0, vec![84]);
     }
 }

@@ -13,6 +13,7 @@
 use pto_isa_spec::Opcode;
 
 use crate::exec::vec_ops::{bit, zreg, Args, Cx, VReg};
+use crate::exec::vec_pred::UbMem;
 use crate::exec::{Accesses, Fault};
 use crate::mem::Local;
 use crate::program::{attr, AttrVal};
@@ -94,21 +95,34 @@ fn place(cx: &Cx, a: &Args, post: bool) -> Result<(u64, Ptr, Option<Val>), Fault
     }
 }
 
-fn read(local: &Local, acc: &mut Accesses, at: u64, len: u64) -> Result<Vec<u8>, Fault> {
+fn read(local: &dyn UbMem, acc: &mut Accesses, at: u64, len: u64) -> Result<Vec<u8>, Fault> {
     acc.add(Space::Ub, at, len, false);
-    Ok(local.slice(Space::Ub, at, len)?.to_vec())
+    Ok(local.ub(at, len)?.to_vec())
 }
 
-fn write(local: &mut Local, acc: &mut Accesses, at: u64, bytes: &[u8]) -> Result<(), Fault> {
+fn write(local: &mut dyn UbMem, acc: &mut Accesses, at: u64, bytes: &[u8]) -> Result<(), Fault> {
     acc.add(Space::Ub, at, bytes.len() as u64, true);
-    local
-        .slice_mut(Space::Ub, at, bytes.len() as u64)?
-        .copy_from_slice(bytes);
+    local.ub_mut(at, bytes.len() as u64)?.copy_from_slice(bytes);
     Ok(())
 }
 
-/// Executes a load/store routed here.
-pub fn run(cx: &Cx, a: &Args, local: &mut Local, acc: &mut Accesses) -> Result<Vec<Val>, Fault> {
+/// Whether `op` touches nothing but UB bytes and its operands (no special
+/// register, no alignment state), so [`run_ub`] executes it on any
+/// [`UbMem`]: `vlds`/`vsts` in a distribution mode and `vldsx2`/`vstsx2`.
+pub fn ub_only(op: Opcode) -> bool {
+    matches!(
+        op,
+        Opcode::VLds | Opcode::VSts | Opcode::VLdsx2 | Opcode::VStsx2
+    )
+}
+
+/// Executes an [`ub_only`] op with `ub` as the unified buffer.
+pub fn run_ub(
+    cx: &Cx,
+    a: &Args,
+    local: &mut dyn UbMem,
+    acc: &mut Accesses,
+) -> Result<Vec<Val>, Fault> {
     let mode = dist(cx);
     match cx.op {
         Opcode::VLds => {
@@ -178,6 +192,14 @@ pub fn run(cx: &Cx, a: &Args, local: &mut Local, acc: &mut Accesses) -> Result<V
             }
             Ok(next.into_iter().collect())
         }
+        _ => cx.err("is not a UB-only load or store"),
+    }
+}
+
+/// Executes a load/store routed here.
+pub fn run(cx: &Cx, a: &Args, local: &mut Local, acc: &mut Accesses) -> Result<Vec<Val>, Fault> {
+    match cx.op {
+        op if ub_only(op) => run_ub(cx, a, local, acc),
         Opcode::VSldb | Opcode::VSstb => blocks(cx, a, local, acc),
         Opcode::InitAlign
         | Opcode::VLdas
@@ -200,7 +222,8 @@ pub fn run(cx: &Cx, a: &Args, local: &mut Local, acc: &mut Accesses) -> Result<V
                 return cx.err("needs a vector operand");
             };
             let n = local.spr.sqzn.min(256);
-            write(local, acc, p.addr + local.spr.ar, &v[..n as usize])?;
+            let at = p.addr + local.spr.ar;
+            write(local, acc, at, &v[..n as usize])?;
             let post = match cx.sym_or_pos(&["mode"]) {
                 Some("POST_UPDATE") => true,
                 Some("NO_POST_UPDATE") => false,
@@ -296,7 +319,8 @@ pub fn run(cx: &Cx, a: &Args, local: &mut Local, acc: &mut Accesses) -> Result<V
             }
             let post = results(cx) > 0;
             let at = if post { p.addr } else { moved as u64 };
-            write(local, acc, at, &(local.spr.ar as u32).to_le_bytes())?;
+            let ar = (local.spr.ar as u32).to_le_bytes();
+            write(local, acc, at, &ar)?;
             Ok(if post {
                 vec![Val::Ptr(Ptr {
                     addr: moved as u64,
@@ -541,7 +565,7 @@ fn load(
     cx: &Cx,
     mode: &str,
     es: usize,
-    local: &Local,
+    local: &dyn UbMem,
     acc: &mut Accesses,
     at: u64,
 ) -> Result<Box<VReg>, Fault> {
@@ -597,7 +621,7 @@ fn store(
     es: usize,
     v: &VReg,
     m: Option<&crate::exec::vec_ops::Mask>,
-    local: &mut Local,
+    local: &mut dyn UbMem,
     acc: &mut Accesses,
     at: u64,
 ) -> Result<(), Fault> {

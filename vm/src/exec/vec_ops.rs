@@ -186,6 +186,31 @@ pub fn run_pred_mem(
     vec_pred::run(&Cx { op, attrs }, &a, Some(ub), acc)
 }
 
+/// Whether `op` touches UB and nothing else but its operands: the predicate
+/// loads and stores ([`pred_mem`]) and the plain vector loads and stores of
+/// the generic path (`vec_mem::ub_only`), which [`run_ub_mem`] executes.
+pub fn ub_mem(op: Opcode) -> bool {
+    pred_mem(op) || vec_mem::ub_only(op)
+}
+
+/// Executes a [`ub_mem`] op on `ub` as [`run`] does.
+pub fn run_ub_mem(
+    op: Opcode,
+    srcs: &[Val],
+    attrs: &Attrs,
+    ub: &mut dyn vec_pred::UbMem,
+    acc: &mut Accesses,
+) -> Result<Vec<Val>, Fault> {
+    if pred_mem(op) {
+        return run_pred_mem(op, srcs, attrs, ub, acc);
+    }
+    if !vec_mem::ub_only(op) {
+        return fault(format!("'{}' needs more than UB", op.name()));
+    }
+    let a = Args::split(srcs);
+    vec_mem::run_ub(&Cx { op, attrs }, &a, ub, acc)
+}
+
 /// Whether the generic path implements `op` (lowering sends only these here).
 pub fn implemented(op: Opcode) -> bool {
     group(op).is_some() || vmi::implemented(op)
