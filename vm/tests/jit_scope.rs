@@ -3,8 +3,8 @@
 //! lanes with plt tail masks, scalar operands, broadcasts, compares feeding
 //! selects and masks, f32 <-> f16/bf16 conversions, bitwise ops on float
 //! lanes, predicate algebra, predicate stores and loads, interleaves and
-//! lane duplication, interleaving and up/down-sampling loads and stores, the
-//! last ones and every 8-bit op executed by the host)
+//! lane duplication, interleaving, up/down-sampling and block-strided loads
+//! and stores, the last ones and every 8-bit op executed by the host)
 //! run interpreted, compiled, and with `--crosscheck`;
 //! outputs, instruction counts and diagnostics must agree. Plus faults and
 //! the checker's view of a compiled scope.
@@ -98,6 +98,8 @@ enum Step {
     /// and b then vldsx2 DINTLV of the same bytes and r = vsel(hi, lo, m);
     /// or vsts r then vlds in the US or DS distribution and r = vsel(w, r, m)
     VMem(bool, bool),
+    /// vsstb r block by block, vsldb the same blocks; r = vsel(k, r, m)
+    VBlk,
 }
 
 const F32_UN: &[&str] = &[
@@ -207,6 +209,11 @@ fn kernel(ty: Ty, n: usize, steps: &[Step], sval: &str) -> String {
                     b = 8 * es
                 )
             }
+            Step::VBlk => format!(
+                "pto.vsstb {cur}, %uw, %c1_i16, %c2_i16, %m : {v}, !pto.ptr<{dt}, ub>, i16, i16, {m}\n          \
+                 %k{i} = pto.vsldb %uw, %c1_i16, %c2_i16, %m : !pto.ptr<{dt}, ub>, i16, i16, {m} -> {v}\n          \
+                 {r} = pto.vsel %k{i}, {cur}, %m : {v}, {v}, {m} -> {v}"
+            ),
             Step::DupLane(high) => {
                 let pos = if *high { "HIGHEST" } else { "LOWEST" };
                 format!("{r} = pto.vdup {cur}, %m {{position = \"{pos}\"}} : {v}, {m} -> {v}")
@@ -241,6 +248,8 @@ fn kernel(ty: Ty, n: usize, steps: &[Step], sval: &str) -> String {
     pto.vecscope {{
       %c0 = arith.constant 0 : index
       %pz = arith.constant 0 : index
+      %c1_i16 = arith.constant 1 : i16
+      %c2_i16 = arith.constant 2 : i16
       %cl = arith.constant {lanes} : index
       %cend = arith.constant {end} : index
       %n = arith.constant {n} : i32
@@ -354,6 +363,7 @@ fn step(ty: Ty) -> impl Strategy<Value = Step> {
         1 => any::<bool>().prop_map(Step::DupLane),
         1 => (any::<bool>(), any::<bool>()).prop_map(|(pk, us)| Step::PMem(pk, us)),
         1 => (any::<bool>(), any::<bool>()).prop_map(|(x2, ds)| Step::VMem(x2, ds)),
+        1 => Just(Step::VBlk),
     ]
 }
 
@@ -436,6 +446,7 @@ proptest! {
                         | Step::DupLane(..)
                         | Step::PMem(..)
                         | Step::VMem(..)
+                        | Step::VBlk
                 )
             });
         let want = if mixed { 0 } else { 1 };

@@ -108,11 +108,17 @@ fn write(local: &mut dyn UbMem, acc: &mut Accesses, at: u64, bytes: &[u8]) -> Re
 
 /// Whether `op` touches nothing but UB bytes and its operands (no special
 /// register, no alignment state), so [`run_ub`] executes it on any
-/// [`UbMem`]: `vlds`/`vsts` in a distribution mode and `vldsx2`/`vstsx2`.
+/// [`UbMem`]: `vlds`/`vsts` in a distribution mode, `vldsx2`/`vstsx2` and
+/// the block-strided `vsldb`/`vsstb`.
 pub fn ub_only(op: Opcode) -> bool {
     matches!(
         op,
-        Opcode::VLds | Opcode::VSts | Opcode::VLdsx2 | Opcode::VStsx2
+        Opcode::VLds
+            | Opcode::VSts
+            | Opcode::VLdsx2
+            | Opcode::VStsx2
+            | Opcode::VSldb
+            | Opcode::VSstb
     )
 }
 
@@ -192,6 +198,7 @@ pub fn run_ub(
             }
             Ok(next.into_iter().collect())
         }
+        Opcode::VSldb | Opcode::VSstb => blocks(cx, a, local, acc),
         _ => cx.err("is not a UB-only load or store"),
     }
 }
@@ -200,7 +207,6 @@ pub fn run_ub(
 pub fn run(cx: &Cx, a: &Args, local: &mut Local, acc: &mut Accesses) -> Result<Vec<Val>, Fault> {
     match cx.op {
         op if ub_only(op) => run_ub(cx, a, local, acc),
-        Opcode::VSldb | Opcode::VSstb => blocks(cx, a, local, acc),
         Opcode::InitAlign
         | Opcode::VLdas
         | Opcode::VLdus
@@ -433,7 +439,7 @@ pub fn run(cx: &Cx, a: &Args, local: &mut Local, acc: &mut Accesses) -> Result<V
 /// `vsldb`/`vsstb`: eight 32-byte blocks, block `b` at `base +
 /// repeat_stride + b * block_stride` blocks; a masked-off block loads zeros
 /// or is not written (a block is on when its first byte's predicate bit is).
-fn blocks(cx: &Cx, a: &Args, local: &mut Local, acc: &mut Accesses) -> Result<Vec<Val>, Fault> {
+fn blocks(cx: &Cx, a: &Args, local: &mut dyn UbMem, acc: &mut Accesses) -> Result<Vec<Val>, Fault> {
     let Some(p) = a.p.first().copied() else {
         return cx.err("needs a UB pointer");
     };
