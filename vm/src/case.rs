@@ -1356,6 +1356,29 @@ fn read_bin(p: &Path) -> Result<Option<Vec<u8>>, CaseError> {
     }
 }
 
+/// An output's golden file, its size checked when the case was bound.
+struct Golden {
+    path: PathBuf,
+    len: u64,
+}
+
+/// The bytes of a golden file (which must still hold `len` bytes).
+fn read_golden(g: &Golden) -> Result<Vec<u8>, CaseError> {
+    match read_bin(&g.path)? {
+        Some(b) if b.len() as u64 == g.len => Ok(b),
+        Some(b) => bad(format!(
+            "{}: {} bytes now, {} when the case was bound (changed during the run?)",
+            g.path.display(),
+            b.len(),
+            g.len
+        )),
+        None => bad(format!(
+            "{}: gone (removed during the run?)",
+            g.path.display()
+        )),
+    }
+}
+
 /// A case's data file's size (`None` when it does not exist), checked as
 /// [`read_bin`] checks it, for a file read straight into GM later.
 fn stat_bin(p: &Path) -> Result<Option<u64>, CaseError> {
@@ -1618,7 +1641,9 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
     let mut bindings: Vec<Binding> = Vec::new();
     let mut args = Vec::new();
     let mut any_golden = false;
-    let mut goldens: Vec<Option<Vec<u8>>> = Vec::new();
+    // each output's golden file, read when its output is compared (one at a
+    // time: two 128 MiB goldens are not held at once)
+    let mut goldens: Vec<Option<Golden>> = Vec::new();
     // bytes the host writes back per argument: its buffer, or the smaller
     // file `ReadFile` filled it from (which sets the size variable to the
     // file's size, so the later `WriteFile` writes that many bytes)
@@ -1695,7 +1720,14 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
                     }
                 }
                 // a copy is an input only: the file's golden is its buffer's
-                let golden = if copy { None } else { read_bin(&gp)? };
+                let golden = if copy {
+                    None
+                } else {
+                    stat_bin(&gp)?.map(|len| Golden {
+                        path: gp.clone(),
+                        len,
+                    })
+                };
                 // with a main.cpp, a pure output (never read) starts zeroed
                 let pure_out = mc
                     .as_ref()
@@ -1736,7 +1768,7 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
                 } else if let Some(n) = input_len {
                     (n, "")
                 } else if let Some(g) = &golden {
-                    (g.len() as u64, "")
+                    (g.len, "")
                 } else if let Some(b) = toml_bytes {
                     (b, "case.toml")
                 } else if views > 0 {
@@ -1759,7 +1791,7 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
                     }
                     _ => size,
                 };
-                let golden_len = golden.as_ref().map(|g| g.len() as u64);
+                let golden_len = golden.as_ref().map(|g| g.len);
                 for (p, data) in [(&vp, input_len), (&gp, golden_len)] {
                     let Some(n) = data else { continue };
                     if !why.is_empty() && n != size && n != file_len {
@@ -1936,20 +1968,26 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
         notes.push(format!("launch.cpp launches {n} blocks"));
         cfg.blocks = n;
     }
-    // only outputs come back out of GM (inputs can be hundreds of MiB)
+    // only outputs come back out of GM (inputs can be hundreds of MiB), and
+    // an output that is only compared is compared in place
     let read_back: Vec<crate::ReadBack> = (0..args.len())
         .map(|i| {
+            let golden = goldens.get(i).is_some_and(|g| g.is_some());
             let out = bindings
                 .get(i)
                 .is_some_and(|b| b.output || script_outputs.contains(&i))
-                || goldens.get(i).is_some_and(|g| g.is_some());
-            if out {
+                || golden;
+            if golden && !multi && out_dir.is_none() && !script_outputs.contains(&i) {
+                crate::ReadBack::Visit
+            } else if out {
                 crate::ReadBack::Always
             } else {
                 crate::ReadBack::Never
             }
         })
         .collect();
+    // results of the outputs compared in place, by argument
+    let mut compared: HashMap<usize, Result<(Cmp, String), CaseError>> = HashMap::new();
     let fin = if multi {
         // each rank runs over its own slice of every stacked file
         // (docs/cases.md), the results stacked back in rank order
@@ -2009,12 +2047,26 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
             buffers: stacked,
         }
     } else {
-        let mut f = crate::run_kernel_ranks_reading(
+        let dtypes: Vec<Option<DType>> = bindings.iter().map(|b| b.dtype).collect();
+        let mut visit = |_: usize, i: usize, bytes: &[u8]| {
+            let (Some(Some(g)), Some(Some(dt))) = (goldens.get(i), dtypes.get(i)) else {
+                return;
+            };
+            let got = &bytes[..file_lens[i].min(bytes.len())];
+            let r = read_golden(g).map(|want| {
+                let cmp = compare(*dt, &want, got, rtol, atol);
+                let first = cmp.describe_first(*dt, &want, got, &[]);
+                (cmp, first)
+            });
+            compared.insert(i, r);
+        };
+        let mut f = crate::run_kernel_ranks_visiting(
             &kernel,
             &cfg,
             Some(&func.name),
             &[&args[..]],
             &read_back,
+            &mut visit,
         )
         .map_err(|e| CaseError { code: 2, msg: e })?;
         crate::Finished {
@@ -2165,8 +2217,15 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
             }
             None => None,
         };
-        let cmp = compare(dt, g, got, rtol, atol);
-        let first = cmp.describe_first(dt, g, got, &[]);
+        let (cmp, first) = match compared.remove(&b.arg) {
+            Some(r) => r?,
+            None => {
+                let want = read_golden(g)?;
+                let cmp = compare(dt, &want, got, rtol, atol);
+                let first = cmp.describe_first(dt, &want, got, &[]);
+                (cmp, first)
+            }
+        };
         if cmp.mismatches > 0 {
             code = code.max(1);
         }

@@ -333,7 +333,14 @@ pub enum ReadBack {
     IfChanged,
     /// Never (it comes back empty).
     Never,
+    /// Handed in place to the visitor of [`run_kernel_ranks_visiting`] (it
+    /// comes back empty): compared without a copy.
+    Visit,
 }
+
+/// What [`run_kernel_ranks_visiting`] hands its visitor: rank, argument
+/// index, and the buffer's bytes in GM.
+pub type Visitor<'v> = dyn FnMut(usize, usize, &[u8]) + 'v;
 
 /// [`run_kernel_ranks`] reading back only the buffers `read_back` asks for
 /// (by argument index, the same for every rank; a missing entry is
@@ -347,6 +354,21 @@ pub fn run_kernel_ranks_reading<A: AsRef<[Arg]>>(
     args: &[A],
     read_back: &[ReadBack],
 ) -> Result<FinishedRanks, String> {
+    run_kernel_ranks_visiting(kernel, cfg, entry, args, read_back, &mut |_, _, _| {})
+}
+
+/// [`run_kernel_ranks_reading`] where a [`ReadBack::Visit`] buffer is not
+/// copied out of GM but handed to `visit` in place after the run (rank,
+/// argument index, bytes): a case that compares a 128 MiB output with its
+/// golden needs no second 128 MiB buffer.
+pub fn run_kernel_ranks_visiting<A: AsRef<[Arg]>>(
+    kernel: &Kernel,
+    cfg: &Config,
+    entry: Option<&str>,
+    args: &[A],
+    read_back: &[ReadBack],
+    visit: &mut Visitor<'_>,
+) -> Result<FinishedRanks, String> {
     let mut buffers = Vec::new();
     let mut unchanged = Vec::new();
     let out = run_ranks_into(
@@ -354,7 +376,11 @@ pub fn run_kernel_ranks_reading<A: AsRef<[Arg]>>(
         cfg,
         entry,
         args,
-        Some((read_back, &mut unchanged)),
+        Some(Reading {
+            modes: read_back,
+            unchanged: &mut unchanged,
+            visit,
+        }),
         &mut buffers,
     )?;
     Ok(FinishedRanks {
@@ -364,6 +390,14 @@ pub fn run_kernel_ranks_reading<A: AsRef<[Arg]>>(
     })
 }
 
+/// What to read back after a run: the mode per argument, where to mark the
+/// unchanged buffers, and the visitor of [`ReadBack::Visit`] buffers.
+struct Reading<'a, 'v> {
+    modes: &'a [ReadBack],
+    unchanged: &'a mut Vec<Vec<bool>>,
+    visit: &'a mut Visitor<'v>,
+}
+
 /// The runs behind [`run_kernel_ranks`] and [`run_kernel_into`]: `buffers[r][i]`
 /// receives rank `r`'s argument `i`, reusing the vectors already there.
 fn run_ranks_into<A: AsRef<[Arg]>>(
@@ -371,7 +405,7 @@ fn run_ranks_into<A: AsRef<[Arg]>>(
     cfg: &Config,
     entry: Option<&str>,
     args: &[A],
-    read_back: Option<(&[ReadBack], &mut Vec<Vec<bool>>)>,
+    read_back: Option<Reading<'_, '_>>,
     buffers: &mut Vec<Vec<Vec<u8>>>,
 ) -> Result<RunOutput, String> {
     let prog = &kernel.program;
@@ -488,9 +522,13 @@ fn run_ranks_into<A: AsRef<[Arg]>>(
     }
     let out = machine::run_ranks(prog, cfg, &gm, entry, &vals);
     buffers.resize_with(places.len(), Vec::new);
-    let (modes, mut unchanged) = match read_back {
-        Some((m, u)) => (Some(m), Some(u)),
-        None => (None, None),
+    let (modes, mut unchanged, mut visit) = match read_back {
+        Some(Reading {
+            modes,
+            unchanged,
+            visit,
+        }) => (Some(modes), Some(unchanged), Some(visit)),
+        None => (None, None, None),
     };
     if let Some(u) = unchanged.as_deref_mut() {
         *u = places.iter().map(|p| vec![false; p.len()]).collect();
@@ -508,6 +546,13 @@ fn run_ranks_into<A: AsRef<[Arg]>>(
             };
             let keep = match (mode, fills[r].get(i).copied().flatten()) {
                 (ReadBack::Never, _) => false,
+                (ReadBack::Visit, _) => {
+                    if let Some(v) = visit.as_deref_mut() {
+                        gm.with_exclusive(*at, *len as usize, |bytes| v(r, i, bytes))
+                            .map_err(|e| e.to_string())?;
+                    }
+                    false
+                }
                 (ReadBack::IfChanged, Some(f)) if gm.holds(*at, &f)? => {
                     if let Some(u) = unchanged.as_deref_mut() {
                         u[r][i] = true;

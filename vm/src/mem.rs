@@ -397,6 +397,26 @@ impl Gm {
         Ok(())
     }
 
+    /// Calls `f` with the `len` bytes at `addr`, in place while nothing else
+    /// can reach GM (the results after a run): no copy on little-endian
+    /// hosts, so comparing a large output costs no second buffer.
+    pub fn with_exclusive<T>(
+        &mut self,
+        addr: u64,
+        len: usize,
+        f: impl FnOnce(&[u8]) -> T,
+    ) -> Result<T, OutOfBounds> {
+        if cfg!(target_endian = "big") {
+            let mut out = vec![0; len];
+            self.read(addr, &mut out)?;
+            return Ok(f(&out));
+        }
+        let (_, a) = self.seg(addr, len as u64)?;
+        let r = (addr >> RANK_SHIFT) as usize;
+        let bytes = words_as_bytes(&mut self.segs[r].words);
+        Ok(f(&bytes[a..a + len]))
+    }
+
     /// Whether GM at `addr` still holds `fill` (after a run: did the kernel
     /// change that buffer?), compared in place while nothing else can reach
     /// GM: no copy, no allocation beyond a chunk for a file.

@@ -1,7 +1,10 @@
 //! `run_kernel_ranks_reading`: which buffers come back out of GM after a
-//! run, and `Arg::File` buffers filled straight from a file.
+//! run, buffers handed to a visitor in place, and `Arg::File` buffers filled
+//! straight from a file.
 
-use pto_vm::{load_text, run_kernel_ranks_reading, Arg, Config, ReadBack};
+use pto_vm::{
+    load_text, run_kernel_ranks_reading, run_kernel_ranks_visiting, Arg, Config, ReadBack,
+};
 
 fn vadd() -> pto_vm::Kernel {
     let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/vadd.pto"))
@@ -47,6 +50,48 @@ fn only_what_is_asked_for_comes_back() {
     assert_eq!(f.buffers[0][0], x);
     assert!(f.buffers[0][2].is_empty());
     assert_eq!(f.unchanged, vec![vec![false; 3]]);
+}
+
+/// A `Visit` buffer reaches the visitor with its final bytes, on every
+/// rank, and comes back empty; the others follow their own modes.
+#[test]
+fn visited_buffers_are_handed_over_in_place() {
+    let k = vadd();
+    let cfg = Config {
+        profile: k.profile,
+        ..Config::default()
+    };
+    let per_rank: Vec<Vec<Arg>> = (0..2)
+        .map(|r| {
+            vec![
+                Arg::Buffer(f32s((0..1024).map(|i| (i + r) as f32))),
+                Arg::Buffer(f32s((0..1024).map(|i| (i % 5) as f32))),
+                Arg::Buffer(vec![0; 4096]),
+            ]
+        })
+        .collect();
+    let mut seen = Vec::new();
+    let f = run_kernel_ranks_visiting(
+        &k,
+        &cfg,
+        None,
+        &per_rank,
+        &[ReadBack::Never, ReadBack::Always, ReadBack::Visit],
+        &mut |r, i, bytes| seen.push((r, i, bytes.to_vec())),
+    )
+    .expect("runs");
+    assert!(f.out.error.is_none(), "{:?}", f.out.error);
+    assert_eq!(seen.len(), 2);
+    for (r, (sr, si, bytes)) in seen.into_iter().enumerate() {
+        assert_eq!((sr, si), (r, 2));
+        assert_eq!(
+            bytes,
+            f32s((0..1024).map(|i| (i + r) as f32 + (i % 5) as f32)),
+            "rank {r}"
+        );
+        assert!(f.buffers[r][2].is_empty() && f.buffers[r][0].is_empty());
+        assert_eq!(f.buffers[r][1], f32s((0..1024).map(|i| (i % 5) as f32)));
+    }
 }
 
 #[test]
