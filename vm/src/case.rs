@@ -309,6 +309,8 @@ pub struct CaseReport {
     pub code: u8,
     /// Where the outputs were written (`None`: nowhere).
     pub out_dir: Option<PathBuf>,
+    /// `--watch` reports, rendered (`machine::watch::render`).
+    pub watch: Vec<String>,
 }
 
 // ---------------------------------------------------------------- main.cpp
@@ -1961,6 +1963,13 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
     if let (false, Some(c)) = (opts.chosen.check, header.check) {
         cfg.check = c;
     }
+    if !cfg.watch_lines.is_empty() {
+        if let Some(m) = crate::machine::watch::missing_lines(prog, &cfg.watch_lines) {
+            return bad(m);
+        }
+        // compiled regions would hide what the watched instructions produce
+        cfg.jit = crate::JitMode::Off;
+    }
     let rtol = opts.rtol.or(header.rtol);
     let atol = opts.atol.or(header.atol);
     // the launch's block count, unless the command line chose one
@@ -2074,6 +2083,7 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
             buffers: f.buffers.pop().unwrap_or_default(),
         }
     };
+    let watch = crate::machine::watch::render(prog, &fin.out, multi);
     let diagnostics: Vec<String> = fin
         .out
         .diags
@@ -2274,6 +2284,7 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
         stats: fin.out.run_stats(),
         code,
         out_dir,
+        watch,
     })
 }
 

@@ -240,6 +240,12 @@ fn int_op(op: BinOp) -> Option<IntOp> {
 }
 
 /// Registers an instruction reads and defines (supported instructions only).
+/// The registers an instruction defines, where the scope translator knows
+/// its form (empty otherwise).
+pub(crate) fn defs_of(k: &K) -> Vec<Reg> {
+    regs_of(k).map(|(_, d)| d).unwrap_or_default()
+}
+
 fn regs_of(k: &K) -> Result<(Vec<Reg>, Vec<Reg>), String> {
     Ok(match k {
         K::Const { dst, .. } => (vec![], vec![*dst]),

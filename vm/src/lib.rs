@@ -39,6 +39,7 @@ use pto_isa_spec::ProfileId;
 
 pub use diag::{DiagKind, Diags, RunDiag};
 pub use jitcall::JitStats;
+pub use machine::watch::{WatchLine, WatchReport};
 pub use machine::{run, run_ranks, ArchState, CoreState, RunError, RunOutput, TraceEvent};
 pub use program::Program;
 pub use value::{Ptr, Space, Val};
@@ -113,6 +114,9 @@ pub struct Config {
     pub jit_fuse: bool,
     /// Wall-clock deadline and a live step counter for progress display.
     pub watch: Option<Watch>,
+    /// Source lines whose instructions report what they produced
+    /// (`--watch`; [`RunOutput::watch`]).
+    pub watch_lines: Vec<WatchLine>,
 }
 
 /// What a caller can watch from outside a run: a wall-clock deadline (the run
@@ -141,6 +145,7 @@ impl Default for Config {
             crosscheck: false,
             jit_fuse: true,
             watch: None,
+            watch_lines: Vec::new(),
         }
     }
 }

@@ -25,6 +25,7 @@ use crate::value::{Ptr, Space, Tile, Val, View};
 use crate::{CheckMode, Config, Sched};
 
 mod flags;
+pub mod watch;
 mod xblock;
 use flags::FlagTable;
 
@@ -146,6 +147,10 @@ pub struct RunOutput {
     pub arch: Vec<ArchState>,
     /// What the JIT did.
     pub jit: crate::jitcall::JitStats,
+    /// `--watch` reports, block by block in execution order.
+    pub watch: Vec<watch::WatchReport>,
+    /// Executions of each watched line, summed over blocks.
+    pub watch_counts: Vec<(u32, u64)>,
 }
 
 impl RunOutput {
@@ -883,6 +888,13 @@ pub fn run_ranks(
         total.pipe_insts += r.pipe_insts;
         total.trace.extend(r.trace);
         total.trace_dropped += r.trace_dropped;
+        total.watch.extend(r.watch);
+        for (line, n) in r.watch_counts {
+            match total.watch_counts.iter_mut().find(|c| c.0 == line) {
+                Some(c) => c.1 += n,
+                None => total.watch_counts.push((line, n)),
+            }
+        }
         total.arch.extend(r.arch);
         if total.op_counts.len() < r.op_counts.len() {
             total.op_counts.resize(r.op_counts.len(), 0);
@@ -970,6 +982,8 @@ struct Cluster<'a> {
     xlog: Option<xblock::Log>,
     /// The rank's vector clock for the cross-rank check.
     rclock: Option<xblock::RankClock>,
+    /// `--watch` reports of this block.
+    watcher: Option<watch::Watcher>,
 }
 
 /// A scalar-unit synchronization op as it always executes, decoded once:
@@ -1316,6 +1330,7 @@ impl<'a> Cluster<'a> {
             // one rank of several blocks: barrier epochs; several ranks (of
             // one block or more): a vector clock per (rank, block)
             xlog: (cfg.check != CheckMode::Off && world.clusters > 1).then(xblock::Log::default),
+            watcher: watch::Watcher::new(&cfg.watch_lines, block, rank),
             rclock: (cfg.check != CheckMode::Off && world.clusters > blocks).then(|| {
                 xblock::RankClock::new((rank * blocks + block) as usize, world.clusters as usize)
             }),
@@ -1423,6 +1438,10 @@ impl<'a> Cluster<'a> {
         }
         let mut out = std::mem::take(&mut self.out);
         out.diags = std::mem::take(&mut self.diags);
+        if let Some(w) = self.watcher.take() {
+            out.watch_counts = w.counts();
+            out.watch = w.reports;
+        }
         if self.cfg.keep_state {
             out.arch.push(ArchState {
                 cores: self.cores.iter().map(|c| c.arch.clone()).collect(),
@@ -2087,6 +2106,9 @@ impl<'a> Cluster<'a> {
                 ) => Ok(self.issue_decoded(ci, id, d)),
                 _ => self.exec_su(ci, inst),
             };
+            if self.watcher.is_some() && matches!(flow, Ok(Flow::Next | Flow::Jump(_))) {
+                self.watch_scalar(ci, inst);
+            }
             match flow {
                 Ok(Flow::Next) => self.cores[ci].su.pc += 1,
                 Ok(Flow::Jump(t)) => self.cores[ci].su.pc = t,
@@ -3898,6 +3920,9 @@ impl<'a> Cluster<'a> {
             let at = self.scope_fault_at.take().unwrap_or(h.inst);
             return self.fault(at, f);
         }
+        if self.watcher.is_some() {
+            self.watch_op(ci, h.inst, &h.r);
+        }
         let (st, end) = self.span(start, &h.r, vec_ops);
         self.cores[ci].time[s] = end;
         self.cores[ci].popped(s);
@@ -4532,6 +4557,11 @@ impl<'a> Cluster<'a> {
                         &mut alias,
                         inst.id,
                     )?;
+                    if let Some(w) = self.watcher.as_mut() {
+                        if w.hit(self.prog, inst.id) {
+                            w.report(self.prog, inst.id, watch_vec(v, &c.arch.vregs));
+                        }
+                    }
                     Flow::Next
                 }
                 K::Issue { .. }
@@ -4717,6 +4747,71 @@ impl<'a> Cluster<'a> {
         }
         self.report_alias(alias);
         Ok(())
+    }
+
+    /// `--watch`: a pipe op of a watched line completed.
+    fn watch_op(&mut self, ci: usize, inst: InstId, r: &Resolved) {
+        let (Some(w), prog, gm) = (self.watcher.as_mut(), self.prog, self.gm) else {
+            return;
+        };
+        if !w.hit(prog, inst) {
+            return;
+        }
+        let local = &self.cores[ci].arch.local;
+        let text = match r {
+            Resolved::TLoad(_, t)
+            | Resolved::TEw(_, _, _, t)
+            | Resolved::TEws(_, _, _, _, t)
+            | Resolved::TExpands(_, t) => watch::tile(t, local),
+            Resolved::TStore(_, v, _) => watch::view(v, gm),
+            Resolved::Tile(call) => {
+                let outs: String = call
+                    .outs
+                    .iter()
+                    .map(|o| match o {
+                        Val::Tile(t) => watch::tile(t, local),
+                        Val::View(v) => watch::view(v, gm),
+                        other => watch::value(other, None),
+                    })
+                    .collect();
+                if outs.is_empty() {
+                    "completed (no result operand)\n".into()
+                } else {
+                    outs
+                }
+            }
+            Resolved::Vec { .. } => {
+                "vector scope completed (watch the lines inside it for their values)\n".into()
+            }
+            _ => "completed (no tile or view result to show)\n".into(),
+        };
+        w.report(prog, inst, text);
+    }
+
+    /// `--watch`: a scalar-unit instruction of a watched line ran.
+    fn watch_scalar(&mut self, ci: usize, inst: &Inst) {
+        let (Some(w), prog) = (self.watcher.as_mut(), self.prog) else {
+            return;
+        };
+        if matches!(inst.k, K::Issue { .. } | K::VecScope { .. } | K::Sync(_)) {
+            return; // reported when the pipe completes it
+        }
+        if !w.hit(prog, inst.id) {
+            return;
+        }
+        let defs = crate::jitscope::defs_of(&inst.k);
+        let regs = &self.cores[ci].arch.regs;
+        let text: String = if defs.is_empty() {
+            "executed\n".into()
+        } else {
+            defs.iter()
+                .map(|d| match regs.get(*d as usize) {
+                    Some(v) => watch::value(v, None),
+                    None => "?\n".into(),
+                })
+                .collect()
+        };
+        w.report(prog, inst.id, text);
     }
 
     fn report_alias(&mut self, alias: Vec<(InstId, InstId)>) {
@@ -6339,6 +6434,29 @@ fn mask(regs: &[Val], r: Option<Reg>) -> Result<Box<[u8; 32]>, Fault> {
             None => fault("bad register"),
         },
     }
+}
+
+/// `--watch` text of a vector op inside a scope: its result registers.
+fn watch_vec(v: &VecOp, regs: &[Val]) -> String {
+    let dt = watch::vec_result_type(v);
+    let dsts: Vec<Reg> = match v {
+        VecOp::Load { dst, .. }
+        | VecOp::Ew { dst, .. }
+        | VecOp::Broadcast { dst, .. }
+        | VecOp::PSet { dst, .. } => vec![*dst],
+        VecOp::PLt { dst, rest, .. } => std::iter::once(*dst).chain(*rest).collect(),
+        VecOp::Generic { dsts, .. } => dsts.clone(),
+        _ => vec![],
+    };
+    if dsts.is_empty() {
+        return "executed (no register result)\n".into();
+    }
+    dsts.iter()
+        .map(|d| match regs.get(*d as usize) {
+            Some(v) => watch::value(v, dt),
+            None => "?\n".into(),
+        })
+        .collect()
 }
 
 fn exec_vec(

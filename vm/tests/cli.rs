@@ -868,3 +868,49 @@ fn ranks_read_their_slices_of_a_file_and_the_summary_shows_all_ranks() {
         "{e}"
     );
 }
+
+/// `--watch LINE[:N]` prints what a line's instructions produced (also from
+/// `pto-run case`); a line without an instruction or a malformed spec is a
+/// usage error.
+#[test]
+fn watch_prints_a_lines_results() {
+    let k = example("vadd.pto");
+    let src = std::fs::read_to_string(&k).expect("example");
+    let add = src
+        .lines()
+        .position(|l| l.contains("pto.tadd"))
+        .expect("tadd")
+        + 1;
+    let (c, out, e) = run(&[&k, "--watch", &format!("{add}:1"), "--jit", "always", "-q"]);
+    assert_eq!(c, 0, "{e}");
+    assert!(out.is_empty(), "{out}");
+    assert!(
+        e.contains(&format!("pto-run: watch {k}:{add}:5 'pto.tadd' #1 (block 0): UB tile f32 32x32 (valid 32x32): min ")),
+        "{e}"
+    );
+    let (c, _, e) = run(&[&k, "--watch", "1"]);
+    assert_eq!(c, 2, "{e}");
+    assert!(
+        e.contains("--watch 1: no instruction on that line of"),
+        "{e}"
+    );
+    let (c, _, e) = run(&[&k, "--watch", "x:y"]);
+    assert_eq!(c, 2, "{e}");
+    assert!(e.contains("is not LINE or LINE:N"), "{e}");
+    let case = format!(
+        "{}/../conformance/cases/tile/tadd_f32_32x32",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let ksrc = std::fs::read_to_string(format!("{case}/kernel.pto")).expect("case kernel");
+    let add = ksrc
+        .lines()
+        .position(|l| l.contains("pto.tadd"))
+        .expect("tadd")
+        + 1;
+    let (c, _, e) = run(&["case", &case, "--watch", &add.to_string(), "-q"]);
+    assert_eq!(c, 0, "{e}");
+    assert!(
+        e.contains(&format!(":{add}:5 'pto.tadd' #1 (block 0): UB tile f32")),
+        "{e}"
+    );
+}

@@ -92,6 +92,30 @@ pub(crate) struct RunFlags {
     /// Write the timeline as a self-contained SVG.
     #[arg(long, value_name = "FILE")]
     pub(crate) timeline: Option<PathBuf>,
+    /// Show what the instructions on LINE of the kernel produce each time
+    /// they complete: a tile op's destination tile, a store's GM view, a
+    /// vector op's registers, a scalar's value (repeatable; LINE:N shows up to
+    /// N executions per block, default 8). Watched runs are interpreted.
+    #[arg(long, value_name = "LINE[:N]", value_parser = parse_watch)]
+    pub(crate) watch: Vec<pto_vm::WatchLine>,
+}
+
+fn parse_watch(s: &str) -> Result<pto_vm::WatchLine, String> {
+    let num = |t: &str| t.parse::<u32>().ok().filter(|n| *n > 0);
+    let parts: Vec<&str> = s.split(':').collect();
+    let n = parts.len();
+    // LINE, LINE:N, and FILE:LINE / FILE:LINE:N (the kernel's own file)
+    let (line, max) = match (num(parts[n - 1]), n.checked_sub(2).map(|i| num(parts[i]))) {
+        (Some(l), None) => (l, 8),
+        (Some(m), Some(Some(l))) => (l, m),
+        (Some(l), Some(None)) => (l, 8),
+        _ => {
+            return Err(format!(
+                "'{s}' is not LINE or LINE:N (a line number of the kernel, N a positive count)"
+            ))
+        }
+    };
+    Ok(pto_vm::WatchLine { line, max })
 }
 
 /// Machine flags shared by `pto-run KERNEL` and `pto-run case DIR`.
@@ -937,13 +961,22 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
             }
         }
     }
-    let cfg = Config {
+    let mut cfg = Config {
         profile: kernel.profile,
         trace: cli.run.trace.is_some() || cli.run.timeline.is_some(),
         jit_threshold: cli.run.jit_threshold,
         crosscheck: cli.run.crosscheck,
+        watch_lines: cli.run.watch.clone(),
         ..cli.machine.config()
     };
+    if !cfg.watch_lines.is_empty() {
+        if let Some(m) = pto_vm::machine::watch::missing_lines(prog, &cfg.watch_lines) {
+            return fail(2, m);
+        }
+        // compiled regions (fused chains keep intermediates in registers)
+        // would hide what the watched instructions produce
+        cfg.jit = pto_vm::JitMode::Off;
+    }
     let watch = cfg.watch.clone().unwrap_or_default();
     let progress = Progress::start(&watch, !(cli.quiet || cli.json));
     // the last rank takes the data itself, the others copies
@@ -1009,6 +1042,9 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
         })
         .collect::<Result<_, Failure>>()?;
     let src = kernel.source.as_deref();
+    for l in pto_vm::machine::watch::render(prog, &fin.out, ranks > 1) {
+        eprint!("pto-run: {l}");
+    }
     for d in &fin.out.diags.list {
         eprint!("{}", d.render(prog, src));
     }
@@ -1202,13 +1238,18 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
             })
             .collect();
         println!(
-            "{{\"kernel\":{},\"exit\":{code},\"error\":{},\"pipe_instructions\":{},\"cycles\":{},\"diagnostics\":[{}],\"goldens\":[{}]}}",
+            "{{\"kernel\":{},\"exit\":{code},\"error\":{},\"pipe_instructions\":{},\"cycles\":{},\"diagnostics\":[{}],\"goldens\":[{}],\"watch\":[{}]}}",
             json_str(&cli.kernel.display().to_string()),
             err_text.map_or("null".to_string(), |t| json_str(&t)),
             fin.out.pipe_insts,
             fin.out.cycles,
             diags.join(","),
-            cmp_json.join(",")
+            cmp_json.join(","),
+            pto_vm::machine::watch::render(prog, &fin.out, ranks > 1)
+                .iter()
+                .map(|w| json_str(w))
+                .collect::<Vec<_>>()
+                .join(",")
         );
     } else if !cli.quiet {
         let n = fin.out.diags.list.len();

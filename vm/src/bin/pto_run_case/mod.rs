@@ -109,6 +109,7 @@ pub fn main(args: impl Iterator<Item = std::ffi::OsString>) -> ExitCode {
         config: pto_vm::Config {
             jit_threshold: cli.run.jit_threshold,
             crosscheck: cli.run.crosscheck,
+            watch_lines: cli.run.watch.clone(),
             ..cli.machine.config()
         },
         profile: cli.machine.profile,
@@ -161,6 +162,9 @@ pub fn main(args: impl Iterator<Item = std::ffi::OsString>) -> ExitCode {
                 (None, None) => eprintln!("pto-run: %{} = {} ({})", b.name, b.file, b.source),
             }
         }
+    }
+    for w in &r.watch {
+        eprint!("pto-run: {w}");
     }
     for d in &r.diagnostics {
         eprint!("{d}");
@@ -249,7 +253,7 @@ fn report_json(dir: &std::path::Path, r: &pto_vm::case::CaseReport) -> String {
         .map(|d| json_str(d.lines().next().unwrap_or("")))
         .collect();
     format!(
-        "{{\"case\":{},\"function\":{},\"exit\":{},\"error\":{},\"pipe_instructions\":{},\"cycles\":{},\"notes\":{},\"bindings\":{},\"diagnostics\":{},\"outputs\":{}}}",
+        "{{\"case\":{},\"function\":{},\"exit\":{},\"error\":{},\"pipe_instructions\":{},\"cycles\":{},\"notes\":{},\"bindings\":{},\"diagnostics\":{},\"outputs\":{},\"watch\":{}}}",
         json_str(&dir.display().to_string()),
         json_str(&r.func),
         r.code,
@@ -259,6 +263,7 @@ fn report_json(dir: &std::path::Path, r: &pto_vm::case::CaseReport) -> String {
         list(r.notes.iter().map(|n| json_str(n)).collect()),
         list(bindings),
         list(diags),
-        list(outputs)
+        list(outputs),
+        list(r.watch.iter().map(|w| json_str(w)).collect())
     )
 }
