@@ -1527,6 +1527,7 @@ pub fn run(
     local: &mut Local,
     checking: bool,
     accs: &mut Vec<(InstId, exec::Access)>,
+    fault_at: &mut Option<InstId>,
 ) -> Result<Ran, Fault> {
     let Some(first) = body.first().map(|i| i.id) else {
         return Ok(Ran::Interpret);
@@ -1660,6 +1661,16 @@ pub fn run(
         }
     }
     let alias = std::mem::take(&mut sink.alias);
+    // a fault names the scope instruction that stopped the code
+    *fault_at = match status {
+        ScopeStatus::OutOfBounds { inst, .. }
+        | ScopeStatus::NegativeAddress { inst, .. }
+        | ScopeStatus::BadStep { inst, .. }
+        | ScopeStatus::DivByZero { inst }
+        | ScopeStatus::Stopped { inst }
+        | ScopeStatus::OpFailed { inst } => plan.ids.get(inst as usize).copied(),
+        ScopeStatus::Ok | ScopeStatus::OutOfFuel | ScopeStatus::Unknown => None,
+    };
     match status {
         ScopeStatus::Ok => {}
         ScopeStatus::OutOfBounds { addr, len, .. } => {

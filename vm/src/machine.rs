@@ -4453,6 +4453,7 @@ impl<'a> Cluster<'a> {
             let before = crosscheck.then(|| self.cores[ci].arch.local.clone());
             let mut scratch = Vec::new();
             let c = &mut self.cores[ci];
+            let mut at = None;
             let ran = crate::jitscope::run(
                 jit,
                 &self.prog.scopes,
@@ -4463,7 +4464,16 @@ impl<'a> Cluster<'a> {
                 &mut c.arch.local,
                 checking && !crosscheck,
                 if crosscheck { &mut scratch } else { accs },
-            )?;
+                &mut at,
+            );
+            let ran = match ran {
+                Ok(r) => r,
+                Err(f) => {
+                    // the fault names the scope's op, as the interpreter's does
+                    self.scope_fault_at = at;
+                    return Err(f);
+                }
+            };
             if let crate::jitscope::Ran::Done(mut out) = ran {
                 if let Some(before) = before {
                     // the interpreter's run is the one that counts; the JIT's

@@ -652,3 +652,50 @@ fn ub_a_compiled_scope_wrote_is_zero_in_the_next_run() {
         }
     }
 }
+
+/// A fault inside a compiled scope names the scope's op, as the interpreter
+/// does: a native load past UB, and a host-executed distribution load past
+/// UB.
+#[test]
+fn faults_inside_compiled_scopes_name_the_op() {
+    for dist in ["", " {dist = \"US_B32\"}"] {
+        let src = format!(
+            r#"module attributes {{pto.target_arch = "a5"}} {{
+  func.func @k() attributes {{pto.entry}} {{
+    %c0_i64 = arith.constant 0 : i64
+    %ub = pto.castptr %c0_i64 : i64 -> !pto.ptr<f32, ub>
+    pto.vecscope {{
+      %far = arith.constant 65530 : index
+      %v = pto.vlds %ub[%far]{dist} : !pto.ptr<f32, ub> -> !pto.vreg<64xf32>
+    }}
+    return
+  }}
+}}"#
+        );
+        let k = load_text("k.pto", &src, None).expect("loads");
+        let mut faults = Vec::new();
+        for jit in [JitMode::Off, JitMode::Always] {
+            let cfg = Config {
+                profile: k.profile,
+                jit,
+                ..Config::default()
+            };
+            let f = run_kernel(&k, &cfg, None, &[]).expect("runs");
+            match f.out.error {
+                Some(pto_vm::RunError::Fault { inst, .. }) => {
+                    faults.push(k.program.info(inst).loc.line);
+                    if jit == JitMode::Always {
+                        // compiled (not rejected), and that run faulted
+                        assert!(
+                            f.out.jit.compiled == 1 && f.out.jit.rejected.is_empty(),
+                            "{dist}: {:?}",
+                            f.out.jit
+                        );
+                    }
+                }
+                other => panic!("{dist}, {jit:?}: {other:?}"),
+            }
+        }
+        assert_eq!(faults, vec![7, 7], "{dist}");
+    }
+}
