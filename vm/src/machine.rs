@@ -4774,6 +4774,7 @@ impl<'a> Cluster<'a> {
             | Resolved::TEws(_, _, _, _, t)
             | Resolved::TExpands(_, t) => watch::tile(t, local),
             Resolved::TStore(_, v, _) => watch::view(v, gm),
+            Resolved::Dma(t) => watch::dma(t, local, gm),
             Resolved::Tile(call) => {
                 let outs: String = call
                     .outs

@@ -128,6 +128,36 @@ fn scope_registers_scalars_and_limits() {
     );
 }
 
+/// A DMA shows its first burst at the destination.
+#[test]
+fn a_dma_shows_its_first_burst() {
+    let src = example("sync/03_pingpong_set_wait.pto");
+    let k = load_text("pp.pto", &src, None).expect("loads");
+    let dma = line_of(&src, "pto.mte_gm_ub %g0");
+    let cfg = Config {
+        profile: k.profile,
+        jit: JitMode::Off,
+        watch_lines: vec![WatchLine { line: dma, max: 2 }],
+        ..Config::default()
+    };
+    let x = f32s((0..2048).map(|i| i as f32));
+    let f = run_kernel(
+        &k,
+        &cfg,
+        None,
+        &[Arg::Buffer(x), Arg::Buffer(vec![0; 8192])],
+    )
+    .expect("runs");
+    let w = &f.out.watch;
+    assert_eq!(w.len(), 2, "{w:?}");
+    assert_eq!(
+        w[0].text,
+        "GM -> UB 0x0: 1 burst(s) of 1024 bytes; burst as 256 x f32: min 0, max 255\n    [0, 1, 2, 3, 4, 5, 6, 7, ...]\n"
+    );
+    // the second ping tile: elements 512..768
+    assert!(w[1].text.contains("min 512, max 767"), "{}", w[1].text);
+}
+
 /// Lines without an instruction are named; without watches nothing is kept.
 #[test]
 fn unwatchable_lines_are_named_and_no_watch_costs_nothing() {

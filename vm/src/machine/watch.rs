@@ -231,6 +231,48 @@ pub(crate) fn view(v: &View, gm: &Gm) -> String {
     )
 }
 
+/// A DMA transfer: its first burst at the destination, in the destination
+/// pointer's element type.
+pub(crate) fn dma(t: &exec::dma::Transfer, local: &Local, gm: &Gm) -> String {
+    let bursts: u64 = t.levels.iter().map(|l| l.0.max(1)).product();
+    let dt = t.dst.elem;
+    let es = dt.bytes().max(1);
+    // at most 64 KiB of the first burst
+    let len = (t.len.min(1 << 16) as usize / es) * es;
+    let mut bytes = vec![0u8; len];
+    let ok = match t.dst.space {
+        crate::value::Space::Gm => gm.read(t.dst.addr, &mut bytes).is_ok(),
+        s => match local.slice(s, t.dst.addr, len as u64) {
+            Ok(b) => {
+                bytes.copy_from_slice(b);
+                true
+            }
+            Err(_) => false,
+        },
+    };
+    let head = format!(
+        "{} -> {} {:#x}: {bursts} burst(s) of {} bytes",
+        t.src.space.name(),
+        t.dst.space.name(),
+        t.dst.addr,
+        t.len
+    );
+    if !ok || len == 0 {
+        return format!("{head}\n");
+    }
+    let n = len / es;
+    let mut at = |_: i64, c: i64| {
+        let i = c as usize * es;
+        bytes.get(i..i + es).map(|b| read(b, dt))
+    };
+    let first = if bursts > 1 { "first burst" } else { "burst" };
+    format!(
+        "{head}; {first} as {n} x {dt}: {}\n{}",
+        range(1, n as i64, dt, &mut at),
+        grid(1, n as i64, dt, &mut at)
+    )
+}
+
 /// A register value (vector lanes of `dt`, a mask, a scalar).
 pub(crate) fn value(v: &Val, dt: Option<DType>) -> String {
     match (v, dt) {
