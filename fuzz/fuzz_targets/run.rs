@@ -2,7 +2,10 @@
 //! that is accepted runs its entry on a small GM (every pointer argument bound to
 //! a 4 KiB patterned buffer, scalars to small values) under a step limit and a
 //! wall-clock deadline, first interpreted, then with every eligible region
-//! compiled and cross-checked against the interpreter. A fault, deadlock, limit
+//! compiled and cross-checked against the interpreter; half of the inputs run
+//! on two ranks, the input's sum also picks one or two blocks, the
+//! scheduler, and whether one instruction's line is watched (`--watch`). A
+//! fault, deadlock, limit
 //! or timeout is a fine outcome; a panic, an abort, a runaway allocation, a hang
 //! or a crosscheck mismatch (JIT and interpreter disagree) is a finding.
 
@@ -70,9 +73,28 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let salt = data.iter().fold(0u8, |a, b| a.wrapping_add(*b));
+    // half of the inputs on two ranks (each with its own copy of the
+    // arguments), so the cross-rank and rank-by-block checks run too
+    let ranks = if salt & 4 == 0 { 1 } else { 2 };
+    let per_rank = vec![args; ranks];
+    // every other input also watches the line of one of its instructions
+    let watch: Vec<pto_vm::WatchLine> = kernel
+        .program
+        .insts
+        .get(usize::from(salt) * 7 % kernel.program.insts.len().max(1))
+        .filter(|_| salt & 8 != 0)
+        .map(|i| pto_vm::WatchLine {
+            line: i.loc.line,
+            max: 2,
+        })
+        .into_iter()
+        .collect();
     for jit in [JitMode::Off, JitMode::Always] {
-        let cfg = config(&kernel, salt, jit);
-        let Ok(fin) = pto_vm::run_kernel(&kernel, &cfg, None, &args) else {
+        let cfg = pto_vm::Config {
+            watch_lines: watch.clone(),
+            ..config(&kernel, salt, jit)
+        };
+        let Ok(fin) = pto_vm::run_kernel_ranks(&kernel, &cfg, None, &per_rank) else {
             return;
         };
         // every fault names an instruction of the program
@@ -86,5 +108,6 @@ fuzz_target!(|data: &[u8]| {
         for d in &fin.out.diags.list {
             let _ = d.render(&kernel.program, kernel.source.as_deref());
         }
+        let _ = pto_vm::machine::watch::render(&kernel.program, &fin.out, ranks > 1);
     }
 });

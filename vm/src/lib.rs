@@ -115,7 +115,8 @@ pub struct Config {
     /// Wall-clock deadline and a live step counter for progress display.
     pub watch: Option<Watch>,
     /// Source lines whose instructions report what they produced
-    /// (`--watch`; [`RunOutput::watch`]).
+    /// (`--watch`; [`RunOutput::watch`]). A run with watched lines is
+    /// interpreted whatever `jit` says.
     pub watch_lines: Vec<WatchLine>,
 }
 

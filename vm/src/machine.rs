@@ -761,6 +761,18 @@ pub fn run_ranks(
     entry: usize,
     args: &[Vec<Val>],
 ) -> RunOutput {
+    // watched runs are interpreted: compiled regions (fused chains keep
+    // intermediate tiles in registers) would hide what a watched op produced
+    let watched;
+    let cfg = if cfg.watch_lines.is_empty() || cfg.jit == crate::JitMode::Off {
+        cfg
+    } else {
+        watched = Config {
+            jit: crate::JitMode::Off,
+            ..cfg.clone()
+        };
+        &watched
+    };
     let blocks = cfg.blocks.max(1);
     let ranks = args.len().max(1) as u32;
     let func = &prog.funcs[entry];
