@@ -6471,6 +6471,13 @@ fn watch_vec(v: &VecOp, regs: &[Val]) -> String {
         VecOp::Generic { dsts, .. } => dsts.clone(),
         _ => vec![],
     };
+    if let VecOp::Store { src, elem, .. } = v {
+        // what was stored (the masked-off lanes were not written)
+        return match regs.get(*src as usize) {
+            Some(r) => format!("stored {}", watch::value(r, Some(*elem))),
+            None => "?\n".into(),
+        };
+    }
     if dsts.is_empty() {
         return "executed (no register result)\n".into();
     }

@@ -116,6 +116,29 @@ fn scope_registers_scalars_and_limits() {
         "{}",
         abs_reports[0].text
     );
+    // a vsts shows what it stored
+    let st = line_of(&src, "pto.vsts %a, %out0");
+    let cfg = Config {
+        watch_lines: vec![WatchLine { line: st, max: 1 }],
+        ..cfg.clone()
+    };
+    let g = run_kernel(
+        &k,
+        &cfg,
+        None,
+        &[
+            Arg::Buffer(f32s((0..2048).map(|i| -(i as f32)))),
+            Arg::Buffer(vec![0; 8192]),
+        ],
+    )
+    .expect("runs");
+    assert!(
+        g.out.watch[0]
+            .text
+            .starts_with("stored vreg 64 x f32: min 0, max 63\n"),
+        "{}",
+        g.out.watch[0].text
+    );
     let counts = f.out.watch_counts.clone();
     assert!(
         counts.contains(&(mul, 4)) && counts.iter().any(|c| c.0 == abs && c.1 > 1),
