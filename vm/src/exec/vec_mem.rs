@@ -21,34 +21,29 @@ use crate::value::{Ptr, Space, Val};
 
 /// Whether this file executes `op` when lowering routes it here.
 pub fn handles(op: Opcode) -> bool {
-    matches!(
-        op,
-        Opcode::VLds
-            | Opcode::VSts
-            | Opcode::VLdsx2
-            | Opcode::VStsx2
-            | Opcode::VSldb
-            | Opcode::VSstb
-            | Opcode::VGather2
-            | Opcode::VGather2Bc
-            | Opcode::VGatherb
-            | Opcode::VScatter
-            | Opcode::InitAlign
-            | Opcode::VLdas
-            | Opcode::VLdus
-            | Opcode::VStus
-            | Opcode::VStas
-            | Opcode::VStur
-            | Opcode::VStar
-            | Opcode::VSta
-            | Opcode::Uvld
-            | Opcode::Sprclr
-            | Opcode::Sprsti
-            | Opcode::Sprsts
-            | Opcode::LoadScalar
-            | Opcode::StoreScalar
-            | Opcode::Pstu
-    )
+    ub_only(op)
+        || matches!(
+            op,
+            Opcode::VGather2
+                | Opcode::VGather2Bc
+                | Opcode::VGatherb
+                | Opcode::VScatter
+                | Opcode::InitAlign
+                | Opcode::VLdas
+                | Opcode::VLdus
+                | Opcode::VStus
+                | Opcode::VStas
+                | Opcode::VStur
+                | Opcode::VStar
+                | Opcode::VSta
+                | Opcode::Uvld
+                | Opcode::Sprclr
+                | Opcode::Sprsti
+                | Opcode::Sprsts
+                | Opcode::LoadScalar
+                | Opcode::StoreScalar
+                | Opcode::Pstu
+        )
 }
 
 fn dist(cx: &Cx) -> String {
