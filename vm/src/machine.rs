@@ -2230,10 +2230,7 @@ impl<'a> Cluster<'a> {
                     if let Some(rc) = &mut self.rclock {
                         let vc = rc.notify();
                         if let Ok(mut m) = self.world.syncall_clocks.lock() {
-                            let e = m.entry(key).or_insert_with(|| vec![0; vc.len()]);
-                            for (a, b) in e.iter_mut().zip(&vc) {
-                                *a = (*a).max(*b);
-                            }
+                            xblock::join(m.entry(key).or_default(), &vc);
                         }
                     }
                     *self
@@ -2756,10 +2753,7 @@ impl<'a> Cluster<'a> {
                 let vc = self.rclock.as_mut().map(|rc| rc.notify());
                 let mut clocks = vc.as_ref().and_then(|_| self.world.sig_clocks.lock().ok());
                 if let (Some(vc), Some(m)) = (&vc, &mut clocks) {
-                    let e = m.entry(sig.base).or_insert_with(|| vec![0; vc.len()]);
-                    for (a, b) in e.iter_mut().zip(vc) {
-                        *a = (*a).max(*b);
-                    }
+                    xblock::join(m.entry(sig.base).or_default(), vc);
                 }
                 cm::notify(gm, &sig, v, add)?;
                 drop(clocks);

@@ -252,6 +252,17 @@ impl RankClock {
     }
 }
 
+/// Joins vector clock `vc` into `into` (entry-wise maximum; an empty
+/// `into` takes `vc`'s length).
+pub(crate) fn join(into: &mut Vec<u32>, vc: &[u32]) {
+    if into.len() < vc.len() {
+        into.resize(vc.len(), 0);
+    }
+    for (a, b) in into.iter_mut().zip(vc) {
+        *a = (*a).max(*b);
+    }
+}
+
 /// One rank's log: (rank, accesses, clock snapshots).
 pub(crate) type RankLog = (u32, Vec<XAccess>, Vec<Vec<u32>>);
 
