@@ -3679,10 +3679,15 @@ impl<'a> Cluster<'a> {
                 self.clocks.join(ck, agent, Self::agent(ci, 0), h.vc, h.own);
             }
         }
-        // the access lists are only filled for the checker
+        // the access lists are only filled for the checker (and a watched
+        // op, whose report may show what it wrote)
         let checking = self.checker.is_some();
+        let watched = self
+            .watcher
+            .as_ref()
+            .is_some_and(|w| w.watches(self.prog, h.inst));
         let mut acc = Accesses {
-            on: checking,
+            on: checking || watched,
             list: Vec::new(),
         };
         let mut vec_accs: Vec<(InstId, exec::Access)> = Vec::new();
@@ -3926,8 +3931,8 @@ impl<'a> Cluster<'a> {
             let at = self.scope_fault_at.take().unwrap_or(h.inst);
             return self.fault(at, f);
         }
-        if self.watcher.is_some() {
-            self.watch_op(ci, h.inst, &h.r);
+        if watched {
+            self.watch_op(ci, h.inst, &h.r, &acc.list);
         }
         let (st, end) = self.span(start, &h.r, vec_ops);
         self.cores[ci].time[s] = end;
@@ -4766,7 +4771,7 @@ impl<'a> Cluster<'a> {
     }
 
     /// `--watch`: a pipe op of a watched line completed.
-    fn watch_op(&mut self, ci: usize, inst: InstId, r: &Resolved) {
+    fn watch_op(&mut self, ci: usize, inst: InstId, r: &Resolved, accs: &[exec::Access]) {
         let (Some(w), prog, gm) = (self.watcher.as_mut(), self.prog, self.gm) else {
             return;
         };
@@ -4800,7 +4805,20 @@ impl<'a> Cluster<'a> {
             Resolved::Vec { .. } => {
                 "vector scope completed (watch the lines inside it for their values)\n".into()
             }
-            _ => "completed (no tile or view result to show)\n".into(),
+            Resolved::Cube(call) => {
+                let ptrs: Vec<Ptr> = call
+                    .vals
+                    .iter()
+                    .filter_map(|v| match v {
+                        Val::Ptr(p) => Some(*p),
+                        _ => None,
+                    })
+                    .collect();
+                watch::written(accs, &ptrs, local, gm)
+                    .unwrap_or_else(|| "completed (wrote nothing)\n".into())
+            }
+            _ => watch::written(accs, &[], local, gm)
+                .unwrap_or_else(|| "completed (no tile or view result to show)\n".into()),
         };
         w.report(prog, inst, text);
     }

@@ -181,6 +181,39 @@ fn a_dma_shows_its_first_burst() {
     assert!(w[1].text.contains("min 512, max 767"), "{}", w[1].text);
 }
 
+/// A cube op shows the first range it wrote, in the type of its operand
+/// pointer into that buffer (storage order), also with the checker off.
+#[test]
+fn a_cube_op_shows_what_it_wrote() {
+    let dir = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../conformance/cases/cube/copy_matrix_cc_two_layer_f16_a5_16x16x16"
+    );
+    let src = std::fs::read_to_string(format!("{dir}/kernel.pto")).expect("case kernel");
+    let mad = line_of(&src, "    pto.mad %l0a, %l0b, %l0c");
+    let back = line_of(&src, "    pto.copy_matrix_cc_to_gm %l0c, %c_gm");
+    let mut opts = pto_vm::case::CaseOptions::default();
+    opts.config.check = pto_vm::CheckMode::Off;
+    opts.config.watch_lines = vec![
+        WatchLine { line: mad, max: 1 },
+        WatchLine { line: back, max: 1 },
+    ];
+    let r = pto_vm::case::run_case(std::path::Path::new(dir), &opts).expect("runs");
+    assert_eq!(r.code, 0, "{:?}", r.error);
+    assert!(
+        r.watch[0].contains(&format!(
+            ":{mad}:5 'pto.mad' #1 (block 0): wrote L0C [0x0, 0x400): 256 x f32: min "
+        )),
+        "{}",
+        r.watch[0]
+    );
+    assert!(
+        r.watch[1].contains("wrote bytes [0x0, 0x400) of %c_gm: 256 x f32: min "),
+        "{}",
+        r.watch[1]
+    );
+}
+
 /// Lines without an instruction are named; without watches nothing is kept.
 #[test]
 fn unwatchable_lines_are_named_and_no_watch_costs_nothing() {

@@ -81,6 +81,11 @@ impl Watcher {
         }
     }
 
+    /// Whether `inst`'s line is watched (without counting an execution).
+    pub fn watches(&self, prog: &Program, inst: InstId) -> bool {
+        self.lines.contains_key(&prog.info(inst).loc.line)
+    }
+
     /// Records the report of the execution [`Self::hit`] just counted.
     pub fn report(&mut self, prog: &Program, inst: InstId, text: String) {
         let line = prog.info(inst).loc.line;
@@ -271,6 +276,70 @@ pub(crate) fn dma(t: &exec::dma::Transfer, local: &Local, gm: &Gm) -> String {
         range(1, n as i64, dt, &mut at),
         grid(1, n as i64, dt, &mut at)
     )
+}
+
+/// What an op wrote, from its access list: the first range it wrote, read
+/// in the element type of the operand pointer into that buffer (bytes when
+/// none is), and how many more ranges there were. None when it wrote
+/// nothing.
+pub(crate) fn written(
+    accs: &[exec::Access],
+    ptrs: &[crate::value::Ptr],
+    local: &Local,
+    gm: &Gm,
+) -> Option<String> {
+    let mut writes = accs.iter().filter(|a| a.write && a.len > 0);
+    let w = writes.next()?;
+    let more = writes.count();
+    let dt = ptrs
+        .iter()
+        .filter(|p| p.space == w.space && p.addr <= w.addr)
+        .max_by_key(|p| p.addr)
+        .map_or(DType::U8, |p| p.elem);
+    let es = dt.bytes().max(1);
+    let len = (w.len.min(1 << 16) as usize / es) * es;
+    let mut bytes = vec![0u8; len];
+    let ok = match w.space {
+        crate::value::Space::Gm => gm.read(w.addr, &mut bytes).is_ok(),
+        s => match local.slice(s, w.addr, len as u64) {
+            Ok(b) => {
+                bytes.copy_from_slice(b);
+                true
+            }
+            Err(_) => false,
+        },
+    };
+    let end = w.addr.saturating_add(w.len);
+    let place = match (w.space, gm.buffer_at(w.addr)) {
+        (crate::value::Space::Gm, Some(b)) => format!(
+            "bytes [{:#x}, {:#x}) of {}",
+            w.addr - b.lo,
+            end.min(b.hi) - b.lo,
+            b.name
+        ),
+        _ => format!("{} [{:#x}, {end:#x})", w.space.name(), w.addr),
+    };
+    let head = format!(
+        "wrote {place}{}",
+        if more > 0 {
+            format!(" and {more} more range(s)")
+        } else {
+            String::new()
+        }
+    );
+    if !ok || len == 0 {
+        return Some(format!("{head}\n"));
+    }
+    let n = len / es;
+    let mut at = |_: i64, c: i64| {
+        let i = c as usize * es;
+        bytes.get(i..i + es).map(|b| read(b, dt))
+    };
+    Some(format!(
+        "{head}: {n} x {dt}: {}\n{}",
+        range(1, n as i64, dt, &mut at),
+        grid(1, n as i64, dt, &mut at)
+    ))
 }
 
 /// A register value (vector lanes of `dt`, a mask, a scalar).
