@@ -629,7 +629,10 @@ impl ScopeState {
         self.put(self.layout.vregs + 32 * i as usize, v);
     }
 
-    /// Vector register `i`.
+    /// Vector register `i` as the scope will start with it; after a call,
+    /// as a host-executed op last left it (compiled code keeps registers in
+    /// SSA values and writes them back only for host ops, as it does with
+    /// scalars: a scope's registers do not outlive it).
     pub fn vreg(&self, i: u32) -> [u8; 256] {
         self.take(self.layout.vregs + 32 * i as usize)
     }
@@ -987,6 +990,39 @@ fn validate(s: &Scope) -> Result<(), Reject> {
     Ok(())
 }
 
+/// The vector registers some instruction reads.
+fn vregs_read(s: &Scope) -> Vec<bool> {
+    let mut read = vec![false; s.vregs as usize];
+    let mut mark = |v: u32| {
+        if let Some(r) = read.get_mut(v as usize) {
+            *r = true;
+        }
+    };
+    for i in &s.insts {
+        match i {
+            SInst::Moves { srcs, .. } | SInst::Call { srcs, .. } => {
+                for r in srcs {
+                    if let RegRef::V(v) = *r {
+                        mark(v);
+                    }
+                }
+            }
+            SInst::Store { src, .. } => mark(*src),
+            SInst::Ew { a, b, .. } | SInst::VCmp { a, b, .. } => {
+                mark(*a);
+                b.map(&mut mark);
+            }
+            SInst::VSel { a, b, .. } => {
+                mark(*a);
+                mark(*b);
+            }
+            SInst::VCvt { a, .. } => mark(*a),
+            _ => {}
+        }
+    }
+    read
+}
+
 /// Instruction indices that start a basic block.
 fn leaders(s: &Scope) -> Vec<bool> {
     let n = s.insts.len();
@@ -1007,6 +1043,99 @@ fn leaders(s: &Scope) -> Vec<bool> {
         }
     }
     l
+}
+
+/// Masks (the first 64) known to have every bit set before each
+/// instruction: set by a `MaskConst` of all ones on every path from the
+/// scope's start, with no other write since (bit `m` of entry `k`). A mask
+/// the scope does not set is an input, unknown. The unmasked code then runs
+/// without a test of the mask: a `pset_b32 "PAT_ALL"` mask costs nothing.
+fn full_masks(s: &Scope, lead: &[bool]) -> Vec<u64> {
+    let n = s.insts.len();
+    let write = |set: &mut u64, m: u32, full: bool| {
+        if m < 64 {
+            if full {
+                *set |= 1 << m;
+            } else {
+                *set &= !(1u64 << m);
+            }
+        }
+    };
+    let step = |set: u64, i: &SInst| -> u64 {
+        let mut out = set;
+        match i {
+            SInst::MaskConst { dst, bits } => {
+                write(&mut out, *dst, bits.iter().all(|b| *b == 0xff))
+            }
+            SInst::PLt { dst, .. } | SInst::VCmp { dst, .. } => write(&mut out, *dst, false),
+            SInst::Call { dsts, .. } => {
+                for r in dsts {
+                    if let RegRef::M(m) = *r {
+                        write(&mut out, m, false);
+                    }
+                }
+            }
+            SInst::Moves { dsts, srcs } => {
+                // a parallel move: every source read before any write
+                for (d, r) in dsts.iter().zip(srcs) {
+                    if let (RegRef::M(d), RegRef::M(r)) = (*d, *r) {
+                        write(&mut out, d, r < 64 && set & (1 << r) != 0);
+                    }
+                }
+            }
+            _ => {}
+        }
+        out
+    };
+    // block starts and their successors
+    let starts: Vec<usize> = (0..n).filter(|k| lead[*k]).collect();
+    let block_of = |k: usize| starts.partition_point(|s| *s <= k).saturating_sub(1);
+    let mut block_in = vec![u64::MAX; starts.len()];
+    if let Some(b0) = block_in.first_mut() {
+        *b0 = 0;
+    }
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for (bi, &st) in starts.iter().enumerate() {
+            let end = starts.get(bi + 1).copied().unwrap_or(n);
+            let mut set = block_in[bi];
+            for i in &s.insts[st..end] {
+                set = step(set, i);
+            }
+            let last = &s.insts[end - 1];
+            let mut succ = Vec::with_capacity(2);
+            match last {
+                SInst::Jump(t) => succ.push(*t as usize),
+                SInst::BrFalse { target, .. } | SInst::ForCheck { target, .. } => {
+                    succ.push(*target as usize);
+                    succ.push(end);
+                }
+                SInst::Exit => {}
+                _ => succ.push(end),
+            }
+            for t in succ {
+                if t < n {
+                    let tb = block_of(t);
+                    let met = block_in[tb] & set;
+                    if met != block_in[tb] {
+                        block_in[tb] = met;
+                        changed = true;
+                    }
+                }
+            }
+        }
+    }
+    let mut at = vec![0u64; n];
+    for (bi, &st) in starts.iter().enumerate() {
+        let end = starts.get(bi + 1).copied().unwrap_or(n);
+        let mut set = block_in[bi];
+        for (slot, i) in at[st..end].iter_mut().zip(&s.insts[st..end]) {
+            *slot = set;
+            set = step(set, i);
+        }
+    }
+    at
 }
 
 /// Compiles a vector scope, or says why not.
@@ -1075,6 +1204,20 @@ struct Gen {
     cb_sig: cranelift_codegen::ir::SigRef,
     vars: Vec<Variable>,
     fuel: Variable,
+    /// Vector registers as SSA variables, sixteen 16-byte chunks each
+    /// (register `v` chunk `j` at `16 * v + j`): a register lives in host
+    /// registers, not the state buffer, so a value loaded, computed and
+    /// stored within a loop iteration costs no state traffic.
+    vv: Vec<Variable>,
+    /// Registers a host-executed op reads or writes ([`Gen::call_op`]): they
+    /// live in the state slots the host reads, as all registers did before
+    /// (a host call clobbers every vector register of the host, so an SSA
+    /// value there would cost a spill and a reload around every call anyway).
+    vmem: Vec<bool>,
+    /// [`full_masks`] before each instruction.
+    full: Vec<u64>,
+    /// The instruction being emitted.
+    at: std::cell::Cell<u32>,
     layout: Layout,
     /// Whether the current basic block made room in the log for all its
     /// entries on entry (then an entry needs no test for a full log, and
@@ -1107,6 +1250,21 @@ impl Gen {
         let cb_sig = b.import_signature(cb_sig);
         let vars: Vec<Variable> = (0..s.scalars).map(|_| b.declare_var(types::I64)).collect();
         let fuel = b.declare_var(types::I64);
+        let vv: Vec<Variable> = (0..16 * s.vregs)
+            .map(|_| b.declare_var(types::I8X16))
+            .collect();
+        let mut vmem = vec![false; s.vregs as usize];
+        for i in &s.insts {
+            if let SInst::Call { srcs, dsts, .. } = i {
+                for r in srcs.iter().chain(dsts) {
+                    if let RegRef::V(v) = *r {
+                        if let Some(m) = vmem.get_mut(v as usize) {
+                            *m = true;
+                        }
+                    }
+                }
+            }
+        }
         let g = Gen {
             state: p[0],
             base: p[1],
@@ -1116,6 +1274,10 @@ impl Gen {
             cb_sig,
             vars,
             fuel,
+            vv,
+            vmem,
+            full: full_masks(s, lead),
+            at: std::cell::Cell::new(0),
             layout,
             reserved: std::cell::Cell::new(false),
         };
@@ -1127,6 +1289,13 @@ impl Gen {
                 ((layout.scalars + i) * 8) as i32,
             );
             b.def_var(v, x);
+        }
+        // registers some instruction reads start as the state holds them
+        // (a scope's inputs); the others are written before any read
+        for (v, read) in vregs_read(s).into_iter().enumerate() {
+            if read && !g.vmem[v] {
+                g.reload_vreg(b, v as u32);
+            }
         }
         let f0 = b
             .ins()
@@ -1183,6 +1352,7 @@ impl Gen {
                 continue;
             }
             let k32 = k as u32;
+            g.at.set(k32);
             match inst {
                 SInst::Jump(t) => {
                     g.jump(b, k32, *t, target(*t));
@@ -1291,6 +1461,10 @@ impl Gen {
         let cont = b.create_block();
         let bad = b.create_block();
         b.ins().brif(ok, cont, &[], bad, &[]);
+        // both have their one predecessor: sealed, a variable's lookup
+        // there is direct
+        b.seal_block(cont);
+        b.seal_block(bad);
         b.switch_to_block(bad);
         self.exit(b, status, k, info);
         b.switch_to_block(cont);
@@ -1324,6 +1498,50 @@ impl Gen {
 
     fn vslot(&self, v: u32) -> i32 {
         ((self.layout.vregs + 32 * v as usize) * 8) as i32
+    }
+
+    /// Chunk `j` of vector register `v` as a `ty` vector.
+    fn vget(&self, b: &mut FunctionBuilder, v: u32, j: i32, ty: Type) -> Value {
+        if self.vmem[v as usize] {
+            return b
+                .ins()
+                .load(ty, st_flags(), self.state, self.vslot(v) + 16 * j);
+        }
+        let x = b.use_var(self.vv[16 * v as usize + j as usize]);
+        if ty == types::I8X16 {
+            x
+        } else {
+            b.ins().bitcast(ty, little(), x)
+        }
+    }
+
+    /// Sets chunk `j` of vector register `v` to the 16-byte vector `x`.
+    fn vset(&self, b: &mut FunctionBuilder, v: u32, j: i32, x: Value) {
+        if self.vmem[v as usize] {
+            b.ins()
+                .store(st_flags(), x, self.state, self.vslot(v) + 16 * j);
+            return;
+        }
+        let x = if b.func.dfg.value_type(x) == types::I8X16 {
+            x
+        } else {
+            b.ins().bitcast(types::I8X16, little(), x)
+        };
+        b.def_var(self.vv[16 * v as usize + j as usize], x);
+    }
+
+    /// Reads vector register `v` from its state slot (a scope input; a
+    /// register the host uses stays there).
+    fn reload_vreg(&self, b: &mut FunctionBuilder, v: u32) {
+        if self.vmem[v as usize] {
+            return;
+        }
+        for j in 0..16 {
+            let x = b
+                .ins()
+                .load(types::I8X16, st_flags(), self.state, self.vslot(v) + 16 * j);
+            self.vset(b, v, j, x);
+        }
     }
 
     fn mslot(&self, m: u32) -> i32 {
@@ -1434,6 +1652,16 @@ impl Gen {
     }
 
     /// Whether every bit of mask `m` is set (an i8 truth value).
+    /// Whether mask `m` has every bit set at the instruction being emitted,
+    /// whatever path led there ([`full_masks`]).
+    fn known_full(&self, m: u32) -> bool {
+        m < 64
+            && self
+                .full
+                .get(self.at.get() as usize)
+                .is_some_and(|set| set & (1 << m) != 0)
+    }
+
     fn mask_full(&self, b: &mut FunctionBuilder, m: u32) -> Value {
         let sf = st_flags();
         let mut acc = b.ins().load(types::I64, sf, self.state, self.mslot(m));
@@ -1454,7 +1682,7 @@ impl Gen {
         m: Option<u32>,
         body: &mut dyn FnMut(&mut FunctionBuilder, bool),
     ) {
-        let Some(m) = m else {
+        let Some(m) = m.filter(|m| !self.known_full(*m)) else {
             body(b, false);
             return;
         };
@@ -1606,12 +1834,7 @@ impl Gen {
                     .iter()
                     .map(|r| match *r {
                         RegRef::S(i) => vec![self.var(b, i)],
-                        RegRef::V(i) => (0..16)
-                            .map(|j| {
-                                b.ins()
-                                    .load(types::I8X16, sf, self.state, self.vslot(i) + 16 * j)
-                            })
-                            .collect(),
+                        RegRef::V(i) => (0..16).map(|j| self.vget(b, i, j, types::I8X16)).collect(),
                         RegRef::M(i) => (0..4)
                             .map(|j| {
                                 b.ins()
@@ -1625,8 +1848,7 @@ impl Gen {
                         RegRef::S(i) => b.def_var(self.vars[i as usize], v[0]),
                         RegRef::V(i) => {
                             for (j, x) in v.into_iter().enumerate() {
-                                b.ins()
-                                    .store(sf, x, self.state, self.vslot(i) + 16 * j as i32);
+                                self.vset(b, i, j as i32, x);
                             }
                         }
                         RegRef::M(i) => {
@@ -1673,7 +1895,6 @@ impl Gen {
             } => {
                 let n = if *brc { i64::from(*es) } else { 256 };
                 let (hp, a) = self.ub_addr(b, k, *ptr, *off, *es, n);
-                let d = self.vslot(*dst);
                 if *brc {
                     let (ty, vty) = match es {
                         1 => (types::I8, types::I8X16),
@@ -1684,12 +1905,12 @@ impl Gen {
                     let x = b.ins().load(ty, hf, hp, 0);
                     let v = b.ins().splat(vty, x);
                     for j in 0..16 {
-                        b.ins().store(sf, v, self.state, d + 16 * j);
+                        self.vset(b, *dst, j, v);
                     }
                 } else {
                     for j in 0..16 {
                         let v = b.ins().load(types::I8X16, hf, hp, 16 * j);
-                        b.ins().store(sf, v, self.state, d + 16 * j);
+                        self.vset(b, *dst, j, v);
                     }
                 }
                 self.log(b, k, a, *es, u64::from(*brc));
@@ -1702,11 +1923,10 @@ impl Gen {
                 es,
             } => {
                 let (hp, a) = self.ub_addr(b, k, *ptr, *off, *es, 256);
-                let s = self.vslot(*src);
                 let es = *es;
                 self.split_on_mask(b, *mask, &mut |b, masked| {
                     for j in 0..16 {
-                        let v = b.ins().load(types::I8X16, sf, self.state, s + 16 * j);
+                        let v = self.vget(b, *src, j, types::I8X16);
                         let v = match mask {
                             Some(m) if masked => {
                                 let lm = self.lane_mask(b, *m, j, es);
@@ -2031,6 +2251,181 @@ mod tests {
             .collect();
         assert!(counts.contains(&(5..12, 2)), "{counts:?}");
         assert!(counts.contains(&(4..5, 3)), "{counts:?}");
+    }
+
+    /// A mask set to all ones before a loop is known full inside it; one a
+    /// branch may overwrite with a `plt` is not, after the join; one set to
+    /// a partial constant, or taken from the state (an input), never is.
+    #[test]
+    fn masks_set_to_all_ones_on_every_path_are_known_full() {
+        use SInst::*;
+        let insts = vec![
+            MaskConst {
+                dst: 0,
+                bits: [0xff; 32],
+            },
+            MaskConst {
+                dst: 1,
+                bits: [0xff; 32],
+            },
+            MaskConst {
+                dst: 2,
+                bits: [0x11; 32],
+            },
+            BrFalse { c: 0, target: 5 },
+            PLt {
+                dst: 1,
+                rest: None,
+                n: 1,
+                gran: 4,
+            },
+            // join; a loop head
+            Nop,
+            Moves {
+                dsts: vec![RegRef::M(4)],
+                srcs: vec![RegRef::M(0)],
+            },
+            ForCheck {
+                iv: 1,
+                ub: 2,
+                target: 10,
+            },
+            Nop,
+            Jump(5),
+            Exit,
+        ];
+        let s = Scope {
+            insts,
+            scalars: 3,
+            vregs: 0,
+            masks: 5,
+        };
+        let f = full_masks(&s, &leaders(&s));
+        let known = |k: usize| -> Vec<u32> { (0..5).filter(|m| f[k] & (1 << m) != 0).collect() };
+        assert_eq!(known(0), Vec::<u32>::new());
+        assert_eq!(known(3), vec![0, 1]);
+        assert_eq!(known(4), vec![0, 1]);
+        assert_eq!(known(5), vec![0], "mask 1 may come from the plt");
+        // mask 4 is a copy of a full mask inside the loop
+        assert_eq!(known(8), vec![0, 4]);
+        assert_eq!(known(10), vec![0, 4]);
+        // and the compiled scope runs
+        let c = compile(&s).unwrap();
+        let mut st = c.new_state();
+        st.set_scalar(0, 1);
+        st.set_scalar(2, 0);
+        assert_eq!(
+            c.call(&mut st, &mut [], 100, &mut Log::default()),
+            ScopeStatus::Ok
+        );
+    }
+
+    /// Doubles the f32 lanes of vector 3 into vector 4.
+    struct Doubler;
+
+    impl AccessSink for Doubler {
+        fn load(&mut self, _: u32, _: u64, _: u64) {}
+        fn store(&mut self, _: u32, _: u64, _: u64) {}
+        fn barrier(&mut self) {}
+        fn op(&mut self, _: u32, regs: &mut OpRegs) -> bool {
+            let Some(v) = regs.vreg(3) else { return false };
+            let mut out = [0u8; 256];
+            for (o, x) in out.chunks_exact_mut(4).zip(v.chunks_exact(4)) {
+                let f = f32::from_le_bytes(x.try_into().unwrap_or([0; 4]));
+                o.copy_from_slice(&(2.0 * f).to_le_bytes());
+            }
+            regs.set_vreg(4, &out)
+        }
+    }
+
+    /// Registers kept in SSA values and registers a host op uses (kept in
+    /// the state) meet: a scope input the host doubles starts an accumulator
+    /// that a loop carries in SSA values, and the store sees every update.
+    #[test]
+    fn ssa_registers_and_host_registers_meet_across_a_loop() {
+        use SInst::*;
+        let insts = vec![
+            Const { dst: 8, v: 0 },
+            Const { dst: 2, v: 64 },
+            Call {
+                srcs: vec![RegRef::V(3)],
+                dsts: vec![RegRef::V(4)],
+                mem: false,
+            },
+            Moves {
+                dsts: vec![RegRef::V(1)],
+                srcs: vec![RegRef::V(4)],
+            },
+            Moves {
+                dsts: vec![RegRef::S(1)],
+                srcs: vec![RegRef::S(8)],
+            },
+            ForCheck {
+                iv: 1,
+                ub: 0,
+                target: 11,
+            },
+            Load {
+                dst: 0,
+                ptr: 4,
+                off: Some(1),
+                es: 4,
+                brc: false,
+            },
+            Ew {
+                op: Op::Add,
+                lane: VLane::F32,
+                dst: 2,
+                a: 1,
+                b: Some(0),
+                s: None,
+                mask: None,
+            },
+            Moves {
+                dsts: vec![RegRef::V(1)],
+                srcs: vec![RegRef::V(2)],
+            },
+            ForStep { iv: 1, step: 2 },
+            Jump(5),
+            Store {
+                src: 1,
+                ptr: 6,
+                off: None,
+                mask: None,
+                es: 4,
+            },
+            Exit,
+        ];
+        let scope = Scope {
+            insts,
+            scalars: 9,
+            vregs: 5,
+            masks: 0,
+        };
+        let c = compile(&scope).unwrap();
+        let mut ub = vec![0u8; 2048];
+        for i in 0..192 {
+            ub[4 * i..4 * i + 4].copy_from_slice(&(i as f32).to_le_bytes());
+        }
+        let mut init = [0u8; 256];
+        for (i, ch) in init.chunks_exact_mut(4).enumerate() {
+            ch.copy_from_slice(&(0.5 * i as f32).to_le_bytes());
+        }
+        for iters in [0usize, 1, 3] {
+            let mut st = c.new_state();
+            for (s, v) in [(0, 64 * iters as i64), (4, 0), (6, 1024)] {
+                st.set_scalar(s, v);
+            }
+            st.set_vreg(3, &init);
+            assert_eq!(
+                c.call(&mut st, &mut ub, 1000, &mut Doubler),
+                ScopeStatus::Ok
+            );
+            for (lane, got) in f32s(&ub, 1024, 64).into_iter().enumerate() {
+                let sum: f32 = (0..iters).map(|t| (64 * t + lane) as f32).sum();
+                assert_eq!(got, lane as f32 + sum, "{iters} iterations, lane {lane}");
+            }
+        }
     }
 
     #[test]

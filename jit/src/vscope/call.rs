@@ -4,7 +4,8 @@
 //! scope stays bit-exact for ops the code generator has no native form of
 //! (8-bit lanes, integer conversions, predicate algebra...). The compiled
 //! code first writes the scalar operands it keeps in SSA variables to their
-//! state slots; vector registers and masks live in the state already. An
+//! state slots; masks, and the vector registers a host op uses, live in the
+//! state already (the scope's other registers are SSA values). An
 //! op that reads or writes UB (predicate loads and stores) also gets the
 //! scope's UB, after the access log has been handed to the sink (so the
 //! host records its accesses in program order).

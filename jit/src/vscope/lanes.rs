@@ -124,7 +124,9 @@ impl Gen {
     /// Zeroes the lanes of register `dst` that mask `m` disables (skipped
     /// when every mask bit is set).
     fn zero_inactive(&self, b: &mut FunctionBuilder, dst: u32, m: u32, es: u8) {
-        let sf = st_flags();
+        if self.known_full(m) {
+            return;
+        }
         let (_, vt) = int_types(if es == 2 { VLane::I16 } else { VLane::I32 });
         let full = self.mask_full(b, m);
         let zero = b.create_block();
@@ -132,11 +134,10 @@ impl Gen {
         b.ins().brif(full, join, &[], zero, &[]);
         b.switch_to_block(zero);
         for j in 0..16 {
-            let at = self.vslot(dst) + 16 * j;
-            let r = b.ins().load(vt, sf, self.state, at);
+            let r = self.vget(b, dst, j, vt);
             let lm = self.lane_mask(b, m, j, es);
             let r = b.ins().band(r, lm);
-            b.ins().store(sf, r, self.state, at);
+            self.vset(b, dst, j, r);
         }
         b.ins().jump(join, &[]);
         b.switch_to_block(join);
@@ -187,7 +188,6 @@ impl Gen {
         s: Option<u32>,
         mask: Option<u32>,
     ) {
-        let sf = st_flags();
         let cx = Ctx {
             lane: lane.half().unwrap_or(Lane::F32),
             op,
@@ -207,8 +207,8 @@ impl Gen {
         // active, zero the inactive lanes there (the op's code is not
         // duplicated for the two cases)
         for j in 0..16 {
-            let x = b.ins().load(lt, sf, self.state, self.vslot(a) + 16 * j);
-            let y = rb.map(|r| b.ins().load(lt, sf, self.state, self.vslot(r) + 16 * j));
+            let x = self.vget(b, a, j, lt);
+            let y = rb.map(|r| self.vget(b, r, j, lt));
             let r = if let Some(hl) = lane.half() {
                 // these ops quiet a signaling NaN operand themselves, as the
                 // interpreter's reads would have (the same payload wins)
@@ -242,7 +242,7 @@ impl Gen {
                     }
                 }
             };
-            b.ins().store(sf, r, self.state, self.vslot(dst) + 16 * j);
+            self.vset(b, dst, j, r);
         }
         if let Some(m) = mask {
             self.zero_inactive(b, dst, m, lane.bytes());
@@ -293,8 +293,7 @@ impl Gen {
                 }
                 None => v,
             };
-            b.ins()
-                .store(st_flags(), r, self.state, self.vslot(dst) + 16 * j);
+            self.vset(b, dst, j, r);
         }
     }
 
@@ -311,7 +310,6 @@ impl Gen {
         s: Option<u32>,
         mask: Option<u32>,
     ) {
-        let sf = st_flags();
         let es = lane.bytes();
         let (it, ivt) = int_types(lane);
         let lt = if lane == VLane::F32 {
@@ -355,8 +353,8 @@ impl Gen {
             }
         });
         for j in 0..16 {
-            let x = b.ins().load(lt, sf, self.state, self.vslot(a) + 16 * j);
-            let y = rb.map(|r| b.ins().load(lt, sf, self.state, self.vslot(r) + 16 * j));
+            let x = self.vget(b, a, j, lt);
+            let y = rb.map(|r| self.vget(b, r, j, lt));
             let y = y.or(sv).unwrap_or(x);
             let c = if lane.is_float() {
                 b.ins().fcmp(fcc, x, y)
@@ -415,7 +413,6 @@ impl Gen {
         s: Option<u32>,
         mask: Option<u32>,
     ) {
-        let sf = st_flags();
         let inf = if hl == Lane::F16 { 0x7c00 } else { 0x7f80 };
         let splat16 = |b: &mut FunctionBuilder, v: i64| {
             let c = b.ins().iconst(types::I16, v);
@@ -440,9 +437,7 @@ impl Gen {
             (cc, b.ins().splat(types::I16X8, t))
         });
         for j in 0..16 {
-            let x = b
-                .ins()
-                .load(types::I16X8, sf, self.state, self.vslot(a) + 16 * j);
+            let x = self.vget(b, a, j, types::I16X8);
             let (kx, nx) = keyed(b, x);
             let (c, nan) = match th {
                 Some((cc, t)) => (b.ins().icmp(cc, kx, t), nx),
@@ -451,9 +446,7 @@ impl Gen {
                     // without, the lanes meet themselves)
                     let (ky, ny) = match rb {
                         Some(r) => {
-                            let y =
-                                b.ins()
-                                    .load(types::I16X8, sf, self.state, self.vslot(r) + 16 * j);
+                            let y = self.vget(b, r, j, types::I16X8);
                             keyed(b, y)
                         }
                         None => (kx, nx),
@@ -536,18 +529,17 @@ impl Gen {
 
     /// `SInst::VSel`.
     pub(super) fn vsel(&self, b: &mut FunctionBuilder, es: u8, dst: u32, a: u32, rb: u32, m: u32) {
-        let sf = st_flags();
         let vt = match es {
             4 => types::I32X4,
             2 => types::I16X8,
             _ => types::I8X16,
         };
         for j in 0..16 {
-            let x = b.ins().load(vt, sf, self.state, self.vslot(a) + 16 * j);
-            let y = b.ins().load(vt, sf, self.state, self.vslot(rb) + 16 * j);
+            let x = self.vget(b, a, j, vt);
+            let y = self.vget(b, rb, j, vt);
             let lm = self.lane_mask(b, m, j, es);
             let r = b.ins().bitselect(lm, x, y);
-            b.ins().store(sf, r, self.state, self.vslot(dst) + 16 * j);
+            self.vset(b, dst, j, r);
         }
     }
 
@@ -564,13 +556,10 @@ impl Gen {
         part: u8,
         sat: bool,
     ) {
-        let sf = st_flags();
         let fl = MemFlagsData::new();
         let l = L { vector: true };
         for j in 0..16 {
-            let x = b
-                .ins()
-                .load(types::I32X4, sf, self.state, self.vslot(a) + 16 * j);
+            let x = self.vget(b, a, j, types::I32X4);
             let r = if let Some(hl) = to.half() {
                 let f = b.ins().bitcast(types::F32X4, fl, x);
                 let h = half::from_f32(b, &l, hl, f);
@@ -641,7 +630,7 @@ impl Gen {
                 }
                 None => r,
             };
-            b.ins().store(sf, r, self.state, self.vslot(dst) + 16 * j);
+            self.vset(b, dst, j, r);
         }
     }
 }
