@@ -4806,6 +4806,12 @@ impl<'a> Cluster<'a> {
                 "vector scope completed (watch the lines inside it for their values)\n".into()
             }
             Resolved::Cube(call) => {
+                // a matmul's result as its M x N matrix
+                if let Some((c, m, n)) = exec::cube::mad_result(call) {
+                    let text = watch::mad(&c, m, n, local);
+                    w.report(prog, inst, text);
+                    return;
+                }
                 let ptrs: Vec<Ptr> = call
                     .vals
                     .iter()

@@ -151,9 +151,9 @@ fn scope_registers_scalars_and_limits() {
     );
 }
 
-/// A DMA shows its first burst at the destination.
+/// A DMA shows its destination, one row per burst.
 #[test]
-fn a_dma_shows_its_first_burst() {
+fn a_dma_shows_its_destination() {
     let src = example("sync/03_pingpong_set_wait.pto");
     let k = load_text("pp.pto", &src, None).expect("loads");
     let dma = line_of(&src, "pto.mte_gm_ub %g0");
@@ -175,14 +175,15 @@ fn a_dma_shows_its_first_burst() {
     assert_eq!(w.len(), 2, "{w:?}");
     assert_eq!(
         w[0].text,
-        "GM -> UB 0x0: 1 burst(s) of 1024 bytes; burst as 256 x f32: min 0, max 255\n    [0, 1, 2, 3, 4, 5, 6, 7, ...]\n"
+        "GM -> UB 0x0: 1 burst(s) of 1024 bytes; as 1 x 256 f32: min 0, max 255\n    [0, 1, 2, 3, 4, 5, 6, 7, ...]\n"
     );
     // the second ping tile: elements 512..768
     assert!(w[1].text.contains("min 512, max 767"), "{}", w[1].text);
 }
 
-/// A cube op shows the first range it wrote, in the type of its operand
-/// pointer into that buffer (storage order), also with the checker off.
+/// A `mad` shows its result matrix; a FIXPIPE write-back the first range it
+/// wrote, in the type of its operand pointer into that buffer (storage
+/// order); both also with the checker off.
 #[test]
 fn a_cube_op_shows_what_it_wrote() {
     let dir = concat!(
@@ -202,7 +203,7 @@ fn a_cube_op_shows_what_it_wrote() {
     assert_eq!(r.code, 0, "{:?}", r.error);
     assert!(
         r.watch[0].contains(&format!(
-            ":{mad}:5 'pto.mad' #1 (block 0): wrote L0C [0x0, 0x400): 256 x f32: min "
+            ":{mad}:5 'pto.mad' #1 (block 0): L0C 0x0 as the 16x16 f32 result: min "
         )),
         "{}",
         r.watch[0]
@@ -212,6 +213,122 @@ fn a_cube_op_shows_what_it_wrote() {
         "{}",
         r.watch[1]
     );
+}
+
+/// A DMA of several bursts shows one row per burst at its destination
+/// addresses (here 4 bursts of 8 f32, 64 bytes apart in UB).
+#[test]
+fn a_strided_dma_shows_one_row_per_burst() {
+    let src = r#"module attributes {pto.target_arch = "a5"} {
+  func.func @k(%x: !pto.ptr<f32, gm>, %y: !pto.ptr<f32, gm>) attributes {pto.entry} {
+    %c0_i64 = arith.constant 0 : i64
+    %c4_i64 = arith.constant 4 : i64
+    %c32_i64 = arith.constant 32 : i64
+    %c64_i64 = arith.constant 64 : i64
+    %u = pto.castptr %c0_i64 : i64 -> !pto.ptr<f32, ub>
+    pto.mte_gm_ub %x, %u, %c0_i64, %c32_i64 nburst(%c4_i64, %c32_i64, %c64_i64) : !pto.ptr<f32, gm>, !pto.ptr<f32, ub>, i64, i64, i64, i64, i64
+    pto.set_flag["PIPE_MTE2", "PIPE_MTE3", "EVENT_ID0"]
+    pto.wait_flag["PIPE_MTE2", "PIPE_MTE3", "EVENT_ID0"]
+    pto.mte_ub_gm %u, %y, %c32_i64 nburst(%c4_i64, %c64_i64, %c32_i64) : !pto.ptr<f32, ub>, !pto.ptr<f32, gm>, i64, i64, i64, i64
+    return
+  }
+}
+"#;
+    let k = load_text("strided.pto", src, None).expect("loads");
+    let cfg = Config {
+        profile: k.profile,
+        jit: JitMode::Off,
+        watch_lines: vec![WatchLine {
+            line: line_of(src, "pto.mte_gm_ub"),
+            max: 1,
+        }],
+        ..Config::default()
+    };
+    let x = f32s((0..64).map(|i| i as f32));
+    let f = run_kernel(&k, &cfg, None, &[Arg::Buffer(x), Arg::Buffer(vec![0; 128])]).expect("runs");
+    assert!(f.out.error.is_none(), "{:?}", f.out.error);
+    let w = &f.out.watch;
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert_eq!(
+        w[0].text,
+        "GM -> UB 0x0: 4 burst(s) of 32 bytes; as 4 x 8 f32: min 0, max 31\n    \
+         [0, 1, 2, 3, 4, 5, 6, 7]\n    [8, 9, 10, 11, 12, 13, 14, 15]\n    \
+         [16, 17, 18, 19, 20, 21, 22, 23]\n    [24, 25, 26, 27, 28, 29, 30, 31]\n"
+    );
+}
+
+/// A `mad` shows its result as the M x N matrix, not in L0C's fractal
+/// order: here 20 x 24 (two 16-wide column blocks, rows padded to 32),
+/// checked against what FIXPIPE then writes to GM as ND.
+#[test]
+fn a_mad_shows_its_m_by_n_result() {
+    let dir = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../conformance/cases/cube/mad_bias_acc_f16_a5_20x40x24"
+    );
+    let src = std::fs::read_to_string(format!("{dir}/kernel.pto")).expect("case kernel");
+    let mad = line_of(&src, "    pto.mad_bias %l0a");
+    let mut opts = pto_vm::case::CaseOptions::default();
+    opts.config.watch_lines = vec![WatchLine { line: mad, max: 1 }];
+    let r = pto_vm::case::run_case(std::path::Path::new(dir), &opts).expect("runs");
+    assert_eq!(r.code, 0, "{:?}", r.error);
+    let text = &r.watch[0];
+    assert!(
+        text.contains("L0C 0x0 as the 20x24 f32 result: min "),
+        "{text}"
+    );
+    assert!(text.contains("... 12 more rows"), "{text}");
+    // the ND copy FIXPIPE writes next
+    let golden: Vec<f32> = std::fs::read(format!("{dir}/golden_v4.bin"))
+        .expect("golden")
+        .chunks_exact(4)
+        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect();
+    assert_eq!(golden.len(), 20 * 24);
+    let rows: Vec<Vec<f64>> = text
+        .lines()
+        .filter_map(|l| {
+            l.trim()
+                .strip_prefix('[')?
+                .strip_suffix(']')
+                .map(str::to_owned)
+        })
+        .map(|l| {
+            l.split(", ")
+                .filter(|v| *v != "...")
+                .map(|v| v.parse::<f64>().expect("a number"))
+                .collect()
+        })
+        .collect();
+    // min and max over all 20 x 24, the second column block included
+    let stat = |key: &str| -> f64 {
+        let at = text.find(key).expect(key) + key.len();
+        let v: String = text[at..]
+            .chars()
+            .take_while(|c| !matches!(c, ',' | '\n'))
+            .collect();
+        v.trim().parse().expect("a number")
+    };
+    let (lo, hi) = golden.iter().fold((f64::MAX, f64::MIN), |(l, h), g| {
+        (l.min(f64::from(*g)), h.max(f64::from(*g)))
+    });
+    for (got, want) in [(stat("min "), lo), (stat("max "), hi)] {
+        assert!(
+            (got - want).abs() <= 1e-3 * want.abs().max(1.0),
+            "{got} vs {want}\n{text}"
+        );
+    }
+    assert_eq!(rows.len(), 8, "{text}");
+    for (i, row) in rows.iter().enumerate() {
+        assert_eq!(row.len(), 8, "{text}");
+        for (j, v) in row.iter().enumerate() {
+            let g = f64::from(golden[i * 24 + j]);
+            assert!(
+                (v - g).abs() <= 1e-3 * g.abs().max(1.0),
+                "({i}, {j}): {v} vs {g}\n{text}"
+            );
+        }
+    }
 }
 
 /// Lines without an instruction are named; without watches nothing is kept.

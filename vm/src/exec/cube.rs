@@ -1246,6 +1246,45 @@ fn mad_xt(name: &str, xt: u64) -> Result<MadXt, Fault> {
 /// k, GEMV and the accumulator initialisation from a packed config word and
 /// the tf32 / saturation modes from CTRL (bits 46/47 tf32 and round-away, bit
 /// 48 set = no saturation, bit 45 HiF8 operands: PTOAS `buildMadSemanticCtrl`).
+/// Where a `mad*` op writes its result and its shape: the L0C pointer, M and
+/// N (for `--watch`, which shows the result as its `M x N` matrix: element
+/// `(i, j)` at [`l0c_offset`]). None for other ops or operands that do not
+/// decode (the op itself faults on those).
+pub(crate) fn mad_result(call: &CubeCall) -> Option<(Ptr, u64, u64)> {
+    use Opcode as O;
+    let raw = matches!(
+        call.op,
+        O::MadRaw | O::MadBiasRaw | O::MadMxRaw | O::MadMxBiasRaw
+    );
+    if !raw
+        && !matches!(
+            call.op,
+            O::Mad | O::MadAcc | O::MadBias | O::MadMx | O::MadMxAcc | O::MadMxBias
+        )
+    {
+        return None;
+    }
+    let c = call.ptr(2, Space::L0c).ok()?;
+    let bias = matches!(
+        call.op,
+        O::MadBias | O::MadMxBias | O::MadBiasRaw | O::MadMxBiasRaw
+    );
+    let k0 = if bias { 4 } else { 3 };
+    let (mm, nn) = if raw {
+        let x = mad_xt(call.op.name(), call.int(k0).ok()? as u64).ok()?;
+        (x.m, x.n)
+    } else {
+        (call.count(k0).ok()?, call.count(k0 + 1).ok()?)
+    };
+    (mm > 0 && nn > 0).then_some((c, mm, nn))
+}
+
+/// The element offset of `(i, j)` of an `M x N` result in L0C (16-wide
+/// column blocks, `roundup(M, 16)` rows).
+pub(crate) fn l0c_offset(i: u64, j: u64, m: u64) -> u64 {
+    nz(i, j, roundup(m, 16), 16)
+}
+
 fn mad(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
     use Opcode as O;
     let name = call.op.name();

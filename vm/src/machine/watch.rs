@@ -1,6 +1,7 @@
 //! `--watch LINE`: what the instructions of a source line produced, each time
 //! one of them completes. A tile op shows its destination tile, a store its
-//! GM view, a vector op inside a `pto.vecscope` its result registers, a
+//! GM view, a DMA its destination burst by burst, a `mad` its `M x N`
+//! result, a vector op inside a `pto.vecscope` its result registers, a
 //! scalar instruction its results. Each report is rendered when it happens
 //! (the data change later) and kept in the run's output; a line's reports
 //! stop after its limit, its executions are still counted.
@@ -236,25 +237,17 @@ pub(crate) fn view(v: &View, gm: &Gm) -> String {
     )
 }
 
-/// A DMA transfer: its first burst at the destination, in the destination
-/// pointer's element type.
+/// Bytes of a DMA's destination a report reads (the range covers at most
+/// this much; the grid shows the first rows and columns anyway).
+const DMA_READ: u64 = 1 << 20;
+
+/// A DMA's destination: one row per burst (in the order the levels walk
+/// them, innermost first), each the burst's elements in the destination
+/// pointer's type.
 pub(crate) fn dma(t: &exec::dma::Transfer, local: &Local, gm: &Gm) -> String {
     let bursts: u64 = t.levels.iter().map(|l| l.0.max(1)).product();
     let dt = t.dst.elem;
-    let es = dt.bytes().max(1);
-    // at most 64 KiB of the first burst
-    let len = (t.len.min(1 << 16) as usize / es) * es;
-    let mut bytes = vec![0u8; len];
-    let ok = match t.dst.space {
-        crate::value::Space::Gm => gm.read(t.dst.addr, &mut bytes).is_ok(),
-        s => match local.slice(s, t.dst.addr, len as u64) {
-            Ok(b) => {
-                bytes.copy_from_slice(b);
-                true
-            }
-            Err(_) => false,
-        },
-    };
+    let es = dt.bytes().max(1) as u64;
     let head = format!(
         "{} -> {} {:#x}: {bursts} burst(s) of {} bytes",
         t.src.space.name(),
@@ -262,19 +255,74 @@ pub(crate) fn dma(t: &exec::dma::Transfer, local: &Local, gm: &Gm) -> String {
         t.dst.addr,
         t.len
     );
-    if !ok || len == 0 {
+    // whole elements of each burst, as many bursts as the read budget holds
+    let per = (t.len.min(DMA_READ) / es) * es;
+    if per == 0 {
         return format!("{head}\n");
     }
-    let n = len / es;
-    let mut at = |_: i64, c: i64| {
+    let rows = bursts.min((DMA_READ / per).max(1));
+    let mut data: Vec<Option<Vec<u8>>> = Vec::with_capacity(rows as usize);
+    for k in 0..rows {
+        let (_, Some(at)) = exec::dma::burst_addrs(k, &t.levels, t.src.addr, t.dst.addr) else {
+            data.push(None);
+            continue;
+        };
+        let mut bytes = vec![0u8; per as usize];
+        let ok = match t.dst.space {
+            crate::value::Space::Gm => gm.read(at, &mut bytes).is_ok(),
+            sp => match local.slice(sp, at, per) {
+                Ok(b) => {
+                    bytes.copy_from_slice(b);
+                    true
+                }
+                Err(_) => false,
+            },
+        };
+        data.push(ok.then_some(bytes));
+    }
+    let n = (per / es) as i64;
+    let es = es as usize;
+    let mut at = |r: i64, c: i64| {
+        let b = data.get(r as usize)?.as_ref()?;
         let i = c as usize * es;
-        bytes.get(i..i + es).map(|b| read(b, dt))
+        b.get(i..i + es).map(|x| read(x, dt))
     };
-    let first = if bursts > 1 { "first burst" } else { "burst" };
+    let shown = if rows < bursts {
+        format!(" (min and max over the first {rows})")
+    } else {
+        String::new()
+    };
     format!(
-        "{head}; {first} as {n} x {dt}: {}\n{}",
-        range(1, n as i64, dt, &mut at),
-        grid(1, n as i64, dt, &mut at)
+        "{head}; as {rows} x {n} {dt}{shown}: {}\n{}",
+        range(rows as i64, n, dt, &mut at),
+        grid(rows as i64, n, dt, &mut at)
+    )
+}
+
+/// A `mad*` result: the `M x N` matrix it computed, read from its L0C
+/// fractals in row and column order.
+pub(crate) fn mad(c: &crate::value::Ptr, m: u64, n: u64, local: &Local) -> String {
+    let dt = c.elem;
+    let es = dt.bytes().max(1) as u64;
+    let mut at = |r: i64, col: i64| {
+        let off = exec::cube::l0c_offset(r as u64, col as u64, m).checked_mul(es)?;
+        let b = local
+            .slice(crate::value::Space::L0c, c.addr.checked_add(off)?, es)
+            .ok()?;
+        Some(read(b, dt))
+    };
+    // the range over at most 2^18 elements (the grid shows the corner)
+    let (rr, rc) = (m.min(512) as i64, n.min(512) as i64);
+    let shown = if (rr as u64, rc as u64) != (m, n) {
+        format!(" (min and max over the first {rr}x{rc})")
+    } else {
+        String::new()
+    };
+    format!(
+        "L0C {:#x} as the {m}x{n} {dt} result{shown}: {}\n{}",
+        c.addr,
+        range(rr, rc, dt, &mut at),
+        grid(m as i64, n as i64, dt, &mut at)
     )
 }
 
