@@ -1809,13 +1809,18 @@ impl<'a> Cluster<'a> {
                 }
             }
         }
+        // with several ranks (or blocks on threads), other threads change
+        // signals and barriers between the pick and the rescan, so only a
+        // lone cluster compares (as `ordered_pick` does)
         #[cfg(debug_assertions)]
-        assert_eq!(
-            cands,
-            self.shuffle_scan(),
-            "stale scheduler readiness at step {}",
-            self.steps
-        );
+        if self.world.clusters <= 1 {
+            assert_eq!(
+                cands,
+                self.shuffle_scan(),
+                "stale scheduler readiness at step {}",
+                self.steps
+            );
+        }
         if cands.is_empty() {
             self.cands = cands;
             return None;
