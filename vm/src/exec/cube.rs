@@ -1251,32 +1251,53 @@ fn mad_xt(name: &str, xt: u64) -> Result<MadXt, Fault> {
 /// `(i, j)` at [`l0c_offset`]). None for other ops or operands that do not
 /// decode (the op itself faults on those).
 pub(crate) fn mad_result(call: &CubeCall) -> Option<(Ptr, u64, u64)> {
-    use Opcode as O;
-    let raw = matches!(
-        call.op,
-        O::MadRaw | O::MadBiasRaw | O::MadMxRaw | O::MadMxBiasRaw
-    );
-    if !raw
-        && !matches!(
-            call.op,
-            O::Mad | O::MadAcc | O::MadBias | O::MadMx | O::MadMxAcc | O::MadMxBias
-        )
-    {
-        return None;
-    }
+    let f = MadForm::of(call.op)?;
     let c = call.ptr(2, Space::L0c).ok()?;
-    let bias = matches!(
-        call.op,
-        O::MadBias | O::MadMxBias | O::MadBiasRaw | O::MadMxBiasRaw
-    );
-    let k0 = if bias { 4 } else { 3 };
-    let (mm, nn) = if raw {
-        let x = mad_xt(call.op.name(), call.int(k0).ok()? as u64).ok()?;
+    let (mm, nn) = if f.raw {
+        let x = mad_xt(call.op.name(), call.int(f.k0()).ok()? as u64).ok()?;
         (x.m, x.n)
     } else {
-        (call.count(k0).ok()?, call.count(k0 + 1).ok()?)
+        (call.count(f.k0()).ok()?, call.count(f.k0() + 1).ok()?)
     };
     (mm > 0 && nn > 0).then_some((c, mm, nn))
+}
+
+/// Which `mad*` form an opcode is.
+#[derive(Clone, Copy)]
+struct MadForm {
+    /// Takes a packed config word (`mad*_raw`).
+    raw: bool,
+    /// MX operands with group scales.
+    mx: bool,
+    /// Has a bias-table operand (the fourth).
+    bias: bool,
+}
+
+impl MadForm {
+    fn of(op: Opcode) -> Option<MadForm> {
+        use Opcode as O;
+        let (raw, mx, bias) = match op {
+            O::Mad | O::MadAcc => (false, false, false),
+            O::MadBias => (false, false, true),
+            O::MadMx | O::MadMxAcc => (false, true, false),
+            O::MadMxBias => (false, true, true),
+            O::MadRaw => (true, false, false),
+            O::MadBiasRaw => (true, false, true),
+            O::MadMxRaw => (true, true, false),
+            O::MadMxBiasRaw => (true, true, true),
+            _ => return None,
+        };
+        Some(MadForm { raw, mx, bias })
+    }
+
+    /// Operand index of the shape (m, n, k) or of the config word.
+    fn k0(self) -> usize {
+        if self.bias {
+            4
+        } else {
+            3
+        }
+    }
 }
 
 /// The element offset of `(i, j)` of an `M x N` result in L0C (16-wide
@@ -1291,24 +1312,17 @@ fn mad(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
     let a = call.ptr(0, Space::L0a)?;
     let b = call.ptr(1, Space::L0b)?;
     let c = call.ptr(2, Space::L0c)?;
-    let raw = matches!(
-        call.op,
-        O::MadRaw | O::MadBiasRaw | O::MadMxRaw | O::MadMxBiasRaw
-    );
-    let mx = matches!(
-        call.op,
-        O::MadMx | O::MadMxAcc | O::MadMxBias | O::MadMxRaw | O::MadMxBiasRaw
-    );
-    let bias_operand = matches!(
-        call.op,
-        O::MadBias | O::MadMxBias | O::MadBiasRaw | O::MadMxBiasRaw
-    );
+    let Some(form) = MadForm::of(call.op) else {
+        return fault(format!("'{name}' is not a mad op"));
+    };
+    let MadForm { raw, mx, .. } = form;
+    let bias_operand = form.bias;
     let bias = if bias_operand {
         Some(call.ptr(3, Space::Bias)?)
     } else {
         None
     };
-    let k0 = if bias_operand { 4 } else { 3 };
+    let k0 = form.k0();
     let (mm, nn, kk, acc_form, bias_form, disable_gemv) = if raw {
         let x = mad_xt(name, call.int(k0)? as u64)?;
         if x.from_bias != bias_operand {
