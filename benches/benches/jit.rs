@@ -17,7 +17,10 @@ use pto_vm::exec::{tile, Accesses};
 use pto_vm::mem::Local;
 use pto_vm::program::EwOp;
 use pto_vm::value::Tile;
-use pto_vm::{load_text, run_kernel, run_kernel_into, Arg, CheckMode, Config, JitMode, Kernel};
+use pto_vm::{
+    load_text, run_kernel, run_kernel_reading_into, Arg, CheckMode, Config, JitMode, Kernel,
+    ReadBack,
+};
 
 fn tile_at(addr: u64, n: i64) -> Tile {
     Tile {
@@ -777,12 +780,13 @@ const TIERS: [(&str, JitMode, CheckMode); 4] = [
 ];
 
 /// Benchmarks whole runs of `k` on `args`; each run must end without a fault
-/// or a diagnostic.
+/// or a diagnostic. The buffers at indices `outs` are read back after every
+/// run, the others not, as `pto-run` does with its outputs.
 fn bench_runs(
     g: &mut criterion::BenchmarkGroup<criterion::measurement::WallTime>,
     id: &str,
     k: &Kernel,
-    args: &[Arg],
+    (args, outs): (&[Arg], &[usize]),
     jit: JitMode,
     check: CheckMode,
 ) {
@@ -792,12 +796,22 @@ fn bench_runs(
         check,
         ..Config::default()
     };
-    // the results are read back into the same vectors every run, as a
-    // caller that runs a kernel repeatedly would (`run_kernel_into`)
+    // the outputs are read back into the same vectors every run, as a
+    // caller that runs a kernel repeatedly would (`run_kernel_reading_into`)
+    let modes: Vec<ReadBack> = (0..args.len())
+        .map(|i| {
+            if outs.contains(&i) {
+                ReadBack::Always
+            } else {
+                ReadBack::Never
+            }
+        })
+        .collect();
     let mut bufs = Vec::new();
     g.bench_function(id, |b| {
         b.iter(|| {
-            let out = run_kernel_into(k, &cfg, None, args, &mut bufs).expect("runs");
+            let out =
+                run_kernel_reading_into(k, &cfg, None, args, &modes, &mut bufs).expect("runs");
             assert!(out.error.is_none() && out.diags.list.is_empty(), "{id}");
             out
         })
@@ -851,7 +865,7 @@ fn kernels(c: &mut Criterion) {
     let mut g = c.benchmark_group("kernel/vadd_loop64x64x64");
     g.sample_size(10);
     for (name, jit, check) in TIERS {
-        bench_runs(&mut g, name, &k, &args, jit, check);
+        bench_runs(&mut g, name, &k, (&args, &[2]), jit, check);
     }
     g.finish();
 }
@@ -885,7 +899,7 @@ fn scopes(c: &mut Criterion) {
                 Arg::Buffer(vec![0; 16384]),
                 Arg::Int(reps),
             ];
-            bench_runs(&mut g, tier, &k, &args, jit, check);
+            bench_runs(&mut g, tier, &k, (&args, &[2]), jit, check);
         }
         g.finish();
     }
@@ -912,26 +926,31 @@ fn e2e(c: &mut Criterion) {
                 "%c8 = arith.constant 8 : index",
                 "%c8 = arith.constant 256 : index",
             );
-    let kernels: Vec<(&str, String, Vec<Arg>)> = vec![
+    // (name, kernel text, arguments, the outputs read back after each run)
+    let kernels: Vec<(&str, String, Vec<Arg>, &[usize])> = vec![
         (
             "softmax1024x64",
             std::fs::read_to_string(format!("{root}/kernels/softmax_rows.pto")).expect("kernel"),
             vec![Arg::Buffer(f32s(65536)), Arg::Buffer(vec![0; 262144])],
+            &[1],
         ),
         (
             "rmsnorm1024x64",
             std::fs::read_to_string(format!("{root}/kernels/rmsnorm_rows.pto")).expect("kernel"),
             vec![Arg::Buffer(f32s(65536)), Arg::Buffer(vec![0; 262144])],
+            &[1],
         ),
         (
             "pingpong256x256",
             pingpong,
             vec![Arg::Buffer(f32s(65536)), Arg::Buffer(vec![0; 262144])],
+            &[1],
         ),
         (
             "pingpong64x1024",
             std::fs::read_to_string(format!("{root}/kernels/pingpong_4k.pto")).expect("kernel"),
             vec![Arg::Buffer(f32s(65536)), Arg::Buffer(vec![0; 262144])],
+            &[1],
         ),
         (
             "matmul_bias_relu32x64x32",
@@ -944,14 +963,15 @@ fn e2e(c: &mut Criterion) {
                 Arg::Buffer(vec![0; 4096]),
                 Arg::Buffer(vec![0; 4096]),
             ],
+            &[4],
         ),
     ];
-    for (name, src, args) in kernels {
+    for (name, src, args, outs) in kernels {
         let k = load_text(&format!("{name}.pto"), &src, None).expect("loads");
         let mut g = c.benchmark_group(format!("e2e/{name}"));
         g.sample_size(10);
         for (tier, jit, check) in TIERS {
-            bench_runs(&mut g, tier, &k, &args, jit, check);
+            bench_runs(&mut g, tier, &k, (&args, outs), jit, check);
         }
         g.finish();
     }

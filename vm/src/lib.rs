@@ -299,6 +299,31 @@ pub fn run_kernel_into(
     out
 }
 
+/// [`run_kernel_into`] reading back only the buffers `read_back` asks for
+/// (by argument index; a missing entry is [`ReadBack::Never`]; `Visit` acts as
+/// `Never` here): the others come back empty. A caller that runs a kernel
+/// repeatedly and looks only at its outputs (as `pto-run` does) does not copy
+/// its inputs out of GM again after every run.
+pub fn run_kernel_reading_into(
+    kernel: &Kernel,
+    cfg: &Config,
+    entry: Option<&str>,
+    args: &[Arg],
+    read_back: &[ReadBack],
+    buffers: &mut Vec<Vec<u8>>,
+) -> Result<RunOutput, String> {
+    let mut ranks = vec![std::mem::take(buffers)];
+    let mut unchanged = Vec::new();
+    let reading = Reading {
+        modes: read_back,
+        unchanged: &mut unchanged,
+        visit: &mut |_, _, _| {},
+    };
+    let out = run_ranks_into(kernel, cfg, entry, &[args], Some(reading), &mut ranks);
+    *buffers = ranks.pop().unwrap_or_default();
+    out
+}
+
 /// Where a multi-rank run left every rank's buffers.
 #[derive(Debug)]
 pub struct FinishedRanks {

@@ -3,7 +3,8 @@
 //! straight from a file.
 
 use pto_vm::{
-    load_text, run_kernel_ranks_reading, run_kernel_ranks_visiting, Arg, Config, ReadBack,
+    load_text, run_kernel_ranks_reading, run_kernel_ranks_visiting, run_kernel_reading_into, Arg,
+    Config, ReadBack,
 };
 
 fn vadd() -> pto_vm::Kernel {
@@ -50,6 +51,31 @@ fn only_what_is_asked_for_comes_back() {
     assert_eq!(f.buffers[0][0], x);
     assert!(f.buffers[0][2].is_empty());
     assert_eq!(f.unchanged, vec![vec![false; 3]]);
+}
+
+/// `run_kernel_reading_into` fills only the asked-for buffers, reusing the
+/// caller's vectors run after run, and empties the others.
+#[test]
+fn reading_into_reuses_the_vectors_of_the_outputs() {
+    let k = vadd();
+    let cfg = Config {
+        profile: k.profile,
+        ..Config::default()
+    };
+    let x = f32s((0..1024).map(|i| i as f32));
+    let y = f32s((0..1024).map(|i| (i % 5) as f32));
+    let want = f32s((0..1024).map(|i| i as f32 + (i % 5) as f32));
+    let args = [Arg::Buffer(x), Arg::Buffer(y), Arg::Buffer(vec![0; 4096])];
+    // stale contents from an earlier caller: cleared or overwritten
+    let mut bufs = vec![vec![9u8; 10], vec![9u8; 10], vec![9u8; 8192]];
+    let modes = [ReadBack::Never, ReadBack::Never, ReadBack::Always];
+    for _ in 0..2 {
+        let out = run_kernel_reading_into(&k, &cfg, None, &args, &modes, &mut bufs).expect("runs");
+        assert!(out.error.is_none(), "{:?}", out.error);
+        assert!(bufs[0].is_empty() && bufs[1].is_empty());
+        assert_eq!(bufs[2], want);
+        assert!(bufs[2].capacity() >= 8192, "the output's vector was reused");
+    }
 }
 
 /// A `Visit` buffer reaches the visitor with its final bytes, on every
