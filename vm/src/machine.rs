@@ -4811,9 +4811,10 @@ impl<'a> Cluster<'a> {
                 "vector scope completed (watch the lines inside it for their values)\n".into()
             }
             Resolved::Cube(call) => {
-                // a matmul's result as its M x N matrix
-                if let Some((c, m, n)) = exec::cube::mad_result(call) {
-                    let text = watch::mad(&c, m, n, local);
+                // a matmul's result, an L0 operand, an NZ copy: the
+                // matrix in its logical shape
+                if let Some(mx) = exec::cube::written_matrix(call) {
+                    let text = watch::matrix(&mx, local);
                     w.report(prog, inst, text);
                     return;
                 }

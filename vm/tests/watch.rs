@@ -285,34 +285,15 @@ fn a_mad_shows_its_m_by_n_result() {
         .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
         .collect();
     assert_eq!(golden.len(), 20 * 24);
-    let rows: Vec<Vec<f64>> = text
-        .lines()
-        .filter_map(|l| {
-            l.trim()
-                .strip_prefix('[')?
-                .strip_suffix(']')
-                .map(str::to_owned)
-        })
-        .map(|l| {
-            l.split(", ")
-                .filter(|v| *v != "...")
-                .map(|v| v.parse::<f64>().expect("a number"))
-                .collect()
-        })
-        .collect();
+    let rows = shown_rows(text);
     // min and max over all 20 x 24, the second column block included
-    let stat = |key: &str| -> f64 {
-        let at = text.find(key).expect(key) + key.len();
-        let v: String = text[at..]
-            .chars()
-            .take_while(|c| !matches!(c, ',' | '\n'))
-            .collect();
-        v.trim().parse().expect("a number")
-    };
     let (lo, hi) = golden.iter().fold((f64::MAX, f64::MIN), |(l, h), g| {
         (l.min(f64::from(*g)), h.max(f64::from(*g)))
     });
-    for (got, want) in [(stat("min "), lo), (stat("max "), hi)] {
+    for (got, want) in [
+        (shown_stat(text, "min "), lo),
+        (shown_stat(text, "max "), hi),
+    ] {
         assert!(
             (got - want).abs() <= 1e-3 * want.abs().max(1.0),
             "{got} vs {want}\n{text}"
@@ -327,6 +308,107 @@ fn a_mad_shows_its_m_by_n_result() {
                 (v - g).abs() <= 1e-3 * g.abs().max(1.0),
                 "({i}, {j}): {v} vs {g}\n{text}"
             );
+        }
+    }
+}
+
+/// The rows of numbers a report's grid shows (its corner, `...` dropped).
+fn shown_rows(text: &str) -> Vec<Vec<f64>> {
+    text.lines()
+        .filter_map(|l| {
+            l.trim()
+                .strip_prefix('[')?
+                .strip_suffix(']')
+                .map(str::to_owned)
+        })
+        .map(|l| {
+            l.split(", ")
+                .filter(|v| *v != "...")
+                .map(|v| v.parse::<f64>().expect("a number"))
+                .collect()
+        })
+        .collect()
+}
+
+/// The number after `key` (`"min "`, `"max "`) in a report.
+fn shown_stat(text: &str, key: &str) -> f64 {
+    let at = text.find(key).expect(key) + key.len();
+    let v: String = text[at..]
+        .chars()
+        .take_while(|c| !matches!(c, ',' | '\n'))
+        .collect();
+    v.trim().parse().expect("a number")
+}
+
+/// The NZ copy of a GM matrix into L1 and the L0A/L0B loads show the
+/// matrices they moved in their logical shape (M x K, K x N), not the
+/// fractal storage order: checked against the case's ND inputs, corner
+/// element by element and min/max over the whole matrix.
+#[test]
+fn cube_operands_show_as_their_logical_matrices() {
+    let dir = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../conformance/cases/cube/mad_bias_acc_f16_a5_20x40x24"
+    );
+    let src = std::fs::read_to_string(format!("{dir}/kernel.pto")).expect("case kernel");
+    let f16s = |name: &str| -> Vec<f64> {
+        std::fs::read(format!("{dir}/{name}"))
+            .expect("input")
+            .chunks_exact(2)
+            .map(|b| half::f16::from_le_bytes([b[0], b[1]]).to_f64())
+            .collect()
+    };
+    let (a, b) = (f16s("v1.bin"), f16s("v2.bin"));
+    for (needle, head, data, cols) in [
+        (
+            "    pto.mte_gm_l1_frac %a_gm",
+            "L1 0x0 as the 20x40 f16 matrix: min ",
+            &a,
+            40,
+        ),
+        (
+            "    pto.mte_l1_l0a",
+            "L0A 0x0 as the 20x40 f16 left operand (M x K): min ",
+            &a,
+            40,
+        ),
+        (
+            "    pto.mte_l1_l0b",
+            "L0B 0x0 as the 40x24 f16 right operand (K x N): min ",
+            &b,
+            24,
+        ),
+    ] {
+        let mut opts = pto_vm::case::CaseOptions::default();
+        opts.config.watch_lines = vec![WatchLine {
+            line: line_of(&src, needle),
+            max: 1,
+        }];
+        let r = pto_vm::case::run_case(std::path::Path::new(dir), &opts).expect("runs");
+        assert_eq!(r.code, 0, "{:?}", r.error);
+        let text = &r.watch[0];
+        assert!(text.contains(head), "{text}");
+        let (lo, hi) = data
+            .iter()
+            .fold((f64::MAX, f64::MIN), |(l, h), v| (l.min(*v), h.max(*v)));
+        // printed with six significant digits
+        for (got, want) in [
+            (shown_stat(text, "min "), lo),
+            (shown_stat(text, "max "), hi),
+        ] {
+            assert!((got - want).abs() <= 1e-5, "{got} vs {want}\n{text}");
+        }
+        let rows = shown_rows(text);
+        assert_eq!(rows.len(), 8, "{text}");
+        for (i, row) in rows.iter().enumerate() {
+            assert_eq!(row.len(), 8, "{text}");
+            for (j, v) in row.iter().enumerate() {
+                let want = data[i * cols + j];
+                assert!(
+                    (v - want).abs() <= 1e-3,
+                    "({i}, {j}): {v} vs {want}\n{text}"
+                );
+            }
         }
     }
 }

@@ -808,71 +808,138 @@ fn fill_l1(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
 /// op PTOAS expands it into: the source strides and shape are operands, the
 /// group count and destination loop 2/3/4 strides come from the
 /// `set_mte2_nz_para` register (16-bit fields from bit 0 up).
+/// The operands of an `mte_gm_l1_frac` / `copy_gm_to_cbuf_multi_*2nz`: a
+/// logical `nv x dv` matrix per group, `groups` of them.
+struct Frac {
+    nv: u64,
+    dv: u64,
+    groups: u64,
+    /// Source row (ND) or column (DN) stride in bytes, and group stride.
+    inner: i64,
+    outer: i64,
+    /// Destination loop 2/3/4 strides (in 32-byte units).
+    l2: i64,
+    l3: i64,
+    l4: i64,
+    dn: bool,
+}
+
+impl Frac {
+    fn of(call: &CubeCall) -> Result<Frac, Fault> {
+        let name = call.op.name();
+        let raw = matches!(
+            call.op,
+            Opcode::CopyGmToCbufMultiNd2nz | Opcode::CopyGmToCbufMultiDn2nz
+        );
+        let (nv, dv, inner, outer, smallc0, groups, l2, l3, l4, dn);
+        if raw {
+            let Some(w) = call.nz_para else {
+                return fault(format!(
+                    "'{name}' needs the NZ parameters: set_mte2_nz_para was not executed"
+                ));
+            };
+            let field = |k: u32| ((w >> (16 * k)) & 0xFFFF) as i64;
+            (groups, l2, l3, l4) = (field(0), field(1), field(2), field(3));
+            (inner, nv, dv, outer) = (call.int(3)?, call.int(5)?, call.int(6)?, call.int(7)?);
+            smallc0 = call.int(8)?;
+            dn = call.op == Opcode::CopyGmToCbufMultiDn2nz;
+        } else {
+            dn = if call.form.flag("dn2nz") {
+                true
+            } else if call.form.flag("nd2nz") {
+                false
+            } else {
+                return fault("'pto.mte_gm_l1_frac' needs nd2nz or dn2nz");
+            };
+            let f = &call.form;
+            let get = |n: &str, k: usize| -> Result<Vec<i64>, Fault> {
+                let Some(c) = f.clause(n) else {
+                    return fault(format!("'pto.mte_gm_l1_frac' needs {n}(...)"));
+                };
+                let v = c.vals();
+                if v.len() < k {
+                    return fault(format!("'pto.mte_gm_l1_frac': {n}(...) needs {k} operands"));
+                }
+                v.iter().map(|i| call.int_at(*i)).collect()
+            };
+            let shape = get("shape", 2)?;
+            let sl = get("src_layout", 1)?;
+            let dg = get("dst_group", 4)?;
+            smallc0 = match f.clause("ctrl").and_then(|c| c.vals().get(1).copied()) {
+                Some(i) => call.int_at(i)?,
+                None => 0,
+            };
+            (nv, dv) = (shape[0], shape[1]);
+            (inner, outer) = (sl[0], sl.get(1).copied().unwrap_or(0));
+            (groups, l2, l3, l4) = (dg[0], dg[1], dg[2], dg[3]);
+        }
+        if smallc0 != 0 {
+            return fault(format!("'{name}' with small-C0 packing is not implemented"));
+        }
+        // each count in [0, 2^24] (as `CubeCall::count`), then the padded work
+        // bounded: a hostile count must not run an empty loop 2^62 times
+        for (what, v) in [
+            ("row count", nv),
+            ("column count", dv),
+            ("group count", groups),
+        ] {
+            if !(0..=(1 << 24)).contains(&v) {
+                return fault(format!("'{name}': {what} {v} is outside [0, 2^24]"));
+            }
+        }
+        Ok(Frac {
+            nv: nv as u64,
+            dv: dv as u64,
+            groups: groups as u64,
+            inner,
+            outer,
+            l2,
+            l3,
+            l4,
+            dn,
+        })
+    }
+
+    /// Byte offset in L1 of element `(n, d)` of group `g` (elements of `es`
+    /// bytes, `c0` per 32-byte row); None when it overflows.
+    fn dst_offset(&self, g: i64, n: i64, d: i64, c0: i64, es: i64) -> Option<i64> {
+        sum_of_products(&[
+            (n * 32, self.l2),
+            ((d / c0) * 32, self.l3),
+            (g * 32, self.l4),
+            (d % c0, es),
+        ])
+    }
+}
+
+/// The sum of `index * stride` terms; None when it overflows (hostile strides
+/// fault instead of wrapping).
+fn sum_of_products(terms: &[(i64, i64)]) -> Option<i64> {
+    terms
+        .iter()
+        .try_fold(0i64, |a, &(i, st)| a.checked_add(i.checked_mul(st)?))
+}
+
+/// `mte_gm_l1_frac`: logical `n x d` from GM (ND rows or DN columns) into L1 NZ.
+/// `copy_gm_to_cbuf_multi_{nd,dn}2nz (src, dst, sid, loop1_src_stride,
+/// l2_cache_ctrl, n_value, d_value, loop4_src_stride, smallc0_en)` is the raw
+/// op PTOAS expands it into: the source strides and shape are operands, the
+/// group count and destination loop 2/3/4 strides come from the
+/// `set_mte2_nz_para` register (16-bit fields from bit 0 up).
 fn gm_l1_frac(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
     let name = call.op.name();
     let src = call.ptr(0, Space::Gm)?;
     let dst = call.ptr(1, Space::L1)?;
-    let raw = matches!(
-        call.op,
-        Opcode::CopyGmToCbufMultiNd2nz | Opcode::CopyGmToCbufMultiDn2nz
-    );
-    let (nv, dv, inner, outer, smallc0, groups, l2, l3, l4, dn);
-    if raw {
-        let Some(w) = call.nz_para else {
-            return fault(format!(
-                "'{name}' needs the NZ parameters: set_mte2_nz_para was not executed"
-            ));
-        };
-        let field = |k: u32| ((w >> (16 * k)) & 0xFFFF) as i64;
-        (groups, l2, l3, l4) = (field(0), field(1), field(2), field(3));
-        (inner, nv, dv, outer) = (call.int(3)?, call.int(5)?, call.int(6)?, call.int(7)?);
-        smallc0 = call.int(8)?;
-        dn = call.op == Opcode::CopyGmToCbufMultiDn2nz;
-    } else {
-        dn = if call.form.flag("dn2nz") {
-            true
-        } else if call.form.flag("nd2nz") {
-            false
-        } else {
-            return fault("'pto.mte_gm_l1_frac' needs nd2nz or dn2nz");
-        };
-        let f = &call.form;
-        let get = |n: &str, k: usize| -> Result<Vec<i64>, Fault> {
-            let Some(c) = f.clause(n) else {
-                return fault(format!("'pto.mte_gm_l1_frac' needs {n}(...)"));
-            };
-            let v = c.vals();
-            if v.len() < k {
-                return fault(format!("'pto.mte_gm_l1_frac': {n}(...) needs {k} operands"));
-            }
-            v.iter().map(|i| call.int_at(*i)).collect()
-        };
-        let shape = get("shape", 2)?;
-        let sl = get("src_layout", 1)?;
-        let dg = get("dst_group", 4)?;
-        smallc0 = match f.clause("ctrl").and_then(|c| c.vals().get(1).copied()) {
-            Some(i) => call.int_at(i)?,
-            None => 0,
-        };
-        (nv, dv) = (shape[0], shape[1]);
-        (inner, outer) = (sl[0], sl.get(1).copied().unwrap_or(0));
-        (groups, l2, l3, l4) = (dg[0], dg[1], dg[2], dg[3]);
-    }
-    if smallc0 != 0 {
-        return fault(format!("'{name}' with small-C0 packing is not implemented"));
-    }
-    // each count in [0, 2^24] (as `CubeCall::count`), then the padded work
-    // bounded: a hostile count must not run an empty loop 2^62 times
-    for (what, v) in [
-        ("row count", nv),
-        ("column count", dv),
-        ("group count", groups),
-    ] {
-        if !(0..=(1 << 24)).contains(&v) {
-            return fault(format!("'{name}': {what} {v} is outside [0, 2^24]"));
-        }
-    }
-    let (nv, dv, groups) = (nv as u64, dv as u64, groups as u64);
+    let f = Frac::of(call)?;
+    let Frac {
+        nv,
+        dv,
+        groups,
+        inner,
+        outer,
+        dn,
+        ..
+    } = f;
     let dt = dst.elem;
     let es = dt.bytes() as i64;
     let c0 = c0(dt)?;
@@ -888,28 +955,17 @@ fn gm_l1_frac(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
     }
     let zero = vec![0u8; es as usize];
     let mut b = vec![0u8; es as usize];
-    // sum of index * stride terms; hostile strides fault instead of wrapping
-    let off = |terms: &[(i64, i64)]| -> Result<i64, Fault> {
-        terms
-            .iter()
-            .try_fold(0i64, |a, &(i, st)| a.checked_add(i.checked_mul(st)?))
-            .ok_or_else(|| {
-                Fault::Msg(format!(
-                    "'{name}': an address overflows (check the strides)"
-                ))
-            })
+    let overflow = || {
+        Fault::Msg(format!(
+            "'{name}': an address overflows (check the strides)"
+        ))
     };
+    let off = |terms: &[(i64, i64)]| sum_of_products(terms).ok_or_else(overflow);
     for g in 0..groups as i64 {
-        let dgb = off(&[(g * 32, l4)])?;
         for n in 0..nv as i64 {
             meter::charge(dpad + 1)?;
             for d in 0..dpad as i64 {
-                let doff = off(&[
-                    (n * 32, l2),
-                    ((d / c0 as i64) * 32, l3),
-                    (1, dgb),
-                    (d % c0 as i64, es),
-                ])?;
+                let doff = f.dst_offset(g, n, d, c0 as i64, es).ok_or_else(overflow)?;
                 let da = addr(dst.addr, doff)?;
                 if d < dv as i64 {
                     let so = if dn {
@@ -1002,13 +1058,7 @@ fn l1_l0(call: &CubeCall, m: &mut Mem<'_>, dsp: Space) -> Result<(), Fault> {
         return fault(format!("'{}' moves too many elements", call.op.name()));
     }
     let mut b = vec![0u8; es as usize];
-    // L0 destination: L0A = NZ of M x K (rows x cols); L0B = NZ of N x K (cols x rows)
     let a_side = dsp == Space::L0a;
-    let dpad = if a_side {
-        roundup(rows, 16)
-    } else {
-        roundup(cols, 16)
-    };
     for r in 0..rows {
         meter::charge(cols + 1)?;
         for c in 0..cols {
@@ -1033,16 +1083,22 @@ fn l1_l0(call: &CubeCall, m: &mut Mem<'_>, dsp: Space) -> Result<(), Fault> {
             } else {
                 nz(sr, sc, spad, c0) * es
             };
-            let dof = if a_side {
-                nz(r, c, dpad, c0)
-            } else {
-                nz(c, r, dpad, c0)
-            } * es;
+            let dof = l0_offset(a_side, (r, c), (rows, cols), c0) * es;
             m.read(Space::L1, src.addr + so, &mut b)?;
             m.write(dsp, dst.addr + dof, &b)?;
         }
     }
     Ok(())
+}
+
+/// The element offset of logical `(r, c)` of a `rows x cols` operand in L0:
+/// L0A holds M x K (rows x cols) in NZ, L0B N x K (cols x rows) in NZ.
+fn l0_offset(a_side: bool, (r, c): (u64, u64), (rows, cols): (u64, u64), c0: u64) -> u64 {
+    if a_side {
+        nz(r, c, roundup(rows, 16), c0)
+    } else {
+        nz(c, r, roundup(cols, 16), c0)
+    }
 }
 
 /// `mte_l1_bt`: bursts of `len` 64-byte destination units; f16/bf16 sources
@@ -1250,7 +1306,7 @@ fn mad_xt(name: &str, xt: u64) -> Result<MadXt, Fault> {
 /// N (for `--watch`, which shows the result as its `M x N` matrix: element
 /// `(i, j)` at [`l0c_offset`]). None for other ops or operands that do not
 /// decode (the op itself faults on those).
-pub(crate) fn mad_result(call: &CubeCall) -> Option<(Ptr, u64, u64)> {
+fn mad_result(call: &CubeCall) -> Option<(Ptr, u64, u64)> {
     let f = MadForm::of(call.op)?;
     let c = call.ptr(2, Space::L0c).ok()?;
     let (mm, nn) = if f.raw {
@@ -1260,6 +1316,108 @@ pub(crate) fn mad_result(call: &CubeCall) -> Option<(Ptr, u64, u64)> {
         (call.count(f.k0()).ok()?, call.count(f.k0() + 1).ok()?)
     };
     (mm > 0 && nn > 0).then_some((c, mm, nn))
+}
+
+/// A matrix a cube op wrote, as `--watch` shows it: `rows x cols` elements
+/// of `dst.elem` at [`Matrix::offset`] bytes from `dst.addr` in `dst.space`.
+pub(crate) struct Matrix {
+    /// What the matrix is ("result", "left operand (M x K)", ...).
+    pub what: &'static str,
+    pub dst: Ptr,
+    pub rows: u64,
+    pub cols: u64,
+    /// Rows are `groups` matrices of `rows / groups` rows stacked.
+    pub groups: u64,
+    at: MatrixAt,
+}
+
+/// How a [`Matrix`] maps `(row, column)` to its storage.
+enum MatrixAt {
+    /// A `mad*` result in L0C (M rows).
+    L0c,
+    /// An L0A (`a_side`) or L0B operand moved by `mte_l1_l0a`/`l0b`.
+    L0 { a_side: bool, c0: u64 },
+    /// An `mte_gm_l1_frac` destination.
+    Frac(Frac, u64),
+}
+
+impl Matrix {
+    /// The byte offset of `(r, c)` from `dst.addr`; None when it overflows.
+    pub(crate) fn offset(&self, r: u64, c: u64) -> Option<u64> {
+        let es = self.dst.elem.bytes() as u64;
+        match &self.at {
+            MatrixAt::L0c => l0c_offset(r, c, self.rows).checked_mul(es),
+            MatrixAt::L0 { a_side, c0 } => {
+                l0_offset(*a_side, (r, c), (self.rows, self.cols), *c0).checked_mul(es)
+            }
+            MatrixAt::Frac(f, c0) => {
+                let nv = f.nv.max(1);
+                let off = f.dst_offset(
+                    (r / nv) as i64,
+                    (r % nv) as i64,
+                    c as i64,
+                    *c0 as i64,
+                    es as i64,
+                )?;
+                u64::try_from(off).ok()
+            }
+        }
+    }
+}
+
+/// The matrix a cube op writes, in its logical shape: a `mad*` result (M x
+/// N), an L0A/L0B operand (the shape form of `mte_l1_l0a`/`l0b`: M x K or
+/// K x N), an `mte_gm_l1_frac` destination (its groups of `n x d` stacked).
+/// None for other ops, and for operands that do not decode (the op itself
+/// faults on those).
+pub(crate) fn written_matrix(call: &CubeCall) -> Option<Matrix> {
+    use Opcode as O;
+    let (what, dst, rows, cols, groups, at) = match call.op {
+        O::MteGmL1Frac | O::CopyGmToCbufMultiNd2nz | O::CopyGmToCbufMultiDn2nz => {
+            let dst = call.ptr(1, Space::L1).ok()?;
+            let f = Frac::of(call).ok()?;
+            let c0 = c0(dst.elem).ok()?;
+            (
+                "matrix",
+                dst,
+                f.nv.checked_mul(f.groups)?,
+                f.dv,
+                f.groups,
+                MatrixAt::Frac(f, c0),
+            )
+        }
+        O::MteL1L0a | O::LoadCbufToCa | O::MteL1L0b | O::LoadCbufToCb
+            if call.form.lead.len() < 8 =>
+        {
+            let a_side = matches!(call.op, O::MteL1L0a | O::LoadCbufToCa);
+            let src = call.ptr(0, Space::L1).ok()?;
+            let mut dst = call
+                .ptr(1, if a_side { Space::L0a } else { Space::L0b })
+                .ok()?;
+            // the op moves the source's elements
+            dst.elem = src.elem;
+            let c0 = c0(src.elem).ok()?;
+            let (rows, cols) = (call.count(2).ok()?, call.count(3).ok()?);
+            let what = if a_side {
+                "left operand (M x K)"
+            } else {
+                "right operand (K x N)"
+            };
+            (what, dst, rows, cols, 1, MatrixAt::L0 { a_side, c0 })
+        }
+        _ => {
+            let (c, m, n) = mad_result(call)?;
+            ("result", c, m, n, 1, MatrixAt::L0c)
+        }
+    };
+    (rows > 0 && cols > 0).then_some(Matrix {
+        what,
+        dst,
+        rows,
+        cols,
+        groups,
+        at,
+    })
 }
 
 /// Which `mad*` form an opcode is.

@@ -299,18 +299,20 @@ pub(crate) fn dma(t: &exec::dma::Transfer, local: &Local, gm: &Gm) -> String {
     )
 }
 
-/// A `mad*` result: the `M x N` matrix it computed, read from its L0C
-/// fractals in row and column order.
-pub(crate) fn mad(c: &crate::value::Ptr, m: u64, n: u64, local: &Local) -> String {
-    let dt = c.elem;
+/// A matrix a cube op wrote (a `mad*` result, an L0A/L0B operand, an
+/// `mte_gm_l1_frac` destination), read element by element from its layout
+/// in row and column order.
+pub(crate) fn matrix(mx: &exec::cube::Matrix, local: &Local) -> String {
+    let dt = mx.dst.elem;
     let es = dt.bytes().max(1) as u64;
     let mut at = |r: i64, col: i64| {
-        let off = exec::cube::l0c_offset(r as u64, col as u64, m).checked_mul(es)?;
+        let off = mx.offset(r as u64, col as u64)?;
         let b = local
-            .slice(crate::value::Space::L0c, c.addr.checked_add(off)?, es)
+            .slice(mx.dst.space, mx.dst.addr.checked_add(off)?, es)
             .ok()?;
         Some(read(b, dt))
     };
+    let (m, n) = (mx.rows, mx.cols);
     // the range over at most 2^18 elements (the grid shows the corner)
     let (rr, rc) = (m.min(512) as i64, n.min(512) as i64);
     let shown = if (rr as u64, rc as u64) != (m, n) {
@@ -318,9 +320,16 @@ pub(crate) fn mad(c: &crate::value::Ptr, m: u64, n: u64, local: &Local) -> Strin
     } else {
         String::new()
     };
+    let groups = if mx.groups > 1 {
+        format!(" ({} groups of {} rows)", mx.groups, m / mx.groups)
+    } else {
+        String::new()
+    };
     format!(
-        "L0C {:#x} as the {m}x{n} {dt} result{shown}: {}\n{}",
-        c.addr,
+        "{} {:#x} as the {m}x{n} {dt} {}{groups}{shown}: {}\n{}",
+        mx.dst.space.name(),
+        mx.dst.addr,
+        mx.what,
         range(rr, rc, dt, &mut at),
         grid(m as i64, n as i64, dt, &mut at)
     )
