@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fills fuzz/corpus/{parse,decode,run} (gitignored) with seed inputs and writes
+# Fills fuzz/corpus/{parse,decode,run,npy} (gitignored) with seed inputs and writes
 # fuzz/run.dict (gitignored), the dictionary of the `run` target.
 #
 #   fuzz/seed.sh [DIR...]
@@ -8,6 +8,8 @@
 # every DIR (e.g. a PTOAS checkout's test/); decode: their assembled .ptobin.
 # run: the conformance kernels, examples/**/*.pto, the kernels embedded in
 # vm/tests/*.rs, and every .pto under each DIR of at most 16 KiB.
+# npy: small arrays of every element type numpy writes for ptovm, C and
+# Fortran order, both byte orders, format versions 1 to 3 (needs numpy).
 # run.dict: every op name and alias of the isa-spec table, plus the `pto.`,
 # `#pto.` and `!pto.` words and `key=` attributes the seed kernels use.
 set -euo pipefail
@@ -65,4 +67,19 @@ words = sorted(w for w in words if 0 < len(w) <= 64 and '"' not in w and "\\" no
 out.write_text("".join(f'"{w}"\n' for w in words))
 print(f"dictionary: {len(words)} words")
 PY
-echo "seeds: $(ls "$here/corpus/parse" | wc -l) parse, $(ls "$here/corpus/decode" | wc -l) decode, $(ls "$here/corpus/run" | wc -l) run"
+mkdir -p "$here/corpus/npy"
+python3 - "$here/corpus/npy" <<'PY'
+import sys, pathlib
+import numpy as np
+from numpy.lib import format as npf
+out = pathlib.Path(sys.argv[1])
+k = 0
+for dt in ("<f4", ">f4", "<f2", "<f8", "|i1", "|u1", "<i2", ">u2", "<i4", "<u4", "<i8", ">u8", "|b1"):
+    for shape in ((), (3,), (2, 3), (2, 1, 3), (0, 4)):
+        a = (np.arange(int(np.prod(shape))) % 7).astype(dt).reshape(shape)
+        for order, version in (("C", (1, 0)), ("F", (1, 0)), ("C", (2, 0)), ("F", (3, 0))):
+            k += 1
+            with open(out / f"seed{k}.npy", "wb") as f:
+                npf.write_array(f, np.asarray(a, order=order), version=version)
+PY
+echo "seeds: $(ls "$here/corpus/parse" | wc -l) parse, $(ls "$here/corpus/decode" | wc -l) decode, $(ls "$here/corpus/run" | wc -l) run, $(ls "$here/corpus/npy" | wc -l) npy"
