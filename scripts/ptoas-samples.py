@@ -11,14 +11,17 @@ files from the `.pto` kernel itself, so the goldens can run without the
 toolchain:
 
   * every pointer argument vK gets `size_t elemCount_vK = N;` with N the
-    extent of the tensor views built on it (constant shapes and strides),
+    extent of the tensor views built on it (constant shapes and strides; for
+    a view of runtime shape, the elements its constant partitions reach; for
+    an argument the kernel never uses, 32 x 32, the toolchain's default),
     `fileSize_vK = elemCount_vK * sizeof(HOST_TYPE)` and a `ReadFile` line;
   * every integer/index argument gets `int32_t vK = 1;` (the toolchain's
     default; per-case values from `--int-defaults`, a Python file defining
     CASE_INT_SCALAR_DEFAULTS like PTOAS's generate_testcase.py); when the
     golden script then fails (the toolchain also grows buffers to cover
     partitions outside the kernel's views), the case is retried with 0;
-  * outputs.txt lists the arguments some `tstore` writes through its views.
+  * outputs.txt lists the arguments some `tstore` writes through its views
+    (none: the last pointer argument, as the toolchain does).
 
 Samples with an `npu_validation/` directory (main.cpp + golden.py shipped,
 several Launch* calls) are replayed as a host program: each launch runs one
@@ -88,6 +91,31 @@ def analyse(text, scalars):
             continue
         n = 1 + sum((a - 1) * b for a, b in zip(sh, st)) if all(a > 0 for a in sh) else 0
         extents[arg] = max(extents.get(arg, 0), n)
+    # a view of runtime shape but constant strides: the elements its
+    # constant-shaped partitions reach (as PTOAS's generate_testcase.py sizes
+    # such buffers from what the kernel accesses)
+    reach = {}
+    for m in re.finditer(
+            r'(%[\w.$-]+)\s*=\s*pto\.make_tensor_view\s+(%[\w.$-]+)\s*,\s*shape\s*=\s*\[[^\]]*\]\s*,\s*strides\s*=\s*\[([^\]]*)\]',
+            text):
+        view, arg, strides = m.groups()
+        try:
+            st = [env[x] if x.startswith('%') else int(x) for x in operands(strides)]
+        except (KeyError, ValueError):
+            continue
+        for p in re.finditer(
+                r'pto\.partition_view\s+' + re.escape(view) + r'\s*,\s*offsets\s*=\s*\[([^\]]*)\]\s*,\s*sizes\s*=\s*\[([^\]]*)\]',
+                text):
+            try:
+                off = [env[x] if x.startswith('%') else int(x) for x in operands(p.group(1))]
+                sz = [env[x] if x.startswith('%') else int(x) for x in operands(p.group(2))]
+            except (KeyError, ValueError):
+                continue
+            if len(off) == len(sz) == len(st) and all(a > 0 for a in sz):
+                n = 1 + sum((o + a - 1) * b for o, a, b in zip(off, sz, st))
+                reach[arg] = max(reach.get(arg, 0), n)
+    for arg, n in reach.items():
+        extents.setdefault(arg, n)
     # partition views (and chains of them) lead back to an argument
     for _ in range(4):
         for m in re.finditer(r'(%[\w.$-]+)\s*=\s*pto\.(?:partition_view|subview)\s+(%[\w.$-]+)', text):
@@ -101,6 +129,7 @@ def analyse(text, scalars):
 
 
 WORKSPACE_BYTES = 4096
+UNUSED_ELEMS = 32 * 32
 
 
 def workspace_only(text, arg):
@@ -143,6 +172,10 @@ def build_case(kernel, golden, work, int_defaults):
             # a prefetch context's workspace: ptovm models no L2 and never
             # reads it, so any size does; the golden script writes no file
             n = WORKSPACE_BYTES // SIZEOF.get(host, 1)
+        if not n and not re.search(re.escape(arg) + r'(?![\w.$-])', text.split(arg, 1)[1]):
+            # never used after the signature: PTOAS's generator gives such a
+            # buffer its default logical size, 32 x 32 elements
+            n = UNUSED_ELEMS
         if not n:
             return None, f'argument {arg}: no constant-shaped tensor view says how big it is'
         lines.append(f'    size_t elemCount_{v} = {n};')
@@ -153,6 +186,11 @@ def build_case(kernel, golden, work, int_defaults):
     for k, (arg, ty) in enumerate(args, 1):
         launch_args.append(f'v{k}' if arg in scalar_vals else f'v{k}Device')
     outputs = [f'v{k}' for k, (arg, _) in enumerate(args, 1) if arg in written]
+    pointers = [f'v{k}' for k, (arg, ty) in enumerate(args, 1) if ty.startswith('!pto.ptr<')]
+    if not outputs and pointers:
+        # nothing stores: PTOAS's generator then takes the last pointer as
+        # the output (the golden expects it unchanged)
+        outputs = pointers[-1:]
     if not outputs:
         return None, 'no argument is written by a tstore (outputs.txt would be empty)'
     d = work / kernel.parent.name / case
