@@ -230,15 +230,18 @@ fn fortran_to_c(data: &[u8], shape: &[usize], es: usize) -> Vec<u8> {
     out
 }
 
-/// Serializes an array as `.npy` (version 1). bf16 is written as uint16 bits.
-pub fn write(a: &Array) -> Result<Vec<u8>, String> {
-    let d = descr(a.dtype).ok_or_else(|| format!(".npy cannot hold {} elements", a.dtype))?;
-    let shape = match a.shape.len() {
+/// The `.npy` header (version 1) of an array of `dtype` and `shape`: what
+/// precedes its little-endian, C-order data. bf16 is declared as uint16
+/// bits. A caller with a large array writes this and then the data, without
+/// building the whole file in memory.
+pub fn header(dtype: DType, shape: &[usize]) -> Result<Vec<u8>, String> {
+    let d = descr(dtype).ok_or_else(|| format!(".npy cannot hold {dtype} elements"))?;
+    let shape = match shape.len() {
         0 => "()".to_string(),
-        1 => format!("({},)", a.shape[0]),
+        1 => format!("({},)", shape[0]),
         _ => format!(
             "({})",
-            a.shape
+            shape
                 .iter()
                 .map(|x| x.to_string())
                 .collect::<Vec<_>>()
@@ -250,9 +253,17 @@ pub fn write(a: &Array) -> Result<Vec<u8>, String> {
         h.push(' ');
     }
     h.push('\n');
+    let len = u16::try_from(h.len())
+        .map_err(|_| format!("a .npy header of {} bytes is too long", h.len()))?;
     let mut out = b"\x93NUMPY\x01\x00".to_vec();
-    out.extend_from_slice(&(h.len() as u16).to_le_bytes());
+    out.extend_from_slice(&len.to_le_bytes());
     out.extend_from_slice(h.as_bytes());
+    Ok(out)
+}
+
+/// Serializes an array as `.npy` (version 1): [`header`], then the data.
+pub fn write(a: &Array) -> Result<Vec<u8>, String> {
+    let mut out = header(a.dtype, &a.shape)?;
     out.extend_from_slice(&a.data);
     Ok(out)
 }

@@ -11,7 +11,7 @@ use pto_isa_spec::{DType, ProfileId};
 use pto_vm::npy::{self, Array};
 use pto_vm::program::ArgType;
 use pto_vm::{
-    load_binary, load_text, run_kernel_ranks_reading, Arg, CheckMode, Config, Kernel, ReadBack,
+    load_binary, load_text, run_kernel_ranks_visiting, Arg, CheckMode, Config, Kernel, ReadBack,
     RunError, Sched,
 };
 
@@ -991,10 +991,16 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
     // outputs and goldens come back; other buffers only when the run changed
     // them and the summary shows them
     let show_written = !cli.quiet && !cli.json;
+    // a single rank's outputs and goldens are written and compared straight
+    // from GM (no copy of a large output); several ranks' are stacked first
     let read_back: Vec<ReadBack> = (0..names.len())
         .map(|i| {
             if outs.iter().any(|o| o.0 == i) || goldens.iter().any(|g| g.0 == i) {
-                ReadBack::Always
+                if ranks == 1 {
+                    ReadBack::Visit
+                } else {
+                    ReadBack::Always
+                }
             } else if show_written {
                 ReadBack::IfChanged
             } else {
@@ -1002,7 +1008,33 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
             }
         })
         .collect();
-    let fin = run_kernel_ranks_reading(&kernel, &cfg, cli.entry.as_deref(), &per_rank, &read_back);
+    // what each argument's final bytes gave: its --out file written, its
+    // --golden comparison, its preview
+    let mut done: Vec<Option<Finished>> = (0..names.len()).map(|_| None).collect();
+    let finish = |i: usize, bytes: &[u8]| {
+        finish_buffer(
+            FinishCtx {
+                outs: &outs,
+                goldens: &goldens,
+                bound: &bound,
+                per_rank: &per_rank,
+                ranks,
+                rtol: cli.rtol,
+                atol: cli.atol,
+                preview: show_written,
+            },
+            i,
+            bytes,
+        )
+    };
+    let fin = run_kernel_ranks_visiting(
+        &kernel,
+        &cfg,
+        cli.entry.as_deref(),
+        &per_rank,
+        &read_back,
+        &mut |_, i, bytes| done[i] = Some(finish(i, bytes)),
+    );
     progress.finish();
     let mut fin = fin.map_err(|e| Failure(2, e))?;
     let unchanged = |fin: &pto_vm::FinishedRanks, r: usize, i: usize| -> bool {
@@ -1016,7 +1048,8 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
     // read back: an input the run left alone is not copied out again)
     let stacked: Vec<Vec<u8>> = (0..names.len())
         .map(|i| {
-            if read_back[i] == ReadBack::Never || (0..ranks as usize).all(|r| unchanged(&fin, r, i))
+            if matches!(read_back[i], ReadBack::Never | ReadBack::Visit)
+                || (0..ranks as usize).all(|r| unchanged(&fin, r, i))
             {
                 return Ok(Vec::new());
             }
@@ -1041,6 +1074,14 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
             Ok(v)
         })
         .collect::<Result<_, Failure>>()?;
+    for (i, d) in done.iter_mut().enumerate() {
+        let read = !matches!(read_back[i], ReadBack::Never | ReadBack::Visit)
+            && !(0..ranks as usize).all(|r| unchanged(&fin, r, i));
+        if d.is_none() && read {
+            *d = Some(finish(i, &stacked[i]));
+        }
+    }
+    drop(stacked);
     let src = kernel.source.as_deref();
     for l in pto_vm::machine::watch::render(prog, &fin.out, ranks > 1) {
         eprint!("pto-run: {l}");
@@ -1131,32 +1172,19 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
                 .map_err(|e| Failure(2, format!("cannot write {}: {e}", p.display())))?;
         }
     }
-    // outputs
-    for (i, path) in &outs {
-        let Some(b) = &bound[*i] else { continue };
-        let mut shape = b.array.shape.clone();
-        if ranks > 1 {
-            shape.insert(0, ranks as usize);
+    // outputs: a file that could not be written fails the run
+    for d in done.iter_mut().flatten() {
+        if let Some(e) = d.written.take() {
+            e?;
         }
-        let a = Array {
-            dtype: b.array.dtype,
-            shape,
-            data: stacked[*i].clone(),
-        };
-        let bytes = if path.extension().is_some_and(|e| e == "npy") {
-            npy::write(&a).map_err(|e| Failure(2, e))?
-        } else {
-            a.data
-        };
-        std::fs::write(path, bytes)
-            .map_err(|e| Failure(2, format!("cannot write {}: {e}", path.display())))?;
     }
     // goldens
     let mut cmp_json = Vec::new();
-    for (i, g, f) in &goldens {
-        let r = pto_vm::case::compare(g.dtype, &g.data, &stacked[*i], cli.rtol, cli.atol);
+    for (i, _, f) in &goldens {
+        let Some((r, first)) = done[*i].as_ref().and_then(|d| d.compared.as_ref()) else {
+            continue;
+        };
         let name = &names[*i];
-        let first = r.describe_first(g.dtype, &g.data, &stacked[*i], &g.shape);
         if r.mismatches > 0 {
             code = code.max(1);
             eprintln!(
@@ -1180,37 +1208,13 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
             r.mismatches,
             json_num(r.max_abs),
             json_num(r.max_rel),
-            json_str(&first)
+            json_str(first)
         ));
     }
     // what the kernel wrote: a preview of every buffer it changed
-    if !cli.quiet && !cli.json {
-        for (i, b) in bound.iter().enumerate() {
-            let Some(b) = b else { continue };
-            if read_back[i] == ReadBack::Never || (0..ranks as usize).all(|r| unchanged(&fin, r, i))
-            {
-                continue;
-            }
-            // the stacked result against each rank's initial bytes, in place
-            let mut at = 0;
-            let mut same = true;
-            for a in &per_rank {
-                let Arg::Buffer(v) = &a[i] else {
-                    same = false;
-                    break;
-                };
-                same &= stacked[i].get(at..at + v.len()) == Some(&v[..]);
-                at += v.len();
-            }
-            if same && at == stacked[i].len() {
-                continue;
-            }
-            eprintln!(
-                "pto-run: %{} (v{}) written: {}",
-                names[i],
-                i + 1,
-                preview(b.array.dtype, &stacked[i])
-            );
+    for (i, d) in done.iter().enumerate() {
+        if let Some(p) = d.as_ref().and_then(|d| d.preview.as_ref()) {
+            eprintln!("pto-run: %{} (v{}) written: {p}", names[i], i + 1);
         }
     }
     if cli.stats && !cli.json {
@@ -1276,6 +1280,80 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
 }
 
 /// `N dtype elements [first values ...] (min .., max ..)`.
+/// What [`finish_buffer`] needs besides the bytes.
+struct FinishCtx<'a> {
+    outs: &'a [(usize, PathBuf)],
+    goldens: &'a [(usize, Array, String)],
+    bound: &'a [Option<Bound>],
+    per_rank: &'a [Vec<Arg>],
+    ranks: u32,
+    rtol: Option<f64>,
+    atol: Option<f64>,
+    preview: bool,
+}
+
+/// What one argument's final bytes gave.
+struct Finished {
+    /// Its `--out` file was written (None: no `--out` for it).
+    written: Option<Result<(), Failure>>,
+    /// Its `--golden` comparison and the first mismatch described.
+    compared: Option<(pto_vm::case::Cmp, String)>,
+    /// A preview of what the kernel wrote into it (None: not shown, or the
+    /// run left it as it was).
+    preview: Option<String>,
+}
+
+/// Writes argument `i`'s `--out` file from its final bytes (every rank's,
+/// stacked), compares them with its `--golden` and previews them: the same
+/// for bytes read back out of GM and for bytes handed over in place.
+fn finish_buffer(cx: FinishCtx<'_>, i: usize, bytes: &[u8]) -> Finished {
+    let written = cx.outs.iter().find(|o| o.0 == i).map(|(_, path)| {
+        let Some(b) = &cx.bound[i] else {
+            return Ok(());
+        };
+        let mut shape = b.array.shape.clone();
+        if cx.ranks > 1 {
+            shape.insert(0, cx.ranks as usize);
+        }
+        // the header, then the data as it is (no copy of a large output)
+        let head = if path.extension().is_some_and(|e| e == "npy") {
+            npy::header(b.array.dtype, &shape).map_err(|e| Failure(2, e))?
+        } else {
+            Vec::new()
+        };
+        let cannot =
+            |e: std::io::Error| Failure(2, format!("cannot write {}: {e}", path.display()));
+        use std::io::Write;
+        let mut f = std::fs::File::create(path).map_err(cannot)?;
+        f.write_all(&head).map_err(cannot)?;
+        f.write_all(bytes).map_err(cannot)
+    });
+    let compared = cx.goldens.iter().find(|g| g.0 == i).map(|(_, g, _)| {
+        let r = pto_vm::case::compare(g.dtype, &g.data, bytes, cx.rtol, cx.atol);
+        let first = r.describe_first(g.dtype, &g.data, bytes, &g.shape);
+        (r, first)
+    });
+    // the stacked result against each rank's initial bytes, in place
+    let preview = cx.bound[i].as_ref().filter(|_| cx.preview).and_then(|b| {
+        let mut at = 0;
+        let mut same = true;
+        for a in cx.per_rank {
+            let Arg::Buffer(v) = &a[i] else {
+                same = false;
+                break;
+            };
+            same &= bytes.get(at..at + v.len()) == Some(&v[..]);
+            at += v.len();
+        }
+        (!same || at != bytes.len()).then(|| preview(b.array.dtype, bytes))
+    });
+    Finished {
+        written,
+        compared,
+        preview,
+    }
+}
+
 fn preview(dt: DType, data: &[u8]) -> String {
     let es = dt.bytes().max(1);
     // streamed: an output of hundreds of MiB is not decoded into a vector
