@@ -219,7 +219,8 @@ def scope_compile(name):
 out += ['', 'Compile time of the vector scope (one region, `pto-run --jit always --stats`, release build): '
         + '; '.join(f'{n}: {scope_compile(n)}' for n in ('vadd', 'vexp', 'f16sel')) + '.']
 out += ['', '## End-to-end kernels', '',
-        'Whole runs (GM set up from the arguments, every instruction, checker, read-back of the outputs into the '
+        'Whole runs (GM set up from the arguments, the outputs starting as zeroed GM (`Arg::Zeros`, what `pto-run --arg NAME=zeros:...` '
+        'passes), every instruction, checker, read-back of the outputs into the '
         'same result vectors each run, as `run_kernel_reading_into` lets a caller that runs a kernel repeatedly do; like '
         '`pto-run`, inputs are not copied back out of GM). softmax and rmsnorm: 1024x64 f32 in 16-row '
         'tiles (benches/kernels/{softmax,rmsnorm}_rows.pto); pingpong: the double-buffered seed '

@@ -824,11 +824,7 @@ fn kernels(c: &mut Criterion) {
     let src = std::fs::read_to_string(path).expect("example");
     let k = load_text("vadd.pto", &src, None).expect("loads");
     let x: Vec<u8> = (0..1024).flat_map(|i| (i as f32).to_le_bytes()).collect();
-    let args = [
-        Arg::Buffer(x.clone()),
-        Arg::Buffer(x),
-        Arg::Buffer(vec![0; 4096]),
-    ];
+    let args = [Arg::Buffer(x.clone()), Arg::Buffer(x), Arg::Zeros(4096)];
     let mut g = c.benchmark_group("kernel/vadd32x32");
     g.sample_size(20);
     for (name, jit, check) in [
@@ -860,7 +856,7 @@ fn kernels(c: &mut Criterion) {
     let args = [
         Arg::Buffer(x.clone()),
         Arg::Buffer(x),
-        Arg::Buffer(vec![0; n * 4]),
+        Arg::Zeros(n as u64 * 4),
     ];
     let mut g = c.benchmark_group("kernel/vadd_loop64x64x64");
     g.sample_size(10);
@@ -896,7 +892,7 @@ fn scopes(c: &mut Criterion) {
             let args = [
                 Arg::Buffer(x.clone()),
                 Arg::Buffer(x.clone()),
-                Arg::Buffer(vec![0; 16384]),
+                Arg::Zeros(16384),
                 Arg::Int(reps),
             ];
             bench_runs(&mut g, tier, &k, (&args, &[2]), jit, check);
@@ -931,25 +927,25 @@ fn e2e(c: &mut Criterion) {
         (
             "softmax1024x64",
             std::fs::read_to_string(format!("{root}/kernels/softmax_rows.pto")).expect("kernel"),
-            vec![Arg::Buffer(f32s(65536)), Arg::Buffer(vec![0; 262144])],
+            vec![Arg::Buffer(f32s(65536)), Arg::Zeros(262144)],
             &[1],
         ),
         (
             "rmsnorm1024x64",
             std::fs::read_to_string(format!("{root}/kernels/rmsnorm_rows.pto")).expect("kernel"),
-            vec![Arg::Buffer(f32s(65536)), Arg::Buffer(vec![0; 262144])],
+            vec![Arg::Buffer(f32s(65536)), Arg::Zeros(262144)],
             &[1],
         ),
         (
             "pingpong256x256",
             pingpong,
-            vec![Arg::Buffer(f32s(65536)), Arg::Buffer(vec![0; 262144])],
+            vec![Arg::Buffer(f32s(65536)), Arg::Zeros(262144)],
             &[1],
         ),
         (
             "pingpong64x1024",
             std::fs::read_to_string(format!("{root}/kernels/pingpong_4k.pto")).expect("kernel"),
-            vec![Arg::Buffer(f32s(65536)), Arg::Buffer(vec![0; 262144])],
+            vec![Arg::Buffer(f32s(65536)), Arg::Zeros(262144)],
             &[1],
         ),
         (
@@ -960,8 +956,8 @@ fn e2e(c: &mut Criterion) {
                 Arg::Buffer(f16s(2048)),
                 Arg::Buffer(f16s(2048)),
                 Arg::Buffer(f32s(1024)),
-                Arg::Buffer(vec![0; 4096]),
-                Arg::Buffer(vec![0; 4096]),
+                Arg::Zeros(4096),
+                Arg::Zeros(4096),
             ],
             &[4],
         ),

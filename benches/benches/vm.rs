@@ -29,7 +29,7 @@ fn args() -> Vec<Arg> {
     let input: Vec<u8> = (0..n)
         .flat_map(|i| (i as f32 - 1000.0).to_le_bytes())
         .collect();
-    vec![Arg::Buffer(input), Arg::Buffer(vec![0; n * 4])]
+    vec![Arg::Buffer(input), Arg::Zeros(n as u64 * 4)]
 }
 
 fn run(k: &Kernel, args: &[Arg], sched: Sched, check: CheckMode) -> u64 {

@@ -2011,10 +2011,12 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
             }
             let total = match a {
                 Arg::Buffer(data) => data.len() as u64,
-                Arg::File { len, .. } => *len,
+                Arg::File { len, .. } | Arg::Zeros(len) => *len,
                 _ => 0,
             };
-            if matches!(a, Arg::Buffer(_) | Arg::File { .. }) && total % ranks as u64 != 0 {
+            if matches!(a, Arg::Buffer(_) | Arg::File { .. } | Arg::Zeros(_))
+                && total % ranks as u64 != 0
+            {
                 return bad(format!(
                     "{}.bin: {total} bytes, not {ranks} equal rank slices",
                     b.file
@@ -2037,6 +2039,7 @@ pub fn run_case(dir: &Path, opts: &CaseOptions) -> Result<CaseReport, CaseError>
                         });
                     }
                 }
+                Arg::Zeros(_) => per_rank.iter_mut().for_each(|pr| pr.push(Arg::Zeros(n))),
                 other => per_rank.iter_mut().for_each(|pr| pr.push(other.clone())),
             }
         }

@@ -224,6 +224,10 @@ pub enum Arg {
         /// The buffer's size in bytes.
         len: u64,
     },
+    /// A GM buffer of this many zero bytes. Like an [`Arg::Buffer`] of
+    /// zeros, without the bytes to hold or copy: a large output starts as
+    /// untouched GM.
+    Zeros(u64),
     /// An integer or index scalar.
     Int(i64),
     /// A float scalar.
@@ -463,6 +467,7 @@ fn run_ranks_into<A: AsRef<[Arg]>>(
             let fill = match a {
                 Arg::Buffer(b) => Some(mem::Fill::Bytes(b)),
                 Arg::File { path, offset, len } => Some(mem::Fill::File(path, *offset, *len)),
+                Arg::Zeros(len) => Some(mem::Fill::Zeros(*len)),
                 _ => None,
             };
             pf.push(fill);
@@ -508,7 +513,7 @@ fn run_ranks_into<A: AsRef<[Arg]>>(
                 _ => pto_isa_spec::DType::U8,
             };
             v.push(match a {
-                Arg::Buffer(_) | Arg::File { .. } => {
+                Arg::Buffer(_) | Arg::File { .. } | Arg::Zeros(_) => {
                     let (at, _) = places[r][i].unwrap_or((0, 0));
                     Val::Ptr(Ptr {
                         space: Space::Gm,

@@ -19,6 +19,9 @@ pub enum Fill<'a> {
     Bytes(&'a [u8]),
     /// `len` bytes of a file from byte `offset` on (zeros past its end).
     File(&'a std::path::Path, u64, u64),
+    /// `len` zero bytes: nothing to copy (a fresh GM is zeroed as it is
+    /// first touched, a reused one is zeroed over what the last run wrote).
+    Zeros(u64),
 }
 
 impl Fill<'_> {
@@ -26,7 +29,7 @@ impl Fill<'_> {
     pub fn len(&self) -> u64 {
         match self {
             Fill::Bytes(b) => b.len() as u64,
-            Fill::File(_, _, n) => *n,
+            Fill::File(_, _, n) | Fill::Zeros(n) => *n,
         }
     }
 
@@ -288,6 +291,8 @@ impl Gm {
             );
             let len = fill.len();
             match (lens.get(r), off.checked_add(len)) {
+                // zeros are not skipped: the segment zeroes them
+                (Some(&size), Some(end)) if end <= size && matches!(fill, Fill::Zeros(_)) => {}
                 (Some(&size), Some(end)) if end <= size => {
                     skips[r].push((off as usize, end as usize))
                 }
@@ -326,6 +331,7 @@ impl Gm {
             match fill {
                 Fill::Bytes(data) => gm.write_exclusive(*addr, data).map_err(|e| e.to_string())?,
                 Fill::File(path, offset, len) => gm.fill_exclusive(*addr, path, *offset, *len)?,
+                Fill::Zeros(_) => {}
             }
         }
         Ok(gm)
@@ -430,12 +436,14 @@ impl Gm {
             self.read(addr, &mut now).map_err(|e| e.to_string())?;
             return Ok(match fill {
                 Fill::Bytes(b) => now == *b,
+                Fill::Zeros(_) => now.iter().all(|b| *b == 0),
                 Fill::File(..) => false,
             });
         }
         let bytes = &words_as_bytes(&mut self.segs[r].words)[a..a + len];
         match fill {
             Fill::Bytes(b) => Ok(bytes == *b),
+            Fill::Zeros(_) => Ok(bytes.iter().all(|b| *b == 0)),
             Fill::File(path, offset, _) => {
                 // the file may have changed since: any read error or
                 // difference counts as changed

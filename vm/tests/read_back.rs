@@ -78,6 +78,47 @@ fn reading_into_reuses_the_vectors_of_the_outputs() {
     }
 }
 
+/// An `Arg::Zeros` buffer reads as zeros, also where an earlier run of the
+/// process placed other data in the (reused) GM, and comes back as zeros
+/// when the kernel leaves it alone.
+#[test]
+fn zeros_buffers_read_as_zeros_in_a_reused_gm() {
+    let k = vadd();
+    let cfg = Config {
+        profile: k.profile,
+        ..Config::default()
+    };
+    let x = f32s((0..1024).map(|i| i as f32 - 300.0));
+    let y = f32s((0..1024).map(|i| (i % 13) as f32 + 0.5));
+    let modes = [ReadBack::Never, ReadBack::Always, ReadBack::Always];
+    let mut bufs = Vec::new();
+    for _ in 0..3 {
+        // y's bytes where the zeros go next
+        let args = [
+            Arg::Buffer(x.clone()),
+            Arg::Buffer(y.clone()),
+            Arg::Buffer(vec![0; 4096]),
+        ];
+        run_kernel_reading_into(&k, &cfg, None, &args, &modes, &mut bufs).expect("runs");
+        let args = [Arg::Buffer(x.clone()), Arg::Zeros(4096), Arg::Zeros(4096)];
+        let out = run_kernel_reading_into(&k, &cfg, None, &args, &modes, &mut bufs).expect("runs");
+        assert!(out.error.is_none(), "{:?}", out.error);
+        assert_eq!(bufs[1], vec![0; 4096], "the zeros input stayed zero");
+        assert_eq!(bufs[2], x, "x + 0 = x");
+    }
+    // IfChanged: an untouched zeros buffer is marked unchanged
+    let args = [Arg::Buffer(x.clone()), Arg::Zeros(4096), Arg::Zeros(4096)];
+    let f = run_kernel_ranks_reading(
+        &k,
+        &cfg,
+        None,
+        &[&args[..]],
+        &[ReadBack::Never, ReadBack::IfChanged, ReadBack::IfChanged],
+    )
+    .expect("runs");
+    assert_eq!(f.unchanged, vec![vec![false, true, false]]);
+}
+
 /// A `Visit` buffer reaches the visitor with its final bytes, on every
 /// rank, and comes back empty; the others follow their own modes.
 #[test]

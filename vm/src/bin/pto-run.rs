@@ -346,9 +346,18 @@ struct Bound {
     from: Option<PathBuf>,
     /// The buffer's size on one rank.
     bytes: usize,
+    /// Data not held in memory (`array.data` is empty).
+    lazy: Option<Lazy>,
+}
+
+/// Where a [`Bound`] buffer's bytes come from when `array.data` does not
+/// hold them.
+enum Lazy {
     /// A file not read yet, with where its data start ([`read_array`] with
-    /// `lazy`): the run reads it straight into GM (`array.data` is empty).
-    lazy: Option<(PathBuf, u64)>,
+    /// `lazy`): the run reads it straight into GM.
+    File(PathBuf, u64),
+    /// `zeros:`: untouched GM is zero already.
+    Zeros,
 }
 
 fn splitmix(state: &mut u64) -> u64 {
@@ -440,12 +449,12 @@ fn read_array(spec: &str, want: DType, lazy: bool) -> Result<Bound, String> {
                         },
                         from: Some(p.clone()),
                         bytes: 0,
-                        lazy: Some((p, h.offset as u64)),
+                        lazy: Some(Lazy::File(p, h.offset as u64)),
                     });
                 }
             }
             let size = size.filter(|_| !path.ends_with(".npy")).map(|n| n as usize);
-            let lazy = size.map(|_| (p.clone(), 0));
+            let lazy = size.map(|_| Lazy::File(p.clone(), 0));
             let bytes = match size {
                 Some(_) => Vec::new(),
                 None => pto_asm::read_capped(&p, pto_vm::MAX_ARG_BYTES)
@@ -614,7 +623,17 @@ fn npy_head(p: &Path) -> Option<Vec<u8>> {
 /// The argument data per rank, and the binding without its data (moved,
 /// not copied: inputs can be hundreds of MiB).
 fn split_ranks(mut b: Bound, ranks: u32, random: bool, i: usize) -> (Src, Bound) {
-    if let Some((path, offset)) = b.lazy.take() {
+    if let Some(Lazy::Zeros) = b.lazy {
+        b.lazy = None;
+        let total = b.array.shape.iter().product::<usize>() * b.array.dtype.bytes();
+        b.bytes = total;
+        if ranks > 1 && b.array.shape.len() >= 2 && b.array.shape[0] == ranks as usize {
+            b.array.shape.remove(0);
+            b.bytes = total / ranks as usize;
+        }
+        return (Src::Same(Arg::Zeros(b.bytes as u64)), b);
+    }
+    if let Some(Lazy::File(path, offset)) = b.lazy.take() {
         // a file, sized by its metadata or header: every rank reads it (or
         // its slice of it) straight into its GM
         let total = b.array.shape.iter().product::<usize>() * b.array.dtype.bytes();
@@ -761,7 +780,16 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
             }
             ArgType::GmPtr(dt) => {
                 let b = match &given[i] {
-                    Some(spec) => read_array(spec, *dt, lazy_ok[i]).map_err(|e| Failure(2, e))?,
+                    Some(spec) => {
+                        let mut b = read_array(spec, *dt, lazy_ok[i]).map_err(|e| Failure(2, e))?;
+                        if spec.starts_with("zeros:") {
+                            // GM starts zeroed: no bytes to hold or copy in,
+                            // also for an output (it comes back from GM)
+                            b.array.data = Vec::new();
+                            b.lazy = Some(Lazy::Zeros);
+                        }
+                        b
+                    }
                     None if golden_specs.iter().any(|g| g.0 == i) => {
                         let f = &golden_specs
                             .iter()
@@ -770,21 +798,20 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
                             .unwrap_or_default();
                         let g = read_array(f, *dt, false).map_err(|e| Failure(2, e))?;
                         let mut shape = g.array.shape;
-                        let mut n = g.array.data.len();
                         if ranks > 1 && shape.len() >= 2 && shape[0] == ranks as usize {
                             // a stacked golden: each rank holds one slice
                             shape.remove(0);
-                            n /= ranks as usize;
                         }
+                        // zeros of one rank's slice of the golden
                         Bound {
                             array: Array {
                                 dtype: g.array.dtype,
                                 shape,
-                                data: vec![0; n],
+                                data: Vec::new(),
                             },
                             from: None,
                             bytes: 0,
-                            lazy: None,
+                            lazy: Some(Lazy::Zeros),
                         }
                     }
                     None => {
@@ -1060,6 +1087,7 @@ fn run(cli: &Cli) -> Result<u8, Failure> {
             for (r, args) in per_rank.iter().enumerate() {
                 match (&args[i], unchanged(&fin, r, i)) {
                     (Arg::Buffer(b), true) => v.extend_from_slice(b),
+                    (Arg::Zeros(len), true) => v.resize(v.len() + *len as usize, 0),
                     (Arg::File { path, offset, len }, true) => {
                         // a rank that left its slice alone: its bytes are the file's
                         let start = v.len();
@@ -1338,12 +1366,23 @@ fn finish_buffer(cx: FinishCtx<'_>, i: usize, bytes: &[u8]) -> Finished {
         let mut at = 0;
         let mut same = true;
         for a in cx.per_rank {
-            let Arg::Buffer(v) = &a[i] else {
-                same = false;
-                break;
-            };
-            same &= bytes.get(at..at + v.len()) == Some(&v[..]);
-            at += v.len();
+            match &a[i] {
+                Arg::Buffer(v) => {
+                    same &= bytes.get(at..at + v.len()) == Some(&v[..]);
+                    at += v.len();
+                }
+                Arg::Zeros(len) => {
+                    let len = *len as usize;
+                    same &= bytes
+                        .get(at..at + len)
+                        .is_some_and(|b| b.iter().all(|x| *x == 0));
+                    at += len;
+                }
+                _ => {
+                    same = false;
+                    break;
+                }
+            }
         }
         (!same || at != bytes.len()).then(|| preview(b.array.dtype, bytes))
     });
