@@ -4814,7 +4814,7 @@ impl<'a> Cluster<'a> {
                 // a matmul's result, an L0 operand, an NZ copy: the
                 // matrix in its logical shape
                 if let Some(mx) = exec::cube::written_matrix(call) {
-                    let text = watch::matrix(&mx, local);
+                    let text = watch::matrix(&mx, local, gm);
                     w.report(prog, inst, text);
                     return;
                 }

@@ -341,8 +341,9 @@ fn shown_stat(text: &str, key: &str) -> f64 {
 }
 
 /// The NZ copy of a GM matrix into L1 and the L0A/L0B loads show the
-/// matrices they moved in their logical shape (M x K, K x N), not the
-/// fractal storage order: checked against the case's ND inputs, corner
+/// matrices they moved in their logical shape (M x K, K x N), and FIXPIPE
+/// write-backs the M x N result as they wrote it (ND or DN in GM), not in
+/// storage order: checked against the case's inputs and goldens, corner
 /// element by element and min/max over the whole matrix.
 #[test]
 fn cube_operands_show_as_their_logical_matrices() {
@@ -358,25 +359,47 @@ fn cube_operands_show_as_their_logical_matrices() {
             .map(|b| half::f16::from_le_bytes([b[0], b[1]]).to_f64())
             .collect()
     };
+    let f32s = |name: &str| -> Vec<f64> {
+        std::fs::read(format!("{dir}/{name}"))
+            .expect("golden")
+            .chunks_exact(4)
+            .map(|b| f64::from(f32::from_le_bytes([b[0], b[1], b[2], b[3]])))
+            .collect()
+    };
     let (a, b) = (f16s("v1.bin"), f16s("v2.bin"));
-    for (needle, head, data, cols) in [
+    // the FIXPIPE write-backs: C (ND, 20 x 24) and T (DN, columns of 20)
+    let (c, t) = (f32s("golden_v4.bin"), f32s("golden_v6.bin"));
+    // (line, report head, data, element (i, j) of it at i * rs + j * cs)
+    for (needle, head, data, (rs, cs)) in [
         (
             "    pto.mte_gm_l1_frac %a_gm",
             "L1 0x0 as the 20x40 f16 matrix: min ",
             &a,
-            40,
+            (40, 1),
         ),
         (
             "    pto.mte_l1_l0a",
             "L0A 0x0 as the 20x40 f16 left operand (M x K): min ",
             &a,
-            40,
+            (40, 1),
         ),
         (
             "    pto.mte_l1_l0b",
             "L0B 0x0 as the 40x24 f16 right operand (K x N): min ",
             &b,
-            24,
+            (24, 1),
+        ),
+        (
+            "    pto.mte_l0c_gm %l0c, %c_gm",
+            "%c_gm + 0x0 as the 20x24 f32 result as written (ND): min ",
+            &c,
+            (24, 1),
+        ),
+        (
+            "    pto.mte_l0c_gm %l0c, %t_gm",
+            "%t_gm + 0x0 as the 20x24 f32 result as written (DN): min ",
+            &t,
+            (1, 20),
         ),
     ] {
         let mut opts = pto_vm::case::CaseOptions::default();
@@ -403,7 +426,7 @@ fn cube_operands_show_as_their_logical_matrices() {
         for (i, row) in rows.iter().enumerate() {
             assert_eq!(row.len(), 8, "{text}");
             for (j, v) in row.iter().enumerate() {
-                let want = data[i * cols + j];
+                let want = data[i * rs + j * cs];
                 assert!(
                     (v - want).abs() <= 1e-3,
                     "({i}, {j}): {v} vs {want}\n{text}"

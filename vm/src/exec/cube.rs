@@ -484,6 +484,60 @@ fn fixpipe_nz_off(i: u64, j: u64, dst_stride: u64, dc0: u64) -> u64 {
     (j / dc0) * dst_stride + i * dc0 + j % dc0
 }
 
+/// Where a FIXPIPE write-back (`mte_l0c_gm`/`l1`/`ub`) puts accumulator
+/// element `(i, j)` of its `mm x nn` result.
+struct FixDst {
+    /// ND (`nz2nd`), DN (`nz2dn`) or NZ.
+    layout: FixLayout,
+    dst_stride: u64,
+    /// Elements per row of an NZ column block.
+    dc0: u64,
+    /// UB destination mode: subblock 0 or 1, 2 split_m, 3 split_n.
+    sub_sel: Option<usize>,
+    mm: u64,
+    nn: u64,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum FixLayout {
+    Nd,
+    Dn,
+    Nz,
+}
+
+impl FixDst {
+    /// The subblock (UB split modes; 0 otherwise) and the destination
+    /// element offset of `(i, j)`.
+    fn offset(&self, i: u64, j: u64) -> (usize, u64) {
+        let (ti, tj, sub) = match self.sub_sel {
+            Some(2) => {
+                let h = self.mm / 2;
+                if i < h {
+                    (i, j, 0)
+                } else {
+                    (i - h, j, 1)
+                }
+            }
+            Some(3) => {
+                let h = self.nn / 2;
+                if j < h {
+                    (i, j, 0)
+                } else {
+                    (i, j - h, 1)
+                }
+            }
+            Some(s) => (i, j, s),
+            None => (i, j, 0),
+        };
+        let off = match self.layout {
+            FixLayout::Nd => ti * self.dst_stride + tj,
+            FixLayout::Dn => tj * self.dst_stride + ti,
+            FixLayout::Nz => fixpipe_nz_off(ti, tj, self.dst_stride, self.dc0),
+        };
+        (sub, off)
+    }
+}
+
 /// Element offset of `(r, c)` in an NZ matrix with `rpad` padded rows.
 fn nz(r: u64, c: u64, rpad: u64, c0: u64) -> u64 {
     ((c / c0) * rpad + r) * c0 + c % c0
@@ -1339,6 +1393,8 @@ enum MatrixAt {
     L0 { a_side: bool, c0: u64 },
     /// An `mte_gm_l1_frac` destination.
     Frac(Frac, u64),
+    /// A FIXPIPE write-back's destination (its first `loop3` pass).
+    Fix(FixDst),
 }
 
 impl Matrix {
@@ -1361,6 +1417,7 @@ impl Matrix {
                 )?;
                 u64::try_from(off).ok()
             }
+            MatrixAt::Fix(f) => f.offset(r, c).1.checked_mul(es),
         }
     }
 }
@@ -1404,6 +1461,18 @@ pub(crate) fn written_matrix(call: &CubeCall) -> Option<Matrix> {
                 "right operand (K x N)"
             };
             (what, dst, rows, cols, 1, MatrixAt::L0 { a_side, c0 })
+        }
+        // FIXPIPE to GM or L1 (a UB destination may be the other
+        // subblock's, which this core's buffers do not show)
+        O::MteL0cGm | O::MteL0cL1 => {
+            let parts = FixParts::of(call).ok()?;
+            let place = parts.place(call.op.name()).ok()?;
+            let what = match parts.layout {
+                FixLayout::Nd => "result as written (ND)",
+                FixLayout::Dn => "result as written (DN)",
+                FixLayout::Nz => "result as written (NZ)",
+            };
+            (what, parts.dst, parts.mm, parts.nn, 1, MatrixAt::Fix(place))
         }
         _ => {
             let (c, m, n) = mad_result(call)?;
@@ -1713,56 +1782,115 @@ fn loop3_src_stride_pinned(name: &str, reps: u64, s3: i64) -> Result<(), Fault> 
 }
 
 /// FIXPIPE write-back `mte_l0c_{gm,ub,l1}`.
+/// The operands of a FIXPIPE write-back that say where its result goes.
+struct FixParts {
+    dsp: Space,
+    dst: Ptr,
+    sub_sel: Option<usize>,
+    mm: u64,
+    nn: u64,
+    src_stride: u64,
+    dst_stride: u64,
+    layout: FixLayout,
+    /// `nz2nz(1)`: the f32 channel split.
+    split: bool,
+}
+
+impl FixParts {
+    fn of(call: &CubeCall) -> Result<FixParts, Fault> {
+        let name = call.op.name();
+        let (dsp, sub_sel) = match call.op {
+            Opcode::MteL0cGm => (Space::Gm, None),
+            Opcode::MteL0cL1 => (Space::L1, None),
+            _ => {
+                let Some(c) = call.form.clause("dst_mode") else {
+                    return fault("'pto.mte_l0c_ub' needs dst_mode(...)");
+                };
+                let sel = match (c.vals().first(), c.syms().first()) {
+                    (Some(&i), _) => {
+                        let s = call.int_at(i)?;
+                        if !(0..=1).contains(&s) {
+                            return fault(format!("'{name}': UB subblock {s} is not 0 or 1"));
+                        }
+                        Some(s as usize)
+                    }
+                    (None, Some(&"split_m")) => Some(2),
+                    (None, Some(&"split_n")) => Some(3),
+                    _ => return fault(format!("'{name}': unknown dst_mode")),
+                };
+                (Space::Ub, sel)
+            }
+        };
+        let dst = call.ptr(1, dsp)?;
+        let (mm, nn) = (call.count(2)?, call.count(3)?);
+        let src_stride = call.count(4)?;
+        let dst_stride = call.count(5)?;
+        let f = &call.form;
+        let layout = if f.flag("nz2nd") {
+            FixLayout::Nd
+        } else if f.clause("nz2dn").is_some() {
+            FixLayout::Dn
+        } else {
+            FixLayout::Nz
+        };
+        // nz2nz(%split): NZ with the f32 channel split when split is 1 (PTOAS
+        // maps it to xt bit 42); no clause or nz2nz(0): plain NZ
+        let split = match f.clause("nz2nz").and_then(|c| c.vals().first().copied()) {
+            Some(i) => match call.int_at(i)? {
+                0 => false,
+                1 => true,
+                s => return fault(format!("'{name}': nz2nz split {s} is not 0 or 1")),
+            },
+            None => false,
+        };
+        Ok(FixParts {
+            dsp,
+            dst,
+            sub_sel,
+            mm,
+            nn,
+            src_stride,
+            dst_stride,
+            layout,
+            split,
+        })
+    }
+
+    /// The destination mapping, with the NZ column-block width for the
+    /// destination type.
+    fn place(&self, name: &str) -> Result<FixDst, Fault> {
+        let dc0 = if self.layout == FixLayout::Nz {
+            fixpipe_nz_c0(name, self.dst.elem, self.split)?
+        } else {
+            1
+        };
+        Ok(FixDst {
+            layout: self.layout,
+            dst_stride: self.dst_stride,
+            dc0,
+            sub_sel: self.sub_sel,
+            mm: self.mm,
+            nn: self.nn,
+        })
+    }
+}
+
 fn fixpipe(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
     let name = call.op.name();
     let src = call.ptr(0, Space::L0c)?;
-    let (dsp, sub_sel) = match call.op {
-        Opcode::MteL0cGm => (Space::Gm, None),
-        Opcode::MteL0cL1 => (Space::L1, None),
-        _ => {
-            let Some(c) = call.form.clause("dst_mode") else {
-                return fault("'pto.mte_l0c_ub' needs dst_mode(...)");
-            };
-            let sel = match (c.vals().first(), c.syms().first()) {
-                (Some(&i), _) => {
-                    let s = call.int_at(i)?;
-                    if !(0..=1).contains(&s) {
-                        return fault(format!("'{name}': UB subblock {s} is not 0 or 1"));
-                    }
-                    Some(s as usize)
-                }
-                (None, Some(&"split_m")) => Some(2),
-                (None, Some(&"split_n")) => Some(3),
-                _ => return fault(format!("'{name}': unknown dst_mode")),
-            };
-            (Space::Ub, sel)
-        }
-    };
-    let dst = call.ptr(1, dsp)?;
-    let (mm, nn) = (call.count(2)?, call.count(3)?);
-    let src_stride = call.count(4)?;
-    let dst_stride = call.count(5)?;
+    let parts = FixParts::of(call)?;
+    let FixParts {
+        dsp,
+        dst,
+        sub_sel,
+        mm,
+        nn,
+        src_stride,
+        ..
+    } = parts;
     let f = &call.form;
     let sdt = src.elem;
     let ddt = dst.elem;
-    // layout
-    let layout = if f.flag("nz2nd") {
-        "nd"
-    } else if f.clause("nz2dn").is_some() {
-        "dn"
-    } else {
-        "nz"
-    };
-    // nz2nz(%split): NZ with the f32 channel split when split is 1 (PTOAS
-    // maps it to xt bit 42); no clause or nz2nz(0): plain NZ
-    let split = match f.clause("nz2nz").and_then(|c| c.vals().first().copied()) {
-        Some(i) => match call.int_at(i)? {
-            0 => false,
-            1 => true,
-            s => return fault(format!("'{name}': nz2nz split {s} is not 0 or 1")),
-        },
-        None => false,
-    };
     // pre-quant
     enum Quant {
         None,
@@ -1872,11 +2000,7 @@ fn fixpipe(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
         ));
     }
     let des = ddt.bytes() as u64;
-    let dc0 = if layout == "nz" {
-        fixpipe_nz_c0(name, ddt, split)?
-    } else {
-        1
-    };
+    let place = parts.place(name)?;
     let atomic = match f.clause("atomic") {
         Some(c) => match c.key("op") {
             Some(Arg::S(s)) if s == "add" || s == "max" || s == "min" => Some(s.clone()),
@@ -1954,32 +2078,8 @@ fn fixpipe(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
                     ));
                 };
                 // destination element offset
-                let (ti, tj, sub) = match sub_sel {
-                    Some(2) => {
-                        let h = mm / 2;
-                        if i < h {
-                            (i, j, 0)
-                        } else {
-                            (i - h, j, 1)
-                        }
-                    }
-                    Some(3) => {
-                        let h = nn / 2;
-                        if j < h {
-                            (i, j, 0)
-                        } else {
-                            (i, j - h, 1)
-                        }
-                    }
-                    Some(s) => (i, j, s),
-                    None => (i, j, 0),
-                };
-                let off = match layout {
-                    "nd" => ti * dst_stride + tj,
-                    "dn" => tj * dst_stride + ti,
-                    _ => fixpipe_nz_off(ti, tj, dst_stride, dc0),
-                } as i64
-                    * des as i64;
+                let (sub, off) = place.offset(i, j);
+                let off = off as i64 * des as i64;
                 let da = addr(dbase as u64, off)?;
                 let mut b = [0u8; 8];
                 let v = match (&atomic, dsp) {

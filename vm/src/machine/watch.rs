@@ -302,14 +302,17 @@ pub(crate) fn dma(t: &exec::dma::Transfer, local: &Local, gm: &Gm) -> String {
 /// A matrix a cube op wrote (a `mad*` result, an L0A/L0B operand, an
 /// `mte_gm_l1_frac` destination), read element by element from its layout
 /// in row and column order.
-pub(crate) fn matrix(mx: &exec::cube::Matrix, local: &Local) -> String {
+pub(crate) fn matrix(mx: &exec::cube::Matrix, local: &Local, gm: &Gm) -> String {
     let dt = mx.dst.elem;
     let es = dt.bytes().max(1) as u64;
+    let mut buf = [0u8; 8];
     let mut at = |r: i64, col: i64| {
-        let off = mx.offset(r as u64, col as u64)?;
-        let b = local
-            .slice(mx.dst.space, mx.dst.addr.checked_add(off)?, es)
-            .ok()?;
+        let a = mx.dst.addr.checked_add(mx.offset(r as u64, col as u64)?)?;
+        let b = buf.get_mut(..es as usize)?;
+        match mx.dst.space {
+            crate::value::Space::Gm => gm.read(a, b).ok()?,
+            sp => b.copy_from_slice(local.slice(sp, a, es).ok()?),
+        }
         Some(read(b, dt))
     };
     let (m, n) = (mx.rows, mx.cols);
@@ -325,10 +328,12 @@ pub(crate) fn matrix(mx: &exec::cube::Matrix, local: &Local) -> String {
     } else {
         String::new()
     };
+    let place = match (mx.dst.space, gm.buffer_at(mx.dst.addr)) {
+        (crate::value::Space::Gm, Some(b)) => format!("{} + {:#x}", b.name, mx.dst.addr - b.lo),
+        (sp, _) => format!("{} {:#x}", sp.name(), mx.dst.addr),
+    };
     format!(
-        "{} {:#x} as the {m}x{n} {dt} {}{groups}{shown}: {}\n{}",
-        mx.dst.space.name(),
-        mx.dst.addr,
+        "{place} as the {m}x{n} {dt} {}{groups}{shown}: {}\n{}",
         mx.what,
         range(rr, rc, dt, &mut at),
         grid(m as i64, n as i64, dt, &mut at)
