@@ -181,9 +181,9 @@ fn a_dma_shows_its_destination() {
     assert!(w[1].text.contains("min 512, max 767"), "{}", w[1].text);
 }
 
-/// A `mad` shows its result matrix; a FIXPIPE write-back the first range it
-/// wrote, in the type of its operand pointer into that buffer (storage
-/// order); both also with the checker off.
+/// A `mad` shows its result matrix and a raw FIXPIPE write-back
+/// (`copy_matrix_cc_to_gm`) the result as it wrote it, also with the
+/// checker off.
 #[test]
 fn a_cube_op_shows_what_it_wrote() {
     let dir = concat!(
@@ -208,11 +208,26 @@ fn a_cube_op_shows_what_it_wrote() {
         "{}",
         r.watch[0]
     );
+    // the raw write-back: its 16 x 16 ND result, as the golden has it
+    let text = &r.watch[1];
     assert!(
-        r.watch[1].contains("wrote bytes [0x0, 0x400) of %c_gm: 256 x f32: min "),
-        "{}",
-        r.watch[1]
+        text.contains("%c_gm + 0x0 as the 16x16 f32 result as written (ND): min "),
+        "{text}"
     );
+    let golden: Vec<f64> = std::fs::read(format!("{dir}/golden_v3.bin"))
+        .expect("golden")
+        .chunks_exact(4)
+        .map(|b| f64::from(f32::from_le_bytes([b[0], b[1], b[2], b[3]])))
+        .collect();
+    for (i, row) in shown_rows(text).iter().enumerate() {
+        for (j, v) in row.iter().enumerate() {
+            let want = golden[i * 16 + j];
+            assert!(
+                (v - want).abs() <= 1e-5,
+                "({i}, {j}): {v} vs {want}\n{text}"
+            );
+        }
+    }
 }
 
 /// A DMA of several bursts shows one row per burst at its destination

@@ -1464,8 +1464,12 @@ pub(crate) fn written_matrix(call: &CubeCall) -> Option<Matrix> {
         }
         // FIXPIPE to GM or L1 (a UB destination may be the other
         // subblock's, which this core's buffers do not show)
-        O::MteL0cGm | O::MteL0cL1 => {
-            let parts = FixParts::of(call).ok()?;
+        O::MteL0cGm | O::MteL0cL1 | O::CopyMatrixCcToGm | O::CopyMatrixCcToCbuf => {
+            let parts = if matches!(call.op, O::MteL0cGm | O::MteL0cL1) {
+                FixParts::of(call).ok()?
+            } else {
+                FixParts::of_raw(call).ok()?
+            };
             let place = parts.place(call.op.name()).ok()?;
             let what = match parts.layout {
                 FixLayout::Nd => "result as written (ND)",
@@ -2121,32 +2125,67 @@ fn fixpipe(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
 /// 8-wide column blocks); other loop0 strides
 /// and CTRL's atomic and NaN-preserving modes are refused as not
 /// implemented.
+impl FixParts {
+    /// Where a raw `copy_matrix_cc_*` write-back puts its result, from its
+    /// xm/xt words (see [`matrix_cc`]).
+    fn of_raw(call: &CubeCall) -> Result<FixParts, Fault> {
+        let name = call.op.name();
+        let dsp = match call.op {
+            Opcode::CopyMatrixCcToGm => Space::Gm,
+            Opcode::CopyMatrixCcToUb => Space::Ub,
+            _ => Space::L1,
+        };
+        let dst = call.ptr(1, dsp)?;
+        let (xm, xt) = (call.int(2)? as u64, call.int(3)? as u64);
+        // UB: the destination subblock(s); the other copies keep bits 16-19
+        // for the L2 cache control
+        let sub_sel = if dsp == Space::Ub {
+            match (xt >> 16) & 3 {
+                0 => Some(((xt >> 18) & 1) as usize),
+                1 => Some(2),
+                2 => Some(3),
+                d => return fault(format!("'{name}': UB destination mode {d} does not exist")),
+            }
+        } else {
+            None
+        };
+        let (nd, dn) = ((xt >> 43) & 1 == 1, (xt >> 62) & 1 == 1);
+        let layout = match (nd, dn) {
+            (true, true) => return fault(format!("'{name}': nz2nd and nz2dn are both set")),
+            (true, false) => FixLayout::Nd,
+            (false, true) => FixLayout::Dn,
+            (false, false) => FixLayout::Nz,
+        };
+        Ok(FixParts {
+            dsp,
+            dst,
+            sub_sel,
+            mm: (xm >> 16) & 0xFFFF,
+            nn: (xm >> 4) & 0xFFF,
+            src_stride: xt & 0xFFFF,
+            dst_stride: xm >> 32,
+            layout,
+            split: (xt >> 42) & 1 == 1,
+        })
+    }
+}
+
 fn matrix_cc(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
     let name = call.op.name();
     let src = call.ptr(0, Space::L0c)?;
-    let dsp = match call.op {
-        Opcode::CopyMatrixCcToGm => Space::Gm,
-        Opcode::CopyMatrixCcToUb => Space::Ub,
-        _ => Space::L1,
-    };
-    let dst = call.ptr(1, dsp)?;
-    let (xm, xt) = (call.int(2)? as u64, call.int(3)? as u64);
-    // UB: the destination subblock(s); the other copies keep bits 16-19 for
-    // the L2 cache control
-    let dual = if dsp == Space::Ub {
-        match (xt >> 16) & 3 {
-            0 => Some(((xt >> 18) & 1) as usize),
-            1 => Some(2),
-            2 => Some(3),
-            d => return fault(format!("'{name}': UB destination mode {d} does not exist")),
-        }
-    } else {
-        None
-    };
-    let nn = (xm >> 4) & 0xFFF;
-    let mm = (xm >> 16) & 0xFFFF;
-    let dst_stride = xm >> 32;
-    let src_stride = xt & 0xFFFF;
+    let parts = FixParts::of_raw(call)?;
+    let FixParts {
+        dsp,
+        dst,
+        sub_sel: dual,
+        mm,
+        nn,
+        src_stride,
+        layout,
+        split,
+        ..
+    } = parts;
+    let xt = call.int(3)? as u64;
     let quant = ((xt >> 34) & 0x1F) | ((xt >> 29) & 1) << 5;
     let reg = |k: usize, what: &str| -> Result<u64, Fault> {
         call.fix[k].ok_or_else(|| {
@@ -2163,7 +2202,6 @@ fn matrix_cc(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
         r => return fault(format!("'{name}' with relu mode {r} is not implemented")),
     };
     let clip_on = (xt >> 30) & 3;
-    let split = (xt >> 42) & 1 == 1;
     let unsupported = [
         (((call.ctrl as u64) >> 6) & 0x1F, "CTRL atomic mode"),
         (
@@ -2176,11 +2214,7 @@ fn matrix_cc(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
             return fault(format!("'{name}' with {what} is not implemented"));
         }
     }
-    let nd = (xt >> 43) & 1 == 1;
-    let dn = (xt >> 62) & 1 == 1;
-    if nd && dn {
-        return fault(format!("'{name}': nz2nd and nz2dn are both set"));
-    }
+    let (nd, dn) = (layout == FixLayout::Nd, layout == FixLayout::Dn);
     // nz2dn: CHANNEL_PARA[63:48] is the loop0 source stride in C0 units;
     // 1 reads the NZ accumulator row by row (pto-isa TStoreAccNCHW, PTOAS
     // packChannelConfig); other strides are not pinned by any source
@@ -2260,11 +2294,7 @@ fn matrix_cc(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
             "'{name}': the channel split is an NZ write-back mode, not nz2nd/nz2dn"
         ));
     }
-    let dc0 = if nd || dn {
-        1
-    } else {
-        fixpipe_nz_c0(name, ddt, split)?
-    };
+    let place = parts.place(name)?;
     let mut b = [0u8; 8];
     for r in 0..reps {
         let sbase = src.addr;
@@ -2303,20 +2333,7 @@ fn matrix_cc(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
                     }
                     Num::F(y)
                 };
-                let (ti, tj, sub) = match dual {
-                    Some(2) if i >= mm / 2 => (i - mm / 2, j, 1),
-                    Some(3) if j >= nn / 2 => (i, j - nn / 2, 1),
-                    Some(2 | 3) => (i, j, 0),
-                    Some(s) => (i, j, s),
-                    None => (i, j, 0),
-                };
-                let off = if nd {
-                    ti * dst_stride + tj
-                } else if dn {
-                    tj * dst_stride + ti
-                } else {
-                    fixpipe_nz_off(ti, tj, dst_stride, dc0)
-                };
+                let (sub, off) = place.offset(i, j);
                 num::write(&mut b[..des as usize], ddt, v);
                 let at = addr(dbase, (off * des) as i64)?;
                 if dsp == Space::Ub {
