@@ -300,8 +300,8 @@ pub(crate) fn dma(t: &exec::dma::Transfer, local: &Local, gm: &Gm) -> String {
 }
 
 /// A matrix a cube op wrote (a `mad*` result, an L0A/L0B operand, an
-/// `mte_gm_l1_frac` destination), read element by element from its layout
-/// in row and column order.
+/// `mte_gm_l1_frac` destination, a FIXPIPE write-back to GM or L1), read
+/// element by element from its layout in row and column order.
 pub(crate) fn matrix(mx: &exec::cube::Matrix, local: &Local, gm: &Gm) -> String {
     let dt = mx.dst.elem;
     let es = dt.bytes().max(1) as u64;
