@@ -346,23 +346,23 @@ mod x86 {
         }
     }
 
-    /// One 4-row x `V`-vector block of `c` over `k0..k1`: the accumulators
+    /// One `R`-row x `V`-vector block of `c` over `k0..k1`: the accumulators
     /// start from `c` and are stored back, so splitting `k` into blocks
     /// performs exactly the same sequence of fused multiply-adds per element.
     ///
     /// # Safety
-    /// The CPU must support AVX-512F; `i + 4 <= m`, `j + 16 * V <= n`,
+    /// The CPU must support AVX-512F; `i + R <= m`, `j + 16 * V <= n`,
     /// `k1 <= k`, and the pointers hold m*k, k*n and m*n elements.
     #[target_feature(enable = "avx512f")]
     #[allow(clippy::too_many_arguments)]
-    unsafe fn block512<const V: usize>(
+    unsafe fn block512<const R: usize, const V: usize>(
         (ap, bp, cp): (*const f32, *const f32, *mut f32),
         (k, n): (usize, usize),
         (i, j): (usize, usize),
         (k0, k1): (usize, usize),
     ) {
         const W: usize = 16;
-        let mut acc = [[_mm512_setzero_ps(); V]; 4];
+        let mut acc = [[_mm512_setzero_ps(); V]; R];
         for (r, row) in acc.iter_mut().enumerate() {
             for (v, x) in row.iter_mut().enumerate() {
                 *x = _mm512_loadu_ps(cp.add((i + r) * n + j + v * W));
@@ -387,6 +387,34 @@ mod x86 {
         }
     }
 
+    /// The rows `i0..m` of one column block over `k0..k1` in blocks of 4
+    /// rows, then 2 and 1 (the leftover rows ran one element at a time
+    /// before, at a tenth of the speed or less).
+    ///
+    /// # Safety
+    /// As [`block512`], for every block it runs: `j + 16 * V <= n`,
+    /// `k1 <= k`, `m` rows in `a` and `c`.
+    #[target_feature(enable = "avx512f")]
+    unsafe fn rows512<const V: usize>(
+        p: (*const f32, *const f32, *mut f32),
+        (m, k, n): (usize, usize, usize),
+        j: usize,
+        (k0, k1): (usize, usize),
+    ) {
+        let mut i = 0;
+        while i + 4 <= m {
+            block512::<4, V>(p, (k, n), (i, j), (k0, k1));
+            i += 4;
+        }
+        if i + 2 <= m {
+            block512::<2, V>(p, (k, n), (i, j), (k0, k1));
+            i += 2;
+        }
+        if i < m {
+            block512::<1, V>(p, (k, n), (i, j), (k0, k1));
+        }
+    }
+
     /// Blocks of 4 rows x 64, 32 or 16 columns in 16-lane accumulators, `k`
     /// in blocks of 64 so a block of `b` stays in the L1 cache while every
     /// row block of `a` passes over it.
@@ -399,46 +427,42 @@ mod x86 {
         const W: usize = 16;
         const KC: usize = 64;
         let p = (a.as_ptr(), b.as_ptr(), c.as_mut_ptr());
-        let m4 = m / 4 * 4;
         let mut j = 0;
         while j < n / W * W {
             let v = ((n - j) / W).min(4);
             let mut k0 = 0;
             while k0 < k {
                 let k1 = (k0 + KC).min(k);
-                for i in (0..m4).step_by(4) {
-                    // SAFETY: i + 4 <= m, j + v * 16 <= n and k1 <= k keep the
-                    // block inside the slices whose lengths the caller checked.
-                    match v {
-                        4 => block512::<4>(p, (k, n), (i, j), (k0, k1)),
-                        3 => block512::<3>(p, (k, n), (i, j), (k0, k1)),
-                        2 => block512::<2>(p, (k, n), (i, j), (k0, k1)),
-                        _ => block512::<1>(p, (k, n), (i, j), (k0, k1)),
-                    }
+                // SAFETY: j + v * 16 <= n and k1 <= k keep every block inside
+                // the slices whose lengths the caller checked.
+                match v {
+                    4 => rows512::<4>(p, (m, k, n), j, (k0, k1)),
+                    3 => rows512::<3>(p, (m, k, n), j, (k0, k1)),
+                    2 => rows512::<2>(p, (m, k, n), j, (k0, k1)),
+                    _ => rows512::<1>(p, (m, k, n), j, (k0, k1)),
                 }
                 k0 = k1;
             }
             j += v * W;
         }
-        // leftover rows (all columns) and columns (all rows) one by one
-        super::scalar(m - m4, k, n, &a[m4 * k..], b, &mut c[m4 * n..], 0..n);
-        super::scalar(m4, k, n, a, b, c, n / W * W..n);
+        // leftover columns (all rows) one by one
+        super::scalar(m, k, n, a, b, c, n / W * W..n);
     }
 
-    /// [`block512`] with 8-lane AVX2 vectors.
+    /// [`block512`] with 8-lane AVX2 vectors and `R` rows.
     ///
     /// # Safety
-    /// The CPU must support AVX2 and FMA; `i + 4 <= m`, `j + 8 * V <= n`,
+    /// The CPU must support AVX2 and FMA; `i + R <= m`, `j + 8 * V <= n`,
     /// `k1 <= k`, and the pointers hold m*k, k*n and m*n elements.
     #[target_feature(enable = "avx2,fma")]
-    unsafe fn block256<const V: usize>(
+    unsafe fn block256<const R: usize, const V: usize>(
         (ap, bp, cp): (*const f32, *const f32, *mut f32),
         (k, n): (usize, usize),
         (i, j): (usize, usize),
         (k0, k1): (usize, usize),
     ) {
         const W: usize = 8;
-        let mut acc = [[_mm256_setzero_ps(); V]; 4];
+        let mut acc = [[_mm256_setzero_ps(); V]; R];
         for (r, row) in acc.iter_mut().enumerate() {
             for (v, x) in row.iter_mut().enumerate() {
                 *x = _mm256_loadu_ps(cp.add((i + r) * n + j + v * W));
@@ -450,7 +474,7 @@ mod x86 {
                 *x = _mm256_loadu_ps(bp.add(kk * n + j + v * W));
             }
             for (r, row) in acc.iter_mut().enumerate() {
-                let av = _mm256_set1_ps(*ap.add((i + r) * k + kk));
+                let av = _mm256_broadcast_ss(&*ap.add((i + r) * k + kk));
                 for (x, b) in row.iter_mut().zip(bv) {
                     *x = _mm256_fmadd_ps(av, b, *x);
                 }
@@ -463,8 +487,42 @@ mod x86 {
         }
     }
 
-    /// Blocks of 4 rows x 16 or 8 columns in 8-lane accumulators (sixteen
-    /// registers leave no room for more), `k` in blocks of 64.
+    /// The rows `i0..m` of one column block (`V` vectors wide at `j`) over
+    /// `k0..k1`: blocks of 6 rows (12 accumulators, two rows of `b` and one
+    /// broadcast: 15 of the 16 registers), then 4, 2 and 1 for the rest.
+    ///
+    /// # Safety
+    /// As [`block256`], for every block it runs: `j + 8 * V <= n`, `k1 <= k`,
+    /// `m` rows in `a` and `c`.
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn rows256<const V: usize>(
+        p: (*const f32, *const f32, *mut f32),
+        (m, k, n): (usize, usize, usize),
+        j: usize,
+        (k0, k1): (usize, usize),
+    ) {
+        let mut i = 0;
+        while i + 6 <= m {
+            block256::<6, V>(p, (k, n), (i, j), (k0, k1));
+            i += 6;
+        }
+        if i + 4 <= m {
+            block256::<4, V>(p, (k, n), (i, j), (k0, k1));
+            i += 4;
+        }
+        if i + 2 <= m {
+            block256::<2, V>(p, (k, n), (i, j), (k0, k1));
+            i += 2;
+        }
+        if i < m {
+            block256::<1, V>(p, (k, n), (i, j), (k0, k1));
+        }
+    }
+
+    /// Blocks of 6 rows x 16 columns (or 8 for a last narrow block) in
+    /// 8-lane accumulators, `k` in blocks of 128 so a block of `b` (8 KiB)
+    /// stays in the L1 cache while every row block of `a` passes over it;
+    /// the columns past the last multiple of 8 in one masked vector.
     ///
     /// # Safety
     /// The CPU must support AVX2 and FMA; `a`, `b`, `c` must hold at least
@@ -472,29 +530,98 @@ mod x86 {
     #[target_feature(enable = "avx2,fma")]
     pub unsafe fn kernel_avx2(m: usize, k: usize, n: usize, a: &[f32], b: &[f32], c: &mut [f32]) {
         const W: usize = 8;
-        const KC: usize = 64;
+        const KC: usize = 128;
         let p = (a.as_ptr(), b.as_ptr(), c.as_mut_ptr());
-        let m4 = m / 4 * 4;
         let mut j = 0;
         while j < n / W * W {
             let v = ((n - j) / W).min(2);
             let mut k0 = 0;
             while k0 < k {
                 let k1 = (k0 + KC).min(k);
-                for i in (0..m4).step_by(4) {
-                    // SAFETY: i + 4 <= m, j + v * 8 <= n and k1 <= k keep the
-                    // block inside the slices whose lengths the caller checked.
-                    match v {
-                        2 => block256::<2>(p, (k, n), (i, j), (k0, k1)),
-                        _ => block256::<1>(p, (k, n), (i, j), (k0, k1)),
-                    }
+                // SAFETY: j + v * 8 <= n and k1 <= k keep every block inside
+                // the slices whose lengths the caller checked.
+                match v {
+                    2 => rows256::<2>(p, (m, k, n), j, (k0, k1)),
+                    _ => rows256::<1>(p, (m, k, n), j, (k0, k1)),
                 }
                 k0 = k1;
             }
             j += v * W;
         }
-        super::scalar(m - m4, k, n, &a[m4 * k..], b, &mut c[m4 * n..], 0..n);
-        super::scalar(m4, k, n, a, b, c, n / W * W..n);
+        let j = n / W * W;
+        if j < n {
+            // the last n % 8 columns under a lane mask
+            let lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+            let mask = _mm256_cmpgt_epi32(_mm256_set1_epi32((n - j) as i32), lanes);
+            let mut k0 = 0;
+            while k0 < k {
+                let k1 = (k0 + KC).min(k);
+                // SAFETY: the masked lanes j..n lie inside every row, k1 <= k.
+                tail_rows256(p, (m, k, n), (j, mask), (k0, k1));
+                k0 = k1;
+            }
+        }
+    }
+
+    /// [`block256`] on one vector of columns `j..` of which only the lanes
+    /// set in `mask` exist: masked loads and stores touch nothing else
+    /// (`vmaskmovps` neither reads nor faults on a masked-off lane), so the
+    /// last columns of a row get the same fused multiply-adds as the rest.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2 and FMA; `i + R <= m`, the lanes of `mask`
+    /// are a prefix of those with `j + lane < n`, `k1 <= k`, and the
+    /// pointers hold m*k, k*n and m*n elements.
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn tail256<const R: usize>(
+        (ap, bp, cp): (*const f32, *const f32, *mut f32),
+        (k, n): (usize, usize),
+        (i, j, mask): (usize, usize, __m256i),
+        (k0, k1): (usize, usize),
+    ) {
+        let mut acc = [_mm256_setzero_ps(); R];
+        for (r, x) in acc.iter_mut().enumerate() {
+            *x = _mm256_maskload_ps(cp.add((i + r) * n + j), mask);
+        }
+        for kk in k0..k1 {
+            let b = _mm256_maskload_ps(bp.add(kk * n + j), mask);
+            for (r, x) in acc.iter_mut().enumerate() {
+                let av = _mm256_broadcast_ss(&*ap.add((i + r) * k + kk));
+                *x = _mm256_fmadd_ps(av, b, *x);
+            }
+        }
+        for (r, x) in acc.iter().enumerate() {
+            _mm256_maskstore_ps(cp.add((i + r) * n + j), mask, *x);
+        }
+    }
+
+    /// [`rows256`] for the masked last columns: rows in blocks of 6, 4, 2, 1.
+    ///
+    /// # Safety
+    /// As [`tail256`] for every block it runs.
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn tail_rows256(
+        p: (*const f32, *const f32, *mut f32),
+        (m, k, n): (usize, usize, usize),
+        (j, mask): (usize, __m256i),
+        (k0, k1): (usize, usize),
+    ) {
+        let mut i = 0;
+        while i + 6 <= m {
+            tail256::<6>(p, (k, n), (i, j, mask), (k0, k1));
+            i += 6;
+        }
+        if i + 4 <= m {
+            tail256::<4>(p, (k, n), (i, j, mask), (k0, k1));
+            i += 4;
+        }
+        if i + 2 <= m {
+            tail256::<2>(p, (k, n), (i, j, mask), (k0, k1));
+            i += 2;
+        }
+        if i < m {
+            tail256::<1>(p, (k, n), (i, j, mask), (k0, k1));
+        }
     }
 }
 
@@ -622,6 +749,9 @@ mod tests {
             (8, 130, 64),
             (9, 200, 112),
             (12, 64, 48),
+            // every row block (6 + 6 + 6 + 4 + 1) and three k blocks
+            (23, 300, 24),
+            (7, 257, 8),
         ] {
             let a: Vec<f32> = (0..m * k).map(|_| rnd()).collect();
             let b: Vec<f32> = (0..k * n).map(|_| rnd()).collect();
