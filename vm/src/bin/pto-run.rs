@@ -371,15 +371,27 @@ fn splitmix(state: &mut u64) -> u64 {
 fn random(dt: DType, shape: Vec<usize>, seed: u64) -> Array {
     let n: usize = shape.iter().product();
     let mut st = seed;
-    let mut data = vec![0u8; n * dt.bytes()];
-    for i in 0..n {
-        let r = splitmix(&mut st);
-        let v = if dt.is_float() {
-            pto_vm::num::Num::F((r >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0)
-        } else {
-            pto_vm::num::Num::I((r % 201) as i64 - 100)
-        };
-        pto_vm::num::write(&mut data[i * dt.bytes()..(i + 1) * dt.bytes()], dt, v);
+    let eb = dt.bytes();
+    let mut data = vec![0u8; n * eb];
+    let float = dt.is_float();
+    // f32, the common case, without the generic element writer (the same
+    // bits: an f64 in [-1, 1) rounded once to f32)
+    if dt == DType::F32 {
+        for ch in data.chunks_exact_mut(4) {
+            let r = splitmix(&mut st);
+            let x = ((r >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0) as f32;
+            ch.copy_from_slice(&x.to_le_bytes());
+        }
+    } else {
+        for ch in data.chunks_exact_mut(eb) {
+            let r = splitmix(&mut st);
+            let v = if float {
+                pto_vm::num::Num::F((r >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0)
+            } else {
+                pto_vm::num::Num::I((r % 201) as i64 - 100)
+            };
+            pto_vm::num::write(ch, dt, v);
+        }
     }
     Array {
         dtype: dt,
