@@ -7,10 +7,12 @@
 //!
 //! Why not Cranelift code: Cranelift's x86-64 backend emits 128-bit vectors
 //! only (4 lanes), while this kernel uses 512-bit (AVX-512F, 16 lanes) or
-//! 256-bit (AVX2 + FMA, 8 lanes) registers chosen at run time, with a 4-row
-//! register block so each loaded row of `B` feeds four FMAs, up to 64
-//! columns (16 accumulators) per block, and `k` split into blocks of 64 so
-//! `B`'s block stays in the L1 cache. Splitting `k` is exact: the
+//! 256-bit (AVX2 + FMA, 8 lanes) registers chosen at run time, with
+//! register blocks of 4 rows x up to 64 columns (AVX-512, 16 accumulators)
+//! or 6 rows x 16 columns (AVX2, 12 accumulators), so each loaded row of `B`
+//! feeds several FMAs, smaller row blocks for the last rows, the last
+//! columns in a masked 8-lane vector, and `k` split into blocks of 64
+//! (AVX-512) or 128 (AVX2) so `B`'s block stays in the L1 cache. Splitting `k` is exact: the
 //! accumulators are f32, so storing them between blocks rounds nothing. General GEMM
 //! crates reorder the `k` sum (blocking, split accumulators) and would lose
 //! bit-exactness with the interpreter. BENCHMARKS.md has the numbers.
@@ -387,7 +389,7 @@ mod x86 {
         }
     }
 
-    /// The rows `i0..m` of one column block over `k0..k1` in blocks of 4
+    /// Every row of one column block over `k0..k1`, in blocks of 4
     /// rows, then 2 and 1 (the leftover rows ran one element at a time
     /// before, at a tenth of the speed or less).
     ///
@@ -445,8 +447,9 @@ mod x86 {
             }
             j += v * W;
         }
-        // leftover columns (all rows) one by one
-        super::scalar(m, k, n, a, b, c, n / W * W..n);
+        // the last n % 16 columns (all rows) on 8-lane vectors: AVX-512F
+        // implies AVX2 and FMA
+        cols256(p, (m, k, n), n / W * W);
     }
 
     /// [`block512`] with 8-lane AVX2 vectors and `R` rows.
@@ -487,7 +490,7 @@ mod x86 {
         }
     }
 
-    /// The rows `i0..m` of one column block (`V` vectors wide at `j`) over
+    /// Every row of one column block (`V` vectors wide at `j`) over
     /// `k0..k1`: blocks of 6 rows (12 accumulators, two rows of `b` and one
     /// broadcast: 15 of the 16 registers), then 4, 2 and 1 for the rest.
     ///
@@ -529,11 +532,25 @@ mod x86 {
     /// m*k, k*n and m*n elements.
     #[target_feature(enable = "avx2,fma")]
     pub unsafe fn kernel_avx2(m: usize, k: usize, n: usize, a: &[f32], b: &[f32], c: &mut [f32]) {
+        cols256((a.as_ptr(), b.as_ptr(), c.as_mut_ptr()), (m, k, n), 0);
+    }
+
+    /// [`kernel_avx2`] on the columns `j0..n` only (the AVX-512 kernel's
+    /// last `n % 16` columns too).
+    ///
+    /// # Safety
+    /// The CPU must support AVX2 and FMA; the pointers hold m*k, k*n and m*n
+    /// elements.
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn cols256(
+        p: (*const f32, *const f32, *mut f32),
+        (m, k, n): (usize, usize, usize),
+        j0: usize,
+    ) {
         const W: usize = 8;
         const KC: usize = 128;
-        let p = (a.as_ptr(), b.as_ptr(), c.as_mut_ptr());
-        let mut j = 0;
-        while j < n / W * W {
+        let mut j = j0;
+        while j + W <= n {
             let v = ((n - j) / W).min(2);
             let mut k0 = 0;
             while k0 < k {
@@ -548,9 +565,8 @@ mod x86 {
             }
             j += v * W;
         }
-        let j = n / W * W;
         if j < n {
-            // the last n % 8 columns under a lane mask
+            // the last (n - j0) % 8 columns under a lane mask
             let lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
             let mask = _mm256_cmpgt_epi32(_mm256_set1_epi32((n - j) as i32), lanes);
             let mut k0 = 0;
