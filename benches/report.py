@@ -24,13 +24,29 @@ def fmt_t(ns):
     return f'{ns/1e6:.2f} ms'
 
 def cpu():
+    """The model name, with the CPU family/model, the widest vector ISA the
+    native kernels use and the L1 data cache per core where Linux says
+    (a model name such as "AMD EPYC" covers several core generations)."""
+    info = {}
     try:
         for l in open('/proc/cpuinfo'):
-            if l.startswith('model name'):
-                return l.split(':', 1)[1].strip()
+            k, _, v = l.partition(':')
+            info.setdefault(k.strip(), v.strip())
+    except OSError:
+        return platform.processor()
+    name = info.get('model name', platform.processor())
+    flags = info.get('flags', '').split()
+    isa = 'AVX-512F' if 'avx512f' in flags else 'AVX2+FMA' if 'avx2' in flags and 'fma' in flags else 'no AVX2'
+    extra = [f"family {info.get('cpu family', '?')}, model {info.get('model', '?')}", isa]
+    try:
+        for d in sorted(os.listdir('/sys/devices/system/cpu/cpu0/cache')):
+            c = os.path.join('/sys/devices/system/cpu/cpu0/cache', d)
+            if open(os.path.join(c, 'level')).read().strip() == '1' and \
+                    open(os.path.join(c, 'type')).read().strip() == 'Data':
+                extra.append(f"{open(os.path.join(c, 'size')).read().strip()} L1d per core")
     except OSError:
         pass
-    return platform.processor()
+    return f"{name} ({', '.join(extra)})"
 
 out = ['# Benchmarks', '',
        f'One run of `cargo bench -p pto-benches` on {cpu()} ({os.cpu_count()} cores), medians. '
