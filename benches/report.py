@@ -48,6 +48,16 @@ def cpu():
         pass
     return f"{name} ({', '.join(extra)})"
 
+def matmul_isa():
+    """What `pto_jit::matmul_isa` picks on this host, from /proc/cpuinfo."""
+    try:
+        flags = next(l for l in open('/proc/cpuinfo') if l.startswith('flags')).split()
+    except (OSError, StopIteration):
+        return 'see pto_jit::matmul_isa'
+    if 'avx512f' in flags:
+        return 'avx512f'
+    return 'avx2+fma (6 x 16 blocks)' if 'avx2' in flags and 'fma' in flags else 'scalar'
+
 out = ['# Benchmarks', '',
        f'One run of `cargo bench -p pto-benches` on {cpu()} ({os.cpu_count()} cores), medians. '
        'Ratios compare numbers from the same run.', '']
@@ -172,7 +182,7 @@ for g, fn, name, stmt in (
 c = median('compile', 'region_tadd_f32')
 out += ['', f'JIT compile time per region (TADD f32): {fmt_t(c)}.', '']
 out += ['## TMATMUL 64^3 and 128^3: interpreter vs native matrix region', '',
-        f'Kernel ISA on this machine: {os.environ.get("PTOVM_MATMUL_ISA", "see pto_jit::matmul_isa")}. '
+        f'Kernel ISA on this machine: {os.environ.get("PTOVM_MATMUL_ISA", matmul_isa())}. '
         'The native region packs A (ZZ), B (ZN) and C (NZ) tiles to row-major f32, runs one FMA per k '
         'in k order (bit-identical to the interpreter), and unpacks C.', '',
         '| shape | inputs | interpreter | native region | speed-up | native GFLOP/s | bare kernel GFLOP/s | numpy GFLOP/s (f32 `a @ b`) |', '|---|---|---|---|---|---|---|---|']
