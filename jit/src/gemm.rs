@@ -452,29 +452,63 @@ mod x86 {
         cols256(p, (m, k, n), n / W * W);
     }
 
-    /// [`block512`] with 8-lane AVX2 vectors and `R` rows.
+    /// A load of 8 lanes at `p`, only those set in `mask` when `M`
+    /// (`vmaskmovps` neither reads nor faults on a masked-off lane).
     ///
     /// # Safety
-    /// The CPU must support AVX2 and FMA; `i + R <= m`, `j + 8 * V <= n`,
-    /// `k1 <= k`, and the pointers hold m*k, k*n and m*n elements.
+    /// The CPU must support AVX2; the loaded lanes lie in bounds.
     #[target_feature(enable = "avx2,fma")]
-    unsafe fn block256<const R: usize, const V: usize>(
+    #[inline]
+    unsafe fn load8<const M: bool>(p: *const f32, mask: __m256i) -> __m256 {
+        if M {
+            _mm256_maskload_ps(p, mask)
+        } else {
+            _mm256_loadu_ps(p)
+        }
+    }
+
+    /// The store matching [`load8`].
+    ///
+    /// # Safety
+    /// As [`load8`], for the stored lanes.
+    #[target_feature(enable = "avx2,fma")]
+    #[inline]
+    unsafe fn store8<const M: bool>(p: *mut f32, mask: __m256i, x: __m256) {
+        if M {
+            _mm256_maskstore_ps(p, mask, x)
+        } else {
+            _mm256_storeu_ps(p, x)
+        }
+    }
+
+    /// [`block512`] with 8-lane AVX2 vectors and `R` rows; with `M`, only
+    /// the lanes set in `mask` of each vector exist (the last `n % 8`
+    /// columns, `V` = 1), so those columns get the same fused
+    /// multiply-adds as the rest and nothing past them is touched.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2 and FMA; `i + R <= m`, `j + 8 * V <= n`
+    /// (with `M`: the lanes of `mask` are a prefix of those with
+    /// `j + lane < n`), `k1 <= k`, and the pointers hold m*k, k*n and m*n
+    /// elements.
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn block256<const R: usize, const V: usize, const M: bool>(
         (ap, bp, cp): (*const f32, *const f32, *mut f32),
         (k, n): (usize, usize),
-        (i, j): (usize, usize),
+        (i, j, mask): (usize, usize, __m256i),
         (k0, k1): (usize, usize),
     ) {
         const W: usize = 8;
         let mut acc = [[_mm256_setzero_ps(); V]; R];
         for (r, row) in acc.iter_mut().enumerate() {
             for (v, x) in row.iter_mut().enumerate() {
-                *x = _mm256_loadu_ps(cp.add((i + r) * n + j + v * W));
+                *x = load8::<M>(cp.add((i + r) * n + j + v * W), mask);
             }
         }
         for kk in k0..k1 {
             let mut bv = [_mm256_setzero_ps(); V];
             for (v, x) in bv.iter_mut().enumerate() {
-                *x = _mm256_loadu_ps(bp.add(kk * n + j + v * W));
+                *x = load8::<M>(bp.add(kk * n + j + v * W), mask);
             }
             for (r, row) in acc.iter_mut().enumerate() {
                 let av = _mm256_broadcast_ss(&*ap.add((i + r) * k + kk));
@@ -485,40 +519,40 @@ mod x86 {
         }
         for (r, row) in acc.iter().enumerate() {
             for (v, x) in row.iter().enumerate() {
-                _mm256_storeu_ps(cp.add((i + r) * n + j + v * W), *x);
+                store8::<M>(cp.add((i + r) * n + j + v * W), mask, *x);
             }
         }
     }
 
-    /// Every row of one column block (`V` vectors wide at `j`) over
-    /// `k0..k1`: blocks of 6 rows (12 accumulators, two rows of `b` and one
-    /// broadcast: 15 of the 16 registers), then 4, 2 and 1 for the rest.
+    /// Every row of one column block (`V` vectors wide at `j`, masked with
+    /// `M`) over `k0..k1`: blocks of 6 rows (12 accumulators, two rows of
+    /// `b` and one broadcast: 15 of the 16 registers), then 4, 2 and 1 for
+    /// the rest.
     ///
     /// # Safety
-    /// As [`block256`], for every block it runs: `j + 8 * V <= n`, `k1 <= k`,
-    /// `m` rows in `a` and `c`.
+    /// As [`block256`], for every block it runs, with `m` rows in `a` and `c`.
     #[target_feature(enable = "avx2,fma")]
-    unsafe fn rows256<const V: usize>(
+    unsafe fn rows256<const V: usize, const M: bool>(
         p: (*const f32, *const f32, *mut f32),
         (m, k, n): (usize, usize, usize),
-        j: usize,
+        (j, mask): (usize, __m256i),
         (k0, k1): (usize, usize),
     ) {
         let mut i = 0;
         while i + 6 <= m {
-            block256::<6, V>(p, (k, n), (i, j), (k0, k1));
+            block256::<6, V, M>(p, (k, n), (i, j, mask), (k0, k1));
             i += 6;
         }
         if i + 4 <= m {
-            block256::<4, V>(p, (k, n), (i, j), (k0, k1));
+            block256::<4, V, M>(p, (k, n), (i, j, mask), (k0, k1));
             i += 4;
         }
         if i + 2 <= m {
-            block256::<2, V>(p, (k, n), (i, j), (k0, k1));
+            block256::<2, V, M>(p, (k, n), (i, j, mask), (k0, k1));
             i += 2;
         }
         if i < m {
-            block256::<1, V>(p, (k, n), (i, j), (k0, k1));
+            block256::<1, V, M>(p, (k, n), (i, j, mask), (k0, k1));
         }
     }
 
@@ -557,9 +591,10 @@ mod x86 {
                 let k1 = (k0 + KC).min(k);
                 // SAFETY: j + v * 8 <= n and k1 <= k keep every block inside
                 // the slices whose lengths the caller checked.
+                let all = _mm256_set1_epi32(-1);
                 match v {
-                    2 => rows256::<2>(p, (m, k, n), j, (k0, k1)),
-                    _ => rows256::<1>(p, (m, k, n), j, (k0, k1)),
+                    2 => rows256::<2, false>(p, (m, k, n), (j, all), (k0, k1)),
+                    _ => rows256::<1, false>(p, (m, k, n), (j, all), (k0, k1)),
                 }
                 k0 = k1;
             }
@@ -573,70 +608,9 @@ mod x86 {
             while k0 < k {
                 let k1 = (k0 + KC).min(k);
                 // SAFETY: the masked lanes j..n lie inside every row, k1 <= k.
-                tail_rows256(p, (m, k, n), (j, mask), (k0, k1));
+                rows256::<1, true>(p, (m, k, n), (j, mask), (k0, k1));
                 k0 = k1;
             }
-        }
-    }
-
-    /// [`block256`] on one vector of columns `j..` of which only the lanes
-    /// set in `mask` exist: masked loads and stores touch nothing else
-    /// (`vmaskmovps` neither reads nor faults on a masked-off lane), so the
-    /// last columns of a row get the same fused multiply-adds as the rest.
-    ///
-    /// # Safety
-    /// The CPU must support AVX2 and FMA; `i + R <= m`, the lanes of `mask`
-    /// are a prefix of those with `j + lane < n`, `k1 <= k`, and the
-    /// pointers hold m*k, k*n and m*n elements.
-    #[target_feature(enable = "avx2,fma")]
-    unsafe fn tail256<const R: usize>(
-        (ap, bp, cp): (*const f32, *const f32, *mut f32),
-        (k, n): (usize, usize),
-        (i, j, mask): (usize, usize, __m256i),
-        (k0, k1): (usize, usize),
-    ) {
-        let mut acc = [_mm256_setzero_ps(); R];
-        for (r, x) in acc.iter_mut().enumerate() {
-            *x = _mm256_maskload_ps(cp.add((i + r) * n + j), mask);
-        }
-        for kk in k0..k1 {
-            let b = _mm256_maskload_ps(bp.add(kk * n + j), mask);
-            for (r, x) in acc.iter_mut().enumerate() {
-                let av = _mm256_broadcast_ss(&*ap.add((i + r) * k + kk));
-                *x = _mm256_fmadd_ps(av, b, *x);
-            }
-        }
-        for (r, x) in acc.iter().enumerate() {
-            _mm256_maskstore_ps(cp.add((i + r) * n + j), mask, *x);
-        }
-    }
-
-    /// [`rows256`] for the masked last columns: rows in blocks of 6, 4, 2, 1.
-    ///
-    /// # Safety
-    /// As [`tail256`] for every block it runs.
-    #[target_feature(enable = "avx2,fma")]
-    unsafe fn tail_rows256(
-        p: (*const f32, *const f32, *mut f32),
-        (m, k, n): (usize, usize, usize),
-        (j, mask): (usize, __m256i),
-        (k0, k1): (usize, usize),
-    ) {
-        let mut i = 0;
-        while i + 6 <= m {
-            tail256::<6>(p, (k, n), (i, j, mask), (k0, k1));
-            i += 6;
-        }
-        if i + 4 <= m {
-            tail256::<4>(p, (k, n), (i, j, mask), (k0, k1));
-            i += 4;
-        }
-        if i + 2 <= m {
-            tail256::<2>(p, (k, n), (i, j, mask), (k0, k1));
-            i += 2;
-        }
-        if i < m {
-            tail256::<1>(p, (k, n), (i, j, mask), (k0, k1));
         }
     }
 }
