@@ -374,19 +374,18 @@ fn random(dt: DType, shape: Vec<usize>, seed: u64) -> Array {
     let eb = dt.bytes();
     let mut data = vec![0u8; n * eb];
     let float = dt.is_float();
-    // f32, the common case, without the generic element writer (the same
-    // bits: an f64 in [-1, 1) rounded once to f32)
+    // a float element: an f64 in [-1, 1), rounded once to the element type
+    let unit = |r: u64| (r >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0;
     if dt == DType::F32 {
+        // the common case without the generic element writer (same bits)
         for ch in data.chunks_exact_mut(4) {
-            let r = splitmix(&mut st);
-            let x = ((r >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0) as f32;
-            ch.copy_from_slice(&x.to_le_bytes());
+            ch.copy_from_slice(&(unit(splitmix(&mut st)) as f32).to_le_bytes());
         }
     } else {
         for ch in data.chunks_exact_mut(eb) {
             let r = splitmix(&mut st);
             let v = if float {
-                pto_vm::num::Num::F((r >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0)
+                pto_vm::num::Num::F(unit(r))
             } else {
                 pto_vm::num::Num::I((r % 201) as i64 - 100)
             };
@@ -1562,5 +1561,23 @@ pub(crate) fn print_stats(st: &pto_vm::machine::RunStats, timed: bool, machine: 
     }
     if let Some(line) = machine.jit_cache_stats() {
         eprintln!("{line}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn random_f32_takes_the_generic_writers_bits() {
+        let got = random(DType::F32, vec![1000], 7);
+        let mut st = 7;
+        for (i, ch) in got.data.chunks_exact(4).enumerate() {
+            let r = splitmix(&mut st);
+            let mut want = [0u8; 4];
+            let v = (r >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0;
+            pto_vm::num::write(&mut want, DType::F32, pto_vm::num::Num::F(v));
+            assert_eq!(ch, want, "element {i}");
+        }
     }
 }
