@@ -196,6 +196,20 @@ for n in (64, 128):
         out.append(f'| {n}^3 | {dt} | {fmt_t(i)} | {fmt_t(j)} | ' + (f'{i/j:.0f}x' if i and j else 'n/a') + ' | '
                    + (f'{fl/j:.1f}' if j else 'n/a') + ' | ' + (f'{fl/k:.1f}' if k else '—') + f' | {npg} |')
 out += ['']
+out += ['## Cube `mad` 64^3 and 128^3: interpreter vs native path', '',
+        'The micro-level multiply (`pto.mad`, L0A x L0B -> L0C, NZ operands as `mte_l1_l0a`/`mte_l1_l0b` leave them): '
+        'the interpreter reads and writes element by element; the native path widens the operands to row-major f32 '
+        '(B transposed out of its N x K NZ form), runs the same matrix kernel (one FMA per k in k order, the '
+        "interpreter's bits) and writes C back in NZ.", '',
+        '| shape | inputs | interpreter | native | speed-up | native GFLOP/s |', '|---|---|---|---|---|---|']
+for n in (64, 128):
+    for dt in ('f32', 'f16'):
+        g = f'exec_mad_{n}x{n}x{n}_{dt}'
+        i, j = median(g, 'interp'), median(g, 'jit')
+        fl = 2 * n ** 3
+        out.append(f'| {n}^3 | {dt} | {fmt_t(i)} | {fmt_t(j)} | ' + (f'{i/j:.0f}x' if i and j else 'n/a') + ' | '
+                   + (f'{fl/j:.1f}' if j else 'n/a') + ' |')
+out += ['']
 out += ['## Whole kernels through the machine', '',
         'Each run includes placing the arguments in a fresh GM and reading them back.', '',
         '| kernel | interpreter, check=off | interpreter, check=warn | JIT, check=off | JIT, check=warn | JIT speed-up (off / warn) |', '|---|---|---|---|---|---|']

@@ -771,6 +771,68 @@ fn matmul(c: &mut Criterion) {
     }
 }
 
+/// The cube micro-op `mad` (L0A x L0B -> L0C, NZ operands) at 64^3 and
+/// 128^3: the interpreter's element loop against the native path
+/// (`exec::cube::mad_native`: unpack, `pto_jit::matmul_f32`, pack).
+fn mad(c: &mut Criterion) {
+    use pto_vm::exec::cube::{self, MadPlan, Mem, MxScales};
+    for (n, dt) in [
+        (64u64, DType::F32),
+        (64, DType::F16),
+        (128, DType::F32),
+        (128, DType::F16),
+    ] {
+        let es = dt.bytes() as u64;
+        let ptr = |space, elem| pto_vm::Ptr {
+            space,
+            addr: 0,
+            elem,
+        };
+        let p = MadPlan::plain(
+            ptr(pto_vm::Space::L0a, dt),
+            ptr(pto_vm::Space::L0b, dt),
+            ptr(pto_vm::Space::L0c, DType::F32),
+            (n, n, n),
+        );
+        let mut local = Local::new(ProfileId::A5.profile(), None);
+        // small integers: exact in f16 and in any summation order
+        for space in [pto_vm::Space::L0a, pto_vm::Space::L0b] {
+            let bytes = local.slice_mut(space, 0, n * n * es).expect("fits");
+            for (i, ch) in bytes.chunks_mut(es as usize).enumerate() {
+                let v = ((i * 7) % 5) as f32 - 2.0;
+                pto_vm::num::write(ch, dt, pto_vm::num::Num::F(v as f64));
+            }
+        }
+        let gm = pto_vm::mem::Gm::new(64);
+        let mut g = c.benchmark_group(format!("exec/mad/{n}x{n}x{n}/{dt}"));
+        g.throughput(Throughput::Elements(2 * n * n * n));
+        g.sample_size(10);
+        for (name, native) in [("interp", false), ("jit", true)] {
+            g.bench_function(name, |bch| {
+                bch.iter(|| {
+                    let mut mx = MxScales::default();
+                    let mut acc = Accesses::default();
+                    let mut m = Mem {
+                        gm: &gm,
+                        local: &mut local,
+                        mx: &mut mx,
+                        subs: Vec::new(),
+                        cube: None,
+                        acc: &mut acc,
+                        far: Vec::new(),
+                    };
+                    if native {
+                        assert!(black_box(cube::mad_native(&p, &mut m)).expect("runs"));
+                    } else {
+                        black_box(cube::mad_interpret(&p, &mut m)).expect("runs");
+                    }
+                })
+            });
+        }
+        g.finish();
+    }
+}
+
 /// The (name, JIT mode, checker mode) combinations whole-kernel benchmarks compare.
 const TIERS: [(&str, JitMode, CheckMode); 4] = [
     ("interp/check=off", JitMode::Off, CheckMode::Off),
@@ -1156,6 +1218,7 @@ criterion_group!(
     breadth_reduce,
     breadth_half_chain,
     matmul,
+    mad,
     kernels,
     scopes,
     e2e

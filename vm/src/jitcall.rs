@@ -36,7 +36,8 @@ pub struct JitStats {
     pub compile_us: u64,
     /// Bytes of generated code.
     pub code_bytes: u64,
-    /// Executions of native matmul regions (`tmatmul`/`tgemv` families).
+    /// Executions of native matmul regions (`tmatmul`/`tgemv` and `mad`
+    /// families).
     pub matmul_execs: u64,
     /// Executions of row-copy DMA regions (`tload`/`tstore`).
     pub dma_execs: u64,
@@ -752,6 +753,73 @@ pub fn run_matmul(
                     "crosscheck: native matmul and interpreter differ at storage element {e} of the accumulator"
                 ));
             }
+        }
+    }
+    Ok(())
+}
+
+/// Runs a `mad`-family cube op through the native matrix kernel (see
+/// `exec::cube::mad_native`) when the mode and counters say so and the
+/// operands are float; otherwise through the interpreter. Both give the
+/// same accumulator bits (up to NaN payloads); `--crosscheck` verifies it.
+pub fn run_mad(
+    cache: &JitCache,
+    mode: JitMode,
+    threshold: u32,
+    crosscheck: bool,
+    call: &crate::exec::cube::CubeCall,
+    m: &mut crate::exec::cube::Mem<'_>,
+) -> Result<(), Fault> {
+    use crate::exec::cube;
+    let p = cube::mad_plan(call)?;
+    if mode == JitMode::Off || !cube::mad_native_ok(&p) {
+        return cube::mad_interpret(&p, m);
+    }
+    let key = (call.op, p.operand_types().0, p.operand_types().1);
+    let n = cache
+        .mm_counts
+        .lock()
+        .map(|mut c| {
+            let e = c.entry(key).or_insert(0);
+            *e += 1;
+            *e
+        })
+        .unwrap_or(0);
+    if mode == JitMode::Auto && n <= threshold {
+        return cube::mad_interpret(&p, m);
+    }
+    let gm = m.gm;
+    let reference = reference(crosscheck, m.local, |copy, scratch| {
+        let mut mx = cube::MxScales::default();
+        let mut mem = cube::Mem {
+            gm,
+            local: copy,
+            mx: &mut mx,
+            subs: Vec::new(),
+            cube: None,
+            acc: scratch,
+            far: Vec::new(),
+        };
+        cube::mad_interpret(&p, &mut mem)
+    })?;
+    if !cube::mad_native(&p, m)? {
+        return cube::mad_interpret(&p, m);
+    }
+    if let Ok(mut st) = cache.stats.lock() {
+        st.matmul_execs += 1;
+    }
+    if let Some(reference) = reference {
+        let (addr, len) = p.result_span();
+        let got = m.local.slice(Space::L0c, addr, len)?;
+        let want = reference.slice(Space::L0c, addr, len)?;
+        if let Some(i) = (0..got.len())
+            .step_by(4)
+            .find(|&i| !same_acc_bits(&got[i..i + 4], &want[i..i + 4]))
+        {
+            let e = (i / 4) as i64;
+            return fault(format!(
+                "crosscheck: native mad and interpreter differ at L0C element {e} of the result"
+            ));
         }
     }
     Ok(())

@@ -3823,7 +3823,18 @@ impl<'a> Cluster<'a> {
                             acc: &mut acc,
                             far: Vec::new(),
                         };
-                        let r = exec::cube::run(call, &mut mem);
+                        let r = if exec::cube::is_mad(call.op) {
+                            crate::jitcall::run_mad(
+                                self.jit,
+                                self.cfg.jit,
+                                self.cfg.jit_threshold,
+                                self.cfg.crosscheck,
+                                call,
+                                &mut mem,
+                            )
+                        } else {
+                            exec::cube::run(call, &mut mem)
+                        };
                         for (f, a) in mem.far {
                             let core = match f {
                                 exec::cube::Far::Sub(n) => ci + 1 + n,

@@ -1537,7 +1537,42 @@ pub(crate) fn l0c_offset(i: u64, j: u64, m: u64) -> u64 {
     nz(i, j, roundup(m, 16), 16)
 }
 
-fn mad(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
+/// A `mad`-family op's operands and modes, read and checked from its call
+/// (what [`mad_interpret`] and [`mad_native`] run).
+#[derive(Clone, Copy, Debug)]
+pub struct MadPlan {
+    name: &'static str,
+    a: crate::value::Ptr,
+    b: crate::value::Ptr,
+    c: crate::value::Ptr,
+    bias: Option<crate::value::Ptr>,
+    mm: u64,
+    nn: u64,
+    kk: u64,
+    /// Starts from L0C's contents.
+    acc_form: bool,
+    /// Starts from the bias table.
+    bias_form: bool,
+    /// GEMV mode: the left operand is one contiguous row.
+    gemv: bool,
+    /// Integer operands, i32 accumulator.
+    int: bool,
+    /// MX operands with staged group scales.
+    mx: bool,
+    /// tf32 rounding of the operands (`Some(away)`).
+    tf: Option<bool>,
+    /// Saturation: NaN operands read as 0, infinities as the finite
+    /// extrema, the running sum clamped to the finite range.
+    sat: bool,
+}
+
+/// Whether `op` is of the `mad` family.
+pub fn is_mad(op: Opcode) -> bool {
+    MadForm::of(op).is_some()
+}
+
+/// Reads and checks a `mad`-family op's operands and modes.
+pub fn mad_plan(call: &CubeCall) -> Result<MadPlan, Fault> {
     use Opcode as O;
     let name = call.op.name();
     let a = call.ptr(0, Space::L0a)?;
@@ -1621,6 +1656,7 @@ fn mad(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
         ));
     }
     let away = tf.as_deref() == Some("round_away");
+    let tf = tf.map(|_| away);
     // sat: nan inputs read as 0, infinities as the finite extrema, and the
     // running sum saturates to the finite f32 range
     let sat = if raw {
@@ -1628,6 +1664,345 @@ fn mad(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
     } else {
         call.form.flag("sat")
     };
+    Ok(MadPlan {
+        name,
+        a,
+        b,
+        c,
+        bias,
+        mm,
+        nn,
+        kk,
+        acc_form,
+        bias_form,
+        gemv,
+        int,
+        mx,
+        tf,
+        sat,
+    })
+}
+
+impl MadPlan {
+    /// The plan of `pto.mad a, b, c, m, n, k disable_gemv` (C = A B, no
+    /// flags): for benchmarks and library callers that drive the op
+    /// directly.
+    pub fn plain(
+        a: crate::value::Ptr,
+        b: crate::value::Ptr,
+        c: crate::value::Ptr,
+        (m, n, k): (u64, u64, u64),
+    ) -> MadPlan {
+        MadPlan {
+            name: "mad",
+            a,
+            b,
+            c,
+            bias: None,
+            mm: m.max(1),
+            nn: n.max(1),
+            kk: k.max(1),
+            acc_form: false,
+            bias_form: false,
+            gemv: false,
+            int: !a.elem.is_float(),
+            mx: false,
+            tf: None,
+            sat: false,
+        }
+    }
+
+    /// The left and right operand element types.
+    pub fn operand_types(&self) -> (DType, DType) {
+        (self.a.elem, self.b.elem)
+    }
+
+    /// The L0C bytes the result spans, `(address, length)`.
+    pub fn result_span(&self) -> (u64, u64) {
+        let last = nz(self.mm - 1, self.nn - 1, roundup(self.mm, 16), 16);
+        (self.c.addr, (last + 1) * 4)
+    }
+}
+
+/// Runs a `mad`-family op in the interpreter.
+fn mad(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
+    mad_interpret(&mad_plan(call)?, m)
+}
+
+/// An operand element of a float `mad` as the multiply reads it: saturated
+/// (NaN 0, infinities the finite extrema) and rounded to tf32 when asked.
+#[inline]
+fn mad_operand(mut f: f32, sat: bool, tf: Option<bool>) -> f32 {
+    if sat {
+        f = if f.is_nan() {
+            0.0
+        } else {
+            f.clamp(-f32::MAX, f32::MAX)
+        };
+    }
+    match tf {
+        Some(away) => tf32(f, away),
+        None => f,
+    }
+}
+
+/// Whether [`mad_native`] takes the op: float operands (f32, f16, bf16)
+/// into an f32 accumulator, without MX scales, any bias in f32.
+pub fn mad_native_ok(p: &MadPlan) -> bool {
+    let w = |d: DType| matches!(d, DType::F32 | DType::F16 | DType::BF16);
+    !p.int
+        && !p.mx
+        && w(p.a.elem)
+        && w(p.b.elem)
+        && p.c.elem == DType::F32
+        && p.bias.is_none_or(|b| b.elem == DType::F32)
+}
+
+/// Records the accesses to the `rows x cols` elements of an NZ matrix (`c0`
+/// columns per block, `rpad` rows per block, `es`-byte elements) at `base`:
+/// one range per full column block, one per row of a partial last block.
+/// The same bytes as the interpreter's element-by-element accesses.
+#[allow(clippy::too_many_arguments)]
+fn record_nz(
+    acc: &mut Accesses,
+    s: Space,
+    base: u64,
+    (rows, cols): (u64, u64),
+    rpad: u64,
+    c0: u64,
+    es: u64,
+    write: bool,
+) {
+    for kb in 0..cols.div_ceil(c0) {
+        let w = c0.min(cols - kb * c0);
+        let at = base + kb * rpad * c0 * es;
+        if w == c0 {
+            acc.add(s, at, rows * c0 * es, write);
+        } else {
+            for r in 0..rows {
+                acc.add(s, at + r * c0 * es, w * es, write);
+            }
+        }
+    }
+}
+
+/// Widens a run of stored f32/f16/bf16 elements into `out` (exactly).
+fn decode_run(src: &[u8], dt: DType, out: &mut [f32]) {
+    match dt {
+        DType::F32 => {
+            pto_jit::f32_from_le(src, out);
+        }
+        DType::F16 => {
+            let done = pto_jit::f16_to_f32(src, out);
+            for (x, c) in out[done..].iter_mut().zip(src[2 * done..].chunks_exact(2)) {
+                *x = half::f16::from_bits(u16::from_le_bytes([c[0], c[1]])).to_f32();
+            }
+        }
+        _ => {
+            for (x, c) in out.iter_mut().zip(src.chunks_exact(2)) {
+                *x = f32::from_bits(u32::from(u16::from_le_bytes([c[0], c[1]])) << 16);
+            }
+        }
+    }
+}
+
+/// Unpacks the `rows x cols` elements of an NZ matrix in `src` (`c0`
+/// columns per block, `rpad` rows per block) into the row-major `dst`
+/// (`rows x cols`), a contiguous run per row of each column block.
+fn unpack_nz(
+    src: &[u8],
+    dt: DType,
+    (rows, cols): (usize, usize),
+    rpad: usize,
+    c0: usize,
+    dst: &mut [f32],
+) {
+    let es = dt.bytes();
+    for kb in 0..cols.div_ceil(c0) {
+        let w = c0.min(cols - kb * c0);
+        for r in 0..rows {
+            let at = (kb * rpad + r) * c0 * es;
+            let o = r * cols + kb * c0;
+            decode_run(&src[at..at + w * es], dt, &mut dst[o..o + w]);
+        }
+    }
+}
+
+/// `dst` (`cols x rows`) = the transpose of the row-major `src` (`rows x
+/// cols`), 8 x 8 blocks at a time.
+fn transpose(src: &[f32], (rows, cols): (usize, usize), dst: &mut [f32]) {
+    let (r8, c8) = (rows / 8 * 8, cols / 8 * 8);
+    for r0 in (0..r8).step_by(8) {
+        for c0 in (0..c8).step_by(8) {
+            // block rows r0.. of src become block columns r0.. of dst
+            let blk: [[f32; 8]; 8] = std::array::from_fn(|t| {
+                let at = (r0 + t) * cols + c0;
+                std::array::from_fn(|u| src[at + u])
+            });
+            let o = c0 * rows + r0;
+            if !pto_jit::transpose8_f32(&blk, &mut dst[o..], rows) {
+                for (t, row) in blk.iter().enumerate() {
+                    for (u, x) in row.iter().enumerate() {
+                        dst[(c0 + u) * rows + r0 + t] = *x;
+                    }
+                }
+            }
+        }
+    }
+    for r in 0..rows {
+        let from = if r < r8 { c8 } else { 0 };
+        for c in from..cols {
+            dst[c * rows + r] = src[r * cols + c];
+        }
+    }
+}
+
+/// A float `mad` through the native matrix kernel (`pto_jit::matmul_f32`):
+/// the operands unpacked from their NZ layouts to row-major f32, the same
+/// FMAs in k order from the same start as [`mad_interpret`], so the same
+/// bits (a NaN result may carry another payload: operand order decides
+/// it). Returns false, having written nothing, when the interpreter must
+/// run it: an operand outside its buffer (the interpreter reports which
+/// element), or a saturating multiply whose result is not finite (the
+/// interpreter clamps each partial sum; when none overflows, the clamps
+/// change nothing). Only for ops [`mad_native_ok`] takes.
+pub fn mad_native(p: &MadPlan, m: &mut Mem<'_>) -> Result<bool, Fault> {
+    thread_local! {
+        // unpacked A, B and C, reused across calls
+        static SCRATCH: std::cell::RefCell<[Vec<f32>; 3]> = Default::default();
+    }
+    SCRATCH.with(|s| {
+        let mut s = s.borrow_mut();
+        let [a, b, c] = &mut *s;
+        mad_native_with(p, m, a, b, c)
+    })
+}
+
+fn mad_native_with(
+    p: &MadPlan,
+    m: &mut Mem<'_>,
+    av: &mut Vec<f32>,
+    bv: &mut Vec<f32>,
+    cv: &mut Vec<f32>,
+) -> Result<bool, Fault> {
+    let (adt, bdt) = (p.a.elem, p.b.elem);
+    let (ca, cb) = (c0(adt)?, c0(bdt)?);
+    let (mm, nn, kk) = (p.mm, p.nn, p.kk);
+    let (mpad, npad) = (roundup(mm, 16), roundup(nn, 16));
+    let (aes, bes) = (adt.bytes() as u64, bdt.bytes() as u64);
+    // the last element each operand reads
+    let a_last = if p.gemv {
+        kk - 1
+    } else {
+        nz(mm - 1, kk - 1, mpad, ca)
+    };
+    let b_last = nz(nn - 1, kk - 1, npad, cb);
+    let c_last = nz(mm - 1, nn - 1, mpad, 16);
+    let local = &*m.local;
+    let (Ok(asrc), Ok(bsrc), Ok(csrc)) = (
+        local.slice(Space::L0a, p.a.addr, (a_last + 1) * aes),
+        local.slice(Space::L0b, p.b.addr, (b_last + 1) * bes),
+        local.slice(Space::L0c, p.c.addr, (c_last + 1) * 4),
+    ) else {
+        return Ok(false);
+    };
+    let bias = match p.bias {
+        Some(bp) => match local.slice(Space::Bias, bp.addr, nn * 4) {
+            Ok(s) => Some(s),
+            Err(_) => return Ok(false),
+        },
+        None => None,
+    };
+    // the work the interpreter charges
+    meter::charge(
+        mm.saturating_mul(kk + 1)
+            .saturating_add(kk.saturating_mul(nn + 1))
+            .saturating_add(mm.saturating_mul(nn).saturating_mul(kk + 1)),
+    )?;
+    let (m_, n_, k_) = (mm as usize, nn as usize, kk as usize);
+    av.clear();
+    av.resize(m_ * k_, 0.0);
+    if p.gemv {
+        decode_run(asrc, adt, av);
+    } else {
+        unpack_nz(asrc, adt, (m_, k_), mpad as usize, ca as usize, av);
+    }
+    // B is stored as the NZ of its transpose (N x K): unpack that, then
+    // transpose it (C keeps the scratch for it until its own turn)
+    cv.clear();
+    cv.resize(n_ * k_, 0.0);
+    unpack_nz(bsrc, bdt, (n_, k_), npad as usize, cb as usize, cv);
+    bv.clear();
+    bv.resize(k_ * n_, 0.0);
+    transpose(cv, (n_, k_), bv);
+    if p.sat || p.tf.is_some() {
+        for x in av.iter_mut().chain(bv.iter_mut()) {
+            *x = mad_operand(*x, p.sat, p.tf);
+        }
+    }
+    cv.clear();
+    cv.resize(m_ * n_, 0.0);
+    if p.acc_form {
+        unpack_nz(csrc, DType::F32, (m_, n_), mpad as usize, 16, cv);
+    } else if p.bias_form {
+        if let Some(bias) = bias {
+            let mut row = vec![0f32; n_];
+            decode_run(bias, DType::F32, &mut row);
+            for r in cv.chunks_exact_mut(n_) {
+                r.copy_from_slice(&row);
+            }
+        }
+    }
+    pto_jit::matmul_f32(m_, k_, n_, av, bv, cv).map_err(|e| Fault::Msg(e.to_string()))?;
+    if p.sat && cv.iter().any(|x| !x.is_finite()) {
+        return Ok(false);
+    }
+    let out = m.local.slice_mut(Space::L0c, p.c.addr, (c_last + 1) * 4)?;
+    for jb in 0..n_.div_ceil(16) {
+        let w = 16.min(n_ - jb * 16);
+        for i in 0..m_ {
+            let at = (jb * mpad as usize + i) * 16 * 4;
+            let from = i * n_ + jb * 16;
+            pto_jit::f32_to_le(&cv[from..from + w], &mut out[at..at + w * 4]);
+        }
+    }
+    let acc = &mut *m.acc;
+    if p.gemv {
+        acc.add(Space::L0a, p.a.addr, kk * aes, false);
+    } else {
+        record_nz(acc, Space::L0a, p.a.addr, (mm, kk), mpad, ca, aes, false);
+    }
+    record_nz(acc, Space::L0b, p.b.addr, (nn, kk), npad, cb, bes, false);
+    if let Some(bp) = p.bias {
+        acc.add(Space::Bias, bp.addr, nn * 4, false);
+    }
+    if p.acc_form {
+        record_nz(acc, Space::L0c, p.c.addr, (mm, nn), mpad, 16, 4, false);
+    }
+    record_nz(acc, Space::L0c, p.c.addr, (mm, nn), mpad, 16, 4, true);
+    Ok(true)
+}
+
+/// The interpreter's `mad`: element by element, one FMA per k in k order.
+pub fn mad_interpret(p: &MadPlan, m: &mut Mem<'_>) -> Result<(), Fault> {
+    let MadPlan {
+        name,
+        a,
+        b,
+        c,
+        bias,
+        mm,
+        nn,
+        kk,
+        acc_form,
+        bias_form,
+        gemv,
+        int,
+        mx,
+        tf,
+        sat,
+    } = *p;
+    let (adt, bdt, cdt) = (a.elem, b.elem, c.elem);
     let (ca, cb) = (c0(adt)?, c0(bdt)?);
     let (mpad, npad) = (roundup(mm, 16), roundup(nn, 16));
     let (aes, bes) = (adt.bytes() as u64, bdt.bytes() as u64);
@@ -1651,7 +2026,7 @@ fn mad(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
         if bp.elem != cdt {
             return fault(format!(
                 "'{}': the bias type must match the accumulator",
-                call.op.name()
+                name
             ));
         }
         for j in 0..nn {
@@ -1668,7 +2043,7 @@ fn mad(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
         if *lr < mm || *lg < groups || *rr < nn || *rg < groups {
             return fault(format!(
                 "'{}': the staged MX scales do not cover {mm} x {nn} x {kk}",
-                call.op.name()
+                name
             ));
         }
         for i in 0..mm {
@@ -1690,23 +2065,10 @@ fn mad(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
                 *x = Num::F(f * sc.get(i).copied().unwrap_or(1.0) as f64);
             }
         } else if mx {
-            return fault(format!("'{}' takes 8-bit float operands", call.op.name()));
+            return fault(format!("'{}' takes 8-bit float operands", name));
         }
     }
-    let conv = |x: Num| -> f32 {
-        let mut f = x.f() as f32;
-        if sat {
-            f = if f.is_nan() {
-                0.0
-            } else {
-                f.clamp(-f32::MAX, f32::MAX)
-            };
-        }
-        match &tf {
-            Some(_) => tf32(f, away),
-            None => f,
-        }
-    };
+    let conv = |x: Num| -> f32 { mad_operand(x.f() as f32, sat, tf) };
     for i in 0..mm {
         for j in 0..nn {
             meter::charge(kk + 1)?;
@@ -2365,5 +2727,216 @@ fn combine(op: &str, old: Num, new: Num, dt: DType) -> Num {
             },
             dt,
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::value::Ptr;
+    use pto_isa_spec::ProfileId;
+    use std::collections::BTreeSet;
+
+    /// The bytes a list of accesses covers, with their direction.
+    fn bytes(acc: &Accesses) -> BTreeSet<(Space, u64, bool)> {
+        acc.list
+            .iter()
+            .flat_map(|a| (a.addr..a.addr + a.len).map(move |b| (a.space, b, a.write)))
+            .collect()
+    }
+
+    /// Fills `len` bytes of `s` at `addr` with `dt` elements: random values
+    /// of magnitude up to `scale`, with a NaN or an infinity now and then
+    /// when `specials`.
+    #[allow(clippy::too_many_arguments)]
+    fn fill(
+        local: &mut Local,
+        s: Space,
+        addr: u64,
+        len: u64,
+        dt: DType,
+        scale: f32,
+        specials: bool,
+        seed: &mut u64,
+    ) {
+        let buf = local.slice_mut(s, addr, len).expect("fits");
+        for ch in buf.chunks_mut(dt.bytes()) {
+            *seed ^= *seed << 13;
+            *seed ^= *seed >> 7;
+            *seed ^= *seed << 17;
+            let u = (*seed >> 40) as f32 / (1u64 << 24) as f32;
+            let mut v = (u * 2.0 - 1.0) * scale;
+            if specials {
+                match *seed % 97 {
+                    0 => v = f32::NAN,
+                    1 => v = f32::INFINITY,
+                    2 => v = f32::NEG_INFINITY,
+                    _ => {}
+                }
+            }
+            crate::num::write(ch, dt, Num::F(f64::from(v)));
+        }
+    }
+
+    /// The native `mad` gives the interpreter's L0C bits (NaN payloads
+    /// aside) and touches the same bytes, for f32/f16/bf16 operands, GEMV
+    /// and NZ left operands, every start (zero, L0C, bias), tf32 rounding,
+    /// saturation (with results that overflow, which the native path hands
+    /// back to the interpreter) and shapes off the 16 x 16 grid.
+    #[test]
+    fn native_mad_gives_the_interpreters_bits_and_accesses() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut native_runs = 0;
+        let mut fallbacks = 0;
+        let shapes = [
+            (1, 24, 40),
+            (20, 24, 40),
+            (16, 16, 16),
+            (33, 17, 70),
+            (5, 48, 3),
+            (1, 3, 1),
+        ];
+        let types = [
+            (DType::F32, DType::F32),
+            (DType::F16, DType::F16),
+            (DType::BF16, DType::BF16),
+            (DType::F32, DType::F16),
+        ];
+        for (mm, nn, kk) in shapes {
+            for (adt, bdt) in types {
+                for start in 0..3 {
+                    for (sat, tf, big, specials) in [
+                        (false, None, false, false),
+                        (false, None, false, true),
+                        (true, None, false, true),
+                        (true, None, true, false),
+                        (false, Some(false), false, false),
+                        (true, Some(true), false, false),
+                    ] {
+                        if tf.is_some() && (adt, bdt) != (DType::F32, DType::F32) {
+                            continue;
+                        }
+                        for gemv in [false, true] {
+                            if gemv && mm != 1 {
+                                continue;
+                            }
+                            let scale = if big && adt == DType::F32 { 1e30 } else { 4.0 };
+                            let ptr = |space, addr, elem| Ptr { space, addr, elem };
+                            let p = MadPlan {
+                                name: "mad",
+                                a: ptr(Space::L0a, 64, adt),
+                                b: ptr(Space::L0b, 32, bdt),
+                                c: ptr(Space::L0c, 128, DType::F32),
+                                bias: (start == 2).then(|| ptr(Space::Bias, 256, DType::F32)),
+                                mm,
+                                nn,
+                                kk,
+                                acc_form: start == 1,
+                                bias_form: start == 2,
+                                gemv,
+                                int: false,
+                                mx: false,
+                                tf,
+                                sat,
+                            };
+                            assert!(mad_native_ok(&p));
+                            let mut local = Local::new(ProfileId::A5.profile(), None);
+                            let (ab, bb) = (adt.bytes() as u64, bdt.bytes() as u64);
+                            let alen = roundup(mm, 16) * roundup(kk, 32) * ab;
+                            let blen = roundup(nn, 16) * roundup(kk, 32) * bb;
+                            let clen = roundup(mm, 16) * roundup(nn, 16) * 4;
+                            fill(
+                                &mut local,
+                                Space::L0a,
+                                64,
+                                alen,
+                                adt,
+                                scale,
+                                specials,
+                                &mut seed,
+                            );
+                            fill(
+                                &mut local,
+                                Space::L0b,
+                                32,
+                                blen,
+                                bdt,
+                                scale,
+                                specials,
+                                &mut seed,
+                            );
+                            fill(
+                                &mut local,
+                                Space::L0c,
+                                128,
+                                clen,
+                                DType::F32,
+                                8.0,
+                                false,
+                                &mut seed,
+                            );
+                            fill(
+                                &mut local,
+                                Space::Bias,
+                                256,
+                                nn * 4,
+                                DType::F32,
+                                8.0,
+                                false,
+                                &mut seed,
+                            );
+                            let gm = Gm::new(64);
+                            let mut want = local.clone();
+                            let run = |l: &mut Local, native: bool| {
+                                let mut mx = MxScales::default();
+                                let mut acc = Accesses {
+                                    on: true,
+                                    list: Vec::new(),
+                                };
+                                let mut mem = Mem {
+                                    gm: &gm,
+                                    local: l,
+                                    mx: &mut mx,
+                                    subs: Vec::new(),
+                                    cube: None,
+                                    acc: &mut acc,
+                                    far: Vec::new(),
+                                };
+                                let done = if native {
+                                    mad_native(&p, &mut mem).expect("runs")
+                                } else {
+                                    mad_interpret(&p, &mut mem).expect("runs");
+                                    true
+                                };
+                                (done, acc)
+                            };
+                            let (_, want_acc) = run(&mut want, false);
+                            let (done, got_acc) = run(&mut local, true);
+                            let what = format!("{mm}x{nn}x{kk} {adt:?}x{bdt:?} start {start} sat {sat} tf {tf:?} big {big} gemv {gemv}");
+                            if !done {
+                                // only a saturating multiply hands back, and
+                                // then it has written nothing
+                                assert!(sat, "{what}");
+                                fallbacks += 1;
+                                continue;
+                            }
+                            native_runs += 1;
+                            assert_eq!(bytes(&got_acc), bytes(&want_acc), "{what}");
+                            let got = local.slice(Space::L0c, 0, 1 << 16).expect("l0c");
+                            let exp = want.slice(Space::L0c, 0, 1 << 16).expect("l0c");
+                            for i in (0..got.len()).step_by(4) {
+                                let (g, w) = (&got[i..i + 4], &exp[i..i + 4]);
+                                let nan = |x: &[u8]| {
+                                    f32::from_le_bytes([x[0], x[1], x[2], x[3]]).is_nan()
+                                };
+                                assert!(g == w || (nan(g) && nan(w)), "{what}: L0C byte {i}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(native_runs > 300, "{native_runs}");
+        assert!(fallbacks > 0);
     }
 }
