@@ -772,8 +772,9 @@ fn matmul(c: &mut Criterion) {
 }
 
 /// The cube micro-op `mad` (L0A x L0B -> L0C, NZ operands) at 64^3 and
-/// 128^3: the interpreter's element loop against the native path
-/// (`exec::cube::mad_native`: unpack, `pto_jit::matmul_f32`, pack).
+/// 128^3 on f32, f16 and i8 operands: the interpreter's element loop
+/// against the native path (`exec::cube::mad_native`: unpack,
+/// `pto_jit::matmul_f32` or `matmul_i32_wrapping`, pack).
 fn mad(c: &mut Criterion) {
     use pto_vm::exec::cube::{self, MadPlan, Mem, MxScales};
     for (n, dt) in [
@@ -781,8 +782,15 @@ fn mad(c: &mut Criterion) {
         (64, DType::F16),
         (128, DType::F32),
         (128, DType::F16),
+        (64, DType::I8),
+        (128, DType::I8),
     ] {
         let es = dt.bytes() as u64;
+        let acc_dt = if dt.is_float() {
+            DType::F32
+        } else {
+            DType::I32
+        };
         let ptr = |space, elem| pto_vm::Ptr {
             space,
             addr: 0,
@@ -791,7 +799,7 @@ fn mad(c: &mut Criterion) {
         let p = MadPlan::plain(
             ptr(pto_vm::Space::L0a, dt),
             ptr(pto_vm::Space::L0b, dt),
-            ptr(pto_vm::Space::L0c, DType::F32),
+            ptr(pto_vm::Space::L0c, acc_dt),
             (n, n, n),
         );
         let mut local = Local::new(ProfileId::A5.profile(), None);
@@ -799,8 +807,13 @@ fn mad(c: &mut Criterion) {
         for space in [pto_vm::Space::L0a, pto_vm::Space::L0b] {
             let bytes = local.slice_mut(space, 0, n * n * es).expect("fits");
             for (i, ch) in bytes.chunks_mut(es as usize).enumerate() {
-                let v = ((i * 7) % 5) as f32 - 2.0;
-                pto_vm::num::write(ch, dt, pto_vm::num::Num::F(v as f64));
+                let v = ((i * 7) % 5) as i64 - 2;
+                let x = if dt.is_float() {
+                    pto_vm::num::Num::F(v as f64)
+                } else {
+                    pto_vm::num::Num::I(v)
+                };
+                pto_vm::num::write(ch, dt, x);
             }
         }
         let gm = pto_vm::mem::Gm::new(64);

@@ -88,6 +88,61 @@ pub fn matmul_f32(
     Ok(())
 }
 
+/// `c[i][j] += sum over k of a[i][k] * b[k][j]` in wrapping i32
+/// arithmetic, for row-major `a` (m x k), `b` (k x n) and `c` (m x n).
+/// Wrapping sums are exact in any order, so any blocking gives the
+/// interpreter's bits; with AVX2 the inner loop runs 8 lanes at a time.
+pub fn matmul_i32_wrapping(
+    m: usize,
+    k: usize,
+    n: usize,
+    a: &[i32],
+    b: &[i32],
+    c: &mut [i32],
+) -> Result<(), ShapeError> {
+    let short = |len: usize, want: Option<usize>| want.is_none_or(|w| len < w);
+    if short(a.len(), m.checked_mul(k))
+        || short(b.len(), k.checked_mul(n))
+        || short(c.len(), m.checked_mul(n))
+    {
+        return Err(ShapeError {
+            m,
+            k,
+            n,
+            a: a.len(),
+            b: b.len(),
+            c: c.len(),
+        });
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU supports AVX2 (checked just above); the
+            // function only indexes slices, whose lengths were checked.
+            unsafe { x86::imatmul_avx2(m, k, n, a, b, c) };
+            return Ok(());
+        }
+    }
+    imatmul(m, k, n, a, b, c);
+    Ok(())
+}
+
+/// The body of [`matmul_i32_wrapping`] (rows of `c` updated by rows of
+/// `b`, which compilers vectorize).
+#[inline(always)]
+fn imatmul(m: usize, k: usize, n: usize, a: &[i32], b: &[i32], c: &mut [i32]) {
+    if n == 0 || k == 0 {
+        return;
+    }
+    for (crow, arow) in c.chunks_exact_mut(n).zip(a.chunks_exact(k)).take(m) {
+        for (&x, brow) in arow.iter().zip(b.chunks_exact(n)) {
+            for (d, &y) in crow.iter_mut().zip(brow) {
+                *d = d.wrapping_add(x.wrapping_mul(y));
+            }
+        }
+    }
+}
+
 /// Copies little-endian f32 values from bytes into `dst`: `min(src.len() /
 /// 4, dst.len())` of them, which it returns. A plain memory copy on
 /// little-endian hosts (element-by-element conversion loops were what
@@ -248,6 +303,12 @@ fn scalar(
 // The AVX-512 intrinsics are stable since Rust 1.89, the workspace's MSRV.
 #[cfg(target_arch = "x86_64")]
 mod x86 {
+    /// [`super::imatmul`] compiled for AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) fn imatmul_avx2(m: usize, k: usize, n: usize, a: &[i32], b: &[i32], c: &mut [i32]) {
+        super::imatmul(m, k, n, a, b, c)
+    }
+
     use std::arch::x86_64::*;
 
     /// [`super::f16_to_f32`]: eight at a time, the last few through a
@@ -630,6 +691,41 @@ mod tests {
         }
         let e = 15 - v.leading_zeros() as u16;
         ((e + 15) << 10) | ((v << (10 - e)) & 0x3ff)
+    }
+
+    /// The wrapping i32 matmul (vector and portable paths) gives the
+    /// per-element wrapping sums of a naive triple loop, on values whose
+    /// products and sums overflow, for shapes with every tail length.
+    #[test]
+    fn wrapping_i32_matmul_gives_the_naive_sums() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed as i32
+        };
+        for (m, k, n) in [(1, 1, 1), (3, 5, 7), (16, 33, 9), (8, 8, 24), (5, 70, 17)] {
+            let a: Vec<i32> = (0..m * k).map(|_| next()).collect();
+            let b: Vec<i32> = (0..k * n).map(|_| next()).collect();
+            let start: Vec<i32> = (0..m * n).map(|_| next()).collect();
+            let mut want = start.clone();
+            for i in 0..m {
+                for j in 0..n {
+                    for kk in 0..k {
+                        want[i * n + j] =
+                            want[i * n + j].wrapping_add(a[i * k + kk].wrapping_mul(b[kk * n + j]));
+                    }
+                }
+            }
+            let mut got = start.clone();
+            matmul_i32_wrapping(m, k, n, &a, &b, &mut got).expect("fits");
+            assert_eq!(got, want, "{m}x{k}x{n}");
+            let mut portable = start.clone();
+            imatmul(m, k, n, &a, &b, &mut portable);
+            assert_eq!(portable, want, "{m}x{k}x{n} portable");
+        }
+        assert!(matmul_i32_wrapping(2, 2, 2, &[0; 3], &[0; 4], &mut [0; 4]).is_err());
     }
 
     #[test]

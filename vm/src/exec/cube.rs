@@ -1747,15 +1747,127 @@ fn mad_operand(mut f: f32, sat: bool, tf: Option<bool>) -> f32 {
 }
 
 /// Whether [`mad_native`] takes the op: float operands (f32, f16, bf16)
-/// into an f32 accumulator, without MX scales, any bias in f32.
+/// into an f32 accumulator, or 8-, 16- or 32-bit integer operands into an
+/// i32 one, without MX scales, any bias of the accumulator's type.
 pub fn mad_native_ok(p: &MadPlan) -> bool {
-    let w = |d: DType| matches!(d, DType::F32 | DType::F16 | DType::BF16);
-    !p.int
-        && !p.mx
-        && w(p.a.elem)
-        && w(p.b.elem)
-        && p.c.elem == DType::F32
-        && p.bias.is_none_or(|b| b.elem == DType::F32)
+    let f = |d: DType| matches!(d, DType::F32 | DType::F16 | DType::BF16);
+    let i = |d: DType| {
+        matches!(
+            d,
+            DType::I8 | DType::U8 | DType::I16 | DType::U16 | DType::I32 | DType::U32
+        )
+    };
+    let acc = if p.int { DType::I32 } else { DType::F32 };
+    let operands = if p.int {
+        i(p.a.elem) && i(p.b.elem)
+    } else {
+        f(p.a.elem) && f(p.b.elem)
+    };
+    operands && !p.mx && p.c.elem == acc && p.bias.is_none_or(|b| b.elem == acc)
+}
+
+/// An accumulator lane of the native `mad`: f32 for float operands, i32
+/// (wrapping) for integer ones.
+trait MadLane: Copy + Default {
+    /// Widens a run of stored elements of type `dt` (operands, or the
+    /// accumulator and bias in the lane's own type), as the interpreter
+    /// reads them.
+    fn decode(src: &[u8], dt: DType, out: &mut [Self]);
+    /// Stores accumulator values as little-endian bytes.
+    fn encode(src: &[Self], out: &mut [u8]);
+    /// Transposes the row-major `rows x cols` matrix `src` into `dst`.
+    fn transpose(src: &[Self], dims: (usize, usize), dst: &mut [Self]);
+    /// `c += a b` with the interpreter's arithmetic and order.
+    fn matmul(
+        m: usize,
+        k: usize,
+        n: usize,
+        a: &[Self],
+        b: &[Self],
+        c: &mut [Self],
+    ) -> Result<(), Fault>;
+    /// The operands as the multiply reads them (tf32, saturation).
+    fn operands(v: &mut [Self], sat: bool, tf: Option<bool>);
+    /// Whether a saturating multiply's results need the interpreter.
+    fn overflowed(v: &[Self]) -> bool;
+}
+
+impl MadLane for f32 {
+    fn decode(src: &[u8], dt: DType, out: &mut [f32]) {
+        decode_run(src, dt, out)
+    }
+    fn encode(src: &[f32], out: &mut [u8]) {
+        pto_jit::f32_to_le(src, out);
+    }
+    fn transpose(src: &[f32], dims: (usize, usize), dst: &mut [f32]) {
+        transpose(src, dims, dst)
+    }
+    fn matmul(
+        m: usize,
+        k: usize,
+        n: usize,
+        a: &[f32],
+        b: &[f32],
+        c: &mut [f32],
+    ) -> Result<(), Fault> {
+        pto_jit::matmul_f32(m, k, n, a, b, c).map_err(|e| Fault::Msg(e.to_string()))
+    }
+    fn operands(v: &mut [f32], sat: bool, tf: Option<bool>) {
+        if sat || tf.is_some() {
+            for x in v {
+                *x = mad_operand(*x, sat, tf);
+            }
+        }
+    }
+    fn overflowed(v: &[f32]) -> bool {
+        v.iter().any(|x| !x.is_finite())
+    }
+}
+
+impl MadLane for i32 {
+    fn decode(src: &[u8], dt: DType, out: &mut [i32]) {
+        // one loop per type (a match per element kept it from vectorizing)
+        fn run<const N: usize>(src: &[u8], out: &mut [i32], f: impl Fn([u8; N]) -> i32) {
+            for (x, c) in out.iter_mut().zip(src.chunks_exact(N)) {
+                *x = f(std::array::from_fn(|i| c[i]));
+            }
+        }
+        match dt {
+            DType::I8 => run(src, out, |[b]| i32::from(b as i8)),
+            DType::U8 => run(src, out, |[b]| i32::from(b)),
+            DType::I16 => run(src, out, |b| i32::from(i16::from_le_bytes(b))),
+            DType::U16 => run(src, out, |b| i32::from(u16::from_le_bytes(b))),
+            _ => run(src, out, i32::from_le_bytes),
+        }
+    }
+    fn encode(src: &[i32], out: &mut [u8]) {
+        for (x, o) in src.iter().zip(out.chunks_exact_mut(4)) {
+            o.copy_from_slice(&x.to_le_bytes());
+        }
+    }
+    fn transpose(src: &[i32], (rows, cols): (usize, usize), dst: &mut [i32]) {
+        for r0 in (0..rows).step_by(8) {
+            for c in 0..cols {
+                for r in r0..rows.min(r0 + 8) {
+                    dst[c * rows + r] = src[r * cols + c];
+                }
+            }
+        }
+    }
+    fn matmul(
+        m: usize,
+        k: usize,
+        n: usize,
+        a: &[i32],
+        b: &[i32],
+        c: &mut [i32],
+    ) -> Result<(), Fault> {
+        pto_jit::matmul_i32_wrapping(m, k, n, a, b, c).map_err(|e| Fault::Msg(e.to_string()))
+    }
+    fn operands(_: &mut [i32], _: bool, _: Option<bool>) {}
+    fn overflowed(_: &[i32]) -> bool {
+        false
+    }
 }
 
 /// Records the accesses to the `rows x cols` elements of an NZ matrix (`c0`
@@ -1809,13 +1921,13 @@ fn decode_run(src: &[u8], dt: DType, out: &mut [f32]) {
 /// Unpacks the `rows x cols` elements of an NZ matrix in `src` (`c0`
 /// columns per block, `rpad` rows per block) into the row-major `dst`
 /// (`rows x cols`), a contiguous run per row of each column block.
-fn unpack_nz(
+fn unpack_nz<T: MadLane>(
     src: &[u8],
     dt: DType,
     (rows, cols): (usize, usize),
     rpad: usize,
     c0: usize,
-    dst: &mut [f32],
+    dst: &mut [T],
 ) {
     let es = dt.bytes();
     for kb in 0..cols.div_ceil(c0) {
@@ -1823,7 +1935,7 @@ fn unpack_nz(
         for r in 0..rows {
             let at = (kb * rpad + r) * c0 * es;
             let o = r * cols + kb * c0;
-            decode_run(&src[at..at + w * es], dt, &mut dst[o..o + w]);
+            T::decode(&src[at..at + w * es], dt, &mut dst[o..o + w]);
         }
     }
 }
@@ -1857,11 +1969,12 @@ fn transpose(src: &[f32], (rows, cols): (usize, usize), dst: &mut [f32]) {
     }
 }
 
-/// A float `mad` through the native matrix kernel (`pto_jit::matmul_f32`):
-/// the operands unpacked from their NZ layouts to row-major f32, the same
-/// FMAs in k order from the same start as [`mad_interpret`], so the same
-/// bits (a NaN result may carry another payload: operand order decides
-/// it). Returns false, having written nothing, when the interpreter must
+/// A `mad` through a native matrix kernel: the operands unpacked from their
+/// NZ layouts to row-major f32 (float operands: `pto_jit::matmul_f32`, the
+/// same FMAs in k order from the same start as [`mad_interpret`], so the
+/// same bits, except that a NaN result may carry another payload: operand
+/// order decides it) or i32 (integer operands:
+/// `pto_jit::matmul_i32_wrapping`, exact in any order). Returns false, having written nothing, when the interpreter must
 /// run it: an operand outside its buffer (the interpreter reports which
 /// element), or a saturating multiply whose result is not finite (the
 /// interpreter clamps each partial sum; when none overflows, the clamps
@@ -1869,21 +1982,30 @@ fn transpose(src: &[f32], (rows, cols): (usize, usize), dst: &mut [f32]) {
 pub fn mad_native(p: &MadPlan, m: &mut Mem<'_>) -> Result<bool, Fault> {
     thread_local! {
         // unpacked A, B and C, reused across calls
-        static SCRATCH: std::cell::RefCell<[Vec<f32>; 3]> = Default::default();
+        static F: std::cell::RefCell<[Vec<f32>; 3]> = Default::default();
+        static I: std::cell::RefCell<[Vec<i32>; 3]> = Default::default();
     }
-    SCRATCH.with(|s| {
-        let mut s = s.borrow_mut();
-        let [a, b, c] = &mut *s;
-        mad_native_with(p, m, a, b, c)
-    })
+    if p.int {
+        I.with(|s| {
+            let mut s = s.borrow_mut();
+            let [a, b, c] = &mut *s;
+            mad_native_with(p, m, a, b, c)
+        })
+    } else {
+        F.with(|s| {
+            let mut s = s.borrow_mut();
+            let [a, b, c] = &mut *s;
+            mad_native_with(p, m, a, b, c)
+        })
+    }
 }
 
-fn mad_native_with(
+fn mad_native_with<T: MadLane>(
     p: &MadPlan,
     m: &mut Mem<'_>,
-    av: &mut Vec<f32>,
-    bv: &mut Vec<f32>,
-    cv: &mut Vec<f32>,
+    av: &mut Vec<T>,
+    bv: &mut Vec<T>,
+    cv: &mut Vec<T>,
 ) -> Result<bool, Fault> {
     let (adt, bdt) = (p.a.elem, p.b.elem);
     let (ca, cb) = (c0(adt)?, c0(bdt)?);
@@ -1920,41 +2042,39 @@ fn mad_native_with(
             .saturating_add(mm.saturating_mul(nn).saturating_mul(kk + 1)),
     )?;
     let (m_, n_, k_) = (mm as usize, nn as usize, kk as usize);
+    let cdt = p.c.elem;
     av.clear();
-    av.resize(m_ * k_, 0.0);
+    av.resize(m_ * k_, T::default());
     if p.gemv {
-        decode_run(asrc, adt, av);
+        T::decode(asrc, adt, av);
     } else {
         unpack_nz(asrc, adt, (m_, k_), mpad as usize, ca as usize, av);
     }
     // B is stored as the NZ of its transpose (N x K): unpack that, then
     // transpose it (C keeps the scratch for it until its own turn)
     cv.clear();
-    cv.resize(n_ * k_, 0.0);
+    cv.resize(n_ * k_, T::default());
     unpack_nz(bsrc, bdt, (n_, k_), npad as usize, cb as usize, cv);
     bv.clear();
-    bv.resize(k_ * n_, 0.0);
-    transpose(cv, (n_, k_), bv);
-    if p.sat || p.tf.is_some() {
-        for x in av.iter_mut().chain(bv.iter_mut()) {
-            *x = mad_operand(*x, p.sat, p.tf);
-        }
-    }
+    bv.resize(k_ * n_, T::default());
+    T::transpose(cv, (n_, k_), bv);
+    T::operands(av, p.sat, p.tf);
+    T::operands(bv, p.sat, p.tf);
     cv.clear();
-    cv.resize(m_ * n_, 0.0);
+    cv.resize(m_ * n_, T::default());
     if p.acc_form {
-        unpack_nz(csrc, DType::F32, (m_, n_), mpad as usize, 16, cv);
+        unpack_nz(csrc, cdt, (m_, n_), mpad as usize, 16, cv);
     } else if p.bias_form {
         if let Some(bias) = bias {
-            let mut row = vec![0f32; n_];
-            decode_run(bias, DType::F32, &mut row);
-            for r in cv.chunks_exact_mut(n_) {
-                r.copy_from_slice(&row);
+            T::decode(bias, cdt, &mut cv[..n_]);
+            let (row, rest) = cv.split_at_mut(n_);
+            for r in rest.chunks_exact_mut(n_) {
+                r.copy_from_slice(row);
             }
         }
     }
-    pto_jit::matmul_f32(m_, k_, n_, av, bv, cv).map_err(|e| Fault::Msg(e.to_string()))?;
-    if p.sat && cv.iter().any(|x| !x.is_finite()) {
+    T::matmul(m_, k_, n_, av, bv, cv)?;
+    if p.sat && T::overflowed(cv) {
         return Ok(false);
     }
     let out = m.local.slice_mut(Space::L0c, p.c.addr, (c_last + 1) * 4)?;
@@ -1963,7 +2083,7 @@ fn mad_native_with(
         for i in 0..m_ {
             let at = (jb * mpad as usize + i) * 16 * 4;
             let from = i * n_ + jb * 16;
-            pto_jit::f32_to_le(&cv[from..from + w], &mut out[at..at + w * 4]);
+            T::encode(&cv[from..from + w], &mut out[at..at + w * 4]);
         }
     }
     let acc = &mut *m.acc;
@@ -2774,12 +2894,19 @@ mod tests {
                     _ => {}
                 }
             }
-            crate::num::write(ch, dt, Num::F(f64::from(v)));
+            let x = if dt.is_float() {
+                Num::F(f64::from(v))
+            } else {
+                // the whole range of the type, wrapping included
+                Num::I((*seed >> 3) as i64)
+            };
+            crate::num::write(ch, dt, x);
         }
     }
 
     /// The native `mad` gives the interpreter's L0C bits (NaN payloads
-    /// aside) and touches the same bytes, for f32/f16/bf16 operands, GEMV
+    /// aside) and touches the same bytes, for f32/f16/bf16 operands and
+    /// 8/16/32-bit integer ones (wrapping sums over the types' whole ranges), GEMV
     /// and NZ left operands, every start (zero, L0C, bias), tf32 rounding,
     /// saturation (with results that overflow, which the native path hands
     /// back to the interpreter) and shapes off the 16 x 16 grid.
@@ -2801,6 +2928,10 @@ mod tests {
             (DType::F16, DType::F16),
             (DType::BF16, DType::BF16),
             (DType::F32, DType::F16),
+            (DType::I8, DType::I8),
+            (DType::U8, DType::I8),
+            (DType::I16, DType::U16),
+            (DType::I32, DType::I32),
         ];
         for (mm, nn, kk) in shapes {
             for (adt, bdt) in types {
@@ -2816,6 +2947,11 @@ mod tests {
                         if tf.is_some() && (adt, bdt) != (DType::F32, DType::F32) {
                             continue;
                         }
+                        let int = !adt.is_float();
+                        if int && (big || specials) {
+                            continue;
+                        }
+                        let cdt = if int { DType::I32 } else { DType::F32 };
                         for gemv in [false, true] {
                             if gemv && mm != 1 {
                                 continue;
@@ -2826,15 +2962,15 @@ mod tests {
                                 name: "mad",
                                 a: ptr(Space::L0a, 64, adt),
                                 b: ptr(Space::L0b, 32, bdt),
-                                c: ptr(Space::L0c, 128, DType::F32),
-                                bias: (start == 2).then(|| ptr(Space::Bias, 256, DType::F32)),
+                                c: ptr(Space::L0c, 128, cdt),
+                                bias: (start == 2).then(|| ptr(Space::Bias, 256, cdt)),
                                 mm,
                                 nn,
                                 kk,
                                 acc_form: start == 1,
                                 bias_form: start == 2,
                                 gemv,
-                                int: false,
+                                int,
                                 mx: false,
                                 tf,
                                 sat,
@@ -2870,7 +3006,7 @@ mod tests {
                                 Space::L0c,
                                 128,
                                 clen,
-                                DType::F32,
+                                cdt,
                                 8.0,
                                 false,
                                 &mut seed,
@@ -2880,7 +3016,7 @@ mod tests {
                                 Space::Bias,
                                 256,
                                 nn * 4,
-                                DType::F32,
+                                cdt,
                                 8.0,
                                 false,
                                 &mut seed,
@@ -2916,7 +3052,7 @@ mod tests {
                             if !done {
                                 // only a saturating multiply hands back, and
                                 // then it has written nothing
-                                assert!(sat, "{what}");
+                                assert!(sat && !int, "{what}");
                                 fallbacks += 1;
                                 continue;
                             }
@@ -2936,7 +3072,7 @@ mod tests {
                 }
             }
         }
-        assert!(native_runs > 300, "{native_runs}");
+        assert!(native_runs > 380, "{native_runs}");
         assert!(fallbacks > 0);
     }
 }
