@@ -28,7 +28,8 @@ pub struct JitStats {
     pub rejected: BTreeMap<String, u32>,
     /// Executions of compiled code.
     pub jit_execs: u64,
-    /// Executions of eligible ops in the interpreter (below the threshold).
+    /// Executions in the interpreter of ops (and vector scopes) whose region
+    /// had not yet run `--jit-threshold` times (`--jit auto`).
     pub interp_execs: u64,
     /// Compile time of the regions the run used, in microseconds (each is
     /// compiled once per process; a region compiled by an earlier run counts
@@ -82,6 +83,14 @@ fn code_cache() -> &'static CodeMap {
 }
 
 impl JitCache {
+    /// Counts an eligible op that ran in the interpreter because its region
+    /// has not yet run `--jit-threshold` times.
+    pub(crate) fn note_cold(&self) {
+        if let Ok(mut st) = self.stats.lock() {
+            st.interp_execs += 1;
+        }
+    }
+
     /// The statistics so far.
     pub fn stats(&self) -> JitStats {
         self.stats.lock().map(|s| s.clone()).unwrap_or_default()
@@ -405,9 +414,7 @@ pub fn run_ew(
             })
             .unwrap_or(0);
         if n <= threshold {
-            if let Ok(mut st) = cache.stats.lock() {
-                st.interp_execs += 1;
-            }
+            cache.note_cold();
             return call.interpret(local, acc);
         }
     }
@@ -581,6 +588,7 @@ pub fn run_row_expand(
             })
             .unwrap_or(0);
         if n <= threshold {
+            cache.note_cold();
             return None;
         }
     }
@@ -727,6 +735,7 @@ pub fn run_matmul(
         })
         .unwrap_or(0);
     if mode == JitMode::Auto && n <= threshold {
+        cache.note_cold();
         return matmul::interpret(&p, local, acc);
     }
     if let Ok(mut st) = cache.stats.lock() {
@@ -786,6 +795,7 @@ pub fn run_mad(
         })
         .unwrap_or(0);
     if mode == JitMode::Auto && n <= threshold {
+        cache.note_cold();
         return cube::mad_interpret(&p, m);
     }
     let gm = m.gm;
@@ -889,6 +899,7 @@ pub fn run_dma(
         })
         .unwrap_or(0);
     if mode == JitMode::Auto && n <= threshold {
+        cache.note_cold();
         return interp(local, acc);
     }
     if let Ok(mut st) = cache.stats.lock() {

@@ -249,6 +249,7 @@ pub fn run_row_reduce(
     }
     let (region, args, s, d) = plan(call)?;
     if !ripe(&cache.rows().counts, region, mode, threshold) {
+        cache.note_cold();
         return None;
     }
     let code = get(cache, &region).ok()?;
@@ -429,6 +430,7 @@ pub fn run_pow(
         operands,
     };
     if !ripe(&cache.rows().pow_counts, region, mode, threshold) {
+        cache.note_cold();
         return None;
     }
     let code = fetch(
@@ -611,6 +613,7 @@ pub fn run_cvt(
         return None;
     }
     if !ripe(&cache.rows().cvt_counts, region, mode, threshold) {
+        cache.note_cold();
         return None;
     }
     let code = fetch(

@@ -1544,6 +1544,7 @@ pub fn run(
             })
             .unwrap_or(0);
         if n <= threshold {
+            cache.note_cold();
             return Ok(Ran::Interpret);
         }
     }

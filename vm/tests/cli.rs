@@ -524,6 +524,66 @@ fn matmul_example_matches_a_cpu_product() {
     assert!(e.contains("matches"), "{e}");
 }
 
+/// The micro-level cube example (mte_gm_l1_frac, mte_l1_l0a/l0b, mad,
+/// mte_l0c_gm, no dimension on the 16 grid) computes A x B in every JIT
+/// tier, and the compiled tiers run its mad natively.
+#[test]
+fn cube_mad_example_matches_a_cpu_product_in_every_jit_tier() {
+    let _cleanup = Cleanup;
+    let (m, k, n) = (40usize, 72usize, 56usize);
+    let f16s = |v: &[f32]| -> Vec<u8> {
+        v.iter()
+            .flat_map(|x| half::f16::from_f32(*x).to_le_bytes())
+            .collect()
+    };
+    // eighths and quarters: every product and partial sum is exact in f32
+    let a: Vec<f32> = (0..m * k)
+        .map(|i| ((i * 7 % 13) as f32 - 6.0) / 8.0)
+        .collect();
+    let b: Vec<f32> = (0..k * n)
+        .map(|i| ((i * 5 % 11) as f32 - 5.0) / 4.0)
+        .collect();
+    let mut c = vec![0f32; m * n];
+    for i in 0..m {
+        for j in 0..n {
+            c[i * n + j] = (0..k).map(|p| a[i * k + p] * b[p * n + j]).sum();
+        }
+    }
+    let (ai, bi, gi) = (tmp("cm_a.bin"), tmp("cm_b.bin"), tmp("cm_c.npy"));
+    std::fs::write(&ai, f16s(&a)).expect("write a");
+    std::fs::write(&bi, f16s(&b)).expect("write b");
+    npy_f32(&gi, &c);
+    for tier in [
+        &["--jit", "off"][..],
+        &["--jit", "always"],
+        &["--jit", "always", "--crosscheck"],
+    ] {
+        let mut args = vec![
+            example("cube_mad.pto"),
+            "--arg".into(),
+            format!("v1={}:f16:40x72", ai.display()),
+            "--arg".into(),
+            format!("v2={}:f16:72x56", bi.display()),
+            "--golden".into(),
+            format!("v3={}", gi.display()),
+            "--rtol".into(),
+            "0".into(),
+            "--atol".into(),
+            "0".into(),
+            "--check".into(),
+            "error".into(),
+            "--stats".into(),
+        ];
+        args.extend(tier.iter().map(|s| s.to_string()));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (code, _, e) = run(&args);
+        assert_eq!(code, 0, "{tier:?}: {e}");
+        assert!(e.contains("matches"), "{tier:?}: {e}");
+        let native = e.contains("1 native matmul run(s)");
+        assert_eq!(native, tier[1] == "always", "{tier:?}: {e}");
+    }
+}
+
 /// `--timeout` stops a run that would go on for a long time (exit 4), and a
 /// non-positive or non-numeric value is a usage error (exit 2).
 #[test]
