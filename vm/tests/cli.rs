@@ -584,6 +584,55 @@ fn cube_mad_example_matches_a_cpu_product_in_every_jit_tier() {
     }
 }
 
+/// Deleting any one `wait_flag` of the cube example leaves a race that the
+/// checker names with both ops (the layout copies, the mad and the
+/// write-back record what they touch), and the compiled tier (native mad)
+/// reports exactly what the interpreter does.
+#[test]
+fn each_missing_wait_in_the_cube_example_is_the_same_race_in_every_tier() {
+    let _cleanup = Cleanup;
+    let src = std::fs::read_to_string(example("cube_mad.pto")).expect("example");
+    for (pair, reader, writer) in [
+        (
+            "\"PIPE_MTE2\", \"PIPE_MTE1\"",
+            "pto.mte_l1_l0a",
+            "pto.mte_gm_l1_frac",
+        ),
+        ("\"PIPE_MTE1\", \"PIPE_M\"", "pto.mad", "pto.mte_l1_l0a"),
+        ("\"PIPE_M\", \"PIPE_FIX\"", "pto.mte_l0c_gm", "pto.mad"),
+    ] {
+        let wait = format!("wait_flag[{pair}");
+        assert!(src.contains(&wait), "{wait}");
+        let text: String = src
+            .lines()
+            .filter(|l| !l.contains(&wait))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let k = tmp("nowait.pto");
+        std::fs::write(&k, text).expect("write kernel");
+        let k = k.display().to_string();
+        let races: Vec<Vec<String>> = ["off", "always"]
+            .iter()
+            .map(|jit| {
+                let (c, _, e) = run(&[&k, "--check", "error", "--jit", jit]);
+                assert_ne!(c, 0, "{pair} --jit {jit}: {e}");
+                let want = format!("'{reader}' on");
+                let after = format!("not ordered after '{writer}'");
+                assert!(
+                    e.lines()
+                        .any(|l| l.contains("race") && l.contains(&want) && l.contains(&after)),
+                    "{pair} --jit {jit}: {e}"
+                );
+                e.lines()
+                    .filter(|l| l.contains("race"))
+                    .map(String::from)
+                    .collect()
+            })
+            .collect();
+        assert_eq!(races[0], races[1], "{pair}");
+    }
+}
+
 /// `--timeout` stops a run that would go on for a long time (exit 4), and a
 /// non-positive or non-numeric value is a usage error (exit 2).
 #[test]

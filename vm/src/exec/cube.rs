@@ -540,7 +540,15 @@ impl FixDst {
 
 /// Element offset of `(r, c)` in an NZ matrix with `rpad` padded rows.
 fn nz(r: u64, c: u64, rpad: u64, c0: u64) -> u64 {
-    ((c / c0) * rpad + r) * c0 + c % c0
+    // C0 is 32 bytes of 1-, 2- or 4-byte elements (or 16 f32): a power of
+    // two, so the block and the column in it are a shift and a mask (a
+    // division per element was most of what the layout copies spent)
+    let (blk, col) = if c0.is_power_of_two() {
+        (c >> c0.trailing_zeros(), c & (c0 - 1))
+    } else {
+        (c / c0, c % c0)
+    };
+    (blk * rpad + r) * c0 + col
 }
 
 /// Runs a cube micro-op.
@@ -1015,9 +1023,54 @@ fn gm_l1_frac(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
         ))
     };
     let off = |terms: &[(i64, i64)]| sum_of_products(terms).ok_or_else(overflow);
+    // ND rows with the whole destination in L1: each row's elements read
+    // from GM at once and written straight into L1; a row that cannot
+    // (an overflow, a read outside GM) goes element by element below
+    let row_bytes = dv.saturating_mul(es as u64);
+    let fast = if dn || row_bytes > 1 << 20 {
+        None
+    } else {
+        frac_span(&f, dst.addr, (groups, nv, dpad), c0 as i64, es)
+            .filter(|&(lo, len)| m.local.slice(Space::L1, lo, len).is_ok())
+    };
+    let mut row = vec![
+        0u8;
+        if fast.is_some() {
+            row_bytes as usize
+        } else {
+            0
+        }
+    ];
+    let mut wr = RunRec::new(Space::L1, true);
     for g in 0..groups as i64 {
         for n in 0..nv as i64 {
             meter::charge(dpad + 1)?;
+            if let Some((lo, len)) = fast {
+                let from = off(&[(g, outer), (n, inner)])
+                    .ok()
+                    .and_then(|so| addr(src.addr, so).ok());
+                if let Some(a) = from.filter(|&a| m.gm.read(a, &mut row).is_ok()) {
+                    m.acc.add(Space::Gm, a, row.len() as u64, false);
+                    let out = m.local.slice_mut(Space::L1, lo, len)?;
+                    for d in 0..dpad as i64 {
+                        // in range: frac_span computed every offset
+                        let da =
+                            dst.addr as i64 + f.dst_offset(g, n, d, c0 as i64, es).unwrap_or(0);
+                        let at = (da as u64 - lo) as usize;
+                        let e = es as usize;
+                        if d < dv as i64 {
+                            out[at..at + e]
+                                .copy_from_slice(&row[d as usize * e..(d as usize + 1) * e]);
+                        } else {
+                            out[at..at + e].fill(0);
+                        }
+                        wr.add(m.acc, da as u64, es as u64);
+                    }
+                    continue;
+                }
+            }
+            // the fast rows' writes first, in order
+            wr.flush(m.acc);
             for d in 0..dpad as i64 {
                 let doff = f.dst_offset(g, n, d, c0 as i64, es).ok_or_else(overflow)?;
                 let da = addr(dst.addr, doff)?;
@@ -1035,7 +1088,33 @@ fn gm_l1_frac(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
             }
         }
     }
+    wr.flush(m.acc);
     Ok(())
+}
+
+/// The L1 bytes `[lo, lo + len)` an `mte_gm_l1_frac` of `groups x nv x dpad`
+/// elements writes, when every destination offset computes and lies at or
+/// above address 0.
+fn frac_span(
+    f: &Frac,
+    base: u64,
+    (groups, nv, dpad): (u64, u64, u64),
+    c0: i64,
+    es: i64,
+) -> Option<(u64, u64)> {
+    let (mut lo, mut hi) = (i64::MAX, i64::MIN);
+    for g in 0..groups as i64 {
+        for n in 0..nv as i64 {
+            for d in 0..dpad as i64 {
+                let o = f.dst_offset(g, n, d, c0, es)?;
+                lo = lo.min(o);
+                hi = hi.max(o);
+            }
+        }
+    }
+    let lo = (base as i64).checked_add(lo).filter(|a| *a >= 0)?;
+    let hi = (base as i64).checked_add(hi)?.checked_add(es)?;
+    Some((lo as u64, (hi - lo) as u64))
 }
 
 /// `mte_l1_l0a` / `mte_l1_l0b` (shape form `rows, cols, start_row, start_col`
@@ -1111,38 +1190,204 @@ fn l1_l0(call: &CubeCall, m: &mut Mem<'_>, dsp: Space) -> Result<(), Fault> {
     if rows.saturating_mul(cols) > MAX_WORK {
         return fault(format!("'{}' moves too many elements", call.op.name()));
     }
-    let mut b = vec![0u8; es as usize];
     let a_side = dsp == Space::L0a;
+    // byte offsets (source in L1, destination in L0) of element (r, c)
+    let offsets = |r: u64, c: u64| {
+        // logical element (r, c) of the operand; its source in the L1 NZ
+        // matrix: untransposed the L1 matrix is the operand as the L0
+        // layout stores it, transposed it is the other orientation
+        let (lr, lc) = (r + r0, c + c0s);
+        let (sr, sc, spad) = match (a_side, transpose) {
+            // L0A: L1 holds M x K
+            (true, false) => (lr, lc, roundup(rows + r0, 16)),
+            // L0A transposed: L1 holds K x M
+            (true, true) => (lc, lr, roundup(cols + c0s, 16)),
+            // L0B: L1 holds N x K
+            (false, false) => (lc, lr, roundup(cols + c0s, 16)),
+            // L0B transposed: L1 holds K x N
+            (false, true) => (lr, lc, roundup(rows + r0, 16)),
+        };
+        let so = if b8_right {
+            // (lr, lc) = (k, n) of the L1 K x N matrix
+            let nb = roundup(cols + c0s, 16) / 16;
+            ((lr / 32) * nb + lc / 16) * 512 + (lr % 32) * 16 + lc % 16
+        } else {
+            nz(sr, sc, spad, c0) * es
+        };
+        (so, l0_offset(a_side, (r, c), (rows, cols), c0) * es)
+    };
+    if copy_elements(
+        m,
+        (Space::L1, src.addr),
+        (dsp, dst.addr),
+        es,
+        (rows, cols),
+        offsets,
+    )? {
+        return Ok(());
+    }
+    // some element lies outside its buffer: element by element, so the
+    // fault names the first one
+    let mut b = vec![0u8; es as usize];
     for r in 0..rows {
         meter::charge(cols + 1)?;
         for c in 0..cols {
-            // logical element (r, c) of the operand; its source in the L1 NZ
-            // matrix: untransposed the L1 matrix is the operand as the L0
-            // layout stores it, transposed it is the other orientation
-            let (lr, lc) = (r + r0, c + c0s);
-            let (sr, sc, spad) = match (a_side, transpose) {
-                // L0A: L1 holds M x K
-                (true, false) => (lr, lc, roundup(rows + r0, 16)),
-                // L0A transposed: L1 holds K x M
-                (true, true) => (lc, lr, roundup(cols + c0s, 16)),
-                // L0B: L1 holds N x K
-                (false, false) => (lc, lr, roundup(cols + c0s, 16)),
-                // L0B transposed: L1 holds K x N
-                (false, true) => (lr, lc, roundup(rows + r0, 16)),
-            };
-            let so = if b8_right {
-                // (lr, lc) = (k, n) of the L1 K x N matrix
-                let nb = roundup(cols + c0s, 16) / 16;
-                ((lr / 32) * nb + lc / 16) * 512 + (lr % 32) * 16 + lc % 16
-            } else {
-                nz(sr, sc, spad, c0) * es
-            };
-            let dof = l0_offset(a_side, (r, c), (rows, cols), c0) * es;
+            let (so, dof) = offsets(r, c);
             m.read(Space::L1, src.addr + so, &mut b)?;
             m.write(dsp, dst.addr + dof, &b)?;
         }
     }
     Ok(())
+}
+
+/// Accesses of one op gathered into contiguous runs before they are
+/// recorded: one [`Accesses::add`] per run instead of one per element, the
+/// same bytes.
+struct RunRec {
+    space: Space,
+    write: bool,
+    run: Option<(u64, u64)>,
+}
+
+impl RunRec {
+    fn new(space: Space, write: bool) -> RunRec {
+        RunRec {
+            space,
+            write,
+            run: None,
+        }
+    }
+
+    #[inline]
+    fn add(&mut self, acc: &mut Accesses, addr: u64, len: u64) {
+        match &mut self.run {
+            Some((a, l)) if *a + *l == addr => *l += len,
+            run => {
+                if let Some((a, l)) = run.replace((addr, len)) {
+                    acc.add(self.space, a, l, self.write);
+                }
+            }
+        }
+    }
+
+    fn flush(&mut self, acc: &mut Accesses) {
+        if let Some((a, l)) = self.run.take() {
+            acc.add(self.space, a, l, self.write);
+        }
+    }
+}
+
+/// Writes of one op into one space gathered into contiguous runs. Runs are
+/// written in element order (a run is written before a write that does not
+/// extend it), so overlapping writes end as element-by-element writes
+/// would; a run that does not fit is written element by element, so its
+/// fault names the first element outside, as an unbatched write would.
+struct Pending {
+    space: Space,
+    es: usize,
+    start: u64,
+    buf: Vec<u8>,
+}
+
+impl Pending {
+    fn new(space: Space, es: usize) -> Pending {
+        Pending {
+            space,
+            es: es.max(1),
+            start: 0,
+            buf: Vec::new(),
+        }
+    }
+
+    fn push(&mut self, m: &mut Mem<'_>, addr: u64, bytes: &[u8]) -> Result<(), Fault> {
+        if !self.buf.is_empty() && self.start.checked_add(self.buf.len() as u64) != Some(addr) {
+            self.flush(m)?;
+        }
+        if self.buf.is_empty() {
+            self.start = addr;
+        }
+        self.buf.extend_from_slice(bytes);
+        if self.buf.len() >= 1 << 16 {
+            self.flush(m)?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self, m: &mut Mem<'_>) -> Result<(), Fault> {
+        if self.buf.is_empty() {
+            return Ok(());
+        }
+        let mut r = m.write(self.space, self.start, &self.buf);
+        if r.is_err() {
+            // nothing was written: again element by element, up to the
+            // first that does not fit
+            r = Ok(());
+            for (k, e) in self.buf.chunks(self.es).enumerate() {
+                if let Err(f) = m.write(self.space, self.start + (k * self.es) as u64, e) {
+                    r = Err(f);
+                    break;
+                }
+            }
+        }
+        self.buf.clear();
+        r
+    }
+}
+
+/// Copies the `rows x cols` elements of `es` bytes that `offsets(r, c)`
+/// places (byte offsets from the source and destination bases) between two
+/// of this core's buffers (different spaces), with direct slice copies and
+/// run-merged accesses: the same bytes moved and recorded as one
+/// `Mem::read` and `Mem::write` per element. Returns false, having done
+/// nothing, when some element lies outside its buffer (the caller then goes
+/// element by element, so the fault names the first such element).
+fn copy_elements(
+    m: &mut Mem<'_>,
+    (ssp, sbase): (Space, u64),
+    (dsp, dbase): (Space, u64),
+    es: u64,
+    (rows, cols): (u64, u64),
+    offsets: impl Fn(u64, u64) -> (u64, u64),
+) -> Result<bool, Fault> {
+    if rows == 0 || cols == 0 {
+        return Ok(true);
+    }
+    let (mut smax, mut dmax) = (0u64, 0u64);
+    for r in 0..rows {
+        for c in 0..cols {
+            let (so, d) = offsets(r, c);
+            smax = smax.max(so);
+            dmax = dmax.max(d);
+        }
+    }
+    let Some(span) = smax
+        .checked_add(es)
+        .and_then(|len| m.local.slice(ssp, sbase, len).ok())
+        .map(|s| s.to_vec())
+    else {
+        return Ok(false);
+    };
+    let Some(out) = dmax
+        .checked_add(es)
+        .and_then(|len| m.local.slice_mut(dsp, dbase, len).ok())
+    else {
+        return Ok(false);
+    };
+    let (mut rd, mut wr) = (RunRec::new(ssp, false), RunRec::new(dsp, true));
+    let n = es as usize;
+    for r in 0..rows {
+        meter::charge(cols + 1)?;
+        for c in 0..cols {
+            let (so, d) = offsets(r, c);
+            let (so_, d_) = (so as usize, d as usize);
+            out[d_..d_ + n].copy_from_slice(&span[so_..so_ + n]);
+            rd.add(m.acc, sbase + so, es);
+            wr.add(m.acc, dbase + d, es);
+        }
+    }
+    rd.flush(m.acc);
+    wr.flush(m.acc);
+    Ok(true)
 }
 
 /// The element offset of logical `(r, c)` of a `rows x cols` operand in L0:
@@ -2497,93 +2742,104 @@ fn fixpipe(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
     if atomic.is_some() && dsp != Space::Gm {
         return fault(format!("'{name}': atomic is only valid for GM"));
     }
-    for r in 0..reps {
-        // every pass reads the same source (loop3_src_stride_pinned)
-        let sbase = src.addr;
-        let dbase = (r as i64)
-            .checked_mul(d3)
-            .and_then(|e| e.checked_mul(des as i64))
-            .and_then(|o| (dst.addr as i64).checked_add(o))
-            .filter(|a| *a >= 0);
-        let Some(dbase) = dbase else {
-            return fault(format!(
-                "'{name}': loop3 pass {r} starts outside the address space (destination stride {d3} elements)"
-            ));
-        };
-        for i in 0..mm {
-            meter::charge(nn + 1)?;
-            for j in 0..nn {
-                let sa = sbase + ((j / 16) * src_stride + i) * 64 + (j % 16) * 4;
-                let raw = m.get(Space::L0c, sa, sdt)?;
-                let mut x = raw.f() as f32;
-                match &quant {
-                    Quant::None => {}
-                    Quant::Scalar(s) => x *= *s,
-                    Quant::Vec(p) => {
-                        let w = m.get(Space::Fb, p.addr + j * 8, DType::U64)?.i() as u64;
-                        x *= quant_word_scale(w);
-                    }
-                }
-                match &relu {
-                    Relu::None => {}
-                    Relu::Normal => x = x.max(0.0),
-                    Relu::Scalar(al) => {
-                        if x < 0.0 {
-                            x *= *al
+    // the destination written in contiguous runs (not with atomic updates,
+    // which read what earlier elements wrote, nor into split subblocks)
+    let batch = atomic.is_none() && !(dsp == Space::Ub && sub_sel.is_some());
+    let mut pend = Pending::new(dsp, des as usize);
+    let res = (|| -> Result<(), Fault> {
+        for r in 0..reps {
+            // every pass reads the same source (loop3_src_stride_pinned)
+            let sbase = src.addr;
+            let dbase = (r as i64)
+                .checked_mul(d3)
+                .and_then(|e| e.checked_mul(des as i64))
+                .and_then(|o| (dst.addr as i64).checked_add(o))
+                .filter(|a| *a >= 0);
+            let Some(dbase) = dbase else {
+                return fault(format!(
+                    "'{name}': loop3 pass {r} starts outside the address space (destination stride {d3} elements)"
+                ));
+            };
+            for i in 0..mm {
+                meter::charge(nn + 1)?;
+                for j in 0..nn {
+                    let sa = sbase + ((j / 16) * src_stride + i) * 64 + (j % 16) * 4;
+                    let raw = m.get(Space::L0c, sa, sdt)?;
+                    let mut x = raw.f() as f32;
+                    match &quant {
+                        Quant::None => {}
+                        Quant::Scalar(s) => x *= *s,
+                        Quant::Vec(p) => {
+                            let w = m.get(Space::Fb, p.addr + j * 8, DType::U64)?.i() as u64;
+                            x *= quant_word_scale(w);
                         }
                     }
-                    Relu::Vec(p) => {
-                        let al = m.get(Space::Fb, p.addr + j * p.elem.bytes() as u64, p.elem)?;
-                        if x < 0.0 {
-                            x *= al.f() as f32
+                    match &relu {
+                        Relu::None => {}
+                        Relu::Normal => x = x.max(0.0),
+                        Relu::Scalar(al) => {
+                            if x < 0.0 {
+                                x *= *al
+                            }
+                        }
+                        Relu::Vec(p) => {
+                            let al =
+                                m.get(Space::Fb, p.addr + j * p.elem.bytes() as u64, p.elem)?;
+                            if x < 0.0 {
+                                x *= al.f() as f32
+                            }
                         }
                     }
-                }
-                if let Some(cl) = clip {
-                    x = x.min(cl);
-                }
-                let v = if ddt.is_float() {
-                    let mut y = x as f64;
-                    if sat && ddt != DType::F32 {
-                        let lim = match ddt {
-                            DType::F16 => 65504.0,
-                            DType::BF16 => 3.389_531_389_251_535_5e38,
-                            _ => f64::MAX,
-                        };
-                        if y.is_nan() {
-                            y = 0.0;
+                    if let Some(cl) = clip {
+                        x = x.min(cl);
+                    }
+                    let v = if ddt.is_float() {
+                        let mut y = x as f64;
+                        if sat && ddt != DType::F32 {
+                            let lim = match ddt {
+                                DType::F16 => 65504.0,
+                                DType::BF16 => 3.389_531_389_251_535_5e38,
+                                _ => f64::MAX,
+                            };
+                            if y.is_nan() {
+                                y = 0.0;
+                            }
+                            y = y.clamp(-lim, lim);
                         }
-                        y = y.clamp(-lim, lim);
+                        Num::F(y)
+                    } else if sdt == DType::I32 && matches!(quant, Quant::None) {
+                        Num::I(raw.i())
+                    } else {
+                        return fault(format!(
+                            "'{name}' to {ddt:?} without a matching pre_quant mode is not implemented"
+                        ));
+                    };
+                    // destination element offset
+                    let (sub, off) = place.offset(i, j);
+                    let off = off as i64 * des as i64;
+                    let da = addr(dbase as u64, off)?;
+                    let mut b = [0u8; 8];
+                    let v = match (&atomic, dsp) {
+                        (Some(op), Space::Gm) => {
+                            let old = m.get(Space::Gm, da, ddt)?;
+                            combine(op, old, v, ddt)
+                        }
+                        _ => v,
+                    };
+                    num::write(&mut b[..des as usize], ddt, v);
+                    match (dsp, sub_sel) {
+                        (Space::Ub, Some(_)) => m.write_ub(sub, da, &b[..des as usize])?,
+                        _ if batch => pend.push(m, da, &b[..des as usize])?,
+                        _ => m.write(dsp, da, &b[..des as usize])?,
                     }
-                    Num::F(y)
-                } else if sdt == DType::I32 && matches!(quant, Quant::None) {
-                    Num::I(raw.i())
-                } else {
-                    return fault(format!(
-                        "'{name}' to {ddt:?} without a matching pre_quant mode is not implemented"
-                    ));
-                };
-                // destination element offset
-                let (sub, off) = place.offset(i, j);
-                let off = off as i64 * des as i64;
-                let da = addr(dbase as u64, off)?;
-                let mut b = [0u8; 8];
-                let v = match (&atomic, dsp) {
-                    (Some(op), Space::Gm) => {
-                        let old = m.get(Space::Gm, da, ddt)?;
-                        combine(op, old, v, ddt)
-                    }
-                    _ => v,
-                };
-                num::write(&mut b[..des as usize], ddt, v);
-                match (dsp, sub_sel) {
-                    (Space::Ub, Some(_)) => m.write_ub(sub, da, &b[..des as usize])?,
-                    _ => m.write(dsp, da, &b[..des as usize])?,
                 }
             }
         }
-    }
-    Ok(())
+        Ok(())
+    })();
+    // a run still pending holds writes that came before any fault of the loop
+    let flushed = pend.flush(m);
+    flushed.and(res)
 }
 
 /// The raw FIXPIPE copies `copy_matrix_cc_to_gm` / `copy_matrix_cc_to_cbuf
@@ -2777,56 +3033,64 @@ fn matrix_cc(call: &CubeCall, m: &mut Mem<'_>) -> Result<(), Fault> {
         ));
     }
     let place = parts.place(name)?;
-    let mut b = [0u8; 8];
-    for r in 0..reps {
-        let sbase = src.addr;
-        let dbase = dst.addr + r * d3 * des;
-        for i in 0..mm {
-            meter::charge(nn + 1)?;
-            for j in 0..nn {
-                let sa = sbase + ((j / 16) * src_stride + i) * 64 + (j % 16) * 4;
-                let raw = m.get(Space::L0c, sa, sdt)?;
-                let v = if quant == 0 && relu.is_none() {
-                    raw
-                } else {
-                    let mut x = raw.f() as f32;
-                    if let Some(sc) = scale {
-                        x *= sc;
+    // GM and L1 destinations are written in contiguous runs
+    let mut pend = Pending::new(dsp, des as usize);
+    let res = (|| -> Result<(), Fault> {
+        let mut b = [0u8; 8];
+        for r in 0..reps {
+            let sbase = src.addr;
+            let dbase = dst.addr + r * d3 * des;
+            for i in 0..mm {
+                meter::charge(nn + 1)?;
+                for j in 0..nn {
+                    let sa = sbase + ((j / 16) * src_stride + i) * 64 + (j % 16) * 4;
+                    let raw = m.get(Space::L0c, sa, sdt)?;
+                    let v = if quant == 0 && relu.is_none() {
+                        raw
+                    } else {
+                        let mut x = raw.f() as f32;
+                        if let Some(sc) = scale {
+                            x *= sc;
+                        }
+                        if let Some(fb) = vec_quant {
+                            x *= quant_word_scale(
+                                m.get(Space::Fb, fb + j * 8, DType::U64)?.i() as u64
+                            );
+                        }
+                        match relu {
+                            Some(None) => x = x.max(0.0),
+                            Some(Some(al)) if x < 0.0 => x *= al,
+                            _ => {}
+                        }
+                        if let Some(cl) = clip {
+                            x = x.min(cl);
+                        }
+                        let mut y = x as f64;
+                        if sat && ddt != DType::F32 {
+                            let lim = if ddt == DType::F16 {
+                                65504.0
+                            } else {
+                                3.389_531_389_251_535_5e38
+                            };
+                            y = if y.is_nan() { 0.0 } else { y.clamp(-lim, lim) };
+                        }
+                        Num::F(y)
+                    };
+                    let (sub, off) = place.offset(i, j);
+                    num::write(&mut b[..des as usize], ddt, v);
+                    let at = addr(dbase, (off * des) as i64)?;
+                    if dsp == Space::Ub {
+                        m.write_ub(sub, at, &b[..des as usize])?;
+                    } else {
+                        pend.push(m, at, &b[..des as usize])?;
                     }
-                    if let Some(fb) = vec_quant {
-                        x *= quant_word_scale(m.get(Space::Fb, fb + j * 8, DType::U64)?.i() as u64);
-                    }
-                    match relu {
-                        Some(None) => x = x.max(0.0),
-                        Some(Some(al)) if x < 0.0 => x *= al,
-                        _ => {}
-                    }
-                    if let Some(cl) = clip {
-                        x = x.min(cl);
-                    }
-                    let mut y = x as f64;
-                    if sat && ddt != DType::F32 {
-                        let lim = if ddt == DType::F16 {
-                            65504.0
-                        } else {
-                            3.389_531_389_251_535_5e38
-                        };
-                        y = if y.is_nan() { 0.0 } else { y.clamp(-lim, lim) };
-                    }
-                    Num::F(y)
-                };
-                let (sub, off) = place.offset(i, j);
-                num::write(&mut b[..des as usize], ddt, v);
-                let at = addr(dbase, (off * des) as i64)?;
-                if dsp == Space::Ub {
-                    m.write_ub(sub, at, &b[..des as usize])?;
-                } else {
-                    m.write(dsp, at, &b[..des as usize])?;
                 }
             }
         }
-    }
-    Ok(())
+        Ok(())
+    })();
+    let flushed = pend.flush(m);
+    flushed.and(res)
 }
 
 fn combine(op: &str, old: Num, new: Num, dt: DType) -> Num {
