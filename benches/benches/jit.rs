@@ -679,8 +679,15 @@ fn matmul(c: &mut Criterion) {
         (64, DType::F16),
         (128, DType::F32),
         (128, DType::F16),
+        (64, DType::I8),
+        (128, DType::I8),
     ] {
         let es = dt.bytes() as u64;
+        let acc_dt = if dt.is_float() {
+            DType::F32
+        } else {
+            DType::I32
+        };
         let t = |loc, addr, elem, bl, sl, fractal| Tile {
             loc,
             addr,
@@ -713,7 +720,7 @@ fn matmul(c: &mut Criterion) {
         let cc = t(
             TileLoc::Acc,
             0,
-            DType::F32,
+            acc_dt,
             BLayout::ColMajor,
             SLayout::RowMajor,
             1024,
@@ -725,8 +732,13 @@ fn matmul(c: &mut Criterion) {
                 .slice_mut(space, 0, (n * n) as u64 * es)
                 .expect("fits");
             for (i, ch) in bytes.chunks_mut(es as usize).enumerate() {
-                let v = ((i * 7) % 5) as f32 - 2.0;
-                pto_vm::num::write(ch, tile.elem, pto_vm::num::Num::F(v as f64));
+                let v = ((i * 7) % 5) as i64 - 2;
+                let x = if dt.is_float() {
+                    pto_vm::num::Num::F(v as f64)
+                } else {
+                    pto_vm::num::Num::I(v)
+                };
+                pto_vm::num::write(ch, tile.elem, x);
             }
         }
         let call = TileCall {

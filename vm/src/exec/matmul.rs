@@ -336,15 +336,22 @@ pub fn interpret(p: &Plan<'_>, local: &mut Local, acc: &mut Accesses) -> Result<
 }
 
 /// Whether [`native`] can run this plan: float operands of f32/f16/bf16 and
-/// an f32 accumulator.
+/// an f32 accumulator, or 8-, 16- or 32-bit integer operands and an i32
+/// accumulator (wrapping sums, exact in any order), without MX scales.
 pub fn native_ok(p: &Plan<'_>) -> bool {
     let w = |d: DType| matches!(d, DType::F32 | DType::F16 | DType::BF16);
-    p.float
-        && p.scales.is_none()
-        && w(p.a.elem)
-        && w(p.b.elem)
-        && p.c.elem == DType::F32
-        && p.start.is_none_or(|(t, _)| t.elem == DType::F32)
+    let i = |d: DType| {
+        matches!(
+            d,
+            DType::I8 | DType::U8 | DType::I16 | DType::U16 | DType::I32 | DType::U32
+        )
+    };
+    let (acc, ops) = if p.float {
+        (DType::F32, w(p.a.elem) && w(p.b.elem))
+    } else {
+        (DType::I32, i(p.a.elem) && i(p.b.elem))
+    };
+    ops && p.scales.is_none() && p.c.elem == acc && p.start.is_none_or(|(t, _)| t.elem == acc)
 }
 
 /// Widens one run of stored elements to f32 into `dst` (element stride `step`).
@@ -661,6 +668,9 @@ fn unpack(
 /// The same result as [`interpret`] (bit for bit: one FMA per k in k order
 /// from the same start), through `pto_jit::matmul_f32` on packed operands.
 pub fn native(p: &Plan<'_>, local: &mut Local, acc: &mut Accesses) -> Result<(), Fault> {
+    if !p.float {
+        return native_int(p, local, acc);
+    }
     if local.tf32 {
         return interpret(p, local, acc);
     }
@@ -707,6 +717,64 @@ fn native_with(
     unpack(local, p.c, m, n, c, acc)
 }
 
+/// An integer matmul through `pto_jit::matmul_i32_wrapping`: the operands
+/// read as the interpreter reads them (sign- or zero-extended to i32), the
+/// same wrapping sums (exact in any order), the same tiles recorded.
+fn native_int(p: &Plan<'_>, local: &mut Local, acc: &mut Accesses) -> Result<(), Fault> {
+    let (m, k, n) = (p.m.max(0), p.k.max(0), p.n.max(0));
+    let a = pack_i32(local, p.a, m, k, acc)?;
+    let b = pack_i32(local, p.b, k, n, acc)?;
+    let mut c = match p.start {
+        None => vec![0i32; (m * n) as usize],
+        Some((t, false)) => pack_i32(local, t, m, n, acc)?,
+        Some((t, true)) => pack_i32(local, t, 1, n, acc)?.repeat(m as usize),
+    };
+    pto_jit::matmul_i32_wrapping(m as usize, k as usize, n as usize, &a, &b, &mut c)
+        .map_err(|e| Fault::Msg(e.to_string()))?;
+    let d = p.c;
+    let store = local.slice_mut(space(d), d.addr, d.bytes())?;
+    let (rt, ct) = tables(d, m, n);
+    for (r, &ro) in rt.iter().enumerate() {
+        for (j, &co) in ct.iter().enumerate() {
+            let o = (ro + co) as usize * 4;
+            let dst = store.get_mut(o..o + 4).ok_or_else(|| outside(ro + co))?;
+            dst.copy_from_slice(&c[r * n as usize + j].to_le_bytes());
+        }
+    }
+    super::tile::record(acc, d, m, n, true);
+    Ok(())
+}
+
+/// The `rows x cols` corner of an integer tile as row-major i32, each
+/// element sign- or zero-extended as its type says.
+fn pack_i32(
+    local: &Local,
+    t: &Tile,
+    rows: i64,
+    cols: i64,
+    acc: &mut Accesses,
+) -> Result<Vec<i32>, Fault> {
+    let es = t.elem.bytes();
+    let store = local.slice(space(t), t.addr, t.bytes())?;
+    let (rt, ct) = tables(t, rows.max(0), cols.max(0));
+    let mut out = Vec::with_capacity(rt.len() * ct.len());
+    for &ro in &rt {
+        for &co in &ct {
+            let o = (ro + co) as usize * es;
+            let b = store.get(o..o + es).ok_or_else(|| outside(ro + co))?;
+            out.push(match t.elem {
+                DType::I8 => i32::from(b[0] as i8),
+                DType::U8 => i32::from(b[0]),
+                DType::I16 => i32::from(i16::from_le_bytes([b[0], b[1]])),
+                DType::U16 => i32::from(u16::from_le_bytes([b[0], b[1]])),
+                _ => i32::from_le_bytes([b[0], b[1], b[2], b[3]]),
+            });
+        }
+    }
+    super::tile::record(acc, t, rows, cols, false);
+    Ok(out)
+}
+
 #[derive(Clone, Copy)]
 enum Init {
     Zero,
@@ -721,6 +789,109 @@ mod tests {
     use crate::value::{Space, Val};
     use pto_asm::ty::{BLayout, SLayout, TileLoc};
     use pto_isa_spec::ProfileId;
+
+    /// The native integer matmul gives the interpreter's accumulator bits
+    /// (wrapping sums over operands spanning their types' whole ranges) for
+    /// i8, u8 x i8, i16 and i32 operands in row- and column-run layouts,
+    /// from zero, from an accumulator tile and from a bias row.
+    #[test]
+    fn native_integer_matmul_gives_the_interpreters_bits() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        for (ae, be) in [
+            (DType::I8, DType::I8),
+            (DType::U8, DType::I8),
+            (DType::I16, DType::I16),
+            (DType::I32, DType::I32),
+        ] {
+            for (a_sl, b_sl) in [
+                (SLayout::RowMajor, SLayout::ColMajor),
+                (SLayout::ColMajor, SLayout::RowMajor),
+            ] {
+                for op in [Opcode::TMatmul, Opcode::TMatmulAcc, Opcode::TMatmulBias] {
+                    let (m, k, n) = (32i64, 64i64, 64i64);
+                    let t = |loc, addr, rows, cols, elem, sl, bl, fractal| Tile {
+                        loc,
+                        addr,
+                        elem,
+                        rows,
+                        cols,
+                        v_row: rows,
+                        v_col: cols,
+                        blayout: bl,
+                        slayout: sl,
+                        fractal,
+                        pad: 0,
+                    };
+                    let a = t(TileLoc::Left, 0, m, k, ae, a_sl, BLayout::RowMajor, 512);
+                    let b = t(TileLoc::Right, 0, k, n, be, b_sl, BLayout::RowMajor, 512);
+                    let c = t(
+                        TileLoc::Acc,
+                        0,
+                        m,
+                        n,
+                        DType::I32,
+                        SLayout::RowMajor,
+                        BLayout::ColMajor,
+                        1024,
+                    );
+                    let cin = Tile {
+                        addr: 8192,
+                        ..c.clone()
+                    };
+                    let bias = t(
+                        TileLoc::Bias,
+                        0,
+                        1,
+                        n,
+                        DType::I32,
+                        SLayout::NoneBox,
+                        BLayout::RowMajor,
+                        512,
+                    );
+                    let mut local = Local::new(ProfileId::A5.profile(), None);
+                    for (space, len) in [
+                        (Space::L0a, 1 << 14),
+                        (Space::L0b, 1 << 14),
+                        (Space::L0c, 1 << 15),
+                        (Space::Bias, 1 << 9),
+                    ] {
+                        for x in local.slice_mut(space, 0, len).expect("fits") {
+                            seed ^= seed << 13;
+                            seed ^= seed >> 7;
+                            seed ^= seed << 17;
+                            *x = seed as u8;
+                        }
+                    }
+                    let mut ins = match op {
+                        Opcode::TMatmulAcc => vec![Val::Tile(Box::new(cin.clone()))],
+                        _ => Vec::new(),
+                    };
+                    ins.push(Val::Tile(Box::new(a.clone())));
+                    ins.push(Val::Tile(Box::new(b.clone())));
+                    if op == Opcode::TMatmulBias {
+                        ins.push(Val::Tile(Box::new(bias.clone())));
+                    }
+                    let call = TileCall {
+                        op,
+                        ins,
+                        outs: vec![Val::Tile(Box::new(c.clone()))],
+                        attrs: Default::default(),
+                    };
+                    let p = plan(&call).expect("plans");
+                    assert!(native_ok(&p), "{ae:?} x {be:?} {op:?}");
+                    let mut want = local.clone();
+                    interpret(&p, &mut want, &mut Accesses::default()).expect("runs");
+                    native(&p, &mut local, &mut Accesses::default()).expect("runs");
+                    let bytes = c.bytes();
+                    assert!(
+                        local.slice(Space::L0c, 0, bytes).expect("c")
+                            == want.slice(Space::L0c, 0, bytes).expect("c"),
+                        "{ae:?} x {be:?} {op:?} A {a_sl:?} B {b_sl:?}"
+                    );
+                }
+            }
+        }
+    }
 
     /// The native matmul (whose packing transposes column-run tiles 8 x 8
     /// and widens f16 with F16C) gives the interpreter's accumulator bits
