@@ -539,6 +539,7 @@ impl FixDst {
 }
 
 /// Element offset of `(r, c)` in an NZ matrix with `rpad` padded rows.
+#[inline(always)]
 fn nz(r: u64, c: u64, rpad: u64, c0: u64) -> u64 {
     // C0 is 32 bytes of 1-, 2- or 4-byte elements (or 16 f32): a power of
     // two, so the block and the column in it are a shift and a mask (a
@@ -1338,9 +1339,13 @@ impl Pending {
 /// places (byte offsets from the source and destination bases) between two
 /// of this core's buffers (different spaces), with direct slice copies and
 /// run-merged accesses: the same bytes moved and recorded as one
-/// `Mem::read` and `Mem::write` per element. Returns false, having done
-/// nothing, when some element lies outside its buffer (the caller then goes
-/// element by element, so the fault names the first such element).
+/// `Mem::read` and `Mem::write` per element. `offsets` must be separable,
+/// `offsets(r, c) = offsets(r, 0) + offsets(0, c) - offsets(0, 0)` (NZ
+/// layouts are: a function of the row plus one of the column), so it is
+/// called once per row and column, not per element (debug builds check
+/// every element). Returns false, having done nothing, when some element
+/// lies outside its buffer (the caller then goes element by element, so the
+/// fault names the first such element).
 fn copy_elements(
     m: &mut Mem<'_>,
     (ssp, sbase): (Space, u64),
@@ -1352,10 +1357,19 @@ fn copy_elements(
     if rows == 0 || cols == 0 {
         return Ok(true);
     }
+    let (s00, d00) = offsets(0, 0);
+    let rt: Vec<(u64, u64)> = (0..rows).map(|r| offsets(r, 0)).collect();
+    let ct: Vec<(u64, u64)> = (0..cols)
+        .map(|c| {
+            let (so, d) = offsets(0, c);
+            (so.wrapping_sub(s00), d.wrapping_sub(d00))
+        })
+        .collect();
+    let at = |r: usize, c: usize| (rt[r].0.wrapping_add(ct[c].0), rt[r].1.wrapping_add(ct[c].1));
     let (mut smax, mut dmax) = (0u64, 0u64);
-    for r in 0..rows {
-        for c in 0..cols {
-            let (so, d) = offsets(r, c);
+    for r in 0..rt.len() {
+        for c in 0..ct.len() {
+            let (so, d) = at(r, c);
             smax = smax.max(so);
             dmax = dmax.max(d);
         }
@@ -1374,13 +1388,28 @@ fn copy_elements(
         return Ok(false);
     };
     let (mut rd, mut wr) = (RunRec::new(ssp, false), RunRec::new(dsp, true));
+    // one element: a fixed-size move for the element sizes there are
+    fn mv<const N: usize>(out: &mut [u8], d: usize, span: &[u8], so: usize) {
+        let x: [u8; N] = std::array::from_fn(|i| span[so + i]);
+        out[d..d + N].copy_from_slice(&x);
+    }
     let n = es as usize;
-    for r in 0..rows {
+    for r in 0..rt.len() {
         meter::charge(cols + 1)?;
-        for c in 0..cols {
-            let (so, d) = offsets(r, c);
+        for c in 0..ct.len() {
+            let (so, d) = at(r, c);
+            debug_assert_eq!(
+                (so, d),
+                offsets(r as u64, c as u64),
+                "offsets not separable"
+            );
             let (so_, d_) = (so as usize, d as usize);
-            out[d_..d_ + n].copy_from_slice(&span[so_..so_ + n]);
+            match n {
+                1 => out[d_] = span[so_],
+                2 => mv::<2>(out, d_, &span, so_),
+                4 => mv::<4>(out, d_, &span, so_),
+                _ => out[d_..d_ + n].copy_from_slice(&span[so_..so_ + n]),
+            }
             rd.add(m.acc, sbase + so, es);
             wr.add(m.acc, dbase + d, es);
         }
@@ -1392,6 +1421,7 @@ fn copy_elements(
 
 /// The element offset of logical `(r, c)` of a `rows x cols` operand in L0:
 /// L0A holds M x K (rows x cols) in NZ, L0B N x K (cols x rows) in NZ.
+#[inline(always)]
 fn l0_offset(a_side: bool, (r, c): (u64, u64), (rows, cols): (u64, u64), c0: u64) -> u64 {
     if a_side {
         nz(r, c, roundup(rows, 16), c0)
