@@ -829,6 +829,20 @@ fn full_control_l1_to_l0a_with_two_to_the_31_fractals_faults() {
     );
 }
 
+/// The shape-form `mte_l1_l0a` of 2^24 x 16 f32 elements (within the work
+/// cap, far past L0A): the copy's fast path builds per-row tables only for
+/// what the destination can hold, so this faults at the first element
+/// outside L0A instead of allocating gigabytes first.
+#[test]
+fn shape_form_l1_to_l0a_past_l0a_faults_without_allocating() {
+    expect_fault_soon(
+        cube_kernel("    pto.mte_l1_l0a %l1, %l0a, %big, %c16, %c0, %c0\n      : !pto.ptr<f32, l1>, !pto.ptr<f32, l0a>, i64, i64, i64, i64"),
+        1,
+        18,
+        "outside the",
+    );
+}
+
 /// `mte_l1_bt` with a source gap of i64::MAX: the second burst's offset
 /// overflowed i64 (a panic in debug builds); now it faults at its line
 /// naming the range.

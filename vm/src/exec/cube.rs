@@ -1357,6 +1357,11 @@ fn copy_elements(
     if rows == 0 || cols == 0 {
         return Ok(true);
     }
+    // more elements than the destination holds: some lie outside it (the
+    // tables below are never larger than the buffer)
+    if rows.saturating_mul(cols).saturating_mul(es) > m.local.size(dsp) {
+        return Ok(false);
+    }
     let (s00, d00) = offsets(0, 0);
     let rt: Vec<(u64, u64)> = (0..rows).map(|r| offsets(r, 0)).collect();
     let ct: Vec<(u64, u64)> = (0..cols)
