@@ -843,6 +843,21 @@ fn shape_form_l1_to_l0a_past_l0a_faults_without_allocating() {
     );
 }
 
+/// A FIXPIPE write-back whose column blocks overlap in L0C (source stride 0:
+/// the first block's 16th column lies past the second block's last): the
+/// L0C bytes it reads are copied once for the whole result, and that copy
+/// must reach the furthest byte any element reads, not just the last
+/// element's (a panic before it did). The result reads as it did element by
+/// element.
+#[test]
+fn fixpipe_with_overlapping_column_blocks_reads_every_element() {
+    let src = cube_kernel(
+        "    %c17 = arith.constant 17 : i64\n    pto.mte_l0c_gm %l0c, %x_gm, %c2, %c17, %c0, %c17, %c0, %c0, nz2nd\n      : !pto.ptr<f32, l0c>, !pto.ptr<f32, gm>, i64, i64, i64, i64, i64, i64",
+    );
+    let (_, f) = run_hostile(&src, 1, &[]);
+    assert!(f.out.error.is_none(), "{:?}", f.out.error);
+}
+
 /// `mte_l1_bt` with a source gap of i64::MAX: the second burst's offset
 /// overflowed i64 (a panic in debug builds); now it faults at its line
 /// naming the range.
