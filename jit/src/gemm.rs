@@ -44,6 +44,19 @@ pub struct ShapeError {
     c: usize,
 }
 
+/// Whether row-major `a` (m x k), `b` (k x n) and `c` (m x n) of these
+/// lengths hold their matrices.
+fn check_shape(
+    (m, k, n): (usize, usize, usize),
+    (a, b, c): (usize, usize, usize),
+) -> Result<(), ShapeError> {
+    let short = |len: usize, want: Option<usize>| want.is_none_or(|w| len < w);
+    if short(a, m.checked_mul(k)) || short(b, k.checked_mul(n)) || short(c, m.checked_mul(n)) {
+        return Err(ShapeError { m, k, n, a, b, c });
+    }
+    Ok(())
+}
+
 /// `c[i][j] = fma(a[i][k-1], b[k-1][j], ... fma(a[i][0], b[0][j], c[i][j]))`
 /// for row-major `a` (m x k), `b` (k x n) and `c` (m x n).
 pub fn matmul_f32(
@@ -54,20 +67,7 @@ pub fn matmul_f32(
     b: &[f32],
     c: &mut [f32],
 ) -> Result<(), ShapeError> {
-    let short = |len: usize, want: Option<usize>| want.is_none_or(|w| len < w);
-    if short(a.len(), m.checked_mul(k))
-        || short(b.len(), k.checked_mul(n))
-        || short(c.len(), m.checked_mul(n))
-    {
-        return Err(ShapeError {
-            m,
-            k,
-            n,
-            a: a.len(),
-            b: b.len(),
-            c: c.len(),
-        });
-    }
+    check_shape((m, k, n), (a.len(), b.len(), c.len()))?;
     #[cfg(target_arch = "x86_64")]
     {
         if std::arch::is_x86_feature_detected!("avx512f") {
@@ -100,20 +100,7 @@ pub fn matmul_i32_wrapping(
     b: &[i32],
     c: &mut [i32],
 ) -> Result<(), ShapeError> {
-    let short = |len: usize, want: Option<usize>| want.is_none_or(|w| len < w);
-    if short(a.len(), m.checked_mul(k))
-        || short(b.len(), k.checked_mul(n))
-        || short(c.len(), m.checked_mul(n))
-    {
-        return Err(ShapeError {
-            m,
-            k,
-            n,
-            a: a.len(),
-            b: b.len(),
-            c: c.len(),
-        });
-    }
+    check_shape((m, k, n), (a.len(), b.len(), c.len()))?;
     #[cfg(target_arch = "x86_64")]
     {
         if std::arch::is_x86_feature_detected!("avx2") {

@@ -83,6 +83,23 @@ fn code_cache() -> &'static CodeMap {
 }
 
 impl JitCache {
+    /// Counts a run of a matmul-family op (`tmatmul`/`tgemv`, `mad`) under
+    /// `key` (opcode, operand types) and says whether it runs natively:
+    /// always outside `--jit auto`, else once it ran more than `threshold`
+    /// times (a cold run is counted).
+    fn matmul_ripe(
+        &self,
+        key: (pto_isa_spec::Opcode, DType, DType),
+        mode: JitMode,
+        threshold: u32,
+    ) -> bool {
+        let ripe = crate::jitrow::ripe(&self.mm_counts, key, mode, threshold);
+        if !ripe {
+            self.note_cold();
+        }
+        ripe
+    }
+
     /// Counts an eligible op that ran in the interpreter because its region
     /// has not yet run `--jit-threshold` times.
     pub(crate) fn note_cold(&self) {
@@ -724,18 +741,7 @@ pub fn run_matmul(
     if mode == JitMode::Off || !matmul::native_ok(&p) {
         return matmul::interpret(&p, local, acc);
     }
-    let key = (call.op, p_elem(call, 0), p_elem(call, 1));
-    let n = cache
-        .mm_counts
-        .lock()
-        .map(|mut c| {
-            let e = c.entry(key).or_insert(0);
-            *e += 1;
-            *e
-        })
-        .unwrap_or(0);
-    if mode == JitMode::Auto && n <= threshold {
-        cache.note_cold();
+    if !cache.matmul_ripe((call.op, p_elem(call, 0), p_elem(call, 1)), mode, threshold) {
         return matmul::interpret(&p, local, acc);
     }
     if let Ok(mut st) = cache.stats.lock() {
@@ -753,11 +759,7 @@ pub fn run_matmul(
             let space = crate::value::Space::of_tile(d.loc);
             let got = local.slice(space, d.addr, d.bytes())?;
             let want = reference.slice(space, d.addr, d.bytes())?;
-            if let Some(i) = (0..got.len())
-                .step_by(4)
-                .find(|&i| !same_acc_bits(&got[i..i + 4], &want[i..i + 4]))
-            {
-                let e = (i / 4) as i64;
+            if let Some(e) = first_acc_difference(got, want) {
                 return fault(format!(
                     "crosscheck: native matmul and interpreter differ at storage element {e} of the accumulator"
                 ));
@@ -784,18 +786,8 @@ pub fn run_mad(
     if mode == JitMode::Off || !cube::mad_native_ok(&p) {
         return cube::mad_interpret(&p, m);
     }
-    let key = (call.op, p.operand_types().0, p.operand_types().1);
-    let n = cache
-        .mm_counts
-        .lock()
-        .map(|mut c| {
-            let e = c.entry(key).or_insert(0);
-            *e += 1;
-            *e
-        })
-        .unwrap_or(0);
-    if mode == JitMode::Auto && n <= threshold {
-        cache.note_cold();
+    let (at, bt) = p.operand_types();
+    if !cache.matmul_ripe((call.op, at, bt), mode, threshold) {
         return cube::mad_interpret(&p, m);
     }
     let gm = m.gm;
@@ -822,17 +814,21 @@ pub fn run_mad(
         let (addr, len) = p.result_span();
         let got = m.local.slice(Space::L0c, addr, len)?;
         let want = reference.slice(Space::L0c, addr, len)?;
-        if let Some(i) = (0..got.len())
-            .step_by(4)
-            .find(|&i| !same_acc_bits(&got[i..i + 4], &want[i..i + 4]))
-        {
-            let e = (i / 4) as i64;
+        if let Some(e) = first_acc_difference(got, want) {
             return fault(format!(
                 "crosscheck: native mad and interpreter differ at L0C element {e} of the result"
             ));
         }
     }
     Ok(())
+}
+
+/// The first 4-byte accumulator element where `got` and `want` disagree
+/// ([`same_acc_bits`]).
+fn first_acc_difference(got: &[u8], want: &[u8]) -> Option<usize> {
+    got.chunks_exact(4)
+        .zip(want.chunks_exact(4))
+        .position(|(g, w)| !same_acc_bits(g, w))
 }
 
 /// Two 4-byte accumulator elements agree when their bits are equal or both

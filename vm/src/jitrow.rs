@@ -50,7 +50,7 @@ fn code_cache() -> &'static CodeMap {
 
 /// Counts one more execution of `key` and says whether it may run compiled:
 /// always outside `--jit auto`, else once it ran more than `threshold` times.
-fn ripe<K: std::hash::Hash + Eq>(
+pub(crate) fn ripe<K: std::hash::Hash + Eq>(
     counts: &Mutex<HashMap<K, u32>>,
     key: K,
     mode: JitMode,

@@ -143,6 +143,25 @@ pub fn bf16_rne(v: f64) -> bf16 {
     bf16::from_f32(f32::from_bits(bits | 1))
 }
 
+/// Widens stored 8-, 16- or 32-bit integers of type `dt` to i32 into `out`
+/// as the interpreter reads them for an i32 accumulator: signed types
+/// sign-extended, unsigned ones zero-extended, 32-bit ones as their bits.
+/// One loop per type (a match per element kept the loop from vectorizing).
+pub(crate) fn widen_i32(src: &[u8], dt: DType, out: &mut [i32]) {
+    fn run<const N: usize>(src: &[u8], out: &mut [i32], f: impl Fn([u8; N]) -> i32) {
+        for (x, c) in out.iter_mut().zip(src.chunks_exact(N)) {
+            *x = f(std::array::from_fn(|i| c[i]));
+        }
+    }
+    match dt {
+        DType::I8 => run(src, out, |[b]| i32::from(b as i8)),
+        DType::U8 => run(src, out, |[b]| i32::from(b)),
+        DType::I16 => run(src, out, |b| i32::from(i16::from_le_bytes(b))),
+        DType::U16 => run(src, out, |b| i32::from(u16::from_le_bytes(b))),
+        _ => run(src, out, i32::from_le_bytes),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2106,19 +2106,7 @@ impl MadLane for f32 {
 
 impl MadLane for i32 {
     fn decode(src: &[u8], dt: DType, out: &mut [i32]) {
-        // one loop per type (a match per element kept it from vectorizing)
-        fn run<const N: usize>(src: &[u8], out: &mut [i32], f: impl Fn([u8; N]) -> i32) {
-            for (x, c) in out.iter_mut().zip(src.chunks_exact(N)) {
-                *x = f(std::array::from_fn(|i| c[i]));
-            }
-        }
-        match dt {
-            DType::I8 => run(src, out, |[b]| i32::from(b as i8)),
-            DType::U8 => run(src, out, |[b]| i32::from(b)),
-            DType::I16 => run(src, out, |b| i32::from(i16::from_le_bytes(b))),
-            DType::U16 => run(src, out, |b| i32::from(u16::from_le_bytes(b))),
-            _ => run(src, out, i32::from_le_bytes),
-        }
+        crate::num::widen_i32(src, dt, out)
     }
     fn encode(src: &[i32], out: &mut [u8]) {
         for (x, o) in src.iter().zip(out.chunks_exact_mut(4)) {

@@ -762,13 +762,9 @@ fn pack_i32(
         for &co in &ct {
             let o = (ro + co) as usize * es;
             let b = store.get(o..o + es).ok_or_else(|| outside(ro + co))?;
-            out.push(match t.elem {
-                DType::I8 => i32::from(b[0] as i8),
-                DType::U8 => i32::from(b[0]),
-                DType::I16 => i32::from(i16::from_le_bytes([b[0], b[1]])),
-                DType::U16 => i32::from(u16::from_le_bytes([b[0], b[1]])),
-                _ => i32::from_le_bytes([b[0], b[1], b[2], b[3]]),
-            });
+            let mut x = [0i32];
+            crate::num::widen_i32(b, t.elem, &mut x);
+            out.push(x[0]);
         }
     }
     super::tile::record(acc, t, rows, cols, false);
