@@ -485,11 +485,12 @@ fn every_top_level_example_runs_clean() {
     assert!(n >= 4, "only {n} examples found in {dir}");
 }
 
-/// The matmul example computes A x B (f16 in, f32 out) through the cube data path.
-#[test]
-fn matmul_example_matches_a_cpu_product() {
-    let _cleanup = Cleanup;
-    let (m, k, n) = (32usize, 64usize, 32usize);
+/// Writes f16 operands A (m x k) and B (k x n) as raw files and their f32
+/// product C as a golden `.npy` (PREFIX_a.bin, PREFIX_b.bin, PREFIX_c.npy
+/// in this test's scratch directory). The values are eighths and quarters:
+/// every product and partial sum is exact in f32, so C is exact whatever
+/// order a kernel sums in.
+fn product_files(prefix: &str, (m, k, n): (usize, usize, usize)) -> (PathBuf, PathBuf, PathBuf) {
     let f16s = |v: &[f32]| -> Vec<u8> {
         v.iter()
             .flat_map(|x| half::f16::from_f32(*x).to_le_bytes())
@@ -507,10 +508,23 @@ fn matmul_example_matches_a_cpu_product() {
             c[i * n + j] = (0..k).map(|p| a[i * k + p] * b[p * n + j]).sum();
         }
     }
-    let (ai, bi, gi) = (tmp("mm_a.bin"), tmp("mm_b.bin"), tmp("mm_c.npy"));
-    std::fs::write(&ai, f16s(&a)).expect("write a");
-    std::fs::write(&bi, f16s(&b)).expect("write b");
-    npy_f32(&gi, &c);
+    let files = (
+        tmp(&format!("{prefix}_a.bin")),
+        tmp(&format!("{prefix}_b.bin")),
+        tmp(&format!("{prefix}_c.npy")),
+    );
+    std::fs::write(&files.0, f16s(&a)).expect("write a");
+    std::fs::write(&files.1, f16s(&b)).expect("write b");
+    npy_f32(&files.2, &c);
+    files
+}
+
+/// The matmul example computes A x B (f16 in, f32 out) through the cube data path.
+#[test]
+fn matmul_example_matches_a_cpu_product() {
+    let _cleanup = Cleanup;
+    let (m, k, n) = (32usize, 64usize, 32usize);
+    let (ai, bi, gi) = product_files("mm", (m, k, n));
     let (code, _, e) = run(&[
         &example("matmul.pto"),
         "--arg",
@@ -531,28 +545,7 @@ fn matmul_example_matches_a_cpu_product() {
 fn cube_mad_example_matches_a_cpu_product_in_every_jit_tier() {
     let _cleanup = Cleanup;
     let (m, k, n) = (40usize, 72usize, 56usize);
-    let f16s = |v: &[f32]| -> Vec<u8> {
-        v.iter()
-            .flat_map(|x| half::f16::from_f32(*x).to_le_bytes())
-            .collect()
-    };
-    // eighths and quarters: every product and partial sum is exact in f32
-    let a: Vec<f32> = (0..m * k)
-        .map(|i| ((i * 7 % 13) as f32 - 6.0) / 8.0)
-        .collect();
-    let b: Vec<f32> = (0..k * n)
-        .map(|i| ((i * 5 % 11) as f32 - 5.0) / 4.0)
-        .collect();
-    let mut c = vec![0f32; m * n];
-    for i in 0..m {
-        for j in 0..n {
-            c[i * n + j] = (0..k).map(|p| a[i * k + p] * b[p * n + j]).sum();
-        }
-    }
-    let (ai, bi, gi) = (tmp("cm_a.bin"), tmp("cm_b.bin"), tmp("cm_c.npy"));
-    std::fs::write(&ai, f16s(&a)).expect("write a");
-    std::fs::write(&bi, f16s(&b)).expect("write b");
-    npy_f32(&gi, &c);
+    let (ai, bi, gi) = product_files("cm", (m, k, n));
     for tier in [
         &["--jit", "off"][..],
         &["--jit", "always"],
