@@ -779,6 +779,17 @@ fn matmul(c: &mut Criterion) {
                 })
             });
         }
+        if dt == DType::I8 {
+            // i8 values widened to i32, as the region hands them over
+            let (pa, pb) = (vec![-7i32; (n * n) as usize], vec![5i32; (n * n) as usize]);
+            let mut pc = vec![0i32; (n * n) as usize];
+            g.bench_function("kernel", |bch| {
+                bch.iter(|| {
+                    let (m, k, nn) = (n as usize, n as usize, n as usize);
+                    pto_jit::matmul_i32_wrapping(m, k, nn, &pa, &pb, &mut pc).expect("fits")
+                })
+            });
+        }
         g.finish();
     }
 }

@@ -104,14 +104,60 @@ pub fn matmul_i32_wrapping(
     #[cfg(target_arch = "x86_64")]
     {
         if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU supports AVX2 (checked just above); the
-            // function only indexes slices, whose lengths were checked.
-            unsafe { x86::imatmul_avx2(m, k, n, a, b, c) };
+            let (a, b) = (&a[..m * k], &b[..k * n]);
+            if k >= 2 && fits_i16(a) && fits_i16(b) {
+                // 8- and 16-bit operands: two k steps per multiply-add
+                let (ap, bp) = pack_pairs(m, k, n, a, b);
+                // SAFETY: the CPU supports AVX2 (checked just above); the
+                // packed operands hold m * ceil(k/2) and ceil(k/2) * n
+                // words and `c` at least m * n (checked above).
+                unsafe { x86::imatmul_avx2(m, k.div_ceil(2), n, &ap, &bp, c, true) };
+            } else {
+                // SAFETY: as above, with the operands' checked lengths.
+                unsafe { x86::imatmul_avx2(m, k, n, a, b, c, false) };
+            }
             return Ok(());
         }
     }
     imatmul(m, k, n, a, b, c);
     Ok(())
+}
+
+/// Whether every value fits in an i16.
+fn fits_i16(v: &[i32]) -> bool {
+    v.iter().all(|&x| i16::try_from(x).is_ok())
+}
+
+/// `a` (m x k) and `b` (k x n) with each two consecutive `k` steps in one
+/// word of two i16 (the first in the low half; an odd `k` gets a zero
+/// last step): `a'` is m x ceil(k/2), `b'` ceil(k/2) x n, so that
+/// `pmaddwd` of a broadcast `a'` word with a row of `b'` adds both steps'
+/// products. Every value must fit in an i16 ([`fits_i16`]).
+fn pack_pairs(m: usize, k: usize, n: usize, a: &[i32], b: &[i32]) -> (Vec<i32>, Vec<i32>) {
+    let kp = k.div_ceil(2);
+    let pair = |lo: i32, hi: i32| (lo as u16 as u32 | (hi as u16 as u32) << 16) as i32;
+    let mut ap = Vec::with_capacity(m * kp);
+    for row in a.chunks_exact(k).take(m) {
+        let mut it = row.chunks(2);
+        ap.extend((&mut it).map(|p| pair(p[0], p.get(1).copied().unwrap_or(0))));
+    }
+    let mut bp = vec![0i32; kp * n];
+    for (p, out) in bp.chunks_exact_mut(n.max(1)).enumerate().take(kp) {
+        let lo = &b[2 * p * n..(2 * p + 1) * n];
+        match b.get((2 * p + 1) * n..(2 * p + 2) * n) {
+            Some(hi) => {
+                for ((o, &x), &y) in out.iter_mut().zip(lo).zip(hi) {
+                    *o = pair(x, y);
+                }
+            }
+            None => {
+                for (o, &x) in out.iter_mut().zip(lo) {
+                    *o = pair(x, 0);
+                }
+            }
+        }
+    }
+    (ap, bp)
 }
 
 /// The body of [`matmul_i32_wrapping`] (rows of `c` updated by rows of
@@ -290,13 +336,168 @@ fn scalar(
 // The AVX-512 intrinsics are stable since Rust 1.89, the workspace's MSRV.
 #[cfg(target_arch = "x86_64")]
 mod x86 {
-    /// [`super::imatmul`] compiled for AVX2.
+    use std::arch::x86_64::*;
+
+    /// `c += a x b` in wrapping i32 on 8-lane AVX2 vectors, in the f32
+    /// kernel's blocks ([`cols8`]). With `pairs`, `a` and `b` are
+    /// [`super::pack_pairs`]'s words and `k` counts pairs: each step is one
+    /// `pmaddwd` (two products of 16-bit values, summed; the one sum that
+    /// overflows, 2 x (-2^15)^2, wraps to -2^31 as the wrapping sum does);
+    /// otherwise one `pmulld` per step. Wrapping sums are exact in any order.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2; `a`, `b`, `c` hold at least m*k, k*n and
+    /// m*n elements.
     #[target_feature(enable = "avx2")]
-    pub(super) fn imatmul_avx2(m: usize, k: usize, n: usize, a: &[i32], b: &[i32], c: &mut [i32]) {
-        super::imatmul(m, k, n, a, b, c)
+    #[allow(clippy::too_many_arguments)]
+    pub(super) unsafe fn imatmul_avx2(
+        m: usize,
+        k: usize,
+        n: usize,
+        a: &[i32],
+        b: &[i32],
+        c: &mut [i32],
+        pairs: bool,
+    ) {
+        let p = (a.as_ptr(), b.as_ptr(), c.as_mut_ptr());
+        if pairs {
+            cols8::<MaddPairs>(p, (m, k, n), 0);
+        } else {
+            cols8::<MulAdd>(p, (m, k, n), 0);
+        }
     }
 
-    use std::arch::x86_64::*;
+    /// A register-block kernel on 8-lane vectors that [`rows8`] and
+    /// [`cols8`] tile a matrix with.
+    trait Block8 {
+        /// Element type.
+        type E;
+        /// `R` rows x `V` vectors of `c` at (`i`, `j`) over `k0..k1`,
+        /// starting from `c` and stored back; with `M`, only the lanes set
+        /// in `mask` exist (`V` = 1).
+        ///
+        /// # Safety
+        /// The CPU supports the kernel's features; `i + R <= m`,
+        /// `j + 8 * V <= n` (with `M`: the lanes of `mask` are a prefix of
+        /// those with `j + lane < n`), `k1 <= k`, and the pointers hold m*k,
+        /// k*n and m*n elements.
+        unsafe fn block<const R: usize, const V: usize, const M: bool>(
+            p: (*const Self::E, *const Self::E, *mut Self::E),
+            kn: (usize, usize),
+            ijm: (usize, usize, __m256i),
+            kr: (usize, usize),
+        );
+    }
+
+    /// f32 with one fused multiply-add per `k` ([`block256`]).
+    struct Fma;
+    impl Block8 for Fma {
+        type E = f32;
+        #[inline(always)]
+        unsafe fn block<const R: usize, const V: usize, const M: bool>(
+            p: (*const f32, *const f32, *mut f32),
+            kn: (usize, usize),
+            ijm: (usize, usize, __m256i),
+            kr: (usize, usize),
+        ) {
+            // SAFETY: the caller's contract is block256's (AVX2 and FMA:
+            // only kernels that checked both reach the f32 blocks)
+            unsafe { block256::<R, V, M>(p, kn, ijm, kr) }
+        }
+    }
+
+    /// Wrapping i32, `pmulld` + `paddd` per `k`.
+    struct MulAdd;
+    impl Block8 for MulAdd {
+        type E = i32;
+        #[inline(always)]
+        unsafe fn block<const R: usize, const V: usize, const M: bool>(
+            p: (*const i32, *const i32, *mut i32),
+            kn: (usize, usize),
+            ijm: (usize, usize, __m256i),
+            kr: (usize, usize),
+        ) {
+            // SAFETY: the caller's contract is iblock's
+            unsafe { iblock::<R, V, M, false>(p, kn, ijm, kr) }
+        }
+    }
+
+    /// Wrapping i32 on packed 16-bit pairs, `pmaddwd` + `paddd` per pair.
+    struct MaddPairs;
+    impl Block8 for MaddPairs {
+        type E = i32;
+        #[inline(always)]
+        unsafe fn block<const R: usize, const V: usize, const M: bool>(
+            p: (*const i32, *const i32, *mut i32),
+            kn: (usize, usize),
+            ijm: (usize, usize, __m256i),
+            kr: (usize, usize),
+        ) {
+            // SAFETY: the caller's contract is iblock's
+            unsafe { iblock::<R, V, M, true>(p, kn, ijm, kr) }
+        }
+    }
+
+    /// [`load8`] for i32 lanes.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2; the loaded lanes lie in bounds.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    unsafe fn iload8<const M: bool>(p: *const i32, mask: __m256i) -> __m256i {
+        if M {
+            _mm256_maskload_epi32(p, mask)
+        } else {
+            _mm256_loadu_si256(p.cast())
+        }
+    }
+
+    /// [`block256`] for wrapping i32 (see [`imatmul_avx2`]).
+    ///
+    /// # Safety
+    /// As [`Block8::block`], with AVX2.
+    #[target_feature(enable = "avx2")]
+    unsafe fn iblock<const R: usize, const V: usize, const M: bool, const PAIRS: bool>(
+        (ap, bp, cp): (*const i32, *const i32, *mut i32),
+        (k, n): (usize, usize),
+        (i, j, mask): (usize, usize, __m256i),
+        (k0, k1): (usize, usize),
+    ) {
+        const W: usize = 8;
+        let mut acc = [[_mm256_setzero_si256(); V]; R];
+        for (r, row) in acc.iter_mut().enumerate() {
+            for (v, x) in row.iter_mut().enumerate() {
+                *x = iload8::<M>(cp.add((i + r) * n + j + v * W), mask);
+            }
+        }
+        for kk in k0..k1 {
+            let mut bv = [_mm256_setzero_si256(); V];
+            for (v, x) in bv.iter_mut().enumerate() {
+                *x = iload8::<M>(bp.add(kk * n + j + v * W), mask);
+            }
+            for (r, row) in acc.iter_mut().enumerate() {
+                let av = _mm256_set1_epi32(*ap.add((i + r) * k + kk));
+                for (x, b) in row.iter_mut().zip(bv) {
+                    let prod = if PAIRS {
+                        _mm256_madd_epi16(av, b)
+                    } else {
+                        _mm256_mullo_epi32(av, b)
+                    };
+                    *x = _mm256_add_epi32(*x, prod);
+                }
+            }
+        }
+        for (r, row) in acc.iter().enumerate() {
+            for (v, x) in row.iter().enumerate() {
+                let p = cp.add((i + r) * n + j + v * W);
+                if M {
+                    _mm256_maskstore_epi32(p, mask, *x);
+                } else {
+                    _mm256_storeu_si256(p.cast(), *x);
+                }
+            }
+        }
+    }
 
     /// [`super::f16_to_f32`]: eight at a time, the last few through a
     /// zero-padded buffer.
@@ -497,7 +698,7 @@ mod x86 {
         }
         // the last n % 16 columns (all rows) on 8-lane vectors: AVX-512F
         // implies AVX2 and FMA
-        cols256(p, (m, k, n), n / W * W);
+        cols8::<Fma>(p, (m, k, n), n / W * W);
     }
 
     /// A load of 8 lanes at `p`, only those set in `mask` when `M`
@@ -578,29 +779,30 @@ mod x86 {
     /// the rest.
     ///
     /// # Safety
-    /// As [`block256`], for every block it runs, with `m` rows in `a` and `c`.
-    #[target_feature(enable = "avx2,fma")]
-    unsafe fn rows256<const V: usize, const M: bool>(
-        p: (*const f32, *const f32, *mut f32),
+    /// As [`Block8::block`], for every block it runs, with `m` rows in `a`
+    /// and `c`.
+    #[target_feature(enable = "avx2")]
+    unsafe fn rows8<B: Block8, const V: usize, const M: bool>(
+        p: (*const B::E, *const B::E, *mut B::E),
         (m, k, n): (usize, usize, usize),
         (j, mask): (usize, __m256i),
         (k0, k1): (usize, usize),
     ) {
         let mut i = 0;
         while i + 6 <= m {
-            block256::<6, V, M>(p, (k, n), (i, j, mask), (k0, k1));
+            B::block::<6, V, M>(p, (k, n), (i, j, mask), (k0, k1));
             i += 6;
         }
         if i + 4 <= m {
-            block256::<4, V, M>(p, (k, n), (i, j, mask), (k0, k1));
+            B::block::<4, V, M>(p, (k, n), (i, j, mask), (k0, k1));
             i += 4;
         }
         if i + 2 <= m {
-            block256::<2, V, M>(p, (k, n), (i, j, mask), (k0, k1));
+            B::block::<2, V, M>(p, (k, n), (i, j, mask), (k0, k1));
             i += 2;
         }
         if i < m {
-            block256::<1, V, M>(p, (k, n), (i, j, mask), (k0, k1));
+            B::block::<1, V, M>(p, (k, n), (i, j, mask), (k0, k1));
         }
     }
 
@@ -614,18 +816,22 @@ mod x86 {
     /// m*k, k*n and m*n elements.
     #[target_feature(enable = "avx2,fma")]
     pub unsafe fn kernel_avx2(m: usize, k: usize, n: usize, a: &[f32], b: &[f32], c: &mut [f32]) {
-        cols256((a.as_ptr(), b.as_ptr(), c.as_mut_ptr()), (m, k, n), 0);
+        cols8::<Fma>((a.as_ptr(), b.as_ptr(), c.as_mut_ptr()), (m, k, n), 0);
     }
 
-    /// [`kernel_avx2`] on the columns `j0..n` only (the AVX-512 kernel's
-    /// last `n % 16` columns too).
+    /// The columns `j0..n` of `c` (all of them from [`kernel_avx2`] and
+    /// [`imatmul_avx2`], the AVX-512 kernel's last `n % 16`) in blocks of
+    /// `B`: 16 columns (or 8 for a last narrow block), `k` in blocks of 128
+    /// so a block of `b` (8 KiB) stays in the L1 cache while every row
+    /// block of `a` passes over it, the last `n % 8` columns in one masked
+    /// vector.
     ///
     /// # Safety
-    /// The CPU must support AVX2 and FMA; the pointers hold m*k, k*n and m*n
+    /// The CPU supports `B`'s features; the pointers hold m*k, k*n and m*n
     /// elements.
-    #[target_feature(enable = "avx2,fma")]
-    unsafe fn cols256(
-        p: (*const f32, *const f32, *mut f32),
+    #[target_feature(enable = "avx2")]
+    unsafe fn cols8<B: Block8>(
+        p: (*const B::E, *const B::E, *mut B::E),
         (m, k, n): (usize, usize, usize),
         j0: usize,
     ) {
@@ -641,8 +847,8 @@ mod x86 {
                 // the slices whose lengths the caller checked.
                 let all = _mm256_set1_epi32(-1);
                 match v {
-                    2 => rows256::<2, false>(p, (m, k, n), (j, all), (k0, k1)),
-                    _ => rows256::<1, false>(p, (m, k, n), (j, all), (k0, k1)),
+                    2 => rows8::<B, 2, false>(p, (m, k, n), (j, all), (k0, k1)),
+                    _ => rows8::<B, 1, false>(p, (m, k, n), (j, all), (k0, k1)),
                 }
                 k0 = k1;
             }
@@ -656,7 +862,7 @@ mod x86 {
             while k0 < k {
                 let k1 = (k0 + KC).min(k);
                 // SAFETY: the masked lanes j..n lie inside every row, k1 <= k.
-                rows256::<1, true>(p, (m, k, n), (j, mask), (k0, k1));
+                rows8::<B, 1, true>(p, (m, k, n), (j, mask), (k0, k1));
                 k0 = k1;
             }
         }
@@ -692,25 +898,55 @@ mod tests {
             seed ^= seed << 17;
             seed as i32
         };
-        for (m, k, n) in [(1, 1, 1), (3, 5, 7), (16, 33, 9), (8, 8, 24), (5, 70, 17)] {
-            let a: Vec<i32> = (0..m * k).map(|_| next()).collect();
-            let b: Vec<i32> = (0..k * n).map(|_| next()).collect();
-            let start: Vec<i32> = (0..m * n).map(|_| next()).collect();
-            let mut want = start.clone();
-            for i in 0..m {
-                for j in 0..n {
-                    for kk in 0..k {
-                        want[i * n + j] =
-                            want[i * n + j].wrapping_add(a[i * k + kk].wrapping_mul(b[kk * n + j]));
+        // full-range values (one multiply per k), values of 16 bits and
+        // 8 bits (two k steps per pmaddwd, with -2^15 often enough that
+        // both products of a pair are 2^30 and their sum wraps), and
+        // shapes with every row and column remainder and k past one block
+        // of 128 (pairs) or two
+        let shapes = [
+            (1, 1, 1),
+            (3, 5, 7),
+            (16, 33, 9),
+            (8, 8, 24),
+            (5, 70, 17),
+            (7, 2, 13),
+            (13, 259, 23),
+            (6, 300, 40),
+        ];
+        type Gen<'a> = &'a mut dyn FnMut() -> i32;
+        let full = |g: Gen| g();
+        let i16s = |g: Gen| match g() & 7 {
+            0 | 1 => -32768,
+            2 => 32767,
+            _ => g() >> 16,
+        };
+        let i8s = |g: Gen| g() >> 24;
+        for (values, fits) in [
+            (&full as &dyn Fn(Gen) -> i32, false),
+            (&i16s, true),
+            (&i8s, true),
+        ] {
+            for (m, k, n) in shapes {
+                let a: Vec<i32> = (0..m * k).map(|_| values(&mut next)).collect();
+                let b: Vec<i32> = (0..k * n).map(|_| values(&mut next)).collect();
+                assert_eq!(fits_i16(&a) && fits_i16(&b), fits, "{m}x{k}x{n}");
+                let start: Vec<i32> = (0..m * n).map(|_| next()).collect();
+                let mut want = start.clone();
+                for i in 0..m {
+                    for j in 0..n {
+                        for kk in 0..k {
+                            want[i * n + j] = want[i * n + j]
+                                .wrapping_add(a[i * k + kk].wrapping_mul(b[kk * n + j]));
+                        }
                     }
                 }
+                let mut got = start.clone();
+                matmul_i32_wrapping(m, k, n, &a, &b, &mut got).expect("fits");
+                assert_eq!(got, want, "{m}x{k}x{n}");
+                let mut portable = start.clone();
+                imatmul(m, k, n, &a, &b, &mut portable);
+                assert_eq!(portable, want, "{m}x{k}x{n} portable");
             }
-            let mut got = start.clone();
-            matmul_i32_wrapping(m, k, n, &a, &b, &mut got).expect("fits");
-            assert_eq!(got, want, "{m}x{k}x{n}");
-            let mut portable = start.clone();
-            imatmul(m, k, n, &a, &b, &mut portable);
-            assert_eq!(portable, want, "{m}x{k}x{n} portable");
         }
         assert!(matmul_i32_wrapping(2, 2, 2, &[0; 3], &[0; 4], &mut [0; 4]).is_err());
     }
