@@ -438,68 +438,114 @@ fn pack(
     out.resize(rows * cols, 0.0);
     out.truncate(rows * cols);
     let (rt, ct) = tables(t, rows as i64, cols as i64);
+    let along = rowwise(&rt, &ct);
+    let uniform = |l: usize| {
+        cols.is_multiple_of(l) && (0..cols).step_by(l).all(|c| run_len(&ct[..c + l], c) == l)
+    };
+    if along && t.elem == DType::F32 && uniform(16) {
+        f32_rows::<16>(store, &rt, &ct, out, cols)?;
+    } else if along && t.elem == DType::F32 && uniform(8) {
+        f32_rows::<8>(store, &rt, &ct, out, cols)?;
+    } else if !along && t.elem == DType::F32 && col_runs(&rt, cols, 8) {
+        f32_cols(store, &rt, &ct, out, cols)?;
+    } else if !along && t.elem == DType::F16 && col_runs(&rt, cols, 8) {
+        f16_cols(store, &rt, &ct, out, cols)?;
+    } else {
+        let widen = |src: &[u8], dst: &mut [f32]| widen_run(t.elem, src, dst, 0, 1);
+        pack_runs(store, es, (&rt, &ct), along, out, &widen)?;
+    }
+    super::tile::record(acc, t, rows as i64, cols as i64, false);
+    Ok(())
+}
+
+/// Whether a tile's `rt x ct` corner is best walked along its rows (its
+/// columns come in runs, or there is one row, or no rows run together).
+fn rowwise(rt: &[i64], ct: &[i64]) -> bool {
+    ct.len() > 1 && run_len(ct, 0) > 1 || rt.len() <= 1 || run_len(rt, 0) == 1
+}
+
+/// The general walk of [`pack`] and [`pack_i32`]: the `rt x ct` corner of a
+/// tile stored in `store` (elements of `es` bytes) into row-major `out`, one
+/// contiguous run of stored elements at a time, `widen` converting a run of
+/// `n` elements into `n` values. Along rows (`along`) it writes each run in
+/// place; down columns it widens `G` columns of one row band into a small
+/// buffer, then writes it out row by row (contiguous writes, no cache thrash).
+fn pack_runs<T: Copy + Default>(
+    store: &[u8],
+    es: usize,
+    (rt, ct): (&[i64], &[i64]),
+    along: bool,
+    out: &mut [T],
+    widen: &dyn Fn(&[u8], &mut [T]),
+) -> Result<(), Fault> {
+    let (rows, cols) = (rt.len(), ct.len());
     let run_of = |o: i64, run: usize| -> Result<&[u8], Fault> {
         let b = o as usize * es;
         store.get(b..b + run * es).ok_or_else(|| outside(o))
     };
-    if cols > 1 && run_len(&ct, 0) > 1 || rows <= 1 || run_len(&rt, 0) == 1 {
-        let runs: Vec<(usize, usize)> = {
-            let mut v = Vec::new();
+    if along {
+        for (r, &ro) in rt.iter().enumerate() {
             let mut c = 0;
             while c < cols {
-                let n = run_len(&ct, c);
-                v.push((c, n));
+                let n = run_len(ct, c);
+                widen(
+                    run_of(ro + ct[c], n)?,
+                    &mut out[r * cols + c..r * cols + c + n],
+                );
                 c += n;
             }
-            v
-        };
-        // every aligned group of `l` columns contiguous in storage
-        let uniform = |l: usize| {
-            cols.is_multiple_of(l) && (0..cols).step_by(l).all(|c| run_len(&ct[..c + l], c) == l)
-        };
-        if t.elem == DType::F32 && uniform(16) {
-            f32_rows::<16>(store, &rt, &ct, out, cols)?;
-        } else if t.elem == DType::F32 && uniform(8) {
-            f32_rows::<8>(store, &rt, &ct, out, cols)?;
-        } else {
-            for (r, &ro) in rt.iter().enumerate() {
-                for &(c, n) in &runs {
-                    widen_run(t.elem, run_of(ro + ct[c], n)?, out, r * cols + c, 1);
-                }
+        }
+        return Ok(());
+    }
+    let mut runs = Vec::new();
+    let mut r = 0;
+    while r < rows {
+        let n = run_len(rt, r);
+        runs.push((r, n));
+        r += n;
+    }
+    const G: usize = 16;
+    let mut tmp = vec![T::default(); rows.max(1) * G];
+    for c0 in (0..cols).step_by(G) {
+        let g = G.min(cols - c0);
+        for &(r, n) in &runs {
+            for j in 0..g {
+                widen(run_of(rt[r] + ct[c0 + j], n)?, &mut tmp[j * n..(j + 1) * n]);
             }
-        }
-    } else if t.elem == DType::F32 && col_runs(&rt, cols, 8) {
-        f32_cols(store, &rt, &ct, out, cols)?;
-    } else if t.elem == DType::F16 && col_runs(&rt, cols, 8) {
-        f16_cols(store, &rt, &ct, out, cols)?;
-    } else {
-        let mut runs = Vec::new();
-        let mut r = 0;
-        while r < rows {
-            let n = run_len(&rt, r);
-            runs.push((r, n));
-            r += n;
-        }
-        // column runs: widen G columns of one row band into a small buffer,
-        // then write it out row by row (contiguous writes, no cache thrash)
-        const G: usize = 16;
-        let mut tmp = vec![0f32; rows.max(1) * G];
-        for c0 in (0..cols).step_by(G) {
-            let g = G.min(cols - c0);
-            for &(r, n) in &runs {
-                for j in 0..g {
-                    widen_run(t.elem, run_of(rt[r] + ct[c0 + j], n)?, &mut tmp, j * n, 1);
-                }
-                for x in 0..n {
-                    let row = &mut out[(r + x) * cols + c0..(r + x) * cols + c0 + g];
-                    for (j, d) in row.iter_mut().enumerate() {
-                        *d = tmp[j * n + x];
-                    }
+            for x in 0..n {
+                let row = &mut out[(r + x) * cols + c0..(r + x) * cols + c0 + g];
+                for (j, d) in row.iter_mut().enumerate() {
+                    *d = tmp[j * n + x];
                 }
             }
         }
     }
-    super::tile::record(acc, t, rows as i64, cols as i64, false);
+    Ok(())
+}
+
+/// The general walk of [`unpack`] and [`native_int`]'s write-back: row-major
+/// `v` into the `rt x ct` corner of a tile, one run of stored elements at a
+/// time, `narrow` writing `n` values as `n` stored elements.
+fn unpack_runs<T>(
+    store: &mut [u8],
+    es: usize,
+    (rt, ct): (&[i64], &[i64]),
+    v: &[T],
+    narrow: &dyn Fn(&[T], &mut [u8]),
+) -> Result<(), Fault> {
+    let cols = ct.len();
+    for (r, &ro) in rt.iter().enumerate() {
+        let mut c = 0;
+        while c < cols {
+            let n = run_len(ct, c);
+            let o = (ro + ct[c]) as usize;
+            let dst = store
+                .get_mut(o * es..(o + n) * es)
+                .ok_or_else(|| outside(o as i64))?;
+            narrow(&v[r * cols + c..r * cols + c + n], dst);
+            c += n;
+        }
+    }
     Ok(())
 }
 
@@ -641,25 +687,11 @@ fn unpack(
     };
     if rows > 0 && uniform(16) {
         f32_unrows::<16>(store, &rt, &ct, v, cols)?;
-        super::tile::record(acc, t, rows as i64, cols as i64, true);
-        return Ok(());
-    }
-    for (r, &ro) in rt.iter().enumerate() {
-        let mut c = 0;
-        while c < cols {
-            let n = run_len(&ct, c);
-            let o = (ro + ct[c]) as usize;
-            let dst = store
-                .get_mut(o * 4..(o + n) * 4)
-                .ok_or_else(|| outside(o as i64))?;
-            for (d, x) in dst
-                .chunks_exact_mut(4)
-                .zip(&v[r * cols + c..r * cols + c + n])
-            {
-                d.copy_from_slice(&x.to_le_bytes());
-            }
-            c += n;
-        }
+    } else {
+        let narrow = |src: &[f32], dst: &mut [u8]| {
+            pto_jit::f32_to_le(src, dst);
+        };
+        unpack_runs(store, 4, (&rt, &ct), v, &narrow)?;
     }
     super::tile::record(acc, t, rows as i64, cols as i64, true);
     Ok(())
@@ -733,14 +765,13 @@ fn native_int(p: &Plan<'_>, local: &mut Local, acc: &mut Accesses) -> Result<(),
         .map_err(|e| Fault::Msg(e.to_string()))?;
     let d = p.c;
     let store = local.slice_mut(space(d), d.addr, d.bytes())?;
-    let (rt, ct) = tables(d, m, n);
-    for (r, &ro) in rt.iter().enumerate() {
-        for (j, &co) in ct.iter().enumerate() {
-            let o = (ro + co) as usize * 4;
-            let dst = store.get_mut(o..o + 4).ok_or_else(|| outside(ro + co))?;
-            dst.copy_from_slice(&c[r * n as usize + j].to_le_bytes());
+    let narrow = |src: &[i32], dst: &mut [u8]| {
+        for (b, x) in dst.chunks_exact_mut(4).zip(src) {
+            b.copy_from_slice(&x.to_le_bytes());
         }
-    }
+    };
+    let (rt, ct) = tables(d, m, n);
+    unpack_runs(store, 4, (&rt, &ct), &c, &narrow)?;
     super::tile::record(acc, d, m, n, true);
     Ok(())
 }
@@ -757,16 +788,9 @@ fn pack_i32(
     let es = t.elem.bytes();
     let store = local.slice(space(t), t.addr, t.bytes())?;
     let (rt, ct) = tables(t, rows.max(0), cols.max(0));
-    let mut out = Vec::with_capacity(rt.len() * ct.len());
-    for &ro in &rt {
-        for &co in &ct {
-            let o = (ro + co) as usize * es;
-            let b = store.get(o..o + es).ok_or_else(|| outside(ro + co))?;
-            let mut x = [0i32];
-            crate::num::widen_i32(b, t.elem, &mut x);
-            out.push(x[0]);
-        }
-    }
+    let mut out = vec![0i32; rt.len() * ct.len()];
+    let widen = |src: &[u8], dst: &mut [i32]| crate::num::widen_i32(src, t.elem, dst);
+    pack_runs(store, es, (&rt, &ct), rowwise(&rt, &ct), &mut out, &widen)?;
     super::tile::record(acc, t, rows, cols, false);
     Ok(out)
 }
