@@ -330,6 +330,10 @@ pub enum SInst {
         /// Bytes per lane.
         gran: u8,
     },
+    /// Straight-line instructions that stand for one body instruction (a
+    /// VMI op over a value that spans several registers): no jumps, no
+    /// exit, no nested sequence. Faults name the body instruction.
+    Seq(Vec<SInst>),
     /// `mem_bar` ordering stores before loads (reported to the sink).
     StoreLoadBarrier,
     /// An instruction with no effect here (counted only).
@@ -845,8 +849,19 @@ fn validate(s: &Scope) -> Result<(), Reject> {
         RegRef::V(i) => vr(i),
         RegRef::M(i) => mk(i),
     };
-    for (k, i) in s.insts.iter().enumerate() {
-        let ok = match i {
+    fn straight_only(i: &SInst) -> bool {
+        !matches!(
+            i,
+            SInst::Jump(_)
+                | SInst::BrFalse { .. }
+                | SInst::ForCheck { .. }
+                | SInst::Exit
+                | SInst::Seq(_)
+        )
+    }
+    let ok = |i: &SInst, ok_in_seq: &dyn Fn(&SInst) -> bool| -> bool {
+        match i {
+            SInst::Seq(v) => !v.is_empty() && v.iter().all(|c| straight_only(c) && ok_in_seq(c)),
             SInst::Const { dst, .. } => sc(*dst),
             SInst::Bin {
                 dst, a, b, bits, ..
@@ -963,19 +978,19 @@ fn validate(s: &Scope) -> Result<(), Reject> {
                 mk(*dst) && opt(*rest, &sc) && sc(*n) && matches!(gran, 1 | 2 | 4)
             }
             SInst::StoreLoadBarrier | SInst::Nop | SInst::Exit => true,
-        };
-        if !ok {
+        }
+    };
+    for (k, i) in s.insts.iter().enumerate() {
+        // one level: a sequence's members are checked without sequences
+        if !ok(i, &|c| ok(c, &|_| false)) {
             return unsupported(format!("scope instruction {k} ({i:?}) is malformed"));
         }
     }
     // an approximated result (exp, ln) through a compare, a bitwise op or a
     // narrowing can differ from the interpreter's by more than any tolerance
     // (`--crosscheck` would report it)
-    let approx = s
-        .insts
-        .iter()
-        .any(|i| matches!(i, SInst::Ew { op, .. } if op.ulp_bound() > 0));
-    let exact_only = s.insts.iter().any(|i| match i {
+    let approx = flat(&s.insts).any(|i| matches!(i, SInst::Ew { op, .. } if op.ulp_bound() > 0));
+    let exact_only = flat(&s.insts).any(|i| match i {
         SInst::Ew { op, lane, .. } => lane.is_float() && matches!(op, Op::And | Op::Or | Op::Xor),
         SInst::VCmp { lane, .. } => lane.is_float(),
         SInst::VCvt { .. } | SInst::Call { .. } => true,
@@ -990,6 +1005,31 @@ fn validate(s: &Scope) -> Result<(), Reject> {
     Ok(())
 }
 
+/// The masks an instruction (not a sequence) writes.
+fn masks_written(i: &SInst) -> Vec<u32> {
+    match i {
+        SInst::MaskConst { dst, .. } | SInst::PLt { dst, .. } | SInst::VCmp { dst, .. } => {
+            vec![*dst]
+        }
+        SInst::Call { dsts, .. } | SInst::Moves { dsts, .. } => dsts
+            .iter()
+            .filter_map(|r| match r {
+                RegRef::M(m) => Some(*m),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The instructions with every [`SInst::Seq`] opened up, in order.
+fn flat(insts: &[SInst]) -> impl Iterator<Item = &SInst> {
+    insts.iter().flat_map(|i| match i {
+        SInst::Seq(v) => v.as_slice(),
+        i => std::slice::from_ref(i),
+    })
+}
+
 /// The vector registers some instruction reads.
 fn vregs_read(s: &Scope) -> Vec<bool> {
     let mut read = vec![false; s.vregs as usize];
@@ -998,7 +1038,7 @@ fn vregs_read(s: &Scope) -> Vec<bool> {
             *r = true;
         }
     };
-    for i in &s.insts {
+    for i in flat(&s.insts) {
         match i {
             SInst::Moves { srcs, .. } | SInst::Call { srcs, .. } => {
                 for r in srcs {
@@ -1052,18 +1092,19 @@ fn leaders(s: &Scope) -> Vec<bool> {
 /// without a test of the mask: a `pset_b32 "PAT_ALL"` mask costs nothing.
 fn full_masks(s: &Scope, lead: &[bool]) -> Vec<u64> {
     let n = s.insts.len();
-    let write = |set: &mut u64, m: u32, full: bool| {
-        if m < 64 {
-            if full {
-                *set |= 1 << m;
-            } else {
-                *set &= !(1u64 << m);
+    fn step(set: u64, i: &SInst) -> u64 {
+        let write = |set: &mut u64, m: u32, full: bool| {
+            if m < 64 {
+                if full {
+                    *set |= 1 << m;
+                } else {
+                    *set &= !(1u64 << m);
+                }
             }
-        }
-    };
-    let step = |set: u64, i: &SInst| -> u64 {
+        };
         let mut out = set;
         match i {
+            SInst::Seq(v) => out = v.iter().fold(out, step),
             SInst::MaskConst { dst, bits } => {
                 write(&mut out, *dst, bits.iter().all(|b| *b == 0xff))
             }
@@ -1086,7 +1127,7 @@ fn full_masks(s: &Scope, lead: &[bool]) -> Vec<u64> {
             _ => {}
         }
         out
-    };
+    }
     // block starts and their successors
     let starts: Vec<usize> = (0..n).filter(|k| lead[*k]).collect();
     let block_of = |k: usize| starts.partition_point(|s| *s <= k).saturating_sub(1);
@@ -1181,10 +1222,8 @@ pub fn compile(s: &Scope) -> Result<ScopeCompiled, Reject> {
         b.finalize(module.target_config());
     }
     let (code, code_bytes) = codegen::finish(module, ctx, id, "vecscope")?;
-    let approximate = s
-        .insts
-        .iter()
-        .any(|i| matches!(i, SInst::Ew { op, .. } if op.ulp_bound() > 0));
+    let approximate =
+        flat(&s.insts).any(|i| matches!(i, SInst::Ew { op, .. } if op.ulp_bound() > 0));
     Ok(ScopeCompiled {
         code,
         layout,
@@ -1216,6 +1255,9 @@ struct Gen {
     vmem: Vec<bool>,
     /// [`full_masks`] before each instruction.
     full: Vec<u64>,
+    /// Masks (the first 64) an earlier member of the [`SInst::Seq`] being
+    /// emitted wrote: not known full whatever `full` says.
+    seq_written: std::cell::Cell<u64>,
     /// The instruction being emitted.
     at: std::cell::Cell<u32>,
     layout: Layout,
@@ -1254,7 +1296,7 @@ impl Gen {
             .map(|_| b.declare_var(types::I8X16))
             .collect();
         let mut vmem = vec![false; s.vregs as usize];
-        for i in &s.insts {
+        for i in flat(&s.insts) {
             if let SInst::Call { srcs, dsts, .. } = i {
                 for r in srcs.iter().chain(dsts) {
                     if let RegRef::V(v) = *r {
@@ -1277,6 +1319,7 @@ impl Gen {
             vv,
             vmem,
             full: full_masks(s, lead),
+            seq_written: std::cell::Cell::new(0),
             at: std::cell::Cell::new(0),
             layout,
             reserved: std::cell::Cell::new(false),
@@ -1331,11 +1374,13 @@ impl Gen {
                 }
                 counter += 1;
                 // the log entries this block can append
-                let entries = s.insts[k..]
+                let len = s.insts[k..]
                     .iter()
                     .enumerate()
                     .take_while(|(i, _)| *i == 0 || !lead[k + i])
-                    .filter(|(_, si)| {
+                    .count();
+                let entries = flat(&s.insts[k..k + len])
+                    .filter(|si| {
                         matches!(
                             si,
                             SInst::Load { .. } | SInst::Store { .. } | SInst::StoreLoadBarrier
@@ -1656,6 +1701,7 @@ impl Gen {
     /// whatever path led there ([`full_masks`]).
     fn known_full(&self, m: u32) -> bool {
         m < 64
+            && self.seq_written.get() & (1 << m) == 0
             && self
                 .full
                 .get(self.at.get() as usize)
@@ -1766,6 +1812,20 @@ impl Gen {
         let sf = st_flags();
         let hf = heap_flags();
         match inst {
+            SInst::Seq(v) => {
+                self.seq_written.set(0);
+                for c in v {
+                    self.straight(b, k, c);
+                    let mut w = self.seq_written.get();
+                    for m in masks_written(c) {
+                        if m < 64 {
+                            w |= 1 << m;
+                        }
+                    }
+                    self.seq_written.set(w);
+                }
+                self.seq_written.set(0);
+            }
             SInst::Const { dst, v } => {
                 let c = b.ins().iconst(types::I64, *v);
                 b.def_var(self.vars[*dst as usize], c);

@@ -33,14 +33,28 @@ use crate::mem::Local;
 use crate::program::{BinOp, Conv, Dist, Inst, InstId, Pred, Reg, VecOp, K};
 use crate::value::{Space, Val};
 
+mod vmi;
+
 /// What a register holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Kind {
     Int,
     Float,
-    Ptr { es: u8, ub: bool },
+    Ptr {
+        es: u8,
+        ub: bool,
+    },
     V,
     M,
+    /// A VMI vector of `bytes` bytes ([`vmi`]).
+    W {
+        bytes: u32,
+    },
+    /// A VMI mask of `lanes` lanes at granularity `g` (0 until known).
+    L {
+        lanes: u32,
+        g: u8,
+    },
 }
 
 impl Kind {
@@ -59,7 +73,7 @@ impl Kind {
     }
 
     fn scalar(self) -> bool {
-        !matches!(self, Kind::V | Kind::M)
+        !matches!(self, Kind::V | Kind::M | Kind::W { .. } | Kind::L { .. })
     }
 }
 
@@ -74,6 +88,9 @@ pub struct Plan {
     exact: Vec<(Reg, Vec<DType>)>,
     /// The instruction id of each scope instruction.
     ids: Vec<InstId>,
+    /// Instructions outside the store-then-load diagnosis (VMI loads and
+    /// stores, which the interpreter leaves out of it too).
+    quiet: Vec<bool>,
     /// Slot and kind of every register (for host-executed ops).
     slots: HashMap<Reg, (RegRef, Kind)>,
     /// The buffers of the last execution, reused by the next one (fresh
@@ -316,7 +333,7 @@ fn compiled_generic(op: Opcode) -> bool {
 /// Whether the host executes `op` for a compiled scope: register-only ops
 /// and predicate loads and stores.
 fn host_op_ok(op: Opcode) -> bool {
-    exec::vec_ops::pure(op) || exec::vec_ops::ub_mem(op)
+    exec::vec_ops::pure(op) || exec::vec_ops::ub_mem(op) || exec::vmi::implemented(op)
 }
 
 /// The kinds of a generic op's `n` results, from its signature; a pointer
@@ -415,6 +432,12 @@ fn def_kinds(
             VecOp::PLt { dst, rest, .. } => std::iter::once((*dst, Some(Kind::M)))
                 .chain(rest.map(|r| (r, Some(Kind::Int))))
                 .collect(),
+            VecOp::Generic {
+                op, dsts, attrs, ..
+            } if exec::vmi::implemented(*op) => {
+                let ks = vmi::result_kinds(*op, attrs, dsts.len())?;
+                dsts.iter().zip(ks).map(|(d, k)| (*d, Some(k))).collect()
+            }
             VecOp::Generic { op, dsts, srcs, .. } => {
                 let ptr = srcs
                     .iter()
@@ -479,6 +502,29 @@ pub fn translate(body: &[Inst], regs: &[Val]) -> Result<Plan, String> {
     if let Some(r) = defined.iter().find(|r| !kinds.contains_key(r)) {
         return reject(format!("cannot type register %{r}"));
     }
+    // VMI masks take the lane size of the compiled ops that read them
+    let mut needs = Vec::new();
+    let mut moves = Vec::new();
+    for i in body {
+        match &i.k {
+            K::Vec(VecOp::Generic {
+                op, srcs, attrs, ..
+            }) if exec::vmi::implemented(*op) => {
+                let kind = |r: Reg| kinds.get(&r).copied();
+                if let Some(n) = vmi::form(*op, attrs, srcs, &kind).and_then(|f| f.mask_need()) {
+                    needs.push(n);
+                }
+            }
+            K::Moves { dsts, srcs } => moves.extend(
+                dsts.iter()
+                    .zip(srcs)
+                    .filter(|(d, _)| matches!(kinds.get(d), Some(Kind::L { .. })))
+                    .map(|(d, s)| (*d, *s)),
+            ),
+            _ => {}
+        }
+    }
+    vmi::granularities(&needs, &moves, &mut kinds)?;
     // dense slots per class
     let mut all: Vec<Reg> = kinds.keys().copied().collect();
     all.sort_unstable();
@@ -494,6 +540,14 @@ pub fn translate(body: &[Inst], regs: &[Val]) -> Result<Plan, String> {
                 nm += 1;
                 RegRef::M(nm - 1)
             }
+            Kind::W { bytes } => {
+                nv += vmi::vregs_of(bytes);
+                RegRef::V(nv - vmi::vregs_of(bytes))
+            }
+            Kind::L { lanes, g } => {
+                nm += vmi::masks_of(lanes, g);
+                RegRef::M(nm - vmi::masks_of(lanes, g))
+            }
             _ => {
                 ns += 1;
                 RegRef::S(ns - 1)
@@ -504,11 +558,13 @@ pub fn translate(body: &[Inst], regs: &[Val]) -> Result<Plan, String> {
     let t = Tr {
         kinds: &kinds,
         slot: &slot,
+        temps: std::cell::Cell::new(ns),
     };
     let mut insts = Vec::with_capacity(body.len());
     for i in body {
         insts.push(t.inst(&i.k)?);
     }
+    let ns = t.temps.get();
     let exact = exact_inputs(body, &insts, &kinds, &inputs_r)?;
     let slots = slot.iter().map(|(r, s)| (*r, (*s, kinds[r]))).collect();
     let inputs = inputs_r
@@ -525,6 +581,10 @@ pub fn translate(body: &[Inst], regs: &[Val]) -> Result<Plan, String> {
         inputs,
         exact,
         ids: body.iter().map(|i| i.id).collect(),
+        quiet: body
+            .iter()
+            .map(|i| matches!(&i.k, K::Vec(VecOp::Generic { op, .. }) if exec::vmi::implemented(*op)))
+            .collect(),
         slots,
         state: Mutex::new(None),
     })
@@ -624,6 +684,16 @@ fn exact_inputs(
 struct Tr<'a> {
     kinds: &'a HashMap<Reg, Kind>,
     slot: &'a HashMap<Reg, RegRef>,
+    /// The next free scalar slot (temporaries of VMI ops).
+    temps: std::cell::Cell<u32>,
+}
+
+impl vmi::Temps for Tr<'_> {
+    fn temp(&self) -> u32 {
+        let t = self.temps.get();
+        self.temps.set(t + 1);
+        t
+    }
 }
 
 impl Tr<'_> {
@@ -777,11 +847,20 @@ impl Tr<'_> {
                 }
             }
             K::Moves { dsts, srcs } => {
-                let map = |r: &Reg| self.slot.get(r).copied().ok_or("untyped move");
-                SInst::Moves {
-                    dsts: dsts.iter().map(map).collect::<Result<_, _>>()?,
-                    srcs: srcs.iter().map(map).collect::<Result<_, _>>()?,
+                // a VMI value moves all of its registers
+                let map = |rs: &[Reg]| -> Result<Vec<RegRef>, String> {
+                    let mut v = Vec::new();
+                    for r in rs {
+                        let s = self.slot.get(r).copied().ok_or("untyped move")?;
+                        v.extend(vmi::refs(s, self.kind(*r)?));
+                    }
+                    Ok(v)
+                };
+                let (dsts, srcs) = (map(dsts)?, map(srcs)?);
+                if dsts.len() != srcs.len() {
+                    return reject("a move between VMI values of different sizes");
                 }
+                SInst::Moves { dsts, srcs }
             }
             K::Jump(t) => SInst::Jump(*t as u32),
             K::BrFalse { cond, target } => SInst::BrFalse {
@@ -832,25 +911,33 @@ impl Tr<'_> {
     /// An op the host executes: its operands' registers (no pointers) and
     /// its results (vector registers and masks).
     fn call(&self, srcs: &[Reg], dsts_r: &[Reg], mem: bool) -> Result<SInst, String> {
-        let slot = |r: &Reg| -> Result<RegRef, String> {
+        let slot = |r: &Reg| -> Result<Vec<RegRef>, String> {
             match self.kind(*r)? {
                 Kind::Ptr { ub: true, .. } if mem => {}
                 Kind::Ptr { .. } if mem => return reject("a UB access through a non-UB pointer"),
                 Kind::Ptr { .. } => return reject("a host-executed op with a pointer operand"),
                 _ => {}
             }
-            self.slot
+            let s = self
+                .slot
                 .get(r)
                 .copied()
-                .ok_or_else(|| format!("untyped register %{r}"))
+                .ok_or_else(|| format!("untyped register %{r}"))?;
+            Ok(vmi::refs(s, self.kind(*r)?))
         };
-        let srcs = srcs.iter().map(slot).collect::<Result<Vec<_>, _>>()?;
-        let dsts = dsts_r.iter().map(slot).collect::<Result<Vec<_>, _>>()?;
+        let flat = |rs: &[Reg]| -> Result<Vec<RegRef>, String> {
+            let mut v = Vec::new();
+            for r in rs {
+                v.extend(slot(r)?);
+            }
+            Ok(v)
+        };
+        let srcs = flat(srcs)?;
+        let dsts = flat(dsts_r)?;
         // scalar results: only a UB access's advanced pointer
-        for (d, r) in dsts.iter().zip(dsts_r) {
-            if matches!(d, RegRef::S(_))
-                && !(mem && matches!(self.kind(*r)?, Kind::Ptr { ub: true, .. }))
-            {
+        for r in dsts_r {
+            let k = self.kind(*r)?;
+            if k.scalar() && !(mem && matches!(k, Kind::Ptr { ub: true, .. })) {
                 return reject("a host-executed op with a scalar result");
             }
         }
@@ -860,6 +947,17 @@ impl Tr<'_> {
     /// A vector op: natively when the code generator has its form, else
     /// executed by the host (register-only ops).
     fn vec(&self, v: &VecOp) -> Result<SInst, String> {
+        if let VecOp::Generic {
+            op,
+            dsts,
+            srcs,
+            attrs,
+        } = v
+        {
+            if exec::vmi::implemented(*op) {
+                return self.vmi(*op, dsts, srcs, attrs);
+            }
+        }
         let native = self.vec_native(v);
         match (native, v) {
             (Ok(i), _) => Ok(i),
@@ -887,6 +985,32 @@ impl Tr<'_> {
             }
             (Err(e), _) => Err(e),
         }
+    }
+
+    /// A VMI op: natively when [`vmi::form`] says so, else in the host.
+    fn vmi(
+        &self,
+        op: Opcode,
+        dsts: &[Reg],
+        srcs: &[Reg],
+        attrs: &crate::program::Attrs,
+    ) -> Result<SInst, String> {
+        let kind = |r: Reg| self.kinds.get(&r).copied();
+        if let Some(f) = vmi::form(op, attrs, srcs, &kind) {
+            let at = |r: &Reg| -> Result<(RegRef, Kind), String> {
+                let s = self.slot.get(r).copied();
+                Ok((
+                    s.ok_or_else(|| format!("untyped register %{r}"))?,
+                    self.kind(*r)?,
+                ))
+            };
+            let dst = dsts.first().map(at).transpose()?;
+            let src = srcs.iter().map(at).collect::<Result<Vec<_>, _>>()?;
+            if let Some(i) = vmi::emit(f, dst, &src, self) {
+                return Ok(i);
+            }
+        }
+        self.call(srcs, dsts, exec::vmi::ub_op(op))
     }
 
     fn vec_native(&self, v: &VecOp) -> Result<SInst, String> {
@@ -1017,6 +1141,9 @@ impl Tr<'_> {
                 Kind::M => m.push(*r),
                 Kind::Int | Kind::Float => s.push(*r),
                 Kind::Ptr { .. } => return reject(format!("'{name}' with a pointer operand")),
+                Kind::W { .. } | Kind::L { .. } => {
+                    return reject(format!("'{name}' with VMI values"))
+                }
             }
         }
         let cx = Cx { op, attrs };
@@ -1116,6 +1243,8 @@ impl Tr<'_> {
 /// executes its host ops.
 struct Sink<'a> {
     ids: &'a [InstId],
+    /// [`Plan::quiet`].
+    quiet: &'a [bool],
     body: &'a [Inst],
     slots: &'a HashMap<Reg, (RegRef, Kind)>,
     /// Why a host op failed.
@@ -1143,7 +1272,7 @@ impl Sink<'_> {
     #[inline(always)]
     fn load_alias(&mut self, inst: u32, lo: u64, hi: u64) -> InstId {
         let id = self.ids.get(inst as usize).copied().unwrap_or_default();
-        if lo < self.hull.1 && self.hull.0 < hi {
+        if lo < self.hull.1 && self.hull.0 < hi && !self.is_quiet(inst) {
             for (slo, shi, st) in self.pending.iter() {
                 if lo < *shi && *slo < hi && !self.alias.contains(&(*st, id)) {
                     self.alias.push((*st, id));
@@ -1158,6 +1287,10 @@ impl Sink<'_> {
     #[inline(always)]
     fn store_pending(&mut self, inst: u32, lo: u64, hi: u64) -> InstId {
         let id = self.ids.get(inst as usize).copied().unwrap_or_default();
+        self.written = (self.written.0.min(lo), self.written.1.max(hi));
+        if self.is_quiet(inst) {
+            return id;
+        }
         match self.pending.last_mut() {
             Some(last) if last.2 == id && last.1 == lo => last.1 = hi,
             // covered by the previous store of the same op: nothing new (a
@@ -1166,8 +1299,13 @@ impl Sink<'_> {
             _ => self.pending.push((lo, hi, id)),
         }
         self.hull = (self.hull.0.min(lo), self.hull.1.max(hi));
-        self.written = (self.written.0.min(lo), self.written.1.max(hi));
         id
+    }
+
+    /// Whether instruction `inst` stays out of the alias diagnosis.
+    #[inline(always)]
+    fn is_quiet(&self, inst: u32) -> bool {
+        self.quiet.get(inst as usize).copied().unwrap_or(false)
     }
 
     /// Records a UB access for the checker.
@@ -1321,6 +1459,29 @@ fn as_num(v: Val) -> Result<crate::num::Num, Fault> {
     }
 }
 
+/// No UB: what a VMI op that does not access it gets.
+struct NoUb;
+
+impl exec::vec_pred::UbMem for NoUb {
+    fn ub(&self, at: u64, len: u64) -> Result<&[u8], crate::mem::OutOfBounds> {
+        Err(crate::mem::OutOfBounds {
+            space: Space::Ub,
+            addr: at,
+            len,
+            size: 0,
+        })
+    }
+
+    fn ub_mut(&mut self, at: u64, len: u64) -> Result<&mut [u8], crate::mem::OutOfBounds> {
+        Err(crate::mem::OutOfBounds {
+            space: Space::Ub,
+            addr: at,
+            len,
+            size: 0,
+        })
+    }
+}
+
 /// A compiled scope's UB for the predicate loads and stores.
 /// UB as a host op sees it; every byte it may write widens `written`
 /// (the run's written span, [`Sink::written`]), even if the op then fails.
@@ -1399,6 +1560,29 @@ fn host_op(
                     },
                 })
             }
+            Some((RegRef::V(i), Kind::W { bytes })) => {
+                let mut d = Vec::with_capacity(256 * vmi::vregs_of(*bytes) as usize);
+                for j in 0..vmi::vregs_of(*bytes) {
+                    d.extend_from_slice(&regs.vreg(i + j).ok_or_else(gone)?);
+                }
+                d.truncate(*bytes as usize);
+                Val::Lanes(d)
+            }
+            Some((RegRef::M(i), Kind::L { lanes, g })) => {
+                let mut bits = Vec::with_capacity(32 * vmi::masks_of(*lanes, *g) as usize);
+                for j in 0..vmi::masks_of(*lanes, *g) {
+                    bits.extend_from_slice(&regs.mask(i + j).ok_or_else(gone)?);
+                }
+                let g = usize::from((*g).max(1));
+                Val::LMask(
+                    (0..*lanes as usize)
+                        .map(|l| {
+                            bits.get(l * g / 8)
+                                .is_some_and(|b| b >> (l * g % 8) & 1 != 0)
+                        })
+                        .collect(),
+                )
+            }
             Some((RegRef::V(i), _)) => Val::VReg(Box::new(regs.vreg(*i).ok_or_else(gone)?)),
             Some((RegRef::M(i), _)) => Val::Mask(Box::new(regs.mask(*i).ok_or_else(gone)?)),
             _ => return Err(gone()),
@@ -1453,7 +1637,16 @@ fn host_op(
             attrs,
         } => {
             let vals: Vec<Val> = srcs.iter().map(|r| val(*r)).collect::<Result<_, _>>()?;
-            let out = if exec::vec_ops::ub_mem(*op) {
+            let out = if exec::vmi::implemented(*op) {
+                if exec::vmi::ub_op(*op) {
+                    let Some(ub) = regs.ub() else {
+                        return Err(gone());
+                    };
+                    exec::vmi::run(*op, &vals, attrs, &mut ScopeUb { ub, written }, &mut accs)?
+                } else {
+                    exec::vmi::run(*op, &vals, attrs, &mut NoUb, &mut accs)?
+                }
+            } else if exec::vec_ops::ub_mem(*op) {
                 let Some(ub) = regs.ub() else {
                     return Err(gone());
                 };
@@ -1481,6 +1674,34 @@ fn host_op(
     };
     for (d, v) in dsts.iter().zip(out) {
         let ok = match (slots.get(d), v) {
+            (Some((RegRef::V(i), Kind::W { bytes })), Val::Lanes(x)) => (0..vmi::vregs_of(*bytes))
+                .all(|j| {
+                    let mut r = [0u8; 256];
+                    let from = (256 * j as usize).min(x.len());
+                    let to = (from + 256).min(x.len()).min(*bytes as usize);
+                    r[..to.saturating_sub(from)].copy_from_slice(&x[from..to.max(from)]);
+                    regs.set_vreg(i + j, &r)
+                }),
+            (Some((RegRef::M(i), Kind::L { lanes, g })), Val::LMask(f)) => {
+                let n = vmi::masks_of(*lanes, *g);
+                let mut bits = vec![0u8; 32 * n as usize];
+                let g = usize::from((*g).max(1));
+                for (l, _) in f
+                    .iter()
+                    .enumerate()
+                    .take(*lanes as usize)
+                    .filter(|(_, on)| **on)
+                {
+                    if let Some(b) = bits.get_mut(l * g / 8) {
+                        *b |= 1 << (l * g % 8);
+                    }
+                }
+                (0..n).all(|j| {
+                    let mut m = [0u8; 32];
+                    m.copy_from_slice(&bits[32 * j as usize..32 * (j as usize + 1)]);
+                    regs.set_mask(i + j, &m)
+                })
+            }
             (Some((RegRef::V(i), _)), Val::VReg(x)) => regs.set_vreg(*i, &x),
             (Some((RegRef::M(i), _)), Val::Mask(x)) => regs.set_mask(*i, &x),
             // a post-update access's advanced UB address
@@ -1625,6 +1846,7 @@ pub fn run(
     let size = local.size(Space::Ub);
     let mut sink = Sink {
         ids: &plan.ids,
+        quiet: &plan.quiet,
         body,
         slots: &plan.slots,
         fault: None,

@@ -19,8 +19,8 @@ use pto_isa_spec::{DType, Opcode};
 
 use crate::exec::tile::{fmax, fmin};
 use crate::exec::vec_convert::{convert, round_to_float, Rnd};
+use crate::exec::vec_pred::UbMem;
 use crate::exec::{fault, minifloat, Accesses, Fault};
-use crate::mem::Local;
 use crate::num::{read, write, Num};
 use crate::program::{attr, AttrVal, Attrs};
 use crate::value::{Ptr, Space, Val};
@@ -340,6 +340,80 @@ fn on(m: Option<&[bool]>, i: usize) -> bool {
     m.is_none_or(|m| m.get(i).copied().unwrap_or(false))
 }
 
+/// A VMI type as the scope compiler sees it ([`shape`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Shape {
+    /// `!pto.vmi.vreg<LxT>`: `lanes` lanes of `lane` bytes; `dt` and the
+    /// signedness say how a lane reads (packed pairs are `Other`).
+    Vec {
+        lanes: usize,
+        lane: usize,
+        dt: DType,
+        float: bool,
+        signed: bool,
+    },
+    /// `!pto.vmi.mask<L>`.
+    Mask { lanes: usize },
+    /// A UB pointer to elements of `lane` bytes.
+    Ptr { lane: usize },
+    /// Anything else (scalars, pairs).
+    Other,
+}
+
+/// The [`Shape`] of a VMI type's text (a `$in`/`$out` attribute).
+pub(crate) fn shape(ty: &str) -> Shape {
+    match parse_ty(ty) {
+        Ty::V(lanes, e) if !e.pair => Shape::Vec {
+            lanes,
+            lane: e.bytes,
+            dt: e.dt,
+            float: e.float(),
+            signed: e.sign == Sign::Signed,
+        },
+        Ty::M(lanes) => Shape::Mask { lanes },
+        Ty::P(e) if !e.pair => Shape::Ptr { lane: e.bytes },
+        _ => Shape::Other,
+    }
+}
+
+/// The bytes of a value of VMI vector type `ty` (packed pairs too).
+pub(crate) fn vec_bytes(ty: &str) -> Option<usize> {
+    match parse_ty(ty) {
+        Ty::V(n, e) => n.checked_mul(e.bytes),
+        _ => None,
+    }
+}
+
+/// The canonical name of a lane-wise binary VMI op (`vadd`, `addf` and
+/// `addi` are `add`...), or None.
+pub(crate) fn binary_kind(op: Opcode) -> Option<&'static str> {
+    let n = op.name().strip_prefix("pto.vmi.")?;
+    match n {
+        "vadd" | "addf" | "addi" | "vsub" | "subf" | "subi" | "vmul" | "mulf" | "muli" | "vdiv"
+        | "divf" | "vmax" | "maxf" | "maxi" | "vmin" | "minf" | "mini" | "vand" | "andi"
+        | "vor" | "ori" | "vxor" | "xori" => Some(canon(n)),
+        _ => None,
+    }
+}
+
+/// Whether `op` (a VMI op [`implemented`]) reads or writes UB.
+pub fn ub_op(op: Opcode) -> bool {
+    matches!(
+        op.name().strip_prefix("pto.vmi."),
+        Some(
+            "vload"
+                | "load"
+                | "group_load"
+                | "vstore"
+                | "store"
+                | "group_store"
+                | "vgather"
+                | "vgatherb"
+                | "vscatter"
+        )
+    )
+}
+
 /// Whether the interpreter executes `op` (a `pto.vmi.*` op it knows).
 pub fn implemented(op: Opcode) -> bool {
     op.name()
@@ -472,7 +546,7 @@ pub fn run(
     op: Opcode,
     srcs: &[Val],
     attrs: &Attrs,
-    local: &mut Local,
+    ub: &mut dyn UbMem,
     acc: &mut Accesses,
 ) -> Result<Vec<Val>, Fault> {
     let name = op.name().strip_prefix("pto.vmi.").unwrap_or(op.name());
@@ -560,10 +634,10 @@ pub fn run(
             d[..k].copy_from_slice(&v.d[..k]);
             Ok(vec![Val::Lanes(d)])
         }
-        "vload" | "load" | "group_load" => load(&o, local, acc),
-        "vstore" | "store" | "group_store" => store(&o, local, acc).map(|_| vec![]),
-        "vgather" | "vgatherb" => gather(&o, local, acc),
-        "vscatter" => scatter(&o, local, acc).map(|_| vec![]),
+        "vload" | "load" | "group_load" => load(&o, ub, acc),
+        "vstore" | "store" | "group_store" => store(&o, ub, acc).map(|_| vec![]),
+        "vgather" | "vgatherb" => gather(&o, ub, acc),
+        "vscatter" => scatter(&o, ub, acc).map(|_| vec![]),
         "vmull" => {
             let (a, b) = (o.vec(0)?, o.vec(1)?);
             let m = o.masks().first().copied();
@@ -1347,7 +1421,7 @@ fn lane_index(p: &Pattern, n: usize, e: Ety, i: usize) -> i64 {
     }
 }
 
-fn load(o: &Ops, local: &mut Local, acc: &mut Accesses) -> Result<Vec<Val>, Fault> {
+fn load(o: &Ops, ub: &mut dyn UbMem, acc: &mut Accesses) -> Result<Vec<Val>, Fault> {
     let (p, pe) = o.ptr()?;
     let off = o.int(0)?;
     let (n, e) = o.out(0)?;
@@ -1360,7 +1434,7 @@ fn load(o: &Ops, local: &mut Local, acc: &mut Accesses) -> Result<Vec<Val>, Faul
     let (es, ps) = (e.bytes, pe.bytes);
     for i in 0..n {
         let a = addr(o, &p, pe, off + lane_index(&pat, n, pe, i))?;
-        let src = local.slice(Space::Ub, a, ps as u64)?;
+        let src = ub.ub(a, ps as u64)?;
         if ps == es {
             d[i * es..(i + 1) * es].copy_from_slice(src);
         } else {
@@ -1371,7 +1445,7 @@ fn load(o: &Ops, local: &mut Local, acc: &mut Accesses) -> Result<Vec<Val>, Faul
     Ok(vec![Val::Lanes(d)])
 }
 
-fn store(o: &Ops, local: &mut Local, acc: &mut Accesses) -> Result<(), Fault> {
+fn store(o: &Ops, ub: &mut dyn UbMem, acc: &mut Accesses) -> Result<(), Fault> {
     let v = o.vec(0)?;
     let (p, pe) = o.ptr()?;
     let off = o.int(0)?;
@@ -1384,7 +1458,7 @@ fn store(o: &Ops, local: &mut Local, acc: &mut Accesses) -> Result<(), Fault> {
             continue;
         }
         let a = addr(o, &p, pe, off + lane_index(&pat, v.n, pe, i))?;
-        let dst = local.slice_mut(Space::Ub, a, ps as u64)?;
+        let dst = ub.ub_mut(a, ps as u64)?;
         if ps == es {
             dst.copy_from_slice(&v.d[i * es..(i + 1) * es]);
         } else {
@@ -1395,7 +1469,7 @@ fn store(o: &Ops, local: &mut Local, acc: &mut Accesses) -> Result<(), Fault> {
     Ok(())
 }
 
-fn gather(o: &Ops, local: &mut Local, acc: &mut Accesses) -> Result<Vec<Val>, Fault> {
+fn gather(o: &Ops, ub: &mut dyn UbMem, acc: &mut Accesses) -> Result<Vec<Val>, Fault> {
     let (p, _) = o.ptr()?;
     let idx = o.vec(0)?;
     let m = o.masks().first().copied();
@@ -1412,13 +1486,13 @@ fn gather(o: &Ops, local: &mut Local, acc: &mut Accesses) -> Result<Vec<Val>, Fa
         } else {
             addr(o, &p, e, k)?
         };
-        d[i * es..(i + 1) * es].copy_from_slice(local.slice(Space::Ub, a, es as u64)?);
+        d[i * es..(i + 1) * es].copy_from_slice(ub.ub(a, es as u64)?);
         acc.add(Space::Ub, a, es as u64, false);
     }
     Ok(vec![Val::Lanes(d)])
 }
 
-fn scatter(o: &Ops, local: &mut Local, acc: &mut Accesses) -> Result<(), Fault> {
+fn scatter(o: &Ops, ub: &mut dyn UbMem, acc: &mut Accesses) -> Result<(), Fault> {
     let (v, idx) = (o.vec(0)?, o.vec(1)?);
     let (p, _) = o.ptr()?;
     let m = o.masks().first().copied();
@@ -1428,8 +1502,7 @@ fn scatter(o: &Ops, local: &mut Local, acc: &mut Accesses) -> Result<(), Fault> 
             continue;
         }
         let a = addr(o, &p, v.e, idx.at(i).i())?;
-        local
-            .slice_mut(Space::Ub, a, es as u64)?
+        ub.ub_mut(a, es as u64)?
             .copy_from_slice(&v.d[i * es..(i + 1) * es]);
         acc.add(Space::Ub, a, es as u64, true);
     }
@@ -1451,7 +1524,7 @@ mod tests {
             outs.iter()
                 .map(|t| ("$out".to_string(), AttrVal::Sym(t.to_string()))),
         );
-        let mut local = Local::new(pto_isa_spec::ProfileId::A5.profile(), None);
+        let mut local = crate::mem::Local::new(pto_isa_spec::ProfileId::A5.profile(), None);
         run(op, &srcs, &attrs, &mut local, &mut Accesses::default()).expect("runs")
     }
 

@@ -1,0 +1,482 @@
+//! VMI ops (`pto.vmi.*`) in compiled vector scopes.
+//!
+//! A VMI vector of `L` lanes of `T` (`B = L * size(T)` bytes) lives in
+//! `ceil(B / 256)` consecutive 256-byte vector registers of the scope, its
+//! lanes in order (the last register's bytes past `B` are zero). A VMI mask
+//! of `L` lanes lives in `ceil(L * g / 256)` consecutive masks in the
+//! hardware format at granularity `g` bytes per lane (lane `i` is bit
+//! `i * g`), `g` being the lane size of the compiled ops that read it (1
+//! when only host-executed ops do), so register `j` of a vector and mask
+//! `j` of its mask cover the same lanes.
+//!
+//! Ops whose values span whole registers and that the code generator has a
+//! lane-wise form of compile natively, one scope instruction per register
+//! ([`SInst::Seq`]): plain loads and stores (no distribution, pattern or
+//! stride attribute; the pointer's element size is the lane size), masks
+//! from `create_mask`, scalar broadcasts (f32 lanes from a float, integer
+//! lanes from an integer), the lane-wise add/sub/mul/max/min (and div on
+//! floats, and/or/xor on integers) and float abs/neg/sqrt, each unmasked or
+//! under a mask (masked-off lanes zero, as VMI defines them without
+//! `pmode`). Every other VMI op runs in the host with the interpreter's own
+//! code (`exec::vmi::run`), so it is bit-exact by construction.
+
+use std::collections::HashMap;
+
+use pto_isa_spec::{DType, Opcode};
+use pto_jit::vscope::{RegRef, SInst, VLane};
+use pto_jit::Op;
+
+use super::Kind;
+use crate::exec::vmi::{self, Shape};
+use crate::program::{AttrVal, Attrs, Reg};
+
+/// A natively compiled VMI op.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Form {
+    /// `vload %p[%off]`: `lane`-byte elements.
+    Load { lane: u8 },
+    /// `vstore %v, %p[%off] [, %mask]`.
+    Store { lane: u8, mask: Option<Reg> },
+    /// `create_mask %n`.
+    CreateMask,
+    /// `vbrc %s`.
+    Bcast { lane: VLane, int_scalar: bool },
+    /// A lane-wise op on one (`b` none) or two vectors.
+    Ew {
+        op: Op,
+        lane: VLane,
+        b: bool,
+        mask: Option<Reg>,
+    },
+}
+
+impl Form {
+    /// The granularity this op needs of its mask operand.
+    pub(super) fn mask_need(self) -> Option<(Reg, u8)> {
+        match self {
+            Form::Store {
+                lane,
+                mask: Some(m),
+            } => Some((m, lane)),
+            Form::Ew {
+                lane,
+                mask: Some(m),
+                ..
+            } => Some((m, lane.bytes())),
+            _ => None,
+        }
+    }
+}
+
+/// The types an op's lowering attached (`$in` or `$out`), in order.
+fn types<'a>(attrs: &'a Attrs, key: &str) -> Vec<&'a str> {
+    attrs
+        .iter()
+        .filter(|(k, _)| k == key)
+        .filter_map(|(_, v)| match v {
+            AttrVal::Sym(s) => Some(s.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The kinds of a VMI op's results, from their types.
+pub(super) fn result_kinds(op: Opcode, attrs: &Attrs, n: usize) -> Result<Vec<Kind>, String> {
+    let outs = types(attrs, "$out");
+    if outs.len() != n {
+        return super::reject(format!("'{}' with untyped results", op.name()));
+    }
+    outs.iter()
+        .map(|t| match vmi::shape(t) {
+            Shape::Mask { lanes } => Ok(Kind::L {
+                lanes: u32::try_from(lanes).map_err(|_| "mask too long")?,
+                g: 0,
+            }),
+            _ => match vmi::vec_bytes(t) {
+                Some(bytes) => Ok(Kind::W {
+                    bytes: u32::try_from(bytes).map_err(|_| "vector too long")?,
+                }),
+                None => super::reject(format!("'{}' with a {t} result", op.name())),
+            },
+        })
+        .collect()
+}
+
+/// The scope's lane type of a VMI vector type.
+fn vlane(s: Shape) -> Option<VLane> {
+    let Shape::Vec { dt, .. } = s else {
+        return None;
+    };
+    Some(match dt {
+        DType::F32 => VLane::F32,
+        DType::F16 => VLane::F16,
+        DType::BF16 => VLane::BF16,
+        DType::I32 => VLane::I32,
+        DType::U32 => VLane::U32,
+        DType::I16 => VLane::I16,
+        DType::U16 => VLane::U16,
+        _ => return None,
+    })
+}
+
+/// Whether a vector shape fills whole 256-byte registers.
+fn whole(s: Shape) -> bool {
+    matches!(s, Shape::Vec { lanes, lane, .. } if lanes > 0 && (lanes * lane) % 256 == 0)
+}
+
+/// How `op` compiles natively, if it does (the operands' kinds in `kind`).
+pub(super) fn form(
+    op: Opcode,
+    attrs: &Attrs,
+    srcs: &[Reg],
+    kind: &dyn Fn(Reg) -> Option<Kind>,
+) -> Option<Form> {
+    // any attribute beyond the types (distributions, strides, groups,
+    // pmode, rounding, saturation...) leaves the op to the host
+    let plain = attrs.iter().all(|(k, _)| {
+        matches!(
+            k.as_str(),
+            "$in" | "$out" | "$nres" | "$src_type" | "$dst_type"
+        )
+    });
+    if !plain {
+        return None;
+    }
+    let ins: Vec<Shape> = types(attrs, "$in").iter().map(|t| vmi::shape(t)).collect();
+    let outs: Vec<Shape> = types(attrs, "$out").iter().map(|t| vmi::shape(t)).collect();
+    if ins.len() != srcs.len() {
+        return None;
+    }
+    let k = |i: usize| srcs.get(i).and_then(|r| kind(*r));
+    let is_int = |i: usize| k(i) == Some(Kind::Int);
+    let is_ub = |i: usize| matches!(k(i), Some(Kind::Ptr { ub: true, .. }));
+    let name = op.name().strip_prefix("pto.vmi.")?;
+    let lanes_of = |s: Shape| match s {
+        Shape::Vec { lanes, .. } | Shape::Mask { lanes } => lanes,
+        _ => 0,
+    };
+    // a mask operand at position i covering the vector's lanes
+    let mask_at = |i: usize, of: Shape| -> Option<Option<Reg>> {
+        match (srcs.get(i), ins.get(i)) {
+            (None, None) => Some(None),
+            (Some(r), Some(Shape::Mask { lanes }))
+                if *lanes == lanes_of(of) && matches!(k(i), Some(Kind::L { .. })) =>
+            {
+                Some(Some(*r))
+            }
+            _ => None,
+        }
+    };
+    match name {
+        "vload" | "load" => {
+            let out = *outs.first()?;
+            let Shape::Vec { lane, .. } = out else {
+                return None;
+            };
+            let ok = srcs.len() == 2
+                && is_ub(0)
+                && is_int(1)
+                && ins[0] == Shape::Ptr { lane }
+                && whole(out)
+                && matches!(lane, 1 | 2 | 4);
+            ok.then_some(Form::Load { lane: lane as u8 })
+        }
+        "vstore" | "store" => {
+            let v = *ins.first()?;
+            let Shape::Vec { lane, .. } = v else {
+                return None;
+            };
+            let ok = (3..=4).contains(&srcs.len())
+                && matches!(k(0), Some(Kind::W { .. }))
+                && is_ub(1)
+                && is_int(2)
+                && ins[1] == Shape::Ptr { lane }
+                && whole(v)
+                && matches!(lane, 1 | 2 | 4);
+            let mask = mask_at(3, v)?;
+            ok.then_some(Form::Store {
+                lane: lane as u8,
+                mask,
+            })
+        }
+        "create_mask" => {
+            let ok =
+                srcs.len() == 1 && is_int(0) && matches!(outs.first(), Some(Shape::Mask { .. }));
+            ok.then_some(Form::CreateMask)
+        }
+        "vbrc" | "broadcast" => {
+            let out = *outs.first()?;
+            let lane = vlane(out)?;
+            let int_scalar = match (lane, k(0)?) {
+                (VLane::F32, Kind::Float) => false,
+                (l, Kind::Int) if !l.is_float() => true,
+                _ => return None,
+            };
+            (srcs.len() == 1 && whole(out)).then_some(Form::Bcast { lane, int_scalar })
+        }
+        _ => {
+            let out = *outs.first()?;
+            let lane = vlane(out)?;
+            let (op, two) = match vmi::binary_kind(op) {
+                Some(b) => (
+                    match b {
+                        "add" => Op::Add,
+                        "sub" => Op::Sub,
+                        "mul" => Op::Mul,
+                        "div" if lane.is_float() => Op::Div,
+                        "max" => Op::Max,
+                        "min" => Op::Min,
+                        "and" if !lane.is_float() => Op::And,
+                        "or" if !lane.is_float() => Op::Or,
+                        "xor" if !lane.is_float() => Op::Xor,
+                        _ => return None,
+                    },
+                    true,
+                ),
+                None => (
+                    match name {
+                        "vabs" | "absf" if lane.is_float() => Op::Abs,
+                        "vneg" | "negf" if lane.is_float() => Op::Neg,
+                        "vsqrt" | "sqrt" if lane.is_float() => Op::Sqrt,
+                        _ => return None,
+                    },
+                    false,
+                ),
+            };
+            let nv = if two { 2 } else { 1 };
+            let same = (0..nv).all(|i| ins.get(i) == Some(&out));
+            let vecs = (0..nv).all(|i| matches!(k(i), Some(Kind::W { .. })));
+            let ok = same
+                && vecs
+                && whole(out)
+                && (nv..=nv + 1).contains(&srcs.len())
+                && pto_jit::vscope::ew_supported(op, lane);
+            let mask = mask_at(nv, out)?;
+            ok.then_some(Form::Ew {
+                op,
+                lane,
+                b: two,
+                mask,
+            })
+        }
+    }
+}
+
+/// Registers of a register's slot: every vector register of a VMI vector,
+/// every mask of a VMI mask, else the one slot.
+pub(super) fn refs(slot: RegRef, k: Kind) -> Vec<RegRef> {
+    match (slot, k) {
+        (RegRef::V(b), Kind::W { bytes }) => (b..b + vregs_of(bytes)).map(RegRef::V).collect(),
+        (RegRef::M(b), Kind::L { lanes, g }) => {
+            (b..b + masks_of(lanes, g)).map(RegRef::M).collect()
+        }
+        (s, _) => vec![s],
+    }
+}
+
+/// Vector registers of a VMI vector of `bytes` bytes.
+pub(super) fn vregs_of(bytes: u32) -> u32 {
+    bytes.div_ceil(256).max(1)
+}
+
+/// Masks of a VMI mask of `lanes` lanes at granularity `g`.
+pub(super) fn masks_of(lanes: u32, g: u8) -> u32 {
+    (lanes.saturating_mul(u32::from(g.max(1))))
+        .div_ceil(256)
+        .max(1)
+}
+
+/// The granularity of every VMI mask register: the lane size the compiled
+/// ops that read it need, carried through moves (loop-carried values); 1
+/// when no compiled op reads it. Two needs that differ reject the scope.
+pub(super) fn granularities(
+    needs: &[(Reg, u8)],
+    moves: &[(Reg, Reg)],
+    kinds: &mut HashMap<Reg, Kind>,
+) -> Result<(), String> {
+    let mut g: HashMap<Reg, u8> = HashMap::new();
+    let put = |g: &mut HashMap<Reg, u8>, r: Reg, v: u8| -> Result<bool, String> {
+        match g.get(&r) {
+            Some(old) if *old != v => {
+                super::reject(format!("VMI mask %{r} is read at lane sizes {old} and {v}"))
+            }
+            Some(_) => Ok(false),
+            None => {
+                g.insert(r, v);
+                Ok(true)
+            }
+        }
+    };
+    for &(r, v) in needs {
+        put(&mut g, r, v)?;
+    }
+    loop {
+        let mut changed = false;
+        for &(d, s) in moves {
+            for (a, b) in [(d, s), (s, d)] {
+                if let Some(v) = g.get(&a).copied() {
+                    changed |= put(&mut g, b, v)?;
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    for (r, k) in kinds.iter_mut() {
+        if let Kind::L { lanes, .. } = *k {
+            *k = Kind::L {
+                lanes,
+                g: g.get(r).copied().unwrap_or(1),
+            };
+        }
+    }
+    Ok(())
+}
+
+/// Scalar temporaries for [`emit`].
+pub(super) trait Temps {
+    /// A fresh scalar slot.
+    fn temp(&self) -> u32;
+}
+
+/// The native instructions of `f` (`dst`: the result's first register,
+/// `src`: each operand's first register, `kinds` of the operands; `g` of
+/// the result mask for `create_mask`), or None when `create_mask`'s lanes
+/// do not fill whole masks.
+pub(super) fn emit(
+    f: Form,
+    dst: Option<(RegRef, Kind)>,
+    src: &[(RegRef, Kind)],
+    t: &dyn Temps,
+) -> Option<SInst> {
+    let s = |i: usize| match src.get(i) {
+        Some((RegRef::S(x), _)) => Some(*x),
+        _ => None,
+    };
+    let v = |i: usize| match src.get(i) {
+        Some((RegRef::V(x), _)) => Some(*x),
+        _ => None,
+    };
+    let m = |i: usize| match src.get(i) {
+        Some((RegRef::M(x), _)) => Some(*x),
+        _ => None,
+    };
+    // the pointer to register j's bytes: p + 256 j
+    let chunk_ptr = |out: &mut Vec<SInst>, p: u32, j: u32| -> u32 {
+        if j == 0 {
+            return p;
+        }
+        let (c, q) = (t.temp(), t.temp());
+        out.push(SInst::Const {
+            dst: c,
+            v: 256 * i64::from(j),
+        });
+        out.push(SInst::AddPtr {
+            dst: q,
+            src: p,
+            off: c,
+            es: 1,
+        });
+        q
+    };
+    let mut out = Vec::new();
+    match f {
+        Form::Load { lane } => {
+            let (RegRef::V(d), Kind::W { bytes }) = dst? else {
+                return None;
+            };
+            let (p, off) = (s(0)?, s(1)?);
+            for j in 0..vregs_of(bytes) {
+                let q = chunk_ptr(&mut out, p, j);
+                out.push(SInst::Load {
+                    dst: d + j,
+                    ptr: q,
+                    off: Some(off),
+                    es: lane,
+                    brc: false,
+                });
+            }
+        }
+        Form::Store { lane, mask } => {
+            let (RegRef::V(x), Kind::W { bytes }) = *src.first()? else {
+                return None;
+            };
+            let (p, off) = (s(1)?, s(2)?);
+            let mk = match mask {
+                Some(_) => Some(m(3)?),
+                None => None,
+            };
+            for j in 0..vregs_of(bytes) {
+                let q = chunk_ptr(&mut out, p, j);
+                out.push(SInst::Store {
+                    src: x + j,
+                    ptr: q,
+                    off: Some(off),
+                    mask: mk.map(|mk| mk + j),
+                    es: lane,
+                });
+            }
+        }
+        Form::CreateMask => {
+            let (RegRef::M(d), Kind::L { lanes, g }) = dst? else {
+                return None;
+            };
+            if (u64::from(lanes) * u64::from(g)) % 256 != 0 || !matches!(g, 1 | 2 | 4) {
+                return None;
+            }
+            let n = masks_of(lanes, g);
+            let mut cur = s(0)?;
+            for j in 0..n {
+                let rest = (j + 1 < n).then(|| t.temp());
+                out.push(SInst::PLt {
+                    dst: d + j,
+                    rest,
+                    n: cur,
+                    gran: g,
+                });
+                if let Some(r) = rest {
+                    cur = r;
+                }
+            }
+        }
+        Form::Bcast { lane, int_scalar } => {
+            let (RegRef::V(d), Kind::W { bytes }) = dst? else {
+                return None;
+            };
+            let sv = s(0)?;
+            for j in 0..vregs_of(bytes) {
+                out.push(SInst::Bcast {
+                    dst: d + j,
+                    s: sv,
+                    int_scalar,
+                    mask: None,
+                    lane,
+                });
+            }
+        }
+        Form::Ew { op, lane, b, mask } => {
+            let (RegRef::V(d), Kind::W { bytes }) = dst? else {
+                return None;
+            };
+            let a = v(0)?;
+            let (bv, mi) = if b { (Some(v(1)?), 2) } else { (None, 1) };
+            let mk = match mask {
+                Some(_) => Some(m(mi)?),
+                None => None,
+            };
+            for j in 0..vregs_of(bytes) {
+                out.push(SInst::Ew {
+                    op,
+                    lane,
+                    dst: d + j,
+                    a: a + j,
+                    b: bv.map(|x| x + j),
+                    s: None,
+                    mask: mk.map(|mk| mk + j),
+                });
+            }
+        }
+    }
+    Some(SInst::Seq(out))
+}
