@@ -44,6 +44,10 @@ pub struct JitStats {
     pub dma_execs: u64,
     /// Executions of compiled vector scopes.
     pub scope_execs: u64,
+    /// Ops that compiled vector scopes handed to the host (the
+    /// interpreter's code for an op without a native form), counted per
+    /// execution.
+    pub scope_host_ops: u64,
     /// Fused tile chains compiled (`jitchain`).
     pub chains_compiled: u32,
     /// Of those, chains that run in parts: a chain with an exp (f32 on a
@@ -174,10 +178,12 @@ impl JitCache {
         }
     }
 
-    /// Counts one execution of a compiled vector scope.
-    pub(crate) fn note_scope_exec(&self) {
+    /// Counts one execution of a compiled vector scope that handed
+    /// `host_ops` ops to the host.
+    pub(crate) fn note_scope_exec(&self, host_ops: u64) {
         if let Ok(mut st) = self.stats.lock() {
             st.scope_execs += 1;
+            st.scope_host_ops += host_ops;
         }
     }
 

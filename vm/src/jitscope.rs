@@ -1249,6 +1249,8 @@ struct Sink<'a> {
     slots: &'a HashMap<Reg, (RegRef, Kind)>,
     /// Why a host op failed.
     fault: Option<Fault>,
+    /// Host ops executed.
+    host_ops: u64,
     checking: bool,
     accs: &'a mut Vec<(InstId, exec::Access)>,
     /// stores since the last `mem_bar`, contiguous ones of one instruction merged
@@ -1408,6 +1410,7 @@ impl AccessSink for Sink<'_> {
             self.fault = Some(f);
             return false;
         }
+        self.host_ops += 1;
         match host_op(self.body, self.slots, inst, regs, &mut self.written) {
             Ok((accs, vector_mem)) => {
                 let id = self.ids.get(inst as usize).copied().unwrap_or_default();
@@ -1850,6 +1853,7 @@ pub fn run(
         body,
         slots: &plan.slots,
         fault: None,
+        host_ops: 0,
         checking,
         accs,
         pending: &mut scratch.pending,
@@ -1884,6 +1888,7 @@ pub fn run(
         }
     }
     let alias = std::mem::take(&mut sink.alias);
+    let host_ops = sink.host_ops;
     // a fault names the scope instruction that stopped the code
     *fault_at = match status {
         ScopeStatus::OutOfBounds { inst, .. }
@@ -1937,7 +1942,7 @@ pub fn run(
         .zip(&scratch.blk_vec)
         .map(|(n, nv)| n * nv)
         .sum();
-    cache.note_scope_exec();
+    cache.note_scope_exec(host_ops);
     Ok(Ran::Done(Outcome {
         plan,
         code,

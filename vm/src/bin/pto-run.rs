@@ -1540,8 +1540,8 @@ pub(crate) fn print_stats(st: &pto_vm::machine::RunStats, timed: bool, machine: 
     );
     if j.matmul_execs + j.dma_execs + j.scope_execs > 0 {
         eprintln!(
-            "jit: {} native matmul run(s), {} row-copy tload/tstore run(s), {} compiled vector-scope run(s)",
-            j.matmul_execs, j.dma_execs, j.scope_execs
+            "jit: {} native matmul run(s), {} row-copy tload/tstore run(s), {} compiled vector-scope run(s) ({} op(s) run by the host inside them)",
+            j.matmul_execs, j.dma_execs, j.scope_execs, j.scope_host_ops
         );
     }
     if j.chain_execs > 0 || j.chains_compiled > 0 {
