@@ -229,12 +229,18 @@ out += ['', '## Scheduler and checker (vector micro-op kernel, 256 double-buffer
 out += ['', '## Vector scopes (`pto.vecscope` loops)', '',
         'benches/kernels/vscope_{vadd,vexp,f16sel}.pto: a loop of vlds, vadd (or vexp), vsts under a plt_b32 tail mask '
         'over 4096 f32 (16 KiB per operand) in UB, run 32 times per kernel. Per scope run = (kernel with 32 runs '
-        '- kernel with 0 runs) / 32, so the DMA and setup around the scope cancel out.', '',
+        '- kernel with 0 runs) / 32, so the DMA and setup around the scope cancel out. vscope_vmi.pto is the same '
+        'kind of loop in VMI ops (`pto.vmi.vload`, `vadd`, `vbrc`, `vmul`, `vstore` on 256-lane vectors under a '
+        '`create_mask` tail; all native); vscope_vmicvt.pto converts 4096 f16 to f32 with a VMI `vcvt`, which the '
+        "compiled scope hands to the interpreter's code, between native ops.", '',
         '| scope | interpreter | JIT | JIT speed-up | JIT Gelem/s | interpreter, check=warn | JIT, check=warn | speed-up (warn) |',
         '|---|---|---|---|---|---|---|---|']
-for name in ('vadd', 'vexp', 'f16sel'):
+labels = {'f16sel': (8192, 'f16sel 8192 x f16 (vadd, vcmps, vsel)'),
+          'vmi': (4096, 'VMI 4096 x f32 (vadd, vbrc, vmul)'),
+          'vmicvt': (4096, 'VMI 4096 x f16 -> f32 (vcvt in the host, vmul, vadd)')}
+for name in ('vadd', 'vexp', 'f16sel', 'vmi', 'vmicvt'):
     g = f'kernel_vscope_{name}16k'
-    elems, label = (8192, 'f16sel 8192 x f16 (vadd, vcmps, vsel)') if name == 'f16sel' else (4096, f'{name} 4096 x f32')
+    elems, label = labels.get(name, (4096, f'{name} 4096 x f32'))
     i0, i32_, iw = median(g, 'interp_check=off_x0'), median(g, 'interp_check=off_x32'), median(g, 'interp_check=warn_x32')
     j0, j32, jw = median(g, 'jit_check=off_x0'), median(g, 'jit_check=off_x32'), median(g, 'jit_check=warn_x32')
     if all(v is not None for v in (i0, i32_, iw, j0, j32, jw)):
@@ -259,7 +265,7 @@ def scope_compile(name):
         pass
     return 'n/a (build target/release/pto-run first)'
 out += ['', 'Compile time of the vector scope (one region, `pto-run --jit always --stats`, release build): '
-        + '; '.join(f'{n}: {scope_compile(n)}' for n in ('vadd', 'vexp', 'f16sel')) + '.']
+        + '; '.join(f'{n}: {scope_compile(n)}' for n in ('vadd', 'vexp', 'f16sel', 'vmi', 'vmicvt')) + '.']
 out += ['', '## End-to-end kernels', '',
         'Whole runs (GM set up from the arguments, the outputs starting as zeroed GM (`Arg::Zeros`, what `pto-run --arg NAME=zeros:...` '
         'passes), every instruction, checker, read-back of the outputs into the '

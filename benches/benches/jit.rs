@@ -966,10 +966,12 @@ fn kernels(c: &mut Criterion) {
 
 fn scopes(c: &mut Criterion) {
     // a pto.vecscope loop over 16 KiB of f32 (vlds, vadd or vexp, vsts under a
-    // plt tail mask; f16sel: f16 lanes, vadd, vcmps, vsel), run `reps` times
+    // plt tail mask; f16sel: f16 lanes, vadd, vcmps, vsel; vmi: the VMI ops
+    // vload, vadd, vbrc, vmul, vstore on 256-lane vectors; vmicvt: a VMI
+    // f16 -> f32 vcvt the host runs between native ops), run `reps` times
     // per kernel over the same UB data: the difference between 32 and 0
     // repetitions is 32 scope runs
-    for name in ["vadd", "vexp", "f16sel"] {
+    for name in ["vadd", "vexp", "f16sel", "vmi", "vmicvt"] {
         let file = format!("vscope_{name}.pto");
         let path = format!("{}/kernels/{file}", env!("CARGO_MANIFEST_DIR"));
         let src = std::fs::read_to_string(path).expect("bench kernel");

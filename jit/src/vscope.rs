@@ -285,7 +285,8 @@ pub enum SInst {
     /// half writes lane `i`'s result to half lane `2i + part` (the other half
     /// lanes zero); half to f32 reads half lane `2i + part`, under the mask
     /// bit of that half lane. Saturation turns NaN into 0 and infinities into
-    /// the largest finite value.
+    /// the largest finite value. Parts 2 and 3 widen half lanes `64 (part -
+    /// 2) + i` instead (contiguous, unmasked, unsaturated: a VMI `vcvt`).
     VCvt {
         /// Source lane type.
         from: VLane,
@@ -966,11 +967,13 @@ fn validate(s: &Scope) -> Result<(), Reject> {
                 a,
                 mask,
                 part,
-                ..
+                sat,
             } => {
-                let pair = (from.half().is_some() && *to == VLane::F32)
-                    || (*from == VLane::F32 && to.half().is_some());
-                pair && *part <= 1 && vr(*dst) && vr(*a) && opt(*mask, &mk)
+                let widen = from.half().is_some() && *to == VLane::F32;
+                let pair = widen || (*from == VLane::F32 && to.half().is_some());
+                // parts 2 and 3: contiguous widening, unmasked, unsaturated
+                let part_ok = *part <= 1 || (*part <= 3 && widen && mask.is_none() && !*sat);
+                pair && part_ok && vr(*dst) && vr(*a) && opt(*mask, &mk)
             }
             SInst::Call { srcs, dsts, .. } => srcs.iter().all(reg) && dsts.iter().all(reg),
             SInst::MaskConst { dst, .. } => mk(*dst),

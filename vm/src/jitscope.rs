@@ -524,7 +524,7 @@ pub fn translate(body: &[Inst], regs: &[Val]) -> Result<Plan, String> {
             _ => {}
         }
     }
-    vmi::granularities(&needs, &moves, &mut kinds)?;
+    vmi::granularities(&needs, &moves, &mut kinds);
     // dense slots per class
     let mut all: Vec<Reg> = kinds.keys().copied().collect();
     all.sort_unstable();
@@ -996,7 +996,12 @@ impl Tr<'_> {
         attrs: &crate::program::Attrs,
     ) -> Result<SInst, String> {
         let kind = |r: Reg| self.kinds.get(&r).copied();
-        if let Some(f) = vmi::form(op, attrs, srcs, &kind) {
+        // a mask kept at another granularity leaves the op to the host
+        let fits = |f: &vmi::Form| match f.mask_need() {
+            Some((m, need)) => matches!(kind(m), Some(Kind::L { g, .. }) if g == need),
+            None => true,
+        };
+        if let Some(f) = vmi::form(op, attrs, srcs, &kind).filter(fits) {
             let at = |r: &Reg| -> Result<(RegRef, Kind), String> {
                 let s = self.slot.get(r).copied();
                 Ok((

@@ -558,6 +558,24 @@ impl Gen {
     ) {
         let fl = MemFlagsData::new();
         let l = L { vector: true };
+        if part >= 2 {
+            // contiguous widening: the 64 half lanes of one half of `a`
+            // (part 2: bytes 0..128, part 3: 128..256) in order
+            let hl = from.half().unwrap_or(Lane::F16);
+            let h0 = 8 * i32::from(part - 2);
+            for j in 0..16 {
+                let x = self.vget(b, a, h0 + j / 2, types::I16X8);
+                let h = if j % 2 == 0 {
+                    b.ins().uwiden_low(x)
+                } else {
+                    b.ins().uwiden_high(x)
+                };
+                let f = half::to_f32(b, &l, hl, h);
+                let f = b.ins().bitcast(types::I32X4, fl, f);
+                self.vset(b, dst, j, f);
+            }
+            return;
+        }
         for j in 0..16 {
             let x = self.vget(b, a, j, types::I32X4);
             let r = if let Some(hl) = to.half() {

@@ -14,7 +14,7 @@
 //! ([`SInst::Seq`]): plain loads and stores (no distribution, pattern or
 //! stride attribute; the pointer's element size is the lane size), masks
 //! from `create_mask`, scalar broadcasts (f32 lanes from a float, integer
-//! lanes from an integer), the lane-wise add/sub/mul/max/min (and div on
+//! lanes from an integer), f16/bf16 to f32 `vcvt` (exact), the lane-wise add/sub/mul/max/min (and div on
 //! floats, and/or/xor on integers) and float abs/neg/sqrt, each unmasked or
 //! under a mask (masked-off lanes zero, as VMI defines them without
 //! `pmode`). Every other VMI op runs in the host with the interpreter's own
@@ -41,6 +41,8 @@ pub(super) enum Form {
     CreateMask,
     /// `vbrc %s`.
     Bcast { lane: VLane, int_scalar: bool },
+    /// `vcvt` of f16/bf16 lanes to f32 (exact).
+    Widen { from: VLane },
     /// A lane-wise op on one (`b` none) or two vectors.
     Ew {
         op: Op,
@@ -204,6 +206,17 @@ pub(super) fn form(
                 srcs.len() == 1 && is_int(0) && matches!(outs.first(), Some(Shape::Mask { .. }));
             ok.then_some(Form::CreateMask)
         }
+        "vcvt" | "extf" => {
+            let (src, out) = (*ins.first()?, *outs.first()?);
+            let from = vlane(src).filter(|l| matches!(l, VLane::F16 | VLane::BF16))?;
+            let ok = srcs.len() == 1
+                && matches!(k(0), Some(Kind::W { .. }))
+                && vlane(out) == Some(VLane::F32)
+                && lanes_of(src) == lanes_of(out)
+                && whole(src)
+                && whole(out);
+            ok.then_some(Form::Widen { from })
+        }
         "vbrc" | "broadcast" => {
             let out = *outs.first()?;
             let lane = vlane(out)?;
@@ -286,36 +299,29 @@ pub(super) fn masks_of(lanes: u32, g: u8) -> u32 {
         .max(1)
 }
 
-/// The granularity of every VMI mask register: the lane size the compiled
-/// ops that read it need, carried through moves (loop-carried values); 1
-/// when no compiled op reads it. Two needs that differ reject the scope.
+/// The granularity of every VMI mask register: the lane size the first
+/// compiled op that reads it needs (in body order), carried through moves
+/// (loop-carried values); 1 when no compiled op reads it. A compiled op
+/// that needs another granularity of the same mask runs in the host
+/// instead ([`Form::mask_need`] against the kind, when translating).
 pub(super) fn granularities(
     needs: &[(Reg, u8)],
     moves: &[(Reg, Reg)],
     kinds: &mut HashMap<Reg, Kind>,
-) -> Result<(), String> {
+) {
     let mut g: HashMap<Reg, u8> = HashMap::new();
-    let put = |g: &mut HashMap<Reg, u8>, r: Reg, v: u8| -> Result<bool, String> {
-        match g.get(&r) {
-            Some(old) if *old != v => {
-                super::reject(format!("VMI mask %{r} is read at lane sizes {old} and {v}"))
-            }
-            Some(_) => Ok(false),
-            None => {
-                g.insert(r, v);
-                Ok(true)
-            }
-        }
-    };
     for &(r, v) in needs {
-        put(&mut g, r, v)?;
+        g.entry(r).or_insert(v);
     }
     loop {
         let mut changed = false;
         for &(d, s) in moves {
             for (a, b) in [(d, s), (s, d)] {
                 if let Some(v) = g.get(&a).copied() {
-                    changed |= put(&mut g, b, v)?;
+                    if let std::collections::hash_map::Entry::Vacant(e) = g.entry(b) {
+                        e.insert(v);
+                        changed = true;
+                    }
                 }
             }
         }
@@ -331,7 +337,6 @@ pub(super) fn granularities(
             };
         }
     }
-    Ok(())
 }
 
 /// Scalar temporaries for [`emit`].
@@ -452,6 +457,24 @@ pub(super) fn emit(
                     int_scalar,
                     mask: None,
                     lane,
+                });
+            }
+        }
+        Form::Widen { from } => {
+            let (RegRef::V(d), Kind::W { bytes }) = dst? else {
+                return None;
+            };
+            // f32 register j: half lanes 64 j.. = half j % 2 of register j / 2
+            let a = v(0)?;
+            for j in 0..vregs_of(bytes) {
+                out.push(SInst::VCvt {
+                    from,
+                    to: VLane::F32,
+                    dst: d + j,
+                    a: a + j / 2,
+                    mask: None,
+                    part: 2 + (j % 2) as u8,
+                    sat: false,
                 });
             }
         }
