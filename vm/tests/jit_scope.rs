@@ -9,6 +9,9 @@
 //! outputs, instruction counts and diagnostics must agree. Plus faults and
 //! the checker's view of a compiled scope.
 
+mod common;
+
+use common::Ran;
 use proptest::prelude::*;
 use pto_vm::{load_text, run_kernel, Arg, CheckMode, Config, JitMode};
 
@@ -275,36 +278,8 @@ fn kernel(ty: Ty, n: usize, steps: &[Step], sval: &str) -> String {
     )
 }
 
-struct Ran {
-    z: Vec<u8>,
-    counts: Vec<u64>,
-    error: Option<String>,
-    diags: usize,
-    scope_execs: u64,
-}
-
 fn run(src: &str, x: &[u8], y: &[u8], jit: JitMode, crosscheck: bool) -> Ran {
-    let k = load_text("k.pto", src, None).unwrap_or_else(|e| panic!("{e}\n{src}"));
-    let cfg = Config {
-        profile: k.profile,
-        jit,
-        crosscheck,
-        check: CheckMode::Warn,
-        ..Config::default()
-    };
-    let args = [
-        Arg::Buffer(x.to_vec()),
-        Arg::Buffer(y.to_vec()),
-        Arg::Buffer(vec![0xa5; x.len()]),
-    ];
-    let f = run_kernel(&k, &cfg, None, &args).expect("runs");
-    Ran {
-        z: f.buffers[2].clone(),
-        counts: f.out.op_counts.clone(),
-        error: f.out.error.as_ref().map(|e| format!("{e:?}")),
-        diags: f.out.diags.list.len(),
-        scope_execs: f.out.jit.scope_execs,
-    }
+    common::run_xyz(src, x, y, x.len(), jit, crosscheck)
 }
 
 fn special(i: usize, v: f32) -> f32 {
@@ -450,7 +425,7 @@ proptest! {
                 )
             });
         let want = if mixed { 0 } else { 1 };
-        prop_assert_eq!(jit.scope_execs, want, "compiled runs\n{}", src);
+        prop_assert_eq!(jit.jit.scope_execs, want, "compiled runs\n{}", src);
         prop_assert_eq!(&interp.counts, &jit.counts);
         prop_assert_eq!(interp.diags, jit.diags);
         for (i, (a, b)) in interp.z.chunks(es).zip(jit.z.chunks(es)).enumerate() {
@@ -566,7 +541,7 @@ fn the_checker_sees_compiled_scope_accesses() {
     let x: Vec<u8> = (0..640).flat_map(|i| (i as f32).to_le_bytes()).collect();
     let interp = run(&src, &x, &x, JitMode::Off, false);
     let jit = run(&src, &x, &x, JitMode::Always, false);
-    assert_eq!(jit.scope_execs, 1);
+    assert_eq!(jit.jit.scope_execs, 1);
     assert!(interp.diags > 0);
     assert_eq!(interp.diags, jit.diags);
 }

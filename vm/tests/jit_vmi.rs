@@ -7,8 +7,11 @@
 //! instruction counts and diagnostics must agree, and a scope of only
 //! natively compiled ops must hand nothing to the host.
 
+mod common;
+
+use common::Ran;
 use proptest::prelude::*;
-use pto_vm::{load_text, run_kernel, Arg, CheckMode, Config, JitMode, JitStats};
+use pto_vm::JitMode;
 
 /// Lane type of a generated scope: (VMI name, GM/UB pointer name, bytes,
 /// float, the scalar type `vbrc` takes, empty when no arith constant has
@@ -246,36 +249,8 @@ fn kernel(ty: Ty, lanes: usize, total: usize, steps: &[Step], widen: bool) -> St
     )
 }
 
-struct Ran {
-    z: Vec<u8>,
-    counts: Vec<u64>,
-    error: Option<String>,
-    diags: usize,
-    jit: JitStats,
-}
-
 fn run(src: &str, x: &[u8], y: &[u8], z: usize, jit: JitMode, crosscheck: bool) -> Ran {
-    let k = load_text("k.pto", src, None).unwrap_or_else(|e| panic!("{e}\n{src}"));
-    let cfg = Config {
-        profile: k.profile,
-        jit,
-        crosscheck,
-        check: CheckMode::Warn,
-        ..Config::default()
-    };
-    let args = [
-        Arg::Buffer(x.to_vec()),
-        Arg::Buffer(y.to_vec()),
-        Arg::Buffer(vec![0xa5; z]),
-    ];
-    let f = run_kernel(&k, &cfg, None, &args).expect("runs");
-    Ran {
-        z: f.buffers[2].clone(),
-        counts: f.out.op_counts.clone(),
-        error: f.out.error.as_ref().map(|e| format!("{e:?}")),
-        diags: f.out.diags.list.len(),
-        jit: f.out.jit.clone(),
-    }
+    common::run_xyz(src, x, y, z, jit, crosscheck)
 }
 
 /// Elements of `ty` with NaNs, infinities, zeros of both signs, extremes.
