@@ -231,13 +231,13 @@ out += ['', '## Vector scopes (`pto.vecscope` loops)', '',
         'over 4096 f32 (16 KiB per operand) in UB, run 32 times per kernel. Per scope run = (kernel with 32 runs '
         '- kernel with 0 runs) / 32, so the DMA and setup around the scope cancel out. vscope_vmi.pto is the same '
         'kind of loop in VMI ops (`pto.vmi.vload`, `vadd`, `vbrc`, `vmul`, `vstore` on 256-lane vectors under a '
-        '`create_mask` tail; all native); vscope_vmicvt.pto converts 4096 f16 to f32 with a VMI `vcvt`, which the '
-        "compiled scope hands to the interpreter's code, between native ops.", '',
+        '`create_mask` tail; all native); vscope_vmicvt.pto converts 4096 f16 to f32 with a VMI `vcvt` (native too), '
+        'then multiplies and adds.', '',
         '| scope | interpreter | JIT | JIT speed-up | JIT Gelem/s | interpreter, check=warn | JIT, check=warn | speed-up (warn) |',
         '|---|---|---|---|---|---|---|---|']
 labels = {'f16sel': (8192, 'f16sel 8192 x f16 (vadd, vcmps, vsel)'),
           'vmi': (4096, 'VMI 4096 x f32 (vadd, vbrc, vmul)'),
-          'vmicvt': (4096, 'VMI 4096 x f16 -> f32 (vcvt in the host, vmul, vadd)')}
+          'vmicvt': (4096, 'VMI 4096 x f16 -> f32 (vcvt, vmul, vadd)')}
 for name in ('vadd', 'vexp', 'f16sel', 'vmi', 'vmicvt'):
     g = f'kernel_vscope_{name}16k'
     elems, label = labels.get(name, (4096, f'{name} 4096 x f32'))

@@ -968,7 +968,7 @@ fn scopes(c: &mut Criterion) {
     // a pto.vecscope loop over 16 KiB of f32 (vlds, vadd or vexp, vsts under a
     // plt tail mask; f16sel: f16 lanes, vadd, vcmps, vsel; vmi: the VMI ops
     // vload, vadd, vbrc, vmul, vstore on 256-lane vectors; vmicvt: a VMI
-    // f16 -> f32 vcvt the host runs between native ops), run `reps` times
+    // f16 -> f32 vcvt, multiply and add), run `reps` times
     // per kernel over the same UB data: the difference between 32 and 0
     // repetitions is 32 scope runs
     for name in ["vadd", "vexp", "f16sel", "vmi", "vmicvt"] {

@@ -383,3 +383,28 @@ fn a_mask_read_at_two_lane_sizes_sends_the_second_reader_to_the_host() {
     assert_eq!(jit.jit.scope_host_ops, 3);
     assert_eq!(interp.z, jit.z);
 }
+
+/// A VMI vector larger than the scope compiler's registers (4 MiB here)
+/// keeps the scope interpreted, and the run fails as the interpreter's
+/// does (its load runs off UB), without building a translation that size.
+#[test]
+fn a_huge_vmi_vector_stays_interpreted() {
+    let src = kernel(TYS[0], 64, 100, &[], false).replace(
+        "        %next = arith.subi",
+        "        %huge = pto.vmi.vload %ux[%c0] : !pto.ptr<f32, ub> -> !pto.vmi.vreg<1048576xf32>\n        %next = arith.subi",
+    );
+    let x = data(TYS[0], 192, &mut 3);
+    let interp = run(&src, &x, &x, x.len(), JitMode::Off, false);
+    let jit = run(&src, &x, &x, x.len(), JitMode::Always, false);
+    assert!(interp.error.is_some());
+    assert_eq!(jit.error, interp.error);
+    assert_eq!(jit.jit.scope_execs, 0);
+    assert!(
+        jit.jit
+            .rejected
+            .keys()
+            .any(|k| k.contains("too large to compile")),
+        "{:?}",
+        jit.jit.rejected
+    );
+}

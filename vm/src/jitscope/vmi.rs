@@ -82,22 +82,31 @@ fn types<'a>(attrs: &'a Attrs, key: &str) -> Vec<&'a str> {
         .collect()
 }
 
+/// The largest VMI vector a scope compiles (the scope compiler's 1024
+/// registers), in bytes, and the most lanes of a VMI mask (1024 masks at 4
+/// bytes a lane).
+const MAX_BYTES: usize = 1024 * 256;
+const MAX_LANES: usize = 1024 * 64;
+
 /// The kinds of a VMI op's results, from their types.
 pub(super) fn result_kinds(op: Opcode, attrs: &Attrs, n: usize) -> Result<Vec<Kind>, String> {
     let outs = types(attrs, "$out");
     if outs.len() != n {
         return super::reject(format!("'{}' with untyped results", op.name()));
     }
+    let big = |what: &str| format!("'{}' with a {what} too large to compile", op.name());
     outs.iter()
         .map(|t| match vmi::shape(t) {
-            Shape::Mask { lanes } => Ok(Kind::L {
-                lanes: u32::try_from(lanes).map_err(|_| "mask too long")?,
+            Shape::Mask { lanes } if lanes <= MAX_LANES => Ok(Kind::L {
+                lanes: lanes as u32,
                 g: 0,
             }),
+            Shape::Mask { .. } => Err(big("mask")),
             _ => match vmi::vec_bytes(t) {
-                Some(bytes) => Ok(Kind::W {
-                    bytes: u32::try_from(bytes).map_err(|_| "vector too long")?,
+                Some(bytes) if bytes <= MAX_BYTES => Ok(Kind::W {
+                    bytes: bytes as u32,
                 }),
+                Some(_) => Err(big("vector")),
                 None => super::reject(format!("'{}' with a {t} result", op.name())),
             },
         })
