@@ -86,7 +86,7 @@ enum Step {
     Un(&'static str, bool, bool),
     /// `%v = vmul %v, vbrc(scalar)`.
     Scale,
-    /// `%v = vsel %tail, %v, %b`.
+    /// `%v = vsel %tail, %v, %b` (native since session 21's VSel form).
     Sel,
 }
 
@@ -98,7 +98,7 @@ impl Step {
             Step::Un(op, _, merge) => !merge && ty.float && *op != "vexp",
             // f16/bf16 broadcasts of a float scalar round twice through f32
             Step::Scale => !matches!(ty.vmi, "f16" | "bf16"),
-            Step::Sel => false,
+            Step::Sel => true,
         }
     }
 }
@@ -343,7 +343,7 @@ proptest! {
         let masked_half = widen
             && steps
                 .iter()
-                .any(|s| matches!(s, Step::Bin(_, true, false) | Step::Un(_, true, false)) && s.native(ty));
+                .any(|s| matches!(s, Step::Bin(_, true, false) | Step::Un(_, true, false) | Step::Sel) && s.native(ty));
         if whole && !masked_half && steps.iter().all(|s| s.native(ty)) {
             prop_assert_eq!(jit.jit.scope_host_ops, 0, "host ops\n{}", src);
         } else {

@@ -14,7 +14,7 @@
 //! ([`SInst::Seq`]): plain loads and stores (no distribution, pattern or
 //! stride attribute; the pointer's element size is the lane size), masks
 //! from `create_mask`, scalar broadcasts (f32 lanes from a float, integer
-//! lanes from an integer), f16/bf16 to f32 `vcvt` (exact), the lane-wise add/sub/mul/max/min (and div on
+//! lanes from an integer), f16/bf16 to f32 `vcvt` (exact), `vsel`, the lane-wise add/sub/mul/max/min (and div on
 //! floats, and/or/xor on integers) and float abs/neg/sqrt, each unmasked or
 //! under a mask (masked-off lanes zero, as VMI defines them without
 //! `pmode`). Every other VMI op runs in the host with the interpreter's own
@@ -43,6 +43,8 @@ pub(super) enum Form {
     Bcast { lane: VLane, int_scalar: bool },
     /// `vcvt` of f16/bf16 lanes to f32 (exact).
     Widen { from: VLane },
+    /// `vsel %mask, %t, %f`: `t`'s lane where the mask is set, else `f`'s.
+    Sel { lane: u8, mask: Reg },
     /// A lane-wise op on one (`b` none) or two vectors.
     Ew {
         op: Op,
@@ -65,6 +67,7 @@ impl Form {
                 mask: Some(m),
                 ..
             } => Some((m, lane.bytes())),
+            Form::Sel { lane, mask } => Some((mask, lane)),
             _ => None,
         }
     }
@@ -225,6 +228,22 @@ pub(super) fn form(
                 && whole(src)
                 && whole(out);
             ok.then_some(Form::Widen { from })
+        }
+        "vsel" | "select" => {
+            let out = *outs.first()?;
+            let Shape::Vec { lane, .. } = out else {
+                return None;
+            };
+            let ok = srcs.len() == 3
+                && matches!(ins[0], Shape::Mask { lanes } if lanes == lanes_of(out))
+                && matches!(k(0), Some(Kind::L { .. }))
+                && (1..3).all(|i| ins[i] == out && matches!(k(i), Some(Kind::W { .. })))
+                && whole(out)
+                && matches!(lane, 1 | 2 | 4);
+            ok.then_some(Form::Sel {
+                lane: lane as u8,
+                mask: srcs[0],
+            })
         }
         "vbrc" | "broadcast" => {
             let out = *outs.first()?;
@@ -484,6 +503,21 @@ pub(super) fn emit(
                     mask: None,
                     part: 2 + (j % 2) as u8,
                     sat: false,
+                });
+            }
+        }
+        Form::Sel { lane, .. } => {
+            let (RegRef::V(d), Kind::W { bytes }) = dst? else {
+                return None;
+            };
+            let (mk, t, f) = (m(0)?, v(1)?, v(2)?);
+            for j in 0..vregs_of(bytes) {
+                out.push(SInst::VSel {
+                    es: lane,
+                    dst: d + j,
+                    a: t + j,
+                    b: f + j,
+                    mask: mk + j,
                 });
             }
         }
