@@ -968,10 +968,11 @@ fn scopes(c: &mut Criterion) {
     // a pto.vecscope loop over 16 KiB of f32 (vlds, vadd or vexp, vsts under a
     // plt tail mask; f16sel: f16 lanes, vadd, vcmps, vsel; vmi: the VMI ops
     // vload, vadd, vbrc, vmul, vstore on 256-lane vectors; vmicvt: a VMI
-    // f16 -> f32 vcvt, multiply and add), run `reps` times
+    // f16 -> f32 vcvt, multiply and add; reduce: vmul, vcadd, vcmax and
+    // vadd per 64-lane row), run `reps` times
     // per kernel over the same UB data: the difference between 32 and 0
     // repetitions is 32 scope runs
-    for name in ["vadd", "vexp", "f16sel", "vmi", "vmicvt"] {
+    for name in ["vadd", "vexp", "f16sel", "vmi", "vmicvt", "reduce"] {
         let file = format!("vscope_{name}.pto");
         let path = format!("{}/kernels/{file}", env!("CARGO_MANIFEST_DIR"));
         let src = std::fs::read_to_string(path).expect("bench kernel");

@@ -31,8 +31,10 @@ use crate::{Lane, Op, Reject};
 
 mod call;
 mod lanes;
+mod reduce;
 
 pub use call::OpRegs;
+pub use reduce::RedOp;
 
 /// Integer ops of the scalar unit (results wrap to the type's width).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -302,6 +304,20 @@ pub enum SInst {
         part: u8,
         /// Saturate.
         sat: bool,
+    },
+    /// A reduction across the lanes of `a` (see [`RedOp`]), run in Rust on
+    /// the registers in the state buffer (no host op; bit-exact).
+    Reduce {
+        /// Reduction.
+        op: RedOp,
+        /// Lane type.
+        lane: VLane,
+        /// Result.
+        dst: u32,
+        /// Source.
+        a: u32,
+        /// Mask (none: every lane).
+        mask: Option<u32>,
     },
     /// An op the host executes (see [`AccessSink::op`]): the scope hands it
     /// instruction `inst` with its operands' registers in the state buffer.
@@ -703,6 +719,9 @@ extern "C" fn access_cb(
         });
         return failed;
     }
+    if kind64 == call::KIND_REDUCE {
+        return u32::from(!call::reduce_regs(mask, es, addr, inst));
+    }
     if kind64 == call::KIND_OP || kind64 == call::KIND_OP_MEM {
         let mem = kind64 == call::KIND_OP_MEM;
         codegen::with_sink(sink, |s: &mut SinkRef| {
@@ -976,6 +995,7 @@ fn validate(s: &Scope) -> Result<(), Reject> {
                 pair && part_ok && vr(*dst) && vr(*a) && opt(*mask, &mk)
             }
             SInst::Call { srcs, dsts, .. } => srcs.iter().all(reg) && dsts.iter().all(reg),
+            SInst::Reduce { dst, a, mask, .. } => vr(*dst) && vr(*a) && opt(*mask, &mk),
             SInst::MaskConst { dst, .. } => mk(*dst),
             SInst::PLt { dst, rest, n, gran } => {
                 mk(*dst) && opt(*rest, &sc) && sc(*n) && matches!(gran, 1 | 2 | 4)
@@ -996,6 +1016,9 @@ fn validate(s: &Scope) -> Result<(), Reject> {
     let exact_only = flat(&s.insts).any(|i| match i {
         SInst::Ew { op, lane, .. } => lane.is_float() && matches!(op, Op::And | Op::Or | Op::Xor),
         SInst::VCmp { lane, .. } => lane.is_float(),
+        // a float sum or extreme of approximated lanes can cancel or pick
+        // another lane
+        SInst::Reduce { lane, .. } => lane.is_float(),
         SInst::VCvt { .. } | SInst::Call { .. } => true,
         _ => false,
     });
@@ -1059,7 +1082,7 @@ fn vregs_read(s: &Scope) -> Vec<bool> {
                 mark(*a);
                 mark(*b);
             }
-            SInst::VCvt { a, .. } => mark(*a),
+            SInst::VCvt { a, .. } | SInst::Reduce { a, .. } => mark(*a),
             _ => {}
         }
     }
@@ -1300,12 +1323,15 @@ impl Gen {
             .collect();
         let mut vmem = vec![false; s.vregs as usize];
         for i in flat(&s.insts) {
-            if let SInst::Call { srcs, dsts, .. } = i {
-                for r in srcs.iter().chain(dsts) {
-                    if let RegRef::V(v) = *r {
-                        if let Some(m) = vmem.get_mut(v as usize) {
-                            *m = true;
-                        }
+            let regs: Vec<RegRef> = match i {
+                SInst::Call { srcs, dsts, .. } => srcs.iter().chain(dsts).copied().collect(),
+                SInst::Reduce { dst, a, .. } => vec![RegRef::V(*dst), RegRef::V(*a)],
+                _ => continue,
+            };
+            for r in regs {
+                if let RegRef::V(v) = r {
+                    if let Some(m) = vmem.get_mut(v as usize) {
+                        *m = true;
                     }
                 }
             }
@@ -2054,6 +2080,13 @@ impl Gen {
                 sat,
             } => self.vcvt(b, *from, *to, *dst, *a, *mask, *part, *sat),
             SInst::Call { srcs, dsts, mem } => self.call_op(b, k, srcs, dsts, *mem),
+            SInst::Reduce {
+                op,
+                lane,
+                dst,
+                a,
+                mask,
+            } => self.reduce_op(b, k, *op, *lane, *dst, *a, *mask),
             SInst::MaskConst { dst, bits } => {
                 for (j, ch) in bits.chunks_exact(8).enumerate() {
                     let w = i64::from_le_bytes(ch.try_into().unwrap_or([0; 8]));

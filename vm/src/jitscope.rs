@@ -23,7 +23,7 @@ use std::sync::{Arc, Mutex};
 use pto_isa_spec::DType;
 use pto_isa_spec::Opcode;
 use pto_jit::vscope::{
-    self, AccessSink, CmpPred, IntOp, Logged, RegRef, SInst, Scope, ScopeStatus, VLane,
+    self, AccessSink, CmpPred, IntOp, Logged, RedOp, RegRef, SInst, Scope, ScopeStatus, VLane,
 };
 
 use crate::exec::vec_convert::Rnd;
@@ -326,7 +326,17 @@ fn regs_of(k: &K) -> Result<(Vec<Reg>, Vec<Reg>), String> {
 fn compiled_generic(op: Opcode) -> bool {
     matches!(
         op,
-        Opcode::VCmp | Opcode::VCmps | Opcode::VSel | Opcode::VCvt
+        Opcode::VCmp
+            | Opcode::VCmps
+            | Opcode::VSel
+            | Opcode::VCvt
+            | Opcode::VCadd
+            | Opcode::VCmax
+            | Opcode::VCmin
+            | Opcode::VCgadd
+            | Opcode::VCgmax
+            | Opcode::VCgmin
+            | Opcode::VCpadd
     )
 }
 
@@ -1190,6 +1200,33 @@ impl Tr<'_> {
                     a: vec(0)?,
                     b,
                     s: sc,
+                    mask,
+                }
+            }
+            Opcode::VCadd
+            | Opcode::VCmax
+            | Opcode::VCmin
+            | Opcode::VCgadd
+            | Opcode::VCgmax
+            | Opcode::VCgmin
+            | Opcode::VCpadd => {
+                if v.len() != 1 || m.len() > 1 || !s.is_empty() {
+                    return reject(format!("'{name}' with these operands"));
+                }
+                let dt = cx.dst().map_err(|e| format!("'{name}': {e:?}"))?;
+                SInst::Reduce {
+                    op: match op {
+                        Opcode::VCadd => RedOp::Add,
+                        Opcode::VCmax => RedOp::Max,
+                        Opcode::VCmin => RedOp::Min,
+                        Opcode::VCgadd => RedOp::GroupAdd,
+                        Opcode::VCgmax => RedOp::GroupMax,
+                        Opcode::VCgmin => RedOp::GroupMin,
+                        _ => RedOp::PrefixAdd,
+                    },
+                    lane: Self::lane(dt)?,
+                    dst: self.v(dst)?,
+                    a: vec(0)?,
                     mask,
                 }
             }

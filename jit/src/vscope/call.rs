@@ -14,13 +14,18 @@ use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, InstBuilder};
 use cranelift_frontend::FunctionBuilder;
 
-use super::{st_flags, Gen, RegRef, FAULT_ADDR, FAULT_LEN, HEADER};
+use super::reduce::{self, RedOp};
+use super::{st_flags, Gen, RegRef, VLane, FAULT_ADDR, FAULT_LEN, HEADER};
 
 /// Callback kind of a host-executed op.
 pub(super) const KIND_OP: i64 = 5;
 /// Callback kind of a host-executed op that accesses UB (its base and
 /// length in the fault words of the state header).
 pub(super) const KIND_OP_MEM: i64 = 6;
+
+/// Callback kind of a reduction ([`super::SInst::Reduce`]), which does not
+/// reach the sink.
+pub(super) const KIND_REDUCE: i64 = 8;
 
 /// Status a scope returns when a host-executed op failed.
 pub(super) const STATUS_OP: i64 = 6;
@@ -139,7 +144,92 @@ pub(super) fn with_regs(
     f(&mut regs)
 }
 
+/// Runs the reduction `code` ([`RedOp::code`]) on the state buffer at
+/// `state` (`words` words): `offs` packs the word offsets of the source
+/// (bits 0..21), the result (21..42) and the mask plus one (42..63, zero:
+/// none). False when a register lies outside the buffer.
+pub(super) fn reduce_regs(state: *const u8, words: u32, offs: u64, code: u32) -> bool {
+    let Some((op, lane)) = RedOp::decode(code) else {
+        return false;
+    };
+    if state.is_null() {
+        return false;
+    }
+    // SAFETY: compiled scope code passes the state buffer it runs on
+    // (`ScopeCompiled::call` hands it `words` 8-byte aligned words that it
+    // borrows exclusively for the call) and does not touch it until this
+    // callback returns.
+    let words =
+        unsafe { std::slice::from_raw_parts_mut(state.cast_mut().cast::<u64>(), words as usize) };
+    let field = |k: u32| ((offs >> (21 * k)) & 0x1f_ffff) as usize;
+    let (a, d, m) = (field(0), field(1), field(2));
+    let bytes = |at: usize, out: &mut [u8]| -> bool {
+        let Some(ws) = words.get(at..at + out.len() / 8) else {
+            return false;
+        };
+        for (ch, w) in out.chunks_exact_mut(8).zip(ws) {
+            ch.copy_from_slice(&w.to_le_bytes());
+        }
+        true
+    };
+    let mut v = [0u8; 256];
+    if !bytes(a, &mut v) {
+        return false;
+    }
+    let mut mk = [0u8; 32];
+    let mask = match m {
+        0 => None,
+        m => {
+            if !bytes(m - 1, &mut mk) {
+                return false;
+            }
+            Some(&mk)
+        }
+    };
+    let r = reduce::reduce(op, lane, &v, mask);
+    let Some(ws) = words.get_mut(d..d + 32) else {
+        return false;
+    };
+    for (w, ch) in ws.iter_mut().zip(r.chunks_exact(8)) {
+        let mut b = [0u8; 8];
+        b.copy_from_slice(ch);
+        *w = u64::from_le_bytes(b);
+    }
+    true
+}
+
 impl Gen {
+    /// `SInst::Reduce`: the callback computes the result register from the
+    /// source and the mask in the state buffer (both registers live there).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn reduce_op(
+        &self,
+        b: &mut FunctionBuilder,
+        k: u32,
+        op: RedOp,
+        lane: VLane,
+        dst: u32,
+        a: u32,
+        mask: Option<u32>,
+    ) {
+        let word = |slot: i32| (slot / 8) as u64;
+        let offs = word(self.vslot(a))
+            | word(self.vslot(dst)) << 21
+            | mask.map_or(0, |m| word(self.mslot(m)) + 1) << 42;
+        let code = b.ins().iconst(types::I32, i64::from(op.code(lane)));
+        let offs = b.ins().iconst(types::I64, offs as i64);
+        let words = b.ins().iconst(types::I32, self.layout.words as i64);
+        let kd = b.ins().iconst(types::I32, KIND_REDUCE);
+        let call = b.ins().call_indirect(
+            self.cb_sig,
+            self.cb,
+            &[self.sink, code, offs, self.state, words, kd],
+        );
+        let r = b.inst_results(call)[0];
+        let ok = b.ins().icmp_imm_s(IntCC::Equal, r, 0);
+        self.guard(b, ok, STATUS_OP, k, None);
+    }
+
     /// `SInst::Call`: spills the scalar operands, calls the host, stops the
     /// scope with [`STATUS_OP`] when the op failed, and reloads the scalar
     /// results (a post-update load's advanced address).

@@ -1,0 +1,565 @@
+//! Reductions across the lanes of one register (`vcadd`, `vcmax`/`vcmin`,
+//! the 32-byte group forms `vcgadd`/`vcgmax`/`vcgmin`, the prefix sum
+//! `vcpadd`), which [`SInst::Reduce`](super::SInst::Reduce) runs in Rust:
+//! the compiled code hands the callback the state buffer and the word
+//! offsets of its registers, and this code writes the result register.
+//!
+//! The results are the interpreter's, bit for bit (`exec::vec_arith::reduce`
+//! in the VM is the reference): a sum is the hardware's adder tree over the
+//! active lanes taken in order (pairs of neighbours, a lone last one passed
+//! up), rounded to the lane type at every level; a float extreme is the
+//! first NaN if a lane holds one, else the first lane with the largest
+//! (smallest) value; with no active lane a sum is zero and an extreme the
+//! identity (-inf/+inf, or the type's smallest/largest integer) at index 0.
+//! Floats are computed in f64 and rounded to the lane type as the
+//! interpreter rounds them; integers wrap.
+
+use half::{bf16, f16};
+
+use super::VLane;
+
+/// A reduction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RedOp {
+    /// `vcadd`: the sum in lane 0.
+    Add,
+    /// `vcmax`: the largest value in lane 0, its index in lane 1.
+    Max,
+    /// `vcmin`: the smallest value in lane 0, its index in lane 1.
+    Min,
+    /// `vcgadd`: the sum of each 32-byte group in lanes 0..8.
+    GroupAdd,
+    /// `vcgmax`: the largest value of each group in lanes 0..8.
+    GroupMax,
+    /// `vcgmin`: the smallest value of each group in lanes 0..8.
+    GroupMin,
+    /// `vcpadd`: the inclusive prefix sum over the active lanes, each in its
+    /// own lane (inactive lanes zero).
+    PrefixAdd,
+}
+
+impl RedOp {
+    /// A code for the callback (the op in the low byte, the lane above).
+    pub(super) fn code(self, lane: VLane) -> u32 {
+        let op = match self {
+            RedOp::Add => 0,
+            RedOp::Max => 1,
+            RedOp::Min => 2,
+            RedOp::GroupAdd => 3,
+            RedOp::GroupMax => 4,
+            RedOp::GroupMin => 5,
+            RedOp::PrefixAdd => 6,
+        };
+        let l = match lane {
+            VLane::F32 => 0,
+            VLane::I32 => 1,
+            VLane::U32 => 2,
+            VLane::F16 => 3,
+            VLane::BF16 => 4,
+            VLane::I16 => 5,
+            VLane::U16 => 6,
+        };
+        op | l << 8
+    }
+
+    /// The op and lane of a [`RedOp::code`].
+    pub(super) fn decode(code: u32) -> Option<(RedOp, VLane)> {
+        let op = match code & 0xff {
+            0 => RedOp::Add,
+            1 => RedOp::Max,
+            2 => RedOp::Min,
+            3 => RedOp::GroupAdd,
+            4 => RedOp::GroupMax,
+            5 => RedOp::GroupMin,
+            6 => RedOp::PrefixAdd,
+            _ => return None,
+        };
+        let lane = match code >> 8 {
+            0 => VLane::F32,
+            1 => VLane::I32,
+            2 => VLane::U32,
+            3 => VLane::F16,
+            4 => VLane::BF16,
+            5 => VLane::I16,
+            6 => VLane::U16,
+            _ => return None,
+        };
+        Some((op, lane))
+    }
+}
+
+/// A lane's value: floats exactly as f64, integers sign- or zero-extended.
+#[derive(Clone, Copy)]
+enum Num {
+    F(f64),
+    I(i64),
+}
+
+/// The bf16 nearest `v` (ties to even), from the f64 without a second
+/// rounding: an inexact f32 is replaced by the f32 toward zero with its last
+/// bit set, which rounds to bf16 as `v` does.
+fn bf16_rne(v: f64) -> bf16 {
+    let t = v as f32;
+    if v.is_nan() || f64::from(t) == v {
+        return bf16::from_f32(t);
+    }
+    let mut bits = t.to_bits();
+    if f64::from(t).abs() > v.abs() {
+        bits -= 1;
+    }
+    bf16::from_f32(f32::from_bits(bits | 1))
+}
+
+struct Lanes {
+    lane: VLane,
+    es: usize,
+}
+
+impl Lanes {
+    fn n(&self) -> usize {
+        256 / self.es
+    }
+
+    fn raw(&self, v: &[u8; 256], i: usize) -> u64 {
+        let mut b = [0u8; 8];
+        b[..self.es].copy_from_slice(&v[i * self.es..(i + 1) * self.es]);
+        u64::from_le_bytes(b)
+    }
+
+    fn set_raw(&self, v: &mut [u8; 256], i: usize, x: u64) {
+        v[i * self.es..(i + 1) * self.es].copy_from_slice(&x.to_le_bytes()[..self.es]);
+    }
+
+    fn get(&self, v: &[u8; 256], i: usize) -> Num {
+        let r = self.raw(v, i);
+        match self.lane {
+            VLane::F32 => Num::F(f64::from(f32::from_bits(r as u32))),
+            VLane::F16 => Num::F(f16::from_bits(r as u16).to_f64()),
+            VLane::BF16 => Num::F(bf16::from_bits(r as u16).to_f64()),
+            VLane::I32 => Num::I(i64::from(r as u32 as i32)),
+            VLane::U32 => Num::I(i64::from(r as u32)),
+            VLane::I16 => Num::I(i64::from(r as u16 as i16)),
+            VLane::U16 => Num::I(i64::from(r as u16)),
+        }
+    }
+
+    fn put(&self, v: &mut [u8; 256], i: usize, x: Num) {
+        let bits = match (self.lane, x) {
+            (VLane::F32, Num::F(f)) => u64::from((f as f32).to_bits()),
+            (VLane::F16, Num::F(f)) => u64::from(f16::from_f64(f).to_bits()),
+            (VLane::BF16, Num::F(f)) => u64::from(bf16_rne(f).to_bits()),
+            (_, Num::I(i)) => i as u64,
+            (_, Num::F(f)) => f as i64 as u64,
+        };
+        self.set_raw(v, i, bits);
+    }
+
+    fn float(&self) -> bool {
+        self.lane.is_float()
+    }
+
+    /// A float rounded to the lane type (integers unchanged).
+    fn round(&self, x: Num) -> Num {
+        match (self.lane, x) {
+            (VLane::F32, Num::F(f)) => Num::F(f64::from(f as f32)),
+            (VLane::F16, Num::F(f)) => Num::F(f16::from_f64(f).to_f64()),
+            (VLane::BF16, Num::F(f)) => Num::F(bf16_rne(f).to_f64()),
+            _ => x,
+        }
+    }
+
+    fn add(&self, x: Num, y: Num) -> Num {
+        match (x, y) {
+            (Num::F(a), Num::F(b)) => self.round(Num::F(a + b)),
+            (Num::I(a), Num::I(b)) => Num::I(a.wrapping_add(b)),
+            _ => x,
+        }
+    }
+
+    fn zero(&self) -> Num {
+        if self.float() {
+            Num::F(0.0)
+        } else {
+            Num::I(0)
+        }
+    }
+
+    /// What an extreme of no lane yields.
+    fn identity(&self, max: bool) -> Num {
+        if self.float() {
+            return Num::F(if max {
+                f64::NEG_INFINITY
+            } else {
+                f64::INFINITY
+            });
+        }
+        let bits = 8 * self.es as u32;
+        Num::I(match (self.lane.unsigned(), max) {
+            (false, true) => -(1i64 << (bits - 1)),
+            (false, false) => (1i64 << (bits - 1)) - 1,
+            (true, true) => 0,
+            (true, false) => (1i64 << bits) - 1,
+        })
+    }
+
+    /// The adder tree over `xs` (in place).
+    fn tree_sum(&self, xs: &mut [Num]) -> Num {
+        let mut n = xs.len();
+        if n == 0 {
+            return self.zero();
+        }
+        while n > 1 {
+            let half = n.div_ceil(2);
+            for k in 0..half {
+                xs[k] = if 2 * k + 1 < n {
+                    self.add(xs[2 * k], xs[2 * k + 1])
+                } else {
+                    xs[2 * k]
+                };
+            }
+            n = half;
+        }
+        xs[0]
+    }
+
+    /// The first extreme of `xs` (lane, value): the first NaN, else the
+    /// first largest (`max`) or smallest.
+    fn extreme(&self, xs: &[(usize, Num)], max: bool) -> Option<(usize, Num)> {
+        let mut best: Option<(usize, Num)> = None;
+        for &(i, x) in xs {
+            let better = match best {
+                None => true,
+                Some((_, b)) => match (x, b) {
+                    (Num::F(x), Num::F(b)) => {
+                        (x.is_nan() && !b.is_nan()) || if max { x > b } else { x < b }
+                    }
+                    (Num::I(x), Num::I(b)) => {
+                        if max {
+                            x > b
+                        } else {
+                            x < b
+                        }
+                    }
+                    _ => false,
+                },
+            };
+            if better {
+                best = Some((i, x));
+            }
+        }
+        best
+    }
+}
+
+/// Whether bit `b` of a mask is set (no mask: every bit).
+fn bit(m: Option<&[u8; 32]>, b: usize) -> bool {
+    m.is_none_or(|m| b < 256 && m[b / 8] & (1 << (b % 8)) != 0)
+}
+
+/// The f32 lanes of `a` that `m` enables, in order, NaNs quieted (as the
+/// interpreter's widening to f64 quiets them); returns how many.
+fn f32_active(a: &[u8; 256], m: Option<&[u8; 32]>, xs: &mut [(u32, f32); 64]) -> usize {
+    let mut n = 0;
+    for (i, ch) in a.chunks_exact(4).enumerate() {
+        if bit(m, 4 * i) {
+            let mut x = f32::from_le_bytes([ch[0], ch[1], ch[2], ch[3]]);
+            if x.is_nan() {
+                x = f32::from_bits(x.to_bits() | 0x0040_0000);
+            }
+            xs[n] = (i as u32, x);
+            n += 1;
+        }
+    }
+    n
+}
+
+/// `vcadd`, `vcmax` and `vcmin` on f32 lanes without the generic lane
+/// values (the common case; the same results as the generic code: an f32
+/// sum of two f32s is the f64 sum rounded once).
+fn reduce_f32(op: RedOp, a: &[u8; 256], m: Option<&[u8; 32]>) -> [u8; 256] {
+    let mut out = [0u8; 256];
+    let mut act = [(0u32, 0f32); 64];
+    let n = f32_active(a, m, &mut act);
+    match op {
+        RedOp::Add => {
+            let mut xs = [0f32; 64];
+            for (x, (_, v)) in xs.iter_mut().zip(&act[..n]) {
+                *x = *v;
+            }
+            let mut n = n;
+            while n > 1 {
+                for k in 0..n / 2 {
+                    xs[k] = xs[2 * k] + xs[2 * k + 1];
+                }
+                if n % 2 == 1 {
+                    xs[n / 2] = xs[n - 1];
+                }
+                n = n.div_ceil(2);
+            }
+            let s = if n == 0 { 0.0 } else { xs[0] };
+            out[..4].copy_from_slice(&s.to_le_bytes());
+        }
+        _ => {
+            let max = op == RedOp::Max;
+            let mut best: Option<(u32, f32)> = None;
+            for &(i, x) in &act[..n] {
+                let better = match best {
+                    None => true,
+                    Some((_, b)) => (x.is_nan() && !b.is_nan()) || if max { x > b } else { x < b },
+                };
+                if better {
+                    best = Some((i, x));
+                }
+            }
+            let (i, x) = best.unwrap_or((
+                0,
+                if max {
+                    f32::NEG_INFINITY
+                } else {
+                    f32::INFINITY
+                },
+            ));
+            out[..4].copy_from_slice(&x.to_le_bytes());
+            out[4..8].copy_from_slice(&i.to_le_bytes());
+        }
+    }
+    out
+}
+
+/// Reduction `op` of the `lane` lanes of `a` that mask `m` enables.
+pub fn reduce(op: RedOp, lane: VLane, a: &[u8; 256], m: Option<&[u8; 32]>) -> [u8; 256] {
+    if lane == VLane::F32 && matches!(op, RedOp::Add | RedOp::Max | RedOp::Min) {
+        return reduce_f32(op, a, m);
+    }
+    reduce_lanes(op, lane, a, m)
+}
+
+/// [`reduce`] on the generic lane values.
+fn reduce_lanes(op: RedOp, lane: VLane, a: &[u8; 256], m: Option<&[u8; 32]>) -> [u8; 256] {
+    let l = Lanes {
+        lane,
+        es: usize::from(lane.bytes()),
+    };
+    let mut out = [0u8; 256];
+    // the active lanes, in order (at most 128)
+    let mut active = [(0usize, Num::I(0)); 128];
+    let mut na = 0;
+    for i in 0..l.n() {
+        if bit(m, i * l.es) {
+            active[na] = (i, l.get(a, i));
+            na += 1;
+        }
+    }
+    let active = &active[..na];
+    let mut vals = [Num::I(0); 128];
+    match op {
+        RedOp::Add => {
+            for (v, (_, x)) in vals.iter_mut().zip(active) {
+                *v = *x;
+            }
+            let s = l.tree_sum(&mut vals[..na]);
+            l.put(&mut out, 0, s);
+        }
+        RedOp::Max | RedOp::Min => {
+            let max = op == RedOp::Max;
+            let (i, x) = l.extreme(active, max).unwrap_or((0, l.identity(max)));
+            l.put(&mut out, 0, x);
+            l.set_raw(&mut out, 1, i as u64);
+        }
+        RedOp::GroupAdd | RedOp::GroupMax | RedOp::GroupMin => {
+            let per = 32 / l.es;
+            for g in 0..8 {
+                let mut grp = [(0usize, Num::I(0)); 16];
+                let mut n = 0;
+                for &(i, x) in active.iter().filter(|(i, _)| i / per == g) {
+                    grp[n] = (i, x);
+                    n += 1;
+                }
+                let r = match op {
+                    RedOp::GroupAdd => {
+                        for (v, (_, x)) in vals.iter_mut().zip(&grp[..n]) {
+                            *v = *x;
+                        }
+                        l.tree_sum(&mut vals[..n])
+                    }
+                    _ => {
+                        let max = op == RedOp::GroupMax;
+                        l.extreme(&grp[..n], max)
+                            .map_or(l.identity(max), |(_, x)| x)
+                    }
+                };
+                l.put(&mut out, g, r);
+            }
+        }
+        RedOp::PrefixAdd => {
+            let mut acc = l.zero();
+            for &(i, x) in active {
+                acc = l.add(acc, x);
+                l.put(&mut out, i, acc);
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f32s(xs: &[f32]) -> [u8; 256] {
+        let mut v = [0u8; 256];
+        for (i, x) in xs.iter().enumerate() {
+            v[4 * i..4 * i + 4].copy_from_slice(&x.to_le_bytes());
+        }
+        v
+    }
+
+    fn lane_f32(v: &[u8; 256], i: usize) -> f32 {
+        f32::from_le_bytes(v[4 * i..4 * i + 4].try_into().unwrap())
+    }
+
+    fn lane_u32(v: &[u8; 256], i: usize) -> u32 {
+        u32::from_le_bytes(v[4 * i..4 * i + 4].try_into().unwrap())
+    }
+
+    #[test]
+    fn the_sum_is_an_adder_tree_over_the_active_lanes() {
+        // 1e8 + 1 + (-1e8) + 1: in order 0 or 1; as a tree (1e8 + 1) +
+        // (-1e8 + 1) = 1e8 - 1e8 = 0 in f32
+        let v = f32s(&[1e8, 1.0, -1e8, 1.0]);
+        let mut m = [0u8; 32];
+        m[0] = 0x01 | 0x10; // lanes 0 and 1
+        m[1] = 0x01 | 0x10; // lanes 2 and 3
+        let r = reduce(RedOp::Add, VLane::F32, &v, Some(&m));
+        assert_eq!(lane_f32(&r, 0), 0.0);
+        assert_eq!(r[4..].iter().filter(|b| **b != 0).count(), 0);
+        // lanes 0, 2, 3: (1e8 + -1e8) + 1 = 1, compacted before pairing
+        m[0] = 0x01;
+        let r = reduce(RedOp::Add, VLane::F32, &v, Some(&m));
+        assert_eq!(lane_f32(&r, 0), 1.0);
+        // no lane: +0
+        let r = reduce(RedOp::Add, VLane::F32, &v, Some(&[0; 32]));
+        assert_eq!(lane_u32(&r, 0), 0);
+    }
+
+    #[test]
+    fn extremes_take_the_first_nan_or_the_first_tie() {
+        let v = f32s(&[1.0, 3.0, -0.0, 3.0, f32::NAN, 0.0]);
+        let r = reduce(RedOp::Max, VLane::F32, &v, None);
+        assert!(lane_f32(&r, 0).is_nan());
+        assert_eq!(lane_u32(&r, 1), 4);
+        let mut m = [0u8; 32];
+        m[0] = 0x11; // lanes 0, 1
+        m[1] = 0x11; // lanes 2, 3
+        let r = reduce(RedOp::Max, VLane::F32, &v, Some(&m));
+        assert_eq!((lane_f32(&r, 0), lane_u32(&r, 1)), (3.0, 1));
+        // -0 before +0: the first of the equal minima
+        let r = reduce(
+            RedOp::Min,
+            VLane::F32,
+            &f32s(&[-0.0, 0.0]),
+            Some(&[0x11; 32]),
+        );
+        assert_eq!((lane_u32(&r, 0), lane_u32(&r, 1)), ((-0.0f32).to_bits(), 0));
+        // no lane: the identity at index 0
+        let r = reduce(RedOp::Max, VLane::I16, &[0x55; 256], Some(&[0; 32]));
+        assert_eq!((r[0], r[1], r[2], r[3]), (0x00, 0x80, 0, 0));
+        let r = reduce(RedOp::Min, VLane::U16, &[0x55; 256], Some(&[0; 32]));
+        assert_eq!((r[0], r[1]), (0xff, 0xff));
+    }
+
+    #[test]
+    fn group_and_prefix_forms() {
+        let xs: Vec<f32> = (0..64).map(|i| i as f32).collect();
+        let v = f32s(&xs);
+        let r = reduce(RedOp::GroupAdd, VLane::F32, &v, None);
+        for g in 0..8 {
+            let want: f32 = (8 * g..8 * g + 8).map(|i| i as f32).sum();
+            assert_eq!(lane_f32(&r, g), want);
+        }
+        let r = reduce(RedOp::GroupMin, VLane::F32, &v, None);
+        assert_eq!(lane_f32(&r, 3), 24.0);
+        let r = reduce(RedOp::PrefixAdd, VLane::F32, &v, None);
+        assert_eq!(lane_f32(&r, 10), 55.0);
+        // integers wrap
+        let r = reduce(RedOp::Add, VLane::U16, &[0xff; 256], None);
+        assert_eq!((r[0], r[1]), (0x80, 0xff));
+    }
+
+    /// The f32 fast path gives the generic code's bits, NaNs, zeros,
+    /// infinities and subnormals included, under random masks.
+    #[test]
+    fn the_f32_path_equals_the_generic_one() {
+        let mut s = 0x9e37_79b9_7f4a_7c15u64;
+        let mut rnd = || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            s
+        };
+        let special = [
+            f32::NAN.to_bits(),
+            0x7f80_0001, // signalling
+            0xffc0_0000,
+            f32::INFINITY.to_bits(),
+            f32::NEG_INFINITY.to_bits(),
+            0x8000_0000,
+            0,
+            1,
+            0x7f7f_ffff,
+        ];
+        for case in 0..2000 {
+            let mut v = [0u8; 256];
+            for ch in v.chunks_exact_mut(4) {
+                let r = rnd();
+                let x = if r % 5 == 0 {
+                    special[(r >> 8) as usize % special.len()]
+                } else {
+                    ((((r >> 16) % 20001) as f32 - 10000.0) / 7.0).to_bits()
+                };
+                ch.copy_from_slice(&x.to_le_bytes());
+            }
+            let mut mk = [0u8; 32];
+            for b in mk.iter_mut() {
+                *b = rnd() as u8;
+            }
+            let m = match case % 3 {
+                0 => None,
+                _ => Some(&mk),
+            };
+            for op in [RedOp::Add, RedOp::Max, RedOp::Min] {
+                assert_eq!(
+                    reduce_f32(op, &v, m),
+                    reduce_lanes(op, VLane::F32, &v, m),
+                    "{op:?}, case {case}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn codes_round_trip() {
+        for op in [
+            RedOp::Add,
+            RedOp::Max,
+            RedOp::Min,
+            RedOp::GroupAdd,
+            RedOp::GroupMax,
+            RedOp::GroupMin,
+            RedOp::PrefixAdd,
+        ] {
+            for lane in [
+                VLane::F32,
+                VLane::I32,
+                VLane::U32,
+                VLane::F16,
+                VLane::BF16,
+                VLane::I16,
+                VLane::U16,
+            ] {
+                assert_eq!(RedOp::decode(op.code(lane)), Some((op, lane)));
+            }
+        }
+        assert_eq!(RedOp::decode(7), None);
+    }
+}
