@@ -170,6 +170,9 @@ impl Lanes {
 
     fn add(&self, x: Num, y: Num) -> Num {
         match (x, y) {
+            // the NaN rule of `add32`
+            (Num::F(a), Num::F(_)) if a.is_nan() => self.round(x),
+            (Num::F(_), Num::F(b)) if b.is_nan() => self.round(y),
             (Num::F(a), Num::F(b)) => self.round(Num::F(a + b)),
             (Num::I(a), Num::I(b)) => Num::I(a.wrapping_add(b)),
             _ => x,
@@ -256,70 +259,157 @@ fn bit(m: Option<&[u8; 32]>, b: usize) -> bool {
     m.is_none_or(|m| b < 256 && m[b / 8] & (1 << (b % 8)) != 0)
 }
 
-/// The f32 lanes of `a` that `m` enables, in order, NaNs quieted (as the
-/// interpreter's widening to f64 quiets them); returns how many.
-fn f32_active(a: &[u8; 256], m: Option<&[u8; 32]>, xs: &mut [(u32, f32); 64]) -> usize {
-    let mut n = 0;
-    for (i, ch) in a.chunks_exact(4).enumerate() {
-        if bit(m, 4 * i) {
-            let mut x = f32::from_le_bytes([ch[0], ch[1], ch[2], ch[3]]);
-            if x.is_nan() {
-                x = f32::from_bits(x.to_bits() | 0x0040_0000);
-            }
-            xs[n] = (i as u32, x);
-            n += 1;
-        }
+/// The 64 f32 lanes of `a`, NaNs quieted (as the interpreter's widening to
+/// f64 quiets them).
+fn f32_lanes(a: &[u8; 256]) -> [f32; 64] {
+    let mut x = [0f32; 64];
+    for (v, ch) in x.iter_mut().zip(a.chunks_exact(4)) {
+        let b = u32::from_le_bytes([ch[0], ch[1], ch[2], ch[3]]);
+        let nan = (b & 0x7fff_ffff > 0x7f80_0000) as u32;
+        *v = f32::from_bits(b | nan << 22);
     }
-    n
+    x
+}
+
+/// Bit `i` set when f32 lane `i` is active under `m` (bit `4 i`).
+fn f32_active(m: Option<&[u8; 32]>) -> u64 {
+    let Some(m) = m else {
+        return u64::MAX;
+    };
+    let mut act = 0u64;
+    for (j, b) in m.iter().enumerate() {
+        act |= u64::from(b & 1) << (2 * j) | u64::from(b >> 4 & 1) << (2 * j + 1);
+    }
+    act
+}
+
+/// `a + b` with the NaN rule of the x86 adds the interpreter's sum runs
+/// (the first operand's NaN, else the second's), stated so that the
+/// compiler's freedom to swap the operands of a float add cannot change
+/// which payload a sum of two NaNs keeps.
+#[inline(always)]
+fn add32(a: f32, b: f32) -> f32 {
+    if a.is_nan() {
+        a
+    } else if b.is_nan() {
+        b
+    } else {
+        a + b
+    }
+}
+
+/// The adder tree over all 64 lanes (fixed sizes, so the levels vectorize).
+fn tree64(x: &[f32; 64]) -> f32 {
+    let mut l32 = [0f32; 32];
+    for (k, v) in l32.iter_mut().enumerate() {
+        *v = add32(x[2 * k], x[2 * k + 1]);
+    }
+    let mut l16 = [0f32; 16];
+    for (k, v) in l16.iter_mut().enumerate() {
+        *v = add32(l32[2 * k], l32[2 * k + 1]);
+    }
+    let mut l8 = [0f32; 8];
+    for (k, v) in l8.iter_mut().enumerate() {
+        *v = add32(l16[2 * k], l16[2 * k + 1]);
+    }
+    let l4 = [
+        add32(l8[0], l8[1]),
+        add32(l8[2], l8[3]),
+        add32(l8[4], l8[5]),
+        add32(l8[6], l8[7]),
+    ];
+    add32(add32(l4[0], l4[1]), add32(l4[2], l4[3]))
 }
 
 /// `vcadd`, `vcmax` and `vcmin` on f32 lanes without the generic lane
 /// values (the common case; the same results as the generic code: an f32
-/// sum of two f32s is the f64 sum rounded once).
+/// sum of two f32s is the f64 sum rounded once, and an extreme is the first
+/// NaN, else the first lane equal to the largest or smallest value).
 fn reduce_f32(op: RedOp, a: &[u8; 256], m: Option<&[u8; 32]>) -> [u8; 256] {
     let mut out = [0u8; 256];
-    let mut act = [(0u32, 0f32); 64];
-    let n = f32_active(a, m, &mut act);
+    let x = f32_lanes(a);
+    let act = f32_active(m);
     match op {
         RedOp::Add => {
-            let mut xs = [0f32; 64];
-            for (x, (_, v)) in xs.iter_mut().zip(&act[..n]) {
-                *x = *v;
-            }
-            let mut n = n;
-            while n > 1 {
-                for k in 0..n / 2 {
-                    xs[k] = xs[2 * k] + xs[2 * k + 1];
+            let s = if act == u64::MAX {
+                tree64(&x)
+            } else {
+                // the active lanes compacted, then the tree
+                let mut xs = [0f32; 64];
+                let mut n = 0;
+                let mut bits = act;
+                while bits != 0 {
+                    xs[n] = x[bits.trailing_zeros() as usize];
+                    n += 1;
+                    bits &= bits - 1;
                 }
-                if n % 2 == 1 {
-                    xs[n / 2] = xs[n - 1];
+                while n > 1 {
+                    for k in 0..n / 2 {
+                        xs[k] = add32(xs[2 * k], xs[2 * k + 1]);
+                    }
+                    if n % 2 == 1 {
+                        xs[n / 2] = xs[n - 1];
+                    }
+                    n = n.div_ceil(2);
                 }
-                n = n.div_ceil(2);
-            }
-            let s = if n == 0 { 0.0 } else { xs[0] };
+                if n == 0 {
+                    0.0
+                } else {
+                    xs[0]
+                }
+            };
             out[..4].copy_from_slice(&s.to_le_bytes());
         }
         _ => {
             let max = op == RedOp::Max;
-            let mut best: Option<(u32, f32)> = None;
-            for &(i, x) in &act[..n] {
-                let better = match best {
-                    None => true,
-                    Some((_, b)) => (x.is_nan() && !b.is_nan()) || if max { x > b } else { x < b },
-                };
-                if better {
-                    best = Some((i, x));
-                }
+            let mut nan = 0u64;
+            for (i, v) in x.iter().enumerate() {
+                nan |= u64::from(v.is_nan()) << i;
             }
-            let (i, x) = best.unwrap_or((
-                0,
-                if max {
+            let (i, v) = if act == 0 {
+                (
+                    0,
+                    if max {
+                        f32::NEG_INFINITY
+                    } else {
+                        f32::INFINITY
+                    },
+                )
+            } else if nan & act != 0 {
+                let i = (nan & act).trailing_zeros();
+                (i, x[i as usize])
+            } else {
+                // eight running extremes (independent, so they vectorize)
+                let init = if max {
                     f32::NEG_INFINITY
                 } else {
                     f32::INFINITY
-                },
-            ));
-            out[..4].copy_from_slice(&x.to_le_bytes());
+                };
+                let mut acc = [init; 8];
+                for (c, ch) in x.chunks_exact(8).enumerate() {
+                    let on = (act >> (8 * c)) as u8;
+                    for (j, (a, v)) in acc.iter_mut().zip(ch).enumerate() {
+                        let v = if on >> j & 1 != 0 { *v } else { init };
+                        let better = if max { v > *a } else { v < *a };
+                        *a = if better { v } else { *a };
+                    }
+                }
+                let best = acc.iter().fold(init, |b, v| {
+                    let better = if max { *v > b } else { *v < b };
+                    if better {
+                        *v
+                    } else {
+                        b
+                    }
+                });
+                // the first active lane equal to it (-0 and +0 are equal,
+                // as the interpreter's strict compare keeps the first)
+                let i = (0..64)
+                    .find(|&i| act >> i & 1 != 0 && x[i] == best)
+                    .unwrap_or(0);
+                (i as u32, x[i])
+            };
+            out[..4].copy_from_slice(&v.to_le_bytes());
             out[4..8].copy_from_slice(&i.to_le_bytes());
         }
     }
@@ -522,6 +612,11 @@ mod tests {
             let mut mk = [0u8; 32];
             for b in mk.iter_mut() {
                 *b = rnd() as u8;
+            }
+            if case % 5 == 1 {
+                mk = [0xff; 32];
+            } else if case % 5 == 2 {
+                mk = [0; 32];
             }
             let m = match case % 3 {
                 0 => None,
