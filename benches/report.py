@@ -233,14 +233,16 @@ out += ['', '## Vector scopes (`pto.vecscope` loops)', '',
         'kind of loop in VMI ops (`pto.vmi.vload`, `vadd`, `vbrc`, `vmul`, `vstore` on 256-lane vectors under a '
         '`create_mask` tail; all native); vscope_vmicvt.pto converts 4096 f16 to f32 with a VMI `vcvt` (native too), '
         'then multiplies and adds; vscope_reduce.pto computes vcadd(x * x) + vcmax(y) for each 64-lane row '
-        '(reductions across lanes, run by the compiled code in Rust since session 22).', '',
+        '(reductions across lanes, run by the compiled code in Rust since session 22); vscope_softmax.pto is a row '
+        'softmax in micro-ops (vcmax, vdup, vexpdif, vcadd, vdiv), bit-exact: exp as the interpreter computes it.', '',
         '| scope | interpreter | JIT | JIT speed-up | JIT Gelem/s | interpreter, check=warn | JIT, check=warn | speed-up (warn) |',
         '|---|---|---|---|---|---|---|---|']
 labels = {'f16sel': (8192, 'f16sel 8192 x f16 (vadd, vcmps, vsel)'),
           'vmi': (4096, 'VMI 4096 x f32 (vadd, vbrc, vmul)'),
           'vmicvt': (4096, 'VMI 4096 x f16 -> f32 (vcvt, vmul, vadd)'),
-          'reduce': (4096, 'reduce 4096 x f32 (vmul, vcadd, vcmax, vadd)')}
-for name in ('vadd', 'vexp', 'f16sel', 'vmi', 'vmicvt', 'reduce'):
+          'reduce': (4096, 'reduce 4096 x f32 (vmul, vcadd, vcmax, vadd)'),
+          'softmax': (4096, 'softmax 4096 x f32 (vcmax, vdup, vexpdif, vcadd, vdiv)')}
+for name in ('vadd', 'vexp', 'f16sel', 'vmi', 'vmicvt', 'reduce', 'softmax'):
     g = f'kernel_vscope_{name}16k'
     elems, label = labels.get(name, (4096, f'{name} 4096 x f32'))
     i0, i32_, iw = median(g, 'interp_check=off_x0'), median(g, 'interp_check=off_x32'), median(g, 'interp_check=warn_x32')
@@ -267,7 +269,7 @@ def scope_compile(name):
         pass
     return 'n/a (build target/release/pto-run first)'
 out += ['', 'Compile time of the vector scope (one region, `pto-run --jit always --stats`, release build): '
-        + '; '.join(f'{n}: {scope_compile(n)}' for n in ('vadd', 'vexp', 'f16sel', 'vmi', 'vmicvt', 'reduce')) + '.']
+        + '; '.join(f'{n}: {scope_compile(n)}' for n in ('vadd', 'vexp', 'f16sel', 'vmi', 'vmicvt', 'reduce', 'softmax')) + '.']
 out += ['', '## End-to-end kernels', '',
         'Whole runs (GM set up from the arguments, the outputs starting as zeroed GM (`Arg::Zeros`, what `pto-run --arg NAME=zeros:...` '
         'passes), every instruction, checker, read-back of the outputs into the '

@@ -969,10 +969,13 @@ fn scopes(c: &mut Criterion) {
     // plt tail mask; f16sel: f16 lanes, vadd, vcmps, vsel; vmi: the VMI ops
     // vload, vadd, vbrc, vmul, vstore on 256-lane vectors; vmicvt: a VMI
     // f16 -> f32 vcvt, multiply and add; reduce: vmul, vcadd, vcmax and
-    // vadd per 64-lane row), run `reps` times
+    // vadd per 64-lane row; softmax: vcmax, vdup, vexpdif, vcadd, vdiv per
+    // row), run `reps` times
     // per kernel over the same UB data: the difference between 32 and 0
     // repetitions is 32 scope runs
-    for name in ["vadd", "vexp", "f16sel", "vmi", "vmicvt", "reduce"] {
+    for name in [
+        "vadd", "vexp", "f16sel", "vmi", "vmicvt", "reduce", "softmax",
+    ] {
         let file = format!("vscope_{name}.pto");
         let path = format!("{}/kernels/{file}", env!("CARGO_MANIFEST_DIR"));
         let src = std::fs::read_to_string(path).expect("bench kernel");

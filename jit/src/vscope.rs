@@ -31,10 +31,10 @@ use crate::{Lane, Op, Reject};
 
 mod call;
 mod lanes;
-mod reduce;
+mod routine;
 
 pub use call::OpRegs;
-pub use reduce::RedOp;
+pub use routine::Routine;
 
 /// Integer ops of the scalar unit (results wrap to the type's width).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -305,17 +305,20 @@ pub enum SInst {
         /// Saturate.
         sat: bool,
     },
-    /// A reduction across the lanes of `a` (see [`RedOp`]), run in Rust on
-    /// the registers in the state buffer (no host op; bit-exact).
-    Reduce {
-        /// Reduction.
-        op: RedOp,
+    /// A register op run in Rust on the registers in the state buffer (see
+    /// [`Routine`]: reductions across lanes, lane broadcasts, exact exp/ln;
+    /// no host op, bit-exact).
+    Routine {
+        /// Op.
+        op: Routine,
         /// Lane type.
         lane: VLane,
         /// Result.
         dst: u32,
         /// Source.
         a: u32,
+        /// Second source ([`Routine::binary`] ops only).
+        b: Option<u32>,
         /// Mask (none: every lane).
         mask: Option<u32>,
     },
@@ -719,8 +722,8 @@ extern "C" fn access_cb(
         });
         return failed;
     }
-    if kind64 == call::KIND_REDUCE {
-        return u32::from(!call::reduce_regs(mask, es, addr, inst));
+    if kind64 == call::KIND_ROUTINE {
+        return u32::from(!call::routine_regs(mask, es, addr, inst));
     }
     if kind64 == call::KIND_OP || kind64 == call::KIND_OP_MEM {
         let mem = kind64 == call::KIND_OP_MEM;
@@ -995,7 +998,21 @@ fn validate(s: &Scope) -> Result<(), Reject> {
                 pair && part_ok && vr(*dst) && vr(*a) && opt(*mask, &mk)
             }
             SInst::Call { srcs, dsts, .. } => srcs.iter().all(reg) && dsts.iter().all(reg),
-            SInst::Reduce { dst, a, mask, .. } => vr(*dst) && vr(*a) && opt(*mask, &mk),
+            SInst::Routine {
+                op,
+                lane,
+                dst,
+                a,
+                b,
+                mask,
+            } => {
+                op.takes(*lane)
+                    && b.is_some() == op.binary()
+                    && vr(*dst)
+                    && vr(*a)
+                    && opt(*b, &vr)
+                    && opt(*mask, &mk)
+            }
             SInst::MaskConst { dst, .. } => mk(*dst),
             SInst::PLt { dst, rest, n, gran } => {
                 mk(*dst) && opt(*rest, &sc) && sc(*n) && matches!(gran, 1 | 2 | 4)
@@ -1011,17 +1028,10 @@ fn validate(s: &Scope) -> Result<(), Reject> {
     }
     // an approximated result (exp, ln) through a compare, a bitwise op or a
     // narrowing can differ from the interpreter's by more than any tolerance
-    // (`--crosscheck` would report it)
+    // (`--crosscheck` would report it); `compile` makes such scopes exact
+    // first (`exact_functions`)
     let approx = flat(&s.insts).any(|i| matches!(i, SInst::Ew { op, .. } if op.ulp_bound() > 0));
-    let exact_only = flat(&s.insts).any(|i| match i {
-        SInst::Ew { op, lane, .. } => lane.is_float() && matches!(op, Op::And | Op::Or | Op::Xor),
-        SInst::VCmp { lane, .. } => lane.is_float(),
-        // a float sum or extreme of approximated lanes can cancel or pick
-        // another lane
-        SInst::Reduce { lane, .. } => lane.is_float(),
-        SInst::VCvt { .. } | SInst::Call { .. } => true,
-        _ => false,
-    });
+    let exact_only = flat(&s.insts).any(exact_only);
     if approx && exact_only {
         return unsupported("exp or ln in a scope with a float compare, bitwise op or conversion");
     }
@@ -1029,6 +1039,66 @@ fn validate(s: &Scope) -> Result<(), Reject> {
         return unsupported("scope too large");
     }
     Ok(())
+}
+
+/// Whether an approximated value reaching instruction `i` could make its
+/// result differ from the interpreter's by more than any tolerance: a float
+/// compare, bitwise op or conversion, a float reduction (its sum can cancel,
+/// its extreme pick another lane), an exp (it amplifies the error), a host
+/// op.
+fn exact_only(i: &SInst) -> bool {
+    match i {
+        SInst::Ew { op, lane, .. } => lane.is_float() && matches!(op, Op::And | Op::Or | Op::Xor),
+        SInst::VCmp { lane, .. } => lane.is_float(),
+        SInst::Routine { op, lane, .. } => {
+            lane.is_float() && !matches!(op, Routine::DupLowest | Routine::DupHighest)
+        }
+        SInst::VCvt { .. } | SInst::Call { .. } => true,
+        _ => false,
+    }
+}
+
+/// A scope that approximates exp or ln and also has an op that must see
+/// exact values (a float compare, bitwise op, conversion, reduction or host
+/// op) with every f32 exp and ln as the exact [`Routine`] instead, so that
+/// the whole scope is bit-exact; None for any other scope.
+fn exact_functions(s: &Scope) -> Option<Scope> {
+    let approx = flat(&s.insts).any(|i| matches!(i, SInst::Ew { op, .. } if op.ulp_bound() > 0));
+    if !approx || !flat(&s.insts).any(exact_only) {
+        return None;
+    }
+    let swap = |i: &SInst| match *i {
+        SInst::Ew {
+            op: op @ (Op::Exp | Op::Log),
+            lane: VLane::F32,
+            dst,
+            a,
+            b: None,
+            s: None,
+            mask,
+        } => SInst::Routine {
+            op: if op == Op::Exp {
+                Routine::Exp
+            } else {
+                Routine::Ln
+            },
+            lane: VLane::F32,
+            dst,
+            a,
+            b: None,
+            mask,
+        },
+        ref other => other.clone(),
+    };
+    let insts = s
+        .insts
+        .iter()
+        .map(|i| match i {
+            SInst::Seq(v) => SInst::Seq(v.iter().map(swap).collect()),
+            i => swap(i),
+        })
+        .collect();
+    Some(Scope { insts, ..s.clone() })
 }
 
 /// The masks an instruction (not a sequence) writes.
@@ -1082,7 +1152,11 @@ fn vregs_read(s: &Scope) -> Vec<bool> {
                 mark(*a);
                 mark(*b);
             }
-            SInst::VCvt { a, .. } | SInst::Reduce { a, .. } => mark(*a),
+            SInst::VCvt { a, .. } => mark(*a),
+            SInst::Routine { a, b, .. } => {
+                mark(*a);
+                b.map(&mut mark);
+            }
             _ => {}
         }
     }
@@ -1207,6 +1281,14 @@ fn full_masks(s: &Scope, lead: &[bool]) -> Vec<u64> {
 
 /// Compiles a vector scope, or says why not.
 pub fn compile(s: &Scope) -> Result<ScopeCompiled, Reject> {
+    let exact;
+    let s = match exact_functions(s) {
+        Some(e) => {
+            exact = e;
+            &exact
+        }
+        None => s,
+    };
     validate(s)?;
     let start = std::time::Instant::now();
     let lead = leaders(s);
@@ -1325,7 +1407,11 @@ impl Gen {
         for i in flat(&s.insts) {
             let regs: Vec<RegRef> = match i {
                 SInst::Call { srcs, dsts, .. } => srcs.iter().chain(dsts).copied().collect(),
-                SInst::Reduce { dst, a, .. } => vec![RegRef::V(*dst), RegRef::V(*a)],
+                SInst::Routine { dst, a, b, .. } => [Some(*dst), Some(*a), *b]
+                    .into_iter()
+                    .flatten()
+                    .map(RegRef::V)
+                    .collect(),
                 _ => continue,
             };
             for r in regs {
@@ -2080,13 +2166,14 @@ impl Gen {
                 sat,
             } => self.vcvt(b, *from, *to, *dst, *a, *mask, *part, *sat),
             SInst::Call { srcs, dsts, mem } => self.call_op(b, k, srcs, dsts, *mem),
-            SInst::Reduce {
+            SInst::Routine {
                 op,
                 lane,
                 dst,
                 a,
+                b: rb,
                 mask,
-            } => self.reduce_op(b, k, *op, *lane, *dst, *a, *mask),
+            } => self.routine(b, k, *op, *lane, (*dst, *a, *rb), *mask),
             SInst::MaskConst { dst, bits } => {
                 for (j, ch) in bits.chunks_exact(8).enumerate() {
                     let w = i64::from_le_bytes(ch.try_into().unwrap_or([0; 8]));

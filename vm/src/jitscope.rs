@@ -23,7 +23,7 @@ use std::sync::{Arc, Mutex};
 use pto_isa_spec::DType;
 use pto_isa_spec::Opcode;
 use pto_jit::vscope::{
-    self, AccessSink, CmpPred, IntOp, Logged, RedOp, RegRef, SInst, Scope, ScopeStatus, VLane,
+    self, AccessSink, CmpPred, IntOp, Logged, RegRef, Routine, SInst, Scope, ScopeStatus, VLane,
 };
 
 use crate::exec::vec_convert::Rnd;
@@ -337,6 +337,8 @@ fn compiled_generic(op: Opcode) -> bool {
             | Opcode::VCgmax
             | Opcode::VCgmin
             | Opcode::VCpadd
+            | Opcode::VExpdif
+            | Opcode::VDup
     )
 }
 
@@ -1214,19 +1216,71 @@ impl Tr<'_> {
                     return reject(format!("'{name}' with these operands"));
                 }
                 let dt = cx.dst().map_err(|e| format!("'{name}': {e:?}"))?;
-                SInst::Reduce {
+                SInst::Routine {
                     op: match op {
-                        Opcode::VCadd => RedOp::Add,
-                        Opcode::VCmax => RedOp::Max,
-                        Opcode::VCmin => RedOp::Min,
-                        Opcode::VCgadd => RedOp::GroupAdd,
-                        Opcode::VCgmax => RedOp::GroupMax,
-                        Opcode::VCgmin => RedOp::GroupMin,
-                        _ => RedOp::PrefixAdd,
+                        Opcode::VCadd => Routine::Add,
+                        Opcode::VCmax => Routine::Max,
+                        Opcode::VCmin => Routine::Min,
+                        Opcode::VCgadd => Routine::GroupAdd,
+                        Opcode::VCgmax => Routine::GroupMax,
+                        Opcode::VCgmin => Routine::GroupMin,
+                        _ => Routine::PrefixAdd,
                     },
                     lane: Self::lane(dt)?,
                     dst: self.v(dst)?,
                     a: vec(0)?,
+                    b: None,
+                    mask,
+                }
+            }
+            // exp(a - b) of float lanes, as the interpreter computes it: same
+            // width, or 16-bit lanes into f32 (the EVEN or ODD half lanes)
+            Opcode::VExpdif => {
+                let st = cx.src().map_err(|e| format!("'{name}': {e:?}"))?;
+                let dt = cx.dst().map_err(|e| format!("'{name}': {e:?}"))?;
+                if v.len() != 2 || m.len() > 1 || !s.is_empty() {
+                    return reject(format!("'{name}' with these operands"));
+                }
+                let lane = Self::lane(st)?;
+                let odd = matches!(cx.sym_or_pos(&["part"]), Some(p) if p.ends_with("ODD"));
+                let op = match (st == dt, dt) {
+                    (true, _) if lane.is_float() => Routine::ExpDif,
+                    (false, DType::F32) if matches!(lane, VLane::F16 | VLane::BF16) => {
+                        if odd {
+                            Routine::ExpDifOdd
+                        } else {
+                            Routine::ExpDifEven
+                        }
+                    }
+                    _ => return reject(format!("'{name}' from {st} to {dt}")),
+                };
+                SInst::Routine {
+                    op,
+                    lane,
+                    dst: self.v(dst)?,
+                    a: vec(0)?,
+                    b: Some(vec(1)?),
+                    mask,
+                }
+            }
+            // a register's lowest or highest lane in every active lane
+            Opcode::VDup => {
+                if v.len() != 1 || m.len() > 1 || !s.is_empty() {
+                    return reject(format!("'{name}' with these operands"));
+                }
+                let dt = cx.dst().map_err(|e| format!("'{name}': {e:?}"))?;
+                let high = matches!(cx.sym_or_pos(&["position"]),
+                    Some(p) if p.eq_ignore_ascii_case("HIGHEST"));
+                SInst::Routine {
+                    op: if high {
+                        Routine::DupHighest
+                    } else {
+                        Routine::DupLowest
+                    },
+                    lane: Self::lane(dt)?,
+                    dst: self.v(dst)?,
+                    a: vec(0)?,
+                    b: None,
                     mask,
                 }
             }

@@ -14,7 +14,7 @@ use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, InstBuilder};
 use cranelift_frontend::FunctionBuilder;
 
-use super::reduce::{self, RedOp};
+use super::routine::{self, Routine};
 use super::{st_flags, Gen, RegRef, VLane, FAULT_ADDR, FAULT_LEN, HEADER};
 
 /// Callback kind of a host-executed op.
@@ -23,9 +23,9 @@ pub(super) const KIND_OP: i64 = 5;
 /// length in the fault words of the state header).
 pub(super) const KIND_OP_MEM: i64 = 6;
 
-/// Callback kind of a reduction ([`super::SInst::Reduce`]), which does not
+/// Callback kind of a routine ([`super::SInst::Routine`]), which does not
 /// reach the sink.
-pub(super) const KIND_REDUCE: i64 = 8;
+pub(super) const KIND_ROUTINE: i64 = 8;
 
 /// Status a scope returns when a host-executed op failed.
 pub(super) const STATUS_OP: i64 = 6;
@@ -144,12 +144,14 @@ pub(super) fn with_regs(
     f(&mut regs)
 }
 
-/// Runs the reduction `code` ([`RedOp::code`]) on the state buffer at
-/// `state` (`words` words): `offs` packs the word offsets of the source
-/// (bits 0..21), the result (21..42) and the mask plus one (42..63, zero:
-/// none). False when a register lies outside the buffer.
-pub(super) fn reduce_regs(state: *const u8, words: u32, offs: u64, code: u32) -> bool {
-    let Some((op, lane)) = RedOp::decode(code) else {
+/// Runs routine `code` on the state buffer at `state` (`words` words): the
+/// low 7 bits of `code` are the [`Routine::code`], the bits above the word
+/// offset of the second source plus one (zero: none); `offs` packs the word
+/// offsets of the source (bits 0..21), the result (21..42) and the mask
+/// plus one (42..63, zero: none). False when a register lies outside the
+/// buffer.
+pub(super) fn routine_regs(state: *const u8, words: u32, offs: u64, code: u32) -> bool {
+    let Some((op, lane)) = Routine::decode(code & 0x7f) else {
         return false;
     };
     if state.is_null() {
@@ -162,7 +164,7 @@ pub(super) fn reduce_regs(state: *const u8, words: u32, offs: u64, code: u32) ->
     let words =
         unsafe { std::slice::from_raw_parts_mut(state.cast_mut().cast::<u64>(), words as usize) };
     let field = |k: u32| ((offs >> (21 * k)) & 0x1f_ffff) as usize;
-    let (a, d, m) = (field(0), field(1), field(2));
+    let (a, d, m, b) = (field(0), field(1), field(2), (code >> 7) as usize);
     let bytes = |at: usize, out: &mut [u8]| -> bool {
         let Some(ws) = words.get(at..at + out.len() / 8) else {
             return false;
@@ -176,50 +178,47 @@ pub(super) fn reduce_regs(state: *const u8, words: u32, offs: u64, code: u32) ->
     if !bytes(a, &mut v) {
         return false;
     }
+    let mut w = [0u8; 256];
+    if b > 0 && !bytes(b - 1, &mut w) {
+        return false;
+    }
     let mut mk = [0u8; 32];
-    let mask = match m {
-        0 => None,
-        m => {
-            if !bytes(m - 1, &mut mk) {
-                return false;
-            }
-            Some(&mk)
-        }
-    };
-    let r = reduce::reduce(op, lane, &v, mask);
+    if m > 0 && !bytes(m - 1, &mut mk) {
+        return false;
+    }
+    let r = routine::run(op, lane, &v, (b > 0).then_some(&w), (m > 0).then_some(&mk));
     let Some(ws) = words.get_mut(d..d + 32) else {
         return false;
     };
     for (w, ch) in ws.iter_mut().zip(r.chunks_exact(8)) {
-        let mut b = [0u8; 8];
-        b.copy_from_slice(ch);
-        *w = u64::from_le_bytes(b);
+        let mut x = [0u8; 8];
+        x.copy_from_slice(ch);
+        *w = u64::from_le_bytes(x);
     }
     true
 }
 
 impl Gen {
-    /// `SInst::Reduce`: the callback computes the result register from the
-    /// source and the mask in the state buffer (both registers live there).
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn reduce_op(
+    /// `SInst::Routine`: the callback computes the result register from the
+    /// sources and the mask in the state buffer (the registers live there).
+    pub(super) fn routine(
         &self,
         b: &mut FunctionBuilder,
         k: u32,
-        op: RedOp,
+        op: Routine,
         lane: VLane,
-        dst: u32,
-        a: u32,
+        (dst, a, rb): (u32, u32, Option<u32>),
         mask: Option<u32>,
     ) {
         let word = |slot: i32| (slot / 8) as u64;
         let offs = word(self.vslot(a))
             | word(self.vslot(dst)) << 21
             | mask.map_or(0, |m| word(self.mslot(m)) + 1) << 42;
-        let code = b.ins().iconst(types::I32, i64::from(op.code(lane)));
+        let code = u64::from(op.code(lane)) | rb.map_or(0, |v| word(self.vslot(v)) + 1) << 7;
+        let code = b.ins().iconst(types::I32, code as i64);
         let offs = b.ins().iconst(types::I64, offs as i64);
         let words = b.ins().iconst(types::I32, self.layout.words as i64);
-        let kd = b.ins().iconst(types::I32, KIND_REDUCE);
+        let kd = b.ins().iconst(types::I32, KIND_ROUTINE);
         let call = b.ins().call_indirect(
             self.cb_sig,
             self.cb,

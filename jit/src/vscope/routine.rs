@@ -1,11 +1,15 @@
-//! Reductions across the lanes of one register (`vcadd`, `vcmax`/`vcmin`,
-//! the 32-byte group forms `vcgadd`/`vcgmax`/`vcgmin`, the prefix sum
-//! `vcpadd`), which [`SInst::Reduce`](super::SInst::Reduce) runs in Rust:
+//! Register ops a compiled scope runs in Rust ([`SInst::Routine`](super::SInst::Routine)):
 //! the compiled code hands the callback the state buffer and the word
 //! offsets of its registers, and this code writes the result register.
+//! They are the reductions across the lanes of one register (`vcadd`,
+//! `vcmax`/`vcmin`, the 32-byte group forms `vcgadd`/`vcgmax`/`vcgmin`, the
+//! prefix sum `vcpadd`), `vdup` of the lowest or highest lane, and exp, ln
+//! and `vexpdif` (exp(x - y)) computed as the interpreter computes them (in
+//! f64 with the standard library's functions, then rounded once), for
+//! scopes that must be bit-exact.
 //!
-//! The results are the interpreter's, bit for bit (`exec::vec_arith::reduce`
-//! in the VM is the reference): a sum is the hardware's adder tree over the
+//! The results are the interpreter's, bit for bit (`exec::vec_arith` and
+//! `exec::vector` in the VM are the reference): a sum is the hardware's adder tree over the
 //! active lanes taken in order (pairs of neighbours, a lone last one passed
 //! up), rounded to the lane type at every level; a float extreme is the
 //! first NaN if a lane holds one, else the first lane with the largest
@@ -18,9 +22,9 @@ use half::{bf16, f16};
 
 use super::VLane;
 
-/// A reduction.
+/// A register op run in Rust.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum RedOp {
+pub enum Routine {
     /// `vcadd`: the sum in lane 0.
     Add,
     /// `vcmax`: the largest value in lane 0, its index in lane 1.
@@ -36,55 +40,83 @@ pub enum RedOp {
     /// `vcpadd`: the inclusive prefix sum over the active lanes, each in its
     /// own lane (inactive lanes zero).
     PrefixAdd,
+    /// `vexp` on float lanes, exactly as the interpreter (inactive lanes zero).
+    Exp,
+    /// `vln` on float lanes, exactly as the interpreter (inactive lanes zero).
+    Ln,
+    /// `vexpdif`: exp(a - b) of same-width float lanes (inactive lanes zero).
+    ExpDif,
+    /// `vexpdif` "EVEN" of 16-bit float lanes into f32 lanes: f32 lane `i`
+    /// is exp(a - b) of half lane `2 i`, under that half lane's mask bit.
+    ExpDifEven,
+    /// `vexpdif` "ODD": half lane `2 i + 1`.
+    ExpDifOdd,
+    /// `vdup` of the lowest lane into every active lane (others zero).
+    DupLowest,
+    /// `vdup` of the highest lane into every active lane (others zero).
+    DupHighest,
 }
 
-impl RedOp {
-    /// A code for the callback (the op in the low byte, the lane above).
+const ROUTINES: [Routine; 14] = [
+    Routine::Add,
+    Routine::Max,
+    Routine::Min,
+    Routine::GroupAdd,
+    Routine::GroupMax,
+    Routine::GroupMin,
+    Routine::PrefixAdd,
+    Routine::Exp,
+    Routine::Ln,
+    Routine::ExpDif,
+    Routine::ExpDifEven,
+    Routine::ExpDifOdd,
+    Routine::DupLowest,
+    Routine::DupHighest,
+];
+
+const LANES: [VLane; 7] = [
+    VLane::F32,
+    VLane::I32,
+    VLane::U32,
+    VLane::F16,
+    VLane::BF16,
+    VLane::I16,
+    VLane::U16,
+];
+
+impl Routine {
+    /// A code for the callback (the op in the low 4 bits, the lane in the
+    /// next 3).
     pub(super) fn code(self, lane: VLane) -> u32 {
-        let op = match self {
-            RedOp::Add => 0,
-            RedOp::Max => 1,
-            RedOp::Min => 2,
-            RedOp::GroupAdd => 3,
-            RedOp::GroupMax => 4,
-            RedOp::GroupMin => 5,
-            RedOp::PrefixAdd => 6,
-        };
-        let l = match lane {
-            VLane::F32 => 0,
-            VLane::I32 => 1,
-            VLane::U32 => 2,
-            VLane::F16 => 3,
-            VLane::BF16 => 4,
-            VLane::I16 => 5,
-            VLane::U16 => 6,
-        };
-        op | l << 8
+        let op = ROUTINES.iter().position(|r| *r == self).unwrap_or(0) as u32;
+        let l = LANES.iter().position(|l| *l == lane).unwrap_or(0) as u32;
+        op | l << 4
     }
 
-    /// The op and lane of a [`RedOp::code`].
-    pub(super) fn decode(code: u32) -> Option<(RedOp, VLane)> {
-        let op = match code & 0xff {
-            0 => RedOp::Add,
-            1 => RedOp::Max,
-            2 => RedOp::Min,
-            3 => RedOp::GroupAdd,
-            4 => RedOp::GroupMax,
-            5 => RedOp::GroupMin,
-            6 => RedOp::PrefixAdd,
-            _ => return None,
-        };
-        let lane = match code >> 8 {
-            0 => VLane::F32,
-            1 => VLane::I32,
-            2 => VLane::U32,
-            3 => VLane::F16,
-            4 => VLane::BF16,
-            5 => VLane::I16,
-            6 => VLane::U16,
-            _ => return None,
-        };
+    /// The op and lane of a [`Routine::code`] (its low 7 bits).
+    pub(super) fn decode(code: u32) -> Option<(Routine, VLane)> {
+        let op = *ROUTINES.get((code & 0xf) as usize)?;
+        let lane = *LANES.get((code >> 4 & 0x7) as usize)?;
         Some((op, lane))
+    }
+
+    /// Whether the routine takes a second register.
+    pub fn binary(self) -> bool {
+        matches!(
+            self,
+            Routine::ExpDif | Routine::ExpDifEven | Routine::ExpDifOdd
+        )
+    }
+
+    /// Whether the routine is defined on (source) lane type `lane`: exp,
+    /// ln and `vexpdif` on float lanes, the widening `vexpdif` on 16-bit
+    /// float lanes.
+    pub fn takes(self, lane: VLane) -> bool {
+        match self {
+            Routine::Exp | Routine::Ln | Routine::ExpDif => lane.is_float(),
+            Routine::ExpDifEven | Routine::ExpDifOdd => matches!(lane, VLane::F16 | VLane::BF16),
+            _ => true,
+        }
     }
 }
 
@@ -325,12 +357,12 @@ fn tree64(x: &[f32; 64]) -> f32 {
 /// values (the common case; the same results as the generic code: an f32
 /// sum of two f32s is the f64 sum rounded once, and an extreme is the first
 /// NaN, else the first lane equal to the largest or smallest value).
-fn reduce_f32(op: RedOp, a: &[u8; 256], m: Option<&[u8; 32]>) -> [u8; 256] {
+fn reduce_f32(op: Routine, a: &[u8; 256], m: Option<&[u8; 32]>) -> [u8; 256] {
     let mut out = [0u8; 256];
     let x = f32_lanes(a);
     let act = f32_active(m);
     match op {
-        RedOp::Add => {
+        Routine::Add => {
             let s = if act == u64::MAX {
                 tree64(&x)
             } else {
@@ -361,7 +393,7 @@ fn reduce_f32(op: RedOp, a: &[u8; 256], m: Option<&[u8; 32]>) -> [u8; 256] {
             out[..4].copy_from_slice(&s.to_le_bytes());
         }
         _ => {
-            let max = op == RedOp::Max;
+            let max = op == Routine::Max;
             let mut nan = 0u64;
             for (i, v) in x.iter().enumerate() {
                 nan |= u64::from(v.is_nan()) << i;
@@ -416,16 +448,114 @@ fn reduce_f32(op: RedOp, a: &[u8; 256], m: Option<&[u8; 32]>) -> [u8; 256] {
     out
 }
 
-/// Reduction `op` of the `lane` lanes of `a` that mask `m` enables.
-pub fn reduce(op: RedOp, lane: VLane, a: &[u8; 256], m: Option<&[u8; 32]>) -> [u8; 256] {
-    if lane == VLane::F32 && matches!(op, RedOp::Add | RedOp::Max | RedOp::Min) {
-        return reduce_f32(op, a, m);
+/// Routine `op` on the `lane` lanes of `a` (and `b`) that mask `m` enables.
+pub fn run(
+    op: Routine,
+    lane: VLane,
+    a: &[u8; 256],
+    b: Option<&[u8; 256]>,
+    m: Option<&[u8; 32]>,
+) -> [u8; 256] {
+    match op {
+        Routine::Add | Routine::Max | Routine::Min if lane == VLane::F32 => reduce_f32(op, a, m),
+        Routine::Exp | Routine::Ln | Routine::ExpDif => lanewise(op, lane, a, b, m),
+        Routine::ExpDifEven | Routine::ExpDifOdd => exp_dif_wide(op, lane, a, b, m),
+        Routine::DupLowest | Routine::DupHighest => dup(op, lane, a, m),
+        _ => reduce_lanes(op, lane, a, m),
     }
-    reduce_lanes(op, lane, a, m)
+}
+
+/// exp, ln or exp(a - b) of each active float lane: the lane widened to f64
+/// (NaNs quieted), the standard library's function, rounded once to the lane
+/// type; inactive lanes zero.
+fn lanewise(
+    op: Routine,
+    lane: VLane,
+    a: &[u8; 256],
+    b: Option<&[u8; 256]>,
+    m: Option<&[u8; 32]>,
+) -> [u8; 256] {
+    let l = Lanes {
+        lane,
+        es: usize::from(lane.bytes()),
+    };
+    let mut out = [0u8; 256];
+    if !l.float() {
+        return out;
+    }
+    let zero = [0u8; 256];
+    let b = b.unwrap_or(&zero);
+    for i in 0..l.n() {
+        if !bit(m, i * l.es) {
+            continue;
+        }
+        let (Num::F(x), Num::F(y)) = (l.get(a, i), l.get(b, i)) else {
+            continue;
+        };
+        let r = match op {
+            Routine::Exp => x.exp(),
+            Routine::Ln => x.ln(),
+            _ => (x - y).exp(),
+        };
+        l.put(&mut out, i, Num::F(r));
+    }
+    out
+}
+
+/// The widening `vexpdif`: f32 lane `i` is exp(a - b) of half lane `2 i`
+/// (`2 i + 1` for the odd part) where the mask enables that half lane.
+fn exp_dif_wide(
+    op: Routine,
+    lane: VLane,
+    a: &[u8; 256],
+    b: Option<&[u8; 256]>,
+    m: Option<&[u8; 32]>,
+) -> [u8; 256] {
+    let l = Lanes { lane, es: 2 };
+    let f = Lanes {
+        lane: VLane::F32,
+        es: 4,
+    };
+    let mut out = [0u8; 256];
+    let (Some(b), true) = (b, matches!(lane, VLane::F16 | VLane::BF16)) else {
+        return out;
+    };
+    let part = usize::from(op == Routine::ExpDifOdd);
+    for i in 0..64 {
+        let j = 2 * i + part;
+        if !bit(m, 2 * j) {
+            continue;
+        }
+        if let (Num::F(x), Num::F(y)) = (l.get(a, j), l.get(b, j)) {
+            f.put(&mut out, i, Num::F((x - y).exp()));
+        }
+    }
+    out
+}
+
+/// Lane 0 (or the last lane) of `a` in every active lane, bit for bit.
+fn dup(op: Routine, lane: VLane, a: &[u8; 256], m: Option<&[u8; 32]>) -> [u8; 256] {
+    let l = Lanes {
+        lane,
+        es: usize::from(lane.bytes()),
+    };
+    let k = if op == Routine::DupHighest {
+        l.n() - 1
+    } else {
+        0
+    };
+    let x = l.raw(a, k);
+    let mut out = [0u8; 256];
+    for i in 0..l.n() {
+        if bit(m, i * l.es) {
+            l.set_raw(&mut out, i, x);
+        }
+    }
+    out
 }
 
 /// [`reduce`] on the generic lane values.
-fn reduce_lanes(op: RedOp, lane: VLane, a: &[u8; 256], m: Option<&[u8; 32]>) -> [u8; 256] {
+fn reduce_lanes(op: Routine, lane: VLane, a: &[u8; 256], m: Option<&[u8; 32]>) -> [u8; 256] {
     let l = Lanes {
         lane,
         es: usize::from(lane.bytes()),
@@ -443,20 +573,20 @@ fn reduce_lanes(op: RedOp, lane: VLane, a: &[u8; 256], m: Option<&[u8; 32]>) -> 
     let active = &active[..na];
     let mut vals = [Num::I(0); 128];
     match op {
-        RedOp::Add => {
+        Routine::Add => {
             for (v, (_, x)) in vals.iter_mut().zip(active) {
                 *v = *x;
             }
             let s = l.tree_sum(&mut vals[..na]);
             l.put(&mut out, 0, s);
         }
-        RedOp::Max | RedOp::Min => {
-            let max = op == RedOp::Max;
+        Routine::Max | Routine::Min => {
+            let max = op == Routine::Max;
             let (i, x) = l.extreme(active, max).unwrap_or((0, l.identity(max)));
             l.put(&mut out, 0, x);
             l.set_raw(&mut out, 1, i as u64);
         }
-        RedOp::GroupAdd | RedOp::GroupMax | RedOp::GroupMin => {
+        Routine::GroupAdd | Routine::GroupMax | Routine::GroupMin => {
             let per = 32 / l.es;
             for g in 0..8 {
                 let mut grp = [(0usize, Num::I(0)); 16];
@@ -466,14 +596,14 @@ fn reduce_lanes(op: RedOp, lane: VLane, a: &[u8; 256], m: Option<&[u8; 32]>) -> 
                     n += 1;
                 }
                 let r = match op {
-                    RedOp::GroupAdd => {
+                    Routine::GroupAdd => {
                         for (v, (_, x)) in vals.iter_mut().zip(&grp[..n]) {
                             *v = *x;
                         }
                         l.tree_sum(&mut vals[..n])
                     }
                     _ => {
-                        let max = op == RedOp::GroupMax;
+                        let max = op == Routine::GroupMax;
                         l.extreme(&grp[..n], max)
                             .map_or(l.identity(max), |(_, x)| x)
                     }
@@ -481,13 +611,21 @@ fn reduce_lanes(op: RedOp, lane: VLane, a: &[u8; 256], m: Option<&[u8; 32]>) -> 
                 l.put(&mut out, g, r);
             }
         }
-        RedOp::PrefixAdd => {
+        Routine::PrefixAdd => {
             let mut acc = l.zero();
             for &(i, x) in active {
                 acc = l.add(acc, x);
                 l.put(&mut out, i, acc);
             }
         }
+        // not reductions ([`run`] sends them elsewhere)
+        Routine::Exp
+        | Routine::Ln
+        | Routine::ExpDif
+        | Routine::ExpDifEven
+        | Routine::ExpDifOdd
+        | Routine::DupLowest
+        | Routine::DupHighest => {}
     }
     out
 }
@@ -520,41 +658,42 @@ mod tests {
         let mut m = [0u8; 32];
         m[0] = 0x01 | 0x10; // lanes 0 and 1
         m[1] = 0x01 | 0x10; // lanes 2 and 3
-        let r = reduce(RedOp::Add, VLane::F32, &v, Some(&m));
+        let r = run(Routine::Add, VLane::F32, &v, None, Some(&m));
         assert_eq!(lane_f32(&r, 0), 0.0);
         assert_eq!(r[4..].iter().filter(|b| **b != 0).count(), 0);
         // lanes 0, 2, 3: (1e8 + -1e8) + 1 = 1, compacted before pairing
         m[0] = 0x01;
-        let r = reduce(RedOp::Add, VLane::F32, &v, Some(&m));
+        let r = run(Routine::Add, VLane::F32, &v, None, Some(&m));
         assert_eq!(lane_f32(&r, 0), 1.0);
         // no lane: +0
-        let r = reduce(RedOp::Add, VLane::F32, &v, Some(&[0; 32]));
+        let r = run(Routine::Add, VLane::F32, &v, None, Some(&[0; 32]));
         assert_eq!(lane_u32(&r, 0), 0);
     }
 
     #[test]
     fn extremes_take_the_first_nan_or_the_first_tie() {
         let v = f32s(&[1.0, 3.0, -0.0, 3.0, f32::NAN, 0.0]);
-        let r = reduce(RedOp::Max, VLane::F32, &v, None);
+        let r = run(Routine::Max, VLane::F32, &v, None, None);
         assert!(lane_f32(&r, 0).is_nan());
         assert_eq!(lane_u32(&r, 1), 4);
         let mut m = [0u8; 32];
         m[0] = 0x11; // lanes 0, 1
         m[1] = 0x11; // lanes 2, 3
-        let r = reduce(RedOp::Max, VLane::F32, &v, Some(&m));
+        let r = run(Routine::Max, VLane::F32, &v, None, Some(&m));
         assert_eq!((lane_f32(&r, 0), lane_u32(&r, 1)), (3.0, 1));
         // -0 before +0: the first of the equal minima
-        let r = reduce(
-            RedOp::Min,
+        let r = run(
+            Routine::Min,
             VLane::F32,
             &f32s(&[-0.0, 0.0]),
+            None,
             Some(&[0x11; 32]),
         );
         assert_eq!((lane_u32(&r, 0), lane_u32(&r, 1)), ((-0.0f32).to_bits(), 0));
         // no lane: the identity at index 0
-        let r = reduce(RedOp::Max, VLane::I16, &[0x55; 256], Some(&[0; 32]));
+        let r = run(Routine::Max, VLane::I16, &[0x55; 256], None, Some(&[0; 32]));
         assert_eq!((r[0], r[1], r[2], r[3]), (0x00, 0x80, 0, 0));
-        let r = reduce(RedOp::Min, VLane::U16, &[0x55; 256], Some(&[0; 32]));
+        let r = run(Routine::Min, VLane::U16, &[0x55; 256], None, Some(&[0; 32]));
         assert_eq!((r[0], r[1]), (0xff, 0xff));
     }
 
@@ -562,17 +701,17 @@ mod tests {
     fn group_and_prefix_forms() {
         let xs: Vec<f32> = (0..64).map(|i| i as f32).collect();
         let v = f32s(&xs);
-        let r = reduce(RedOp::GroupAdd, VLane::F32, &v, None);
+        let r = run(Routine::GroupAdd, VLane::F32, &v, None, None);
         for g in 0..8 {
             let want: f32 = (8 * g..8 * g + 8).map(|i| i as f32).sum();
             assert_eq!(lane_f32(&r, g), want);
         }
-        let r = reduce(RedOp::GroupMin, VLane::F32, &v, None);
+        let r = run(Routine::GroupMin, VLane::F32, &v, None, None);
         assert_eq!(lane_f32(&r, 3), 24.0);
-        let r = reduce(RedOp::PrefixAdd, VLane::F32, &v, None);
+        let r = run(Routine::PrefixAdd, VLane::F32, &v, None, None);
         assert_eq!(lane_f32(&r, 10), 55.0);
         // integers wrap
-        let r = reduce(RedOp::Add, VLane::U16, &[0xff; 256], None);
+        let r = run(Routine::Add, VLane::U16, &[0xff; 256], None, None);
         assert_eq!((r[0], r[1]), (0x80, 0xff));
     }
 
@@ -622,7 +761,7 @@ mod tests {
                 0 => None,
                 _ => Some(&mk),
             };
-            for op in [RedOp::Add, RedOp::Max, RedOp::Min] {
+            for op in [Routine::Add, Routine::Max, Routine::Min] {
                 assert_eq!(
                     reduce_f32(op, &v, m),
                     reduce_lanes(op, VLane::F32, &v, m),
@@ -634,27 +773,41 @@ mod tests {
 
     #[test]
     fn codes_round_trip() {
-        for op in [
-            RedOp::Add,
-            RedOp::Max,
-            RedOp::Min,
-            RedOp::GroupAdd,
-            RedOp::GroupMax,
-            RedOp::GroupMin,
-            RedOp::PrefixAdd,
-        ] {
-            for lane in [
-                VLane::F32,
-                VLane::I32,
-                VLane::U32,
-                VLane::F16,
-                VLane::BF16,
-                VLane::I16,
-                VLane::U16,
-            ] {
-                assert_eq!(RedOp::decode(op.code(lane)), Some((op, lane)));
+        for op in ROUTINES {
+            for lane in LANES {
+                assert_eq!(Routine::decode(op.code(lane)), Some((op, lane)));
             }
         }
-        assert_eq!(RedOp::decode(7), None);
+        assert_eq!(Routine::decode(14), None);
+        assert_eq!(Routine::decode(7 << 4), None);
+    }
+
+    #[test]
+    fn exact_functions_and_dup() {
+        let v = f32s(&[0.0, 1.0, -1.0, f32::NAN, 88.0, -104.0]);
+        let r = run(Routine::Exp, VLane::F32, &v, None, None);
+        for i in 0..6 {
+            let want = (f64::from(lane_f32(&v, i))).exp() as f32;
+            assert_eq!(lane_u32(&r, i), want.to_bits(), "lane {i}");
+        }
+        let w = f32s(&[1.0, 1.0]);
+        let mut m = [0u8; 32];
+        m[0] = 0x01; // lane 0 only
+        let r = run(Routine::ExpDif, VLane::F32, &v, Some(&w), Some(&m));
+        assert_eq!(lane_f32(&r, 0), (-1f64).exp() as f32);
+        assert_eq!(lane_u32(&r, 1), 0);
+        let r = run(Routine::Ln, VLane::F32, &v, None, None);
+        assert_eq!(lane_f32(&r, 1), 0.0);
+        assert!(lane_f32(&r, 2).is_nan());
+        let r = run(
+            Routine::DupHighest,
+            VLane::F32,
+            &f32s(&[7.0; 64]),
+            None,
+            Some(&m),
+        );
+        assert_eq!((lane_f32(&r, 0), lane_u32(&r, 1)), (7.0, 0));
+        let r = run(Routine::DupLowest, VLane::I16, &[3; 256], None, None);
+        assert_eq!(r, [3; 256]);
     }
 }
