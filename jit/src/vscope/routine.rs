@@ -152,14 +152,22 @@ impl Lanes {
         256 / self.es
     }
 
+    // (fixed-size copies: a copy of `es` bytes was a memmove call per lane)
     fn raw(&self, v: &[u8; 256], i: usize) -> u64 {
-        let mut b = [0u8; 8];
-        b[..self.es].copy_from_slice(&v[i * self.es..(i + 1) * self.es]);
-        u64::from_le_bytes(b)
+        if self.es == 4 {
+            let at = 4 * i;
+            u64::from(u32::from_le_bytes([v[at], v[at + 1], v[at + 2], v[at + 3]]))
+        } else {
+            u64::from(u16::from_le_bytes([v[2 * i], v[2 * i + 1]]))
+        }
     }
 
     fn set_raw(&self, v: &mut [u8; 256], i: usize, x: u64) {
-        v[i * self.es..(i + 1) * self.es].copy_from_slice(&x.to_le_bytes()[..self.es]);
+        if self.es == 4 {
+            v[4 * i..4 * i + 4].copy_from_slice(&(x as u32).to_le_bytes());
+        } else {
+            v[2 * i..2 * i + 2].copy_from_slice(&(x as u16).to_le_bytes());
+        }
     }
 
     fn get(&self, v: &[u8; 256], i: usize) -> Num {
@@ -485,6 +493,21 @@ fn lanewise(
     }
     let zero = [0u8; 256];
     let b = b.unwrap_or(&zero);
+    if lane == VLane::F32 && matches!(op, Routine::Exp | Routine::ExpDif) {
+        let mut xs = [0f64; 64];
+        for (i, x) in xs.iter_mut().enumerate() {
+            if let (Num::F(p), Num::F(q)) = (l.get(a, i), l.get(b, i)) {
+                *x = if op == Routine::Exp { p } else { p - q };
+            }
+        }
+        let ys = exp_f32s(&xs);
+        for (i, y) in ys.iter().enumerate() {
+            if bit(m, 4 * i) {
+                l.set_raw(&mut out, i, u64::from(y.to_bits()));
+            }
+        }
+        return out;
+    }
     for i in 0..l.n() {
         if !bit(m, i * l.es) {
             continue;
@@ -500,6 +523,94 @@ fn lanewise(
         l.put(&mut out, i, Num::F(r));
     }
     out
+}
+
+/// exp(x) for |x| <= 110 within about 2^-50 relative: x = k ln2 + r with
+/// |r| <= ln2 / 2 (ln2 split so that k * LN2_HI is exact), the Taylor
+/// polynomial of degree 13 in r, scaled by 2^k.
+fn exp_near(x: f64) -> f64 {
+    const LN2_HI: f64 = 0.693_147_180_369_123_8; // 0x3fe62e42fee00000
+    const LN2_LO: f64 = 1.908_214_929_270_587_7e-10; // 0x3dea39ef35793c76
+                                                     // round to nearest (ties to even) by the 1.5 * 2^52 shift: no call
+    const SHIFT: f64 = 6_755_399_441_055_744.0;
+    let k = (x * std::f64::consts::LOG2_E + SHIFT) - SHIFT;
+    let r = (x - k * LN2_HI) - k * LN2_LO;
+    let mut p = 1.0 / 6_227_020_800.0; // 1/13!
+    for c in [
+        1.0 / 479_001_600.0,
+        1.0 / 39_916_800.0,
+        1.0 / 3_628_800.0,
+        1.0 / 362_880.0,
+        1.0 / 40_320.0,
+        1.0 / 5_040.0,
+        1.0 / 720.0,
+        1.0 / 120.0,
+        1.0 / 24.0,
+        1.0 / 6.0,
+        0.5,
+        1.0,
+        1.0,
+    ] {
+        p = p * r + c;
+    }
+    // 2^k as f64 bits (k within [-160, 160] here)
+    p * f64::from_bits(((k as i64 + 1023) as u64) << 52)
+}
+
+/// [`exp_f32`] of 64 values: the polynomial for all of them first (no
+/// branch between, so the lanes overlap), then the check and the rare f64
+/// `exp`.
+fn exp_f32s(xs: &[f64; 64]) -> [f32; 64] {
+    let mut ys = [0f64; 64];
+    for (y, x) in ys.iter_mut().zip(xs) {
+        *y = exp_near(x.clamp(-110.0, 110.0));
+    }
+    let mut out = [0f32; 64];
+    let mut slow = 0u64;
+    for (i, ((o, y), x)) in out.iter_mut().zip(&ys).zip(xs).enumerate() {
+        let (r, sure) = exp_f32_near(*x, *y);
+        *o = r;
+        slow |= u64::from(!sure) << i;
+    }
+    // (a loop of its own: with the f64 exp in the first one, the compiler
+    // computed it for every lane and selected)
+    while slow != 0 {
+        let i = slow.trailing_zeros() as usize;
+        out[i] = exp_f32_slow(xs[i]);
+        slow &= slow - 1;
+    }
+    out
+}
+
+/// The f32 exp of `x` from `y = exp_near(x)`, and whether it is certain
+/// (see [`exp_f32`]).
+#[inline]
+fn exp_f32_near(x: f64, y: f64) -> (f32, bool) {
+    const EPS: f64 = 1.0 / (1u64 << 40) as f64;
+    let (lo, hi) = ((y * (1.0 - EPS)) as f32, (y * (1.0 + EPS)) as f32);
+    (lo, x.abs() <= 110.0 && lo.to_bits() == hi.to_bits())
+}
+
+/// The interpreter's f32 exp through the f64 `exp`.
+#[cold]
+#[inline(never)]
+fn exp_f32_slow(x: f64) -> f32 {
+    x.exp() as f32
+}
+
+/// `(x.exp() as f32)`, the interpreter's f32 exp, bit for bit, mostly
+/// without the f64 `exp` call: a value within 2^-40 of [`exp_near`]'s
+/// result rounds to the same f32 as both ends of that interval, so it is
+/// the answer whenever they agree (rounding to nearest is monotonic, and the
+/// standard library's f64 exp is within an ulp, 2^-52, of exp(x)); when
+/// they do not (about one input in 2^16), or outside [-110, 110] and for
+/// NaN, the f64 exp decides.
+#[inline]
+fn exp_f32(x: f64) -> f32 {
+    match exp_f32_near(x, exp_near(x.clamp(-110.0, 110.0))) {
+        (r, true) => r,
+        _ => exp_f32_slow(x),
+    }
 }
 
 /// The widening `vexpdif`: f32 lane `i` is exp(a - b) of half lane `2 i`
@@ -527,7 +638,7 @@ fn exp_dif_wide(
             continue;
         }
         if let (Num::F(x), Num::F(y)) = (l.get(a, j), l.get(b, j)) {
-            f.put(&mut out, i, Num::F((x - y).exp()));
+            f.set_raw(&mut out, i, u64::from(exp_f32(x - y).to_bits()));
         }
     }
     out
@@ -780,6 +891,79 @@ mod tests {
         }
         assert_eq!(Routine::decode(14), None);
         assert_eq!(Routine::decode(7 << 4), None);
+    }
+
+    /// The fast exact f32 exp equals `(x.exp() as f32)` on random f32 and
+    /// f64 inputs (`vexpdif` passes a difference in f64) across its range
+    /// and every f32 near the ends of it (every f32 in [-104, 89]: the
+    /// ignored `exp_sweep`).
+    #[test]
+    fn exp_f32_is_the_f64_exp_rounded() {
+        let check64 = |x: f64| {
+            let want = (x.exp() as f32).to_bits();
+            assert_eq!(exp_f32(x).to_bits(), want, "exp({x:e})");
+        };
+        let check = |x: f32| check64(f64::from(x));
+        let mut s = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..200_000 {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            let u = (s >> 11) as f64 / (1u64 << 53) as f64 * 220.0 - 110.0;
+            check(u as f32);
+            check64(u);
+            check(f32::from_bits(s as u32));
+        }
+        // the batch form, NaNs and the range's ends among ordinary values
+        for k in 0..2000 {
+            let mut xs = [0f64; 64];
+            for x in xs.iter_mut() {
+                s ^= s << 13;
+                s ^= s >> 7;
+                s ^= s << 17;
+                *x = match s % 50 {
+                    0 => f64::NAN,
+                    1 => 110.5,
+                    2 => -1e300,
+                    _ => (s >> 11) as f64 / (1u64 << 53) as f64 * 240.0 - 120.0,
+                };
+            }
+            let ys = exp_f32s(&xs);
+            for (x, y) in xs.iter().zip(ys) {
+                assert_eq!(
+                    y.to_bits(),
+                    (x.exp() as f32).to_bits(),
+                    "batch {k}: exp({x:e})"
+                );
+            }
+        }
+        for base in [-110.0f32, -104.0, -87.3, 0.0, 88.7, 110.0] {
+            let b = base.to_bits();
+            for d in 0..2000u32 {
+                check(f32::from_bits(b.wrapping_add(d)));
+                check(f32::from_bits(b.wrapping_sub(d)));
+            }
+        }
+        for x in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY, -0.0, 1e-45] {
+            check(x);
+        }
+    }
+
+    #[test]
+    #[ignore = "about a minute in release: cargo test --release -p pto-jit -- --ignored exp_sweep"]
+    fn exp_sweep() {
+        let mut fast = 0u64;
+        for bits in 0..=u32::MAX {
+            let x = f32::from_bits(bits);
+            if !(-104.0..=89.0).contains(&x) {
+                continue;
+            }
+            let x = f64::from(x);
+            let got = exp_f32(x).to_bits();
+            assert_eq!(got, (x.exp() as f32).to_bits(), "exp({x:e})");
+            fast += 1;
+        }
+        eprintln!("{fast} inputs checked");
     }
 
     #[test]
