@@ -34,7 +34,7 @@ mod lanes;
 mod routine;
 
 pub use call::OpRegs;
-pub use routine::Routine;
+pub use routine::{bf16_rne, Routine};
 
 /// Integer ops of the scalar unit (results wrap to the type's width).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -125,23 +125,8 @@ pub fn wrap(v: i64, dt: DType) -> i64 {
     }
 }
 
-/// f64 to bf16, rounding to nearest even. (`half`'s `bf16::from_f64` looks
-/// only at the top 32 bits of the f64, so a value just above a halfway point
-/// whose extra bits lie below them rounds as a tie.) Rounding to f32 first
-/// with round-to-odd keeps every bit that decides the second rounding, so
-/// the f32 -> bf16 step rounds correctly.
-pub fn bf16_rne(v: f64) -> bf16 {
-    let t = v as f32;
-    if v.is_nan() || f64::from(t) == v {
-        return bf16::from_f32(t);
-    }
-    // inexact: the f32 toward zero from v, with its last bit set
-    let mut bits = t.to_bits();
-    if f64::from(t).abs() > v.abs() {
-        bits -= 1;
-    }
-    bf16::from_f32(f32::from_bits(bits | 1))
-}
+/// f64 to bf16, rounding to nearest even (shared with the compiled scopes).
+pub use pto_jit::vscope::bf16_rne;
 
 /// Widens stored 8-, 16- or 32-bit integers of type `dt` to i32 into `out`
 /// as the interpreter reads them for an i32 accumulator: signed types

@@ -127,10 +127,12 @@ enum Num {
     I(i64),
 }
 
-/// The bf16 nearest `v` (ties to even), from the f64 without a second
-/// rounding: an inexact f32 is replaced by the f32 toward zero with its last
-/// bit set, which rounds to bf16 as `v` does.
-fn bf16_rne(v: f64) -> bf16 {
+/// f64 to bf16, rounding to nearest even. (`half`'s `bf16::from_f64` looks
+/// only at the top 32 bits of the f64, so a value just above a halfway point
+/// whose extra bits lie below them rounds as a tie.) Rounding to f32 first
+/// with round-to-odd keeps every bit that decides the second rounding, so
+/// the f32 -> bf16 step rounds correctly.
+pub fn bf16_rne(v: f64) -> bf16 {
     let t = v as f32;
     if v.is_nan() || f64::from(t) == v {
         return bf16::from_f32(t);
@@ -148,6 +150,13 @@ struct Lanes {
 }
 
 impl Lanes {
+    fn of(lane: VLane) -> Lanes {
+        Lanes {
+            lane,
+            es: usize::from(lane.bytes()),
+        }
+    }
+
     fn n(&self) -> usize {
         256 / self.es
     }
@@ -483,10 +492,7 @@ fn lanewise(
     b: Option<&[u8; 256]>,
     m: Option<&[u8; 32]>,
 ) -> [u8; 256] {
-    let l = Lanes {
-        lane,
-        es: usize::from(lane.bytes()),
-    };
+    let l = Lanes::of(lane);
     let mut out = [0u8; 256];
     if !l.float() {
         return out;
@@ -646,10 +652,7 @@ fn exp_dif_wide(
 
 /// Lane 0 (or the last lane) of `a` in every active lane, bit for bit.
 fn dup(op: Routine, lane: VLane, a: &[u8; 256], m: Option<&[u8; 32]>) -> [u8; 256] {
-    let l = Lanes {
-        lane,
-        es: usize::from(lane.bytes()),
-    };
+    let l = Lanes::of(lane);
     let k = if op == Routine::DupHighest {
         l.n() - 1
     } else {
@@ -667,10 +670,7 @@ fn dup(op: Routine, lane: VLane, a: &[u8; 256], m: Option<&[u8; 32]>) -> [u8; 25
 
 /// [`reduce`] on the generic lane values.
 fn reduce_lanes(op: Routine, lane: VLane, a: &[u8; 256], m: Option<&[u8; 32]>) -> [u8; 256] {
-    let l = Lanes {
-        lane,
-        es: usize::from(lane.bytes()),
-    };
+    let l = Lanes::of(lane);
     let mut out = [0u8; 256];
     // the active lanes, in order (at most 128)
     let mut active = [(0usize, Num::I(0)); 128];
