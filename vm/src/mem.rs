@@ -50,6 +50,14 @@ fn open_at(path: &std::path::Path, offset: u64) -> std::io::Result<std::fs::File
 }
 
 /// Reads until `buf` is full or the reader ends; the bytes read.
+/// Whether every byte is zero: OR-folded in chunks (no early exit inside a
+/// chunk, so it vectorises; a byte-by-byte `all` ran at ~8 instructions a
+/// byte over a 64 MiB output).
+fn all_zero(b: &[u8]) -> bool {
+    b.chunks(4096)
+        .all(|c| c.iter().fold(0u8, |a, x| a | x) == 0)
+}
+
 fn read_full(r: &mut impl std::io::Read, buf: &mut [u8]) -> std::io::Result<usize> {
     let mut n = 0;
     while n < buf.len() {
@@ -436,14 +444,14 @@ impl Gm {
             self.read(addr, &mut now).map_err(|e| e.to_string())?;
             return Ok(match fill {
                 Fill::Bytes(b) => now == *b,
-                Fill::Zeros(_) => now.iter().all(|b| *b == 0),
+                Fill::Zeros(_) => all_zero(&now),
                 Fill::File(..) => false,
             });
         }
         let bytes = &words_as_bytes(&mut self.segs[r].words)[a..a + len];
         match fill {
             Fill::Bytes(b) => Ok(bytes == *b),
-            Fill::Zeros(_) => Ok(bytes.iter().all(|b| *b == 0)),
+            Fill::Zeros(_) => Ok(all_zero(bytes)),
             Fill::File(path, offset, _) => {
                 // the file may have changed since: any read error or
                 // difference counts as changed
@@ -464,7 +472,7 @@ impl Gm {
                     at += n;
                     if n < want {
                         // past the file's end the buffer started as zeros
-                        return Ok(bytes[at..].iter().all(|b| *b == 0));
+                        return Ok(all_zero(&bytes[at..]));
                     }
                 }
                 Ok(true)
@@ -970,6 +978,17 @@ fn store_words(words: &[AtomicU64], data: &[u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn all_zero_sees_a_byte_in_any_chunk() {
+        let mut b = vec![0u8; 10_000];
+        assert!(all_zero(&b) && all_zero(&[]));
+        for at in [0, 4095, 4096, 9_999] {
+            b[at] = 0x80;
+            assert!(!all_zero(&b), "byte {at}");
+            b[at] = 0;
+        }
+    }
 
     /// `n` pseudo-random bytes from a linear congruential generator.
     fn lcg_bytes(seed: &mut u32, n: usize) -> Vec<u8> {
