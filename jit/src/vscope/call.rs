@@ -165,28 +165,58 @@ pub(super) fn routine_regs(state: *const u8, words: u32, offs: u64, code: u32) -
         unsafe { std::slice::from_raw_parts_mut(state.cast_mut().cast::<u64>(), words as usize) };
     let field = |k: u32| ((offs >> (21 * k)) & 0x1f_ffff) as usize;
     let (a, d, m, b) = (field(0), field(1), field(2), (code >> 7) as usize);
-    let bytes = |at: usize, out: &mut [u8]| -> bool {
-        let Some(ws) = words.get(at..at + out.len() / 8) else {
+    let r = if cfg!(target_endian = "little") {
+        // the words are little-endian, so their bytes in memory are the
+        // registers' bytes: read the operands in place
+        // SAFETY: the same memory as `words` (n 8-byte words = 8 n bytes),
+        // read as bytes, which have no alignment or validity requirement;
+        // `words` is not used while this shared view lives.
+        let bytes =
+            unsafe { std::slice::from_raw_parts(words.as_ptr().cast::<u8>(), 8 * words.len()) };
+        let reg =
+            |at: usize| -> Option<&[u8; 256]> { bytes.get(8 * at..8 * at + 256)?.try_into().ok() };
+        let Some(v) = reg(a) else {
             return false;
         };
-        for (ch, w) in out.chunks_exact_mut(8).zip(ws) {
-            ch.copy_from_slice(&w.to_le_bytes());
+        let w = match b {
+            0 => None,
+            _ => match reg(b - 1) {
+                Some(w) => Some(w),
+                None => return false,
+            },
+        };
+        let mk: Option<&[u8; 32]> = match m {
+            0 => None,
+            _ => match bytes.get(8 * (m - 1)..8 * (m - 1) + 32) {
+                Some(x) => x.try_into().ok(),
+                None => return false,
+            },
+        };
+        routine::run(op, lane, v, w, mk)
+    } else {
+        let bytes = |at: usize, out: &mut [u8]| -> bool {
+            let Some(ws) = words.get(at..at + out.len() / 8) else {
+                return false;
+            };
+            for (ch, w) in out.chunks_exact_mut(8).zip(ws) {
+                ch.copy_from_slice(&w.to_le_bytes());
+            }
+            true
+        };
+        let mut v = [0u8; 256];
+        if !bytes(a, &mut v) {
+            return false;
         }
-        true
+        let mut w = [0u8; 256];
+        if b > 0 && !bytes(b - 1, &mut w) {
+            return false;
+        }
+        let mut mk = [0u8; 32];
+        if m > 0 && !bytes(m - 1, &mut mk) {
+            return false;
+        }
+        routine::run(op, lane, &v, (b > 0).then_some(&w), (m > 0).then_some(&mk))
     };
-    let mut v = [0u8; 256];
-    if !bytes(a, &mut v) {
-        return false;
-    }
-    let mut w = [0u8; 256];
-    if b > 0 && !bytes(b - 1, &mut w) {
-        return false;
-    }
-    let mut mk = [0u8; 32];
-    if m > 0 && !bytes(m - 1, &mut mk) {
-        return false;
-    }
-    let r = routine::run(op, lane, &v, (b > 0).then_some(&w), (m > 0).then_some(&mk));
     let Some(ws) = words.get_mut(d..d + 32) else {
         return false;
     };

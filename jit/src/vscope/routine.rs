@@ -22,6 +22,9 @@ use half::{bf16, f16};
 
 use super::VLane;
 
+#[cfg(target_arch = "x86_64")]
+mod avx2;
+
 /// A register op run in Rust.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Routine {
@@ -332,6 +335,15 @@ fn f32_active(m: Option<&[u8; 32]>) -> u64 {
     act
 }
 
+/// `ys` into the f32 lanes of `out` that `act` enables (bit `i`, as
+/// [`f32_active`] gives).
+fn put_active_f32(out: &mut [u8; 256], ys: &[f32; 64], act: u64) {
+    for (i, (o, y)) in out.chunks_exact_mut(4).zip(ys).enumerate() {
+        let keep = 0u32.wrapping_sub((act >> i) as u32 & 1);
+        o.copy_from_slice(&(y.to_bits() & keep).to_le_bytes());
+    }
+}
+
 /// `a + b` with the NaN rule of the x86 adds the interpreter's sum runs
 /// (the first operand's NaN, else the second's), stated so that the
 /// compiler's freedom to swap the operands of a float add cannot change
@@ -473,6 +485,25 @@ pub fn run(
     b: Option<&[u8; 256]>,
     m: Option<&[u8; 32]>,
 ) -> [u8; 256] {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2 (checked just above), the only
+        // requirement of the AVX2 forms.
+        if let Some(r) = unsafe { avx2::fast(op, lane, a, b, m) } {
+            return r;
+        }
+    }
+    portable(op, lane, a, b, m)
+}
+
+/// [`run`] without the AVX2 forms.
+fn portable(
+    op: Routine,
+    lane: VLane,
+    a: &[u8; 256],
+    b: Option<&[u8; 256]>,
+    m: Option<&[u8; 32]>,
+) -> [u8; 256] {
     match op {
         Routine::Add | Routine::Max | Routine::Min if lane == VLane::F32 => reduce_f32(op, a, m),
         Routine::Exp | Routine::Ln | Routine::ExpDif => lanewise(op, lane, a, b, m),
@@ -500,18 +531,18 @@ fn lanewise(
     let zero = [0u8; 256];
     let b = b.unwrap_or(&zero);
     if lane == VLane::F32 && matches!(op, Routine::Exp | Routine::ExpDif) {
+        // (the lanes widened as `Lanes::get` does: NaNs quieted)
+        let (p, q) = (f32_lanes(a), f32_lanes(b));
         let mut xs = [0f64; 64];
-        for (i, x) in xs.iter_mut().enumerate() {
-            if let (Num::F(p), Num::F(q)) = (l.get(a, i), l.get(b, i)) {
-                *x = if op == Routine::Exp { p } else { p - q };
-            }
+        for ((x, p), q) in xs.iter_mut().zip(p).zip(q) {
+            *x = if op == Routine::Exp {
+                f64::from(p)
+            } else {
+                f64::from(p) - f64::from(q)
+            };
         }
         let ys = exp_f32s(&xs);
-        for (i, y) in ys.iter().enumerate() {
-            if bit(m, 4 * i) {
-                l.set_raw(&mut out, i, u64::from(y.to_bits()));
-            }
-        }
+        put_active_f32(&mut out, &ys, f32_active(m));
         return out;
     }
     for i in 0..l.n() {
@@ -534,12 +565,14 @@ fn lanewise(
 /// exp(x) for |x| <= 110 within about 2^-50 relative: x = k ln2 + r with
 /// |r| <= ln2 / 2 (ln2 split so that k * LN2_HI is exact), the Taylor
 /// polynomial of degree 13 in r, scaled by 2^k.
+#[inline(always)]
 fn exp_near(x: f64) -> f64 {
     const LN2_HI: f64 = 0.693_147_180_369_123_8; // 0x3fe62e42fee00000
     const LN2_LO: f64 = 1.908_214_929_270_587_7e-10; // 0x3dea39ef35793c76
                                                      // round to nearest (ties to even) by the 1.5 * 2^52 shift: no call
     const SHIFT: f64 = 6_755_399_441_055_744.0;
-    let k = (x * std::f64::consts::LOG2_E + SHIFT) - SHIFT;
+    let t = x * std::f64::consts::LOG2_E + SHIFT;
+    let k = t - SHIFT;
     let r = (x - k * LN2_HI) - k * LN2_LO;
     let mut p = 1.0 / 6_227_020_800.0; // 1/13!
     for c in [
@@ -559,14 +592,40 @@ fn exp_near(x: f64) -> f64 {
     ] {
         p = p * r + c;
     }
-    // 2^k as f64 bits (k within [-160, 160] here)
-    p * f64::from_bits(((k as i64 + 1023) as u64) << 52)
+    // 2^k as f64 bits (k within [-160, 160] here). The low bits of `t`'s
+    // mantissa hold k (two's complement, t = 1.5 * 2^52 + k), so the
+    // biased exponent is integer arithmetic (no f64 -> i64 conversion,
+    // which has no vector form before AVX-512).
+    p * f64::from_bits(t.to_bits().wrapping_add(1023) << 52)
 }
 
 /// [`exp_f32`] of 64 values: the polynomial for all of them first (no
 /// branch between, so the lanes overlap), then the check and the rare f64
 /// `exp`.
 fn exp_f32s(xs: &[f64; 64]) -> [f32; 64] {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2 (checked just above), the only
+        // requirement of `exp_f32s_avx2`.
+        return unsafe { exp_f32s_avx2(xs) };
+    }
+    exp_f32s_body(xs)
+}
+
+/// [`exp_f32s`] compiled for AVX2: the same IEEE operations four f64 lanes
+/// at a time (no FMA is enabled, so no product is fused and the results are
+/// the baseline build's bit for bit).
+///
+/// # Safety
+/// The CPU supports AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn exp_f32s_avx2(xs: &[f64; 64]) -> [f32; 64] {
+    exp_f32s_body(xs)
+}
+
+#[inline(always)]
+fn exp_f32s_body(xs: &[f64; 64]) -> [f32; 64] {
     let mut ys = [0f64; 64];
     for (y, x) in ys.iter_mut().zip(xs) {
         *y = exp_near(x.clamp(-110.0, 110.0));
@@ -590,7 +649,7 @@ fn exp_f32s(xs: &[f64; 64]) -> [f32; 64] {
 
 /// The f32 exp of `x` from `y = exp_near(x)`, and whether it is certain
 /// (see [`exp_f32`]).
-#[inline]
+#[inline(always)]
 fn exp_f32_near(x: f64, y: f64) -> (f32, bool) {
     const EPS: f64 = 1.0 / (1u64 << 40) as f64;
     let (lo, hi) = ((y * (1.0 - EPS)) as f32, (y * (1.0 + EPS)) as f32);
@@ -611,7 +670,7 @@ fn exp_f32_slow(x: f64) -> f32 {
 /// standard library's f64 exp is within an ulp, 2^-52, of exp(x)); when
 /// they do not (about one input in 2^16), or outside [-110, 110] and for
 /// NaN, the f64 exp decides.
-#[inline]
+#[cfg(test)]
 fn exp_f32(x: f64) -> f32 {
     match exp_f32_near(x, exp_near(x.clamp(-110.0, 110.0))) {
         (r, true) => r,
@@ -629,24 +688,21 @@ fn exp_dif_wide(
     m: Option<&[u8; 32]>,
 ) -> [u8; 256] {
     let l = Lanes { lane, es: 2 };
-    let f = Lanes {
-        lane: VLane::F32,
-        es: 4,
-    };
     let mut out = [0u8; 256];
     let (Some(b), true) = (b, matches!(lane, VLane::F16 | VLane::BF16)) else {
         return out;
     };
     let part = usize::from(op == Routine::ExpDifOdd);
-    for i in 0..64 {
+    let mut xs = [0f64; 64];
+    let mut act = 0u64;
+    for (i, x) in xs.iter_mut().enumerate() {
         let j = 2 * i + part;
-        if !bit(m, 2 * j) {
-            continue;
-        }
-        if let (Num::F(x), Num::F(y)) = (l.get(a, j), l.get(b, j)) {
-            f.set_raw(&mut out, i, u64::from(exp_f32(x - y).to_bits()));
+        act |= u64::from(bit(m, 2 * j)) << i;
+        if let (Num::F(x0), Num::F(y0)) = (l.get(a, j), l.get(b, j)) {
+            *x = x0 - y0;
         }
     }
+    put_active_f32(&mut out, &exp_f32s(&xs), act);
     out
 }
 
@@ -660,6 +716,10 @@ fn dup(op: Routine, lane: VLane, a: &[u8; 256], m: Option<&[u8; 32]>) -> [u8; 25
     };
     let x = l.raw(a, k);
     let mut out = [0u8; 256];
+    if l.es == 4 {
+        put_active_f32(&mut out, &[f32::from_bits(x as u32); 64], f32_active(m));
+        return out;
+    }
     for i in 0..l.n() {
         if bit(m, i * l.es) {
             l.set_raw(&mut out, i, x);
@@ -882,6 +942,94 @@ mod tests {
         }
     }
 
+    /// The AVX2 forms give the portable code's bits wherever they answer,
+    /// and they answer for most registers without a NaN.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn the_avx2_forms_equal_the_portable_code() {
+        if !std::arch::is_x86_feature_detected!("avx2") {
+            return;
+        }
+        let mut s = 0x2545_f491_4f6c_dd1du64;
+        let mut rnd = || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            s
+        };
+        let special = [
+            f32::NAN.to_bits(),
+            0x7f80_0001, // signalling
+            0xffc0_0000,
+            f32::INFINITY.to_bits(),
+            f32::NEG_INFINITY.to_bits(),
+            0x8000_0000,
+            0,
+            1,
+            0x8000_0001,
+            0x7f7f_ffff,
+        ];
+        let ops = [
+            Routine::Add,
+            Routine::Max,
+            Routine::Min,
+            Routine::DupLowest,
+            Routine::DupHighest,
+            Routine::Exp,
+            Routine::ExpDif,
+        ];
+        let mut answered = [0usize; 7];
+        for case in 0..6000 {
+            // kinds: 0 specials with NaNs, 1 no NaN (zeros of both signs,
+            // infinities, subnormals), 2 few distinct values (ties), 3 wide
+            let kind = case % 4;
+            let mut v = [[0u8; 256]; 2];
+            for r in v.iter_mut() {
+                for ch in r.chunks_exact_mut(4) {
+                    let r = rnd();
+                    let x: u32 = match kind {
+                        0 if r % 5 == 0 => special[(r >> 8) as usize % special.len()],
+                        1 if r % 4 == 0 => special[3 + (r >> 8) as usize % (special.len() - 3)],
+                        2 => (((r >> 16) % 5) as f32 * 0.5 - 1.0).to_bits(),
+                        // finite values of any sign below 2^97 (no NaN, no inf)
+                        3 => (r >> 16) as u32 & 0xdfff_ffff,
+                        _ => ((((r >> 16) % 20001) as f32 - 10000.0) / 7.0).to_bits(),
+                    };
+                    ch.copy_from_slice(&x.to_le_bytes());
+                }
+            }
+            let mut mk = [0u8; 32];
+            for b in mk.iter_mut() {
+                *b = rnd() as u8;
+            }
+            match case % 7 {
+                1 | 4 => mk = [0xff; 32],
+                2 => mk = [0; 32],
+                3 => {
+                    // a tail mask (plt)
+                    let n = (rnd() % 65) as usize;
+                    mk = [0; 32];
+                    for i in 0..n {
+                        mk[i / 2] |= 1 << (4 * (i % 2));
+                    }
+                }
+                _ => {}
+            }
+            let m = if case % 5 == 0 { None } else { Some(&mk) };
+            for (k, op) in ops.into_iter().enumerate() {
+                // SAFETY: AVX2 is present (checked above)
+                let got = unsafe { avx2::fast(op, VLane::F32, &v[0], Some(&v[1]), m) };
+                if let Some(got) = got {
+                    answered[k] += 1;
+                    let want = portable(op, VLane::F32, &v[0], Some(&v[1]), m);
+                    assert_eq!(got, want, "{op:?}, case {case}");
+                }
+            }
+        }
+        // every form answered for at least a quarter of the registers
+        assert!(answered.iter().all(|&n| n > 1500), "{answered:?}");
+    }
+
     #[test]
     fn codes_round_trip() {
         for op in ROUTINES {
@@ -952,18 +1100,37 @@ mod tests {
     #[test]
     #[ignore = "about a minute in release: cargo test --release -p pto-jit -- --ignored exp_sweep"]
     fn exp_sweep() {
-        let mut fast = 0u64;
+        // in batches of 64 through the dispatched form (AVX2 here) and the
+        // baseline build's, and one by one through the scalar form
+        let mut n = 0u64;
+        let mut xs = [0f64; 64];
+        let mut k = 0;
+        let mut check = |xs: &[f64]| {
+            let mut b = [0f64; 64];
+            b[..xs.len()].copy_from_slice(xs);
+            let (fast, base) = (exp_f32s(&b), exp_f32s_body(&b));
+            for (i, x) in xs.iter().enumerate() {
+                let want = (x.exp() as f32).to_bits();
+                assert_eq!(fast[i].to_bits(), want, "exp({x:e})");
+                assert_eq!(base[i].to_bits(), want, "baseline exp({x:e})");
+                assert_eq!(exp_f32(*x).to_bits(), want, "scalar exp({x:e})");
+            }
+            n += xs.len() as u64;
+        };
         for bits in 0..=u32::MAX {
             let x = f32::from_bits(bits);
             if !(-104.0..=89.0).contains(&x) {
                 continue;
             }
-            let x = f64::from(x);
-            let got = exp_f32(x).to_bits();
-            assert_eq!(got, (x.exp() as f32).to_bits(), "exp({x:e})");
-            fast += 1;
+            xs[k] = f64::from(x);
+            k += 1;
+            if k == 64 {
+                check(&xs);
+                k = 0;
+            }
         }
-        eprintln!("{fast} inputs checked");
+        check(&xs[..k]);
+        eprintln!("{n} inputs checked");
     }
 
     #[test]
