@@ -245,10 +245,17 @@ impl Gen {
             | word(self.vslot(dst)) << 21
             | mask.map_or(0, |m| word(self.mslot(m)) + 1) << 42;
         let code = u64::from(op.code(lane)) | rb.map_or(0, |v| word(self.vslot(v)) + 1) << 7;
-        let code = b.ins().iconst(types::I32, code as i64);
+        self.state_call(b, k, code as u32, offs, KIND_ROUTINE);
+    }
+
+    /// Calls the host callback of kind `kind` with `code` and `offs` on the
+    /// state buffer, and stops the scope with [`STATUS_OP`] (at inst `k`)
+    /// when it reports a failure.
+    fn state_call(&self, b: &mut FunctionBuilder, k: u32, code: u32, offs: u64, kind: i64) {
+        let code = b.ins().iconst(types::I32, i64::from(code));
         let offs = b.ins().iconst(types::I64, offs as i64);
         let words = b.ins().iconst(types::I32, self.layout.words as i64);
-        let kd = b.ins().iconst(types::I32, KIND_ROUTINE);
+        let kd = b.ins().iconst(types::I32, kind);
         let call = b.ins().call_indirect(
             self.cb_sig,
             self.cb,
@@ -285,21 +292,9 @@ impl Gen {
                     .store(sf, v, self.state, ((HEADER + i as usize) * 8) as i32);
             }
         }
-        let ki = b.ins().iconst(types::I32, i64::from(k));
         let offs = (self.layout.vregs as u64) | (self.layout.masks as u64) << 32;
-        let offs = b.ins().iconst(types::I64, offs as i64);
-        let words = b.ins().iconst(types::I32, self.layout.words as i64);
-        let kd = b
-            .ins()
-            .iconst(types::I32, if mem { KIND_OP_MEM } else { KIND_OP });
-        let call = b.ins().call_indirect(
-            self.cb_sig,
-            self.cb,
-            &[self.sink, ki, offs, self.state, words, kd],
-        );
-        let r = b.inst_results(call)[0];
-        let ok = b.ins().icmp_imm_s(IntCC::Equal, r, 0);
-        self.guard(b, ok, STATUS_OP, k, None);
+        let kind = if mem { KIND_OP_MEM } else { KIND_OP };
+        self.state_call(b, k, k, offs, kind);
         for d in dsts {
             if let RegRef::S(i) = *d {
                 let v = b.ins().load(
