@@ -48,6 +48,8 @@ pub struct JitStats {
     /// interpreter's code for an op without a native form), counted per
     /// execution.
     pub scope_host_ops: u64,
+    /// Those host ops by op name (what to give a native form next).
+    pub scope_host_by_op: BTreeMap<&'static str, u64>,
     /// Fused tile chains compiled (`jitchain`).
     pub chains_compiled: u32,
     /// Of those, chains that run in parts: a chain with an exp (f32 on a
@@ -179,11 +181,18 @@ impl JitCache {
     }
 
     /// Counts one execution of a compiled vector scope that handed
-    /// `host_ops` ops to the host.
-    pub(crate) fn note_scope_exec(&self, host_ops: u64) {
+    /// `host_ops` ops to the host, `by_op` of them per op name.
+    pub(crate) fn note_scope_exec(
+        &self,
+        host_ops: u64,
+        by_op: impl Iterator<Item = (&'static str, u64)>,
+    ) {
         if let Ok(mut st) = self.stats.lock() {
             st.scope_execs += 1;
             st.scope_host_ops += host_ops;
+            for (name, n) in by_op {
+                *st.scope_host_by_op.entry(name).or_default() += n;
+            }
         }
     }
 

@@ -1347,6 +1347,8 @@ struct Sink<'a> {
     fault: Option<Fault>,
     /// Host ops executed.
     host_ops: u64,
+    /// Of those, the count per scope instruction (few distinct ones).
+    host_by_inst: Vec<(u32, u64)>,
     checking: bool,
     accs: &'a mut Vec<(InstId, exec::Access)>,
     /// stores since the last `mem_bar`, contiguous ones of one instruction merged
@@ -1507,6 +1509,10 @@ impl AccessSink for Sink<'_> {
             return false;
         }
         self.host_ops += 1;
+        match self.host_by_inst.iter_mut().find(|(i, _)| *i == inst) {
+            Some((_, n)) => *n += 1,
+            None => self.host_by_inst.push((inst, 1)),
+        }
         match host_op(self.body, self.slots, inst, regs, &mut self.written) {
             Ok((accs, vector_mem)) => {
                 let id = self.ids.get(inst as usize).copied().unwrap_or_default();
@@ -1839,7 +1845,7 @@ pub enum Ran {
 #[allow(clippy::too_many_arguments)]
 pub fn run(
     cache: &crate::jitcall::JitCache,
-    kept: &ProgramScopes,
+    prog: &crate::program::Program,
     mode: crate::JitMode,
     threshold: u32,
     body: &[Inst],
@@ -1852,6 +1858,7 @@ pub fn run(
     let Some(first) = body.first().map(|i| i.id) else {
         return Ok(Ran::Interpret);
     };
+    let kept = &prog.scopes;
     let sc = cache.scopes();
     if mode == crate::JitMode::Auto {
         let n = sc
@@ -1950,6 +1957,7 @@ pub fn run(
         slots: &plan.slots,
         fault: None,
         host_ops: 0,
+        host_by_inst: Vec::new(),
         checking,
         accs,
         pending: &mut scratch.pending,
@@ -1985,6 +1993,7 @@ pub fn run(
     }
     let alias = std::mem::take(&mut sink.alias);
     let host_ops = sink.host_ops;
+    let host_by_inst = std::mem::take(&mut sink.host_by_inst);
     // a fault names the scope instruction that stopped the code
     *fault_at = match status {
         ScopeStatus::OutOfBounds { inst, .. }
@@ -2038,7 +2047,16 @@ pub fn run(
         .zip(&scratch.blk_vec)
         .map(|(n, nv)| n * nv)
         .sum();
-    cache.note_scope_exec(host_ops);
+    cache.note_scope_exec(
+        host_ops,
+        host_by_inst.into_iter().map(|(i, n)| {
+            let name = match body.get(i as usize) {
+                Some(x) => prog.info(x.id).opcode.name(),
+                None => "?",
+            };
+            (name, n)
+        }),
+    );
     Ok(Ran::Done(Outcome {
         plan,
         code,

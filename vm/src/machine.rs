@@ -4483,7 +4483,7 @@ impl<'a> Cluster<'a> {
             let mut at = None;
             let ran = crate::jitscope::run(
                 jit,
-                &self.prog.scopes,
+                self.prog,
                 self.cfg.jit,
                 self.cfg.jit_threshold,
                 body,

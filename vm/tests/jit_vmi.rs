@@ -379,8 +379,12 @@ fn a_mask_read_at_two_lane_sizes_sends_the_second_reader_to_the_host() {
     let jit = run(&src, &x, &y, x.len(), JitMode::Always, true);
     assert!(jit.error.is_none(), "{:?}", jit.error);
     assert_eq!(jit.jit.scope_execs, 1, "{:?}", jit.jit.rejected);
-    // the f16 store, once per iteration
+    // the f16 store, once per iteration, named in the stats
     assert_eq!(jit.jit.scope_host_ops, 3);
+    assert_eq!(
+        jit.jit.scope_host_by_op.iter().collect::<Vec<_>>(),
+        [(&"pto.vmi.vstore", &3)]
+    );
     assert_eq!(interp.z, jit.z);
 }
 

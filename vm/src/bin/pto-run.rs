@@ -1544,6 +1544,13 @@ pub(crate) fn print_stats(st: &pto_vm::machine::RunStats, timed: bool, machine: 
             j.matmul_execs, j.dma_execs, j.scope_execs, j.scope_host_ops
         );
     }
+    if !j.scope_host_by_op.is_empty() {
+        // most frequent first
+        let mut by: Vec<_> = j.scope_host_by_op.iter().collect();
+        by.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+        let list: Vec<String> = by.iter().map(|(op, n)| format!("{op} {n}")).collect();
+        eprintln!("jit: host ops inside compiled scopes: {}", list.join(", "));
+    }
     if j.chain_execs > 0 || j.chains_compiled > 0 {
         // "in parts": chains whose exp runs on the wide single-op path
         let parts = if j.chains_in_parts > 0 {
