@@ -813,6 +813,29 @@ mod tests {
         v
     }
 
+    /// One xorshift64 step.
+    fn xorshift(s: &mut u64) -> u64 {
+        *s ^= *s << 13;
+        *s ^= *s >> 7;
+        *s ^= *s << 17;
+        *s
+    }
+
+    /// f32 bit patterns the random registers mix in: NaNs first (three),
+    /// then infinities, signed zeros, subnormals, the largest finite.
+    const SPECIAL_F32: [u32; 10] = [
+        0x7fc0_0000,
+        0x7f80_0001, // signalling
+        0xffc0_0000,
+        0x7f80_0000,
+        0xff80_0000,
+        0x8000_0000,
+        0,
+        1,
+        0x8000_0001,
+        0x7f7f_ffff,
+    ];
+
     fn lane_f32(v: &[u8; 256], i: usize) -> f32 {
         f32::from_le_bytes(v[4 * i..4 * i + 4].try_into().unwrap())
     }
@@ -891,23 +914,8 @@ mod tests {
     #[test]
     fn the_f32_path_equals_the_generic_one() {
         let mut s = 0x9e37_79b9_7f4a_7c15u64;
-        let mut rnd = || {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            s
-        };
-        let special = [
-            f32::NAN.to_bits(),
-            0x7f80_0001, // signalling
-            0xffc0_0000,
-            f32::INFINITY.to_bits(),
-            f32::NEG_INFINITY.to_bits(),
-            0x8000_0000,
-            0,
-            1,
-            0x7f7f_ffff,
-        ];
+        let mut rnd = || xorshift(&mut s);
+        let special = SPECIAL_F32;
         for case in 0..2000 {
             let mut v = [0u8; 256];
             for ch in v.chunks_exact_mut(4) {
@@ -951,24 +959,8 @@ mod tests {
             return;
         }
         let mut s = 0x2545_f491_4f6c_dd1du64;
-        let mut rnd = || {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            s
-        };
-        let special = [
-            f32::NAN.to_bits(),
-            0x7f80_0001, // signalling
-            0xffc0_0000,
-            f32::INFINITY.to_bits(),
-            f32::NEG_INFINITY.to_bits(),
-            0x8000_0000,
-            0,
-            1,
-            0x8000_0001,
-            0x7f7f_ffff,
-        ];
+        let mut rnd = || xorshift(&mut s);
+        let special = SPECIAL_F32;
         let ops = [
             Routine::Add,
             Routine::Max,
@@ -1054,9 +1046,7 @@ mod tests {
         let check = |x: f32| check64(f64::from(x));
         let mut s = 0x2545_f491_4f6c_dd1du64;
         for _ in 0..200_000 {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
+            xorshift(&mut s);
             let u = (s >> 11) as f64 / (1u64 << 53) as f64 * 220.0 - 110.0;
             check(u as f32);
             check64(u);
@@ -1066,9 +1056,7 @@ mod tests {
         for k in 0..2000 {
             let mut xs = [0f64; 64];
             for x in xs.iter_mut() {
-                s ^= s << 13;
-                s ^= s >> 7;
-                s ^= s << 17;
+                xorshift(&mut s);
                 *x = match s % 50 {
                     0 => f64::NAN,
                     1 => 110.5,
