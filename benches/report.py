@@ -183,9 +183,11 @@ c = median('compile', 'region_tadd_f32')
 out += ['', f'JIT compile time per region (TADD f32): {fmt_t(c)}.', '']
 out += ['## TMATMUL 64^3 and 128^3: interpreter vs native matrix region', '',
         f'Kernel ISA on this machine: {os.environ.get("PTOVM_MATMUL_ISA", matmul_isa())}. '
-        'The native region packs A (ZZ), B (ZN) and C (NZ) tiles to row-major f32, runs one FMA per k '
-        'in k order (bit-identical to the interpreter), and unpacks C; i8 operands accumulate in i32 with wrapping '
-        'sums (exact in any order; GOP/s in the GFLOP/s column).', '',
+        'The native f32/f16 region packs A (ZZ) to row-major f32 and B (ZN) into 16-column panels, and runs one '
+        'FMA per k in k order (bit-identical to the interpreter) on the NZ accumulator where it lies; the bare '
+        'kernel column is the same kernel on already packed A and B and a C in 16-column panels. i8 operands '
+        'are packed to row-major i32 and accumulate with wrapping sums (exact in any order; GOP/s in the GFLOP/s '
+        'column).', '',
         '| shape | inputs | interpreter | native region | speed-up | native GFLOP/s | bare kernel GFLOP/s | numpy GFLOP/s (f32 `a @ b`) |', '|---|---|---|---|---|---|---|---|']
 for n in (64, 128):
     mm_np = numpy_ns('a @ b', f'a = np.ones(({n}, {n}), np.float32)\nb = np.ones(({n}, {n}), np.float32)', 500)

@@ -670,7 +670,8 @@ fn breadth_half_chain(c: &mut Criterion) {
 
 /// TMATMUL 64^3 and 128^3 through the interpreter and the native matrix
 /// region, f32 and f16 inputs (A in a ZZ left tile, B in a ZN right tile, C in
-/// an NZ acc tile, as on a2a3), plus the bare kernel on packed operands.
+/// an NZ acc tile, as on a2a3), plus the bare kernel on packed operands
+/// (A row-major, B and C in 16-column panels, as the region runs it).
 fn matmul(c: &mut Criterion) {
     use pto_vm::exec::{matmul as mm, tile_ops::TileCall};
     use pto_vm::Val;
@@ -772,9 +773,12 @@ fn matmul(c: &mut Criterion) {
                 vec![0.5f32; (n * n) as usize],
             );
             let mut pc = vec![0f32; (n * n) as usize];
+            // B in 16-column panels and C in NZ's, as the region hands them over
+            let nn = n as usize;
+            let panels = pto_jit::Form::panels(16, 16 * nn, 16);
             g.bench_function("kernel", |bch| {
                 bch.iter(|| {
-                    pto_jit::matmul_f32(n as usize, n as usize, n as usize, &pa, &pb, &mut pc)
+                    pto_jit::matmul_f32_in(nn, nn, nn, &pa, (&pb, panels), (&mut pc, panels))
                         .expect("fits")
                 })
             });

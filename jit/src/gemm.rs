@@ -34,7 +34,9 @@ pub fn matmul_isa() -> &'static str {
 
 /// Why a matmul region cannot run.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("matmul {m}x{k}x{n}: operand slices are too short (a {a}, b {b}, c {c})")]
+#[error(
+    "matmul {m}x{k}x{n}: operand slices too short for their forms (a {a}, b {b}, c {c} elements)"
+)]
 pub struct ShapeError {
     m: usize,
     k: usize,
@@ -44,14 +46,105 @@ pub struct ShapeError {
     c: usize,
 }
 
-/// Whether row-major `a` (m x k), `b` (k x n) and `c` (m x n) of these
-/// lengths hold their matrices.
+/// Where the elements of a matrix lie in its slice: element `(r, c)` at
+/// `(c / width) * panel + r * ld + c % width`, the columns in panels of
+/// `width` (a power of two, at least 16), each panel a row-major block whose
+/// rows are `ld` apart, `panel` elements after the one before. Row-major is
+/// one panel wider than any matrix ([`Form::rows`]).
+///
+/// The matrix kernels read `b` and update `c` in any form, so an operand
+/// stored in panels is used where it lies: an NZ accumulator tile (16-column
+/// panels of 16-element rows), or a right operand packed panel by panel so
+/// that the 16 columns a register block reads are contiguous. (Rows of a
+/// row-major 128-column `b` are 512 bytes apart, so a 16-column strip of 128
+/// rows falls into 8 of the L1 cache's 64 sets and evicts itself.)
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Form {
+    width: usize,
+    /// log2 of `width` (shifts, not divisions, on the packing paths)
+    shift: u32,
+    panel: usize,
+    ld: usize,
+}
+
+impl Form {
+    /// Row-major with rows `ld` elements apart.
+    pub fn rows(ld: usize) -> Form {
+        Form::panels(1 << (usize::BITS - 1), 0, ld)
+    }
+
+    /// Panels of `width` columns (a power of two, at least 16) `panel`
+    /// elements apart, rows `ld` apart inside a panel. Another width makes
+    /// a form that holds nothing ([`Form::span`] is `None`).
+    pub fn panels(width: usize, panel: usize, ld: usize) -> Form {
+        Form {
+            width,
+            shift: width.trailing_zeros(),
+            panel,
+            ld,
+        }
+    }
+
+    /// The index of element `(r, c)`.
+    #[inline]
+    pub fn at(self, r: usize, c: usize) -> usize {
+        (c >> self.shift) * self.panel + r * self.ld + self.col(c)
+    }
+
+    /// Column `c`'s place in its panel.
+    #[inline]
+    fn col(self, c: usize) -> usize {
+        c & ((1 << self.shift) - 1)
+    }
+
+    /// How many columns from `c` on lie in `c`'s panel (contiguous in a row).
+    #[inline]
+    pub fn run(self, c: usize) -> usize {
+        (1 << self.shift) - self.col(c)
+    }
+
+    /// The distance between two rows of a panel.
+    pub fn ld(self) -> usize {
+        self.ld
+    }
+
+    /// The slice length a `rows x cols` matrix in this form needs, or `None`
+    /// when the form cannot hold it: a panel width that is not a power of
+    /// two of at least 16 (a register block would straddle two panels), rows
+    /// shorter than the matrix (or than a panel), panels that overlap, or a
+    /// size past `usize`.
+    pub fn span(self, rows: usize, cols: usize) -> Option<usize> {
+        if !self.width.is_power_of_two() || self.width < 16 {
+            return None;
+        }
+        if rows == 0 || cols == 0 {
+            return Some(0);
+        }
+        if self.width < cols {
+            let fits = self.ld >= self.width && self.panel >= self.ld.checked_mul(rows)?;
+            if !fits {
+                return None;
+            }
+        } else if self.ld < cols {
+            return None;
+        }
+        ((cols - 1) >> self.shift)
+            .checked_mul(self.panel)?
+            .checked_add((rows - 1).checked_mul(self.ld)?)?
+            .checked_add(self.col(cols - 1) + 1)
+    }
+}
+
+/// Whether row-major `a` (m x k), `b` (k x n) and `c` (m x n) in their forms
+/// fit slices of these lengths.
 fn check_shape(
     (m, k, n): (usize, usize, usize),
-    (a, b, c): (usize, usize, usize),
+    a: usize,
+    (b, bf): (usize, Form),
+    (c, cf): (usize, Form),
 ) -> Result<(), ShapeError> {
     let short = |len: usize, want: Option<usize>| want.is_none_or(|w| len < w);
-    if short(a, m.checked_mul(k)) || short(b, k.checked_mul(n)) || short(c, m.checked_mul(n)) {
+    if short(a, m.checked_mul(k)) || short(b, bf.span(k, n)) || short(c, cf.span(m, n)) {
         return Err(ShapeError { m, k, n, a, b, c });
     }
     Ok(())
@@ -67,25 +160,100 @@ pub fn matmul_f32(
     b: &[f32],
     c: &mut [f32],
 ) -> Result<(), ShapeError> {
-    check_shape((m, k, n), (a.len(), b.len(), c.len()))?;
+    matmul_f32_in(m, k, n, a, (b, Form::rows(n)), (c, Form::rows(n)))
+}
+
+/// [`matmul_f32`] with `b` (k x n) and `c` (m x n) in the given forms
+/// (`a` row-major): the same fused multiply-adds in the same order.
+pub fn matmul_f32_in(
+    m: usize,
+    k: usize,
+    n: usize,
+    a: &[f32],
+    (b, bf): (&[f32], Form),
+    (c, cf): (&mut [f32], Form),
+) -> Result<(), ShapeError> {
+    check_shape((m, k, n), a.len(), (b.len(), bf), (c.len(), cf))?;
     #[cfg(target_arch = "x86_64")]
     {
-        if std::arch::is_x86_feature_detected!("avx512f") {
-            // SAFETY: the CPU supports AVX-512F (checked just above), and the
-            // slice lengths were checked against m, k, n.
-            unsafe { x86::kernel_avx512(m, k, n, a, b, c) };
-            return Ok(());
-        }
-        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
-        {
-            // SAFETY: the CPU supports AVX2 and FMA (checked just above), and
-            // the slice lengths were checked against m, k, n.
-            unsafe { x86::kernel_avx2(m, k, n, a, b, c) };
+        let p = x86::Mats {
+            a: a.as_ptr(),
+            lda: k,
+            b: b.as_ptr(),
+            bf,
+            c: c.as_mut_ptr(),
+            cf,
+            zero: false,
+        };
+        // SAFETY: the slices hold their matrices in their forms (checked
+        // above)
+        if unsafe { x86::kernel(&p, (m, k, n)) } {
             return Ok(());
         }
     }
-    scalar(m, k, n, a, b, c, 0..n);
+    scalar((m, k, n), a, (b, bf), (c, cf), 0..n);
     Ok(())
+}
+
+/// [`matmul_f32_in`] on a `c` stored as little-endian f32 bytes at any
+/// alignment (a tile's storage, updated where it lies), starting from zeros
+/// instead of `c`'s values when `zero` (they are then not read). Only the
+/// m x n elements of `c` are written.
+#[allow(clippy::too_many_arguments)]
+pub fn matmul_f32_le(
+    m: usize,
+    k: usize,
+    n: usize,
+    a: &[f32],
+    (b, bf): (&[f32], Form),
+    (c, cf): (&mut [u8], Form),
+    zero: bool,
+) -> Result<(), ShapeError> {
+    check_shape((m, k, n), a.len(), (b.len(), bf), (c.len() / 4, cf))?;
+    #[cfg(target_arch = "x86_64")]
+    {
+        let p = x86::Mats {
+            a: a.as_ptr(),
+            lda: k,
+            b: b.as_ptr(),
+            bf,
+            // the kernels touch `c` only through unaligned vector loads and
+            // stores (x86 is little-endian)
+            c: c.as_mut_ptr().cast::<f32>(),
+            cf,
+            zero,
+        };
+        // SAFETY: the slices hold their matrices in their forms (checked
+        // above; `c`'s length in whole f32s)
+        if unsafe { x86::kernel(&p, (m, k, n)) } {
+            return Ok(());
+        }
+    }
+    le_portable((m, k, n), a, (b, bf), (c, cf), zero);
+    Ok(())
+}
+
+/// [`matmul_f32_le`] without vector kernels: `c` converted to f32, updated
+/// one element at a time and stored back (the forms are checked).
+fn le_portable(
+    (m, k, n): (usize, usize, usize),
+    a: &[f32],
+    (b, bf): (&[f32], Form),
+    (c, cf): (&mut [u8], Form),
+    zero: bool,
+) {
+    let span = cf.span(m, n).unwrap_or(0);
+    let mut v = vec![0f32; span];
+    f32_from_le(&c[..4 * span], &mut v);
+    if zero {
+        for i in 0..m {
+            for j in 0..n {
+                v[cf.at(i, j)] = 0.0;
+            }
+        }
+    }
+    scalar((m, k, n), a, (b, bf), (&mut v, cf), 0..n);
+    f32_to_le(&v, &mut c[..4 * span]);
 }
 
 /// `c[i][j] += sum over k of a[i][k] * b[k][j]` in wrapping i32
@@ -100,7 +268,8 @@ pub fn matmul_i32_wrapping(
     b: &[i32],
     c: &mut [i32],
 ) -> Result<(), ShapeError> {
-    check_shape((m, k, n), (a.len(), b.len(), c.len()))?;
+    let rows = Form::rows(n);
+    check_shape((m, k, n), a.len(), (b.len(), rows), (c.len(), rows))?;
     #[cfg(target_arch = "x86_64")]
     {
         if std::arch::is_x86_feature_detected!("avx2") {
@@ -312,23 +481,21 @@ pub fn transpose8_f32(cols: &[[f32; 8]; 8], out: &mut [f32], stride: usize) -> b
     true
 }
 
-/// Columns `j0..j1` of every row, one element at a time.
+/// Columns `js` of every row, one element at a time.
 fn scalar(
-    m: usize,
-    k: usize,
-    n: usize,
+    (m, k, _n): (usize, usize, usize),
     a: &[f32],
-    b: &[f32],
-    c: &mut [f32],
+    (b, bf): (&[f32], Form),
+    (c, cf): (&mut [f32], Form),
     js: std::ops::Range<usize>,
 ) {
     for i in 0..m {
         for j in js.clone() {
-            let mut s = c[i * n + j];
+            let mut s = c[cf.at(i, j)];
             for kk in 0..k {
-                s = a[i * k + kk].mul_add(b[kk * n + j], s);
+                s = a[i * k + kk].mul_add(b[bf.at(kk, j)], s);
             }
-            c[i * n + j] = s;
+            c[cf.at(i, j)] = s;
         }
     }
 }
@@ -359,11 +526,89 @@ mod x86 {
         c: &mut [i32],
         pairs: bool,
     ) {
-        let p = (a.as_ptr(), b.as_ptr(), c.as_mut_ptr());
+        let p = Mats {
+            a: a.as_ptr(),
+            lda: k,
+            b: b.as_ptr(),
+            bf: super::Form::rows(n),
+            c: c.as_mut_ptr(),
+            cf: super::Form::rows(n),
+            zero: false,
+        };
         if pairs {
-            cols8::<MaddPairs>(p, (m, k, n), 0);
+            cols8::<MaddPairs>(&p, (m, k, n), 0);
         } else {
-            cols8::<MulAdd>(p, (m, k, n), 0);
+            cols8::<MulAdd>(&p, (m, k, n), 0);
+        }
+    }
+
+    /// A kernel's operands: `a` row-major with rows `lda` apart, `b` and `c`
+    /// in their forms; with `zero`, `c` starts from zeros (the f32 kernels:
+    /// its old values are not read).
+    pub(super) struct Mats<E> {
+        pub a: *const E,
+        pub lda: usize,
+        pub b: *const E,
+        pub bf: super::Form,
+        pub c: *mut E,
+        pub cf: super::Form,
+        pub zero: bool,
+    }
+
+    /// The f32 kernel this CPU has, run on `p`; false (nothing done) when it
+    /// has neither AVX-512F nor AVX2 with FMA.
+    ///
+    /// # Safety
+    /// `a`, `b`, `c` hold their m x k, k x n and m x n matrices in their
+    /// forms ([`super::Form::span`]); `c` may be unaligned.
+    pub(super) unsafe fn kernel(p: &Mats<f32>, mkn: (usize, usize, usize)) -> bool {
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            // SAFETY: the CPU supports AVX-512F (checked just above); the
+            // caller vouches for the matrices.
+            unsafe { kernel_avx512(p, mkn) };
+            return true;
+        }
+        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+        {
+            // SAFETY: the CPU supports AVX2 and FMA (checked just above); the
+            // caller vouches for the matrices.
+            unsafe { kernel_avx2(p, mkn) };
+            return true;
+        }
+        false
+    }
+
+    /// One register block's columns: `V` vectors, lanes of vector `v` in
+    /// row 0 of `b` (of `c`) from `b[v]` (`c[v]`) on, each row `ldb` (`ldc`)
+    /// after the one before; `a` and `zero` as in [`Mats`].
+    struct Blk<E, const V: usize> {
+        a: *const E,
+        lda: usize,
+        b: [*const E; V],
+        ldb: usize,
+        c: [*mut E; V],
+        ldc: usize,
+        zero: bool,
+    }
+
+    impl<E> Mats<E> {
+        /// The block of `V` vectors of `w` lanes from column `j` on.
+        ///
+        /// # Safety
+        /// Columns `j + v * w` (`v < V`) lie in the matrices, whose slices
+        /// hold them in their forms, and no vector straddles two panels.
+        #[inline(always)]
+        unsafe fn blk<const V: usize>(&self, j: usize, w: usize) -> Blk<E, V> {
+            Blk {
+                a: self.a,
+                lda: self.lda,
+                // SAFETY: column j + v w of row 0 is an element of b and c
+                b: std::array::from_fn(|v| unsafe { self.b.add(self.bf.at(0, j + v * w)) }),
+                ldb: self.bf.ld,
+                c: std::array::from_fn(|v| unsafe { self.c.add(self.cf.at(0, j + v * w)) }),
+                ldc: self.cf.ld,
+                zero: self.zero,
+            }
         }
     }
 
@@ -372,19 +617,19 @@ mod x86 {
     trait Block8 {
         /// Element type.
         type E;
-        /// `R` rows x `V` vectors of `c` at (`i`, `j`) over `k0..k1`,
-        /// starting from `c` and stored back; with `M`, only the lanes set
-        /// in `mask` exist (`V` = 1).
+        /// Rows `i..i + R` of the column block `p` over `k0..k1`, starting
+        /// from `c` and stored back; with `M`, only the lanes set in `mask`
+        /// exist (`V` = 1).
         ///
         /// # Safety
-        /// The CPU supports the kernel's features; `i + R <= m`,
-        /// `j + 8 * V <= n` (with `M`: the lanes of `mask` are a prefix of
-        /// those with `j + lane < n`), `k1 <= k`, and the pointers hold m*k,
-        /// k*n and m*n elements.
+        /// The CPU supports the kernel's features; `i + R <= m`, the block's
+        /// `8 V` columns lie in the matrices (with `M`: the lanes of `mask`
+        /// are a prefix of those inside), `k1 <= k`, and `a`, `b`, `c` hold
+        /// their matrices.
         unsafe fn block<const R: usize, const V: usize, const M: bool>(
-            p: (*const Self::E, *const Self::E, *mut Self::E),
-            kn: (usize, usize),
-            ijm: (usize, usize, __m256i),
+            p: &Blk<Self::E, V>,
+            i: usize,
+            mask: __m256i,
             kr: (usize, usize),
         );
     }
@@ -395,14 +640,14 @@ mod x86 {
         type E = f32;
         #[inline(always)]
         unsafe fn block<const R: usize, const V: usize, const M: bool>(
-            p: (*const f32, *const f32, *mut f32),
-            kn: (usize, usize),
-            ijm: (usize, usize, __m256i),
+            p: &Blk<f32, V>,
+            i: usize,
+            mask: __m256i,
             kr: (usize, usize),
         ) {
             // SAFETY: the caller's contract is block256's (AVX2 and FMA:
             // only kernels that checked both reach the f32 blocks)
-            unsafe { block256::<R, V, M>(p, kn, ijm, kr) }
+            unsafe { block256::<R, V, M>(p, i, mask, kr) }
         }
     }
 
@@ -412,13 +657,13 @@ mod x86 {
         type E = i32;
         #[inline(always)]
         unsafe fn block<const R: usize, const V: usize, const M: bool>(
-            p: (*const i32, *const i32, *mut i32),
-            kn: (usize, usize),
-            ijm: (usize, usize, __m256i),
+            p: &Blk<i32, V>,
+            i: usize,
+            mask: __m256i,
             kr: (usize, usize),
         ) {
             // SAFETY: the caller's contract is iblock's
-            unsafe { iblock::<R, V, M, false>(p, kn, ijm, kr) }
+            unsafe { iblock::<R, V, M, false>(p, i, mask, kr) }
         }
     }
 
@@ -428,13 +673,13 @@ mod x86 {
         type E = i32;
         #[inline(always)]
         unsafe fn block<const R: usize, const V: usize, const M: bool>(
-            p: (*const i32, *const i32, *mut i32),
-            kn: (usize, usize),
-            ijm: (usize, usize, __m256i),
+            p: &Blk<i32, V>,
+            i: usize,
+            mask: __m256i,
             kr: (usize, usize),
         ) {
             // SAFETY: the caller's contract is iblock's
-            unsafe { iblock::<R, V, M, true>(p, kn, ijm, kr) }
+            unsafe { iblock::<R, V, M, true>(p, i, mask, kr) }
         }
     }
 
@@ -458,25 +703,24 @@ mod x86 {
     /// As [`Block8::block`], with AVX2.
     #[target_feature(enable = "avx2")]
     unsafe fn iblock<const R: usize, const V: usize, const M: bool, const PAIRS: bool>(
-        (ap, bp, cp): (*const i32, *const i32, *mut i32),
-        (k, n): (usize, usize),
-        (i, j, mask): (usize, usize, __m256i),
+        p: &Blk<i32, V>,
+        i: usize,
+        mask: __m256i,
         (k0, k1): (usize, usize),
     ) {
-        const W: usize = 8;
         let mut acc = [[_mm256_setzero_si256(); V]; R];
         for (r, row) in acc.iter_mut().enumerate() {
             for (v, x) in row.iter_mut().enumerate() {
-                *x = iload8::<M>(cp.add((i + r) * n + j + v * W), mask);
+                *x = iload8::<M>(p.c[v].add((i + r) * p.ldc), mask);
             }
         }
         for kk in k0..k1 {
             let mut bv = [_mm256_setzero_si256(); V];
             for (v, x) in bv.iter_mut().enumerate() {
-                *x = iload8::<M>(bp.add(kk * n + j + v * W), mask);
+                *x = iload8::<M>(p.b[v].add(kk * p.ldb), mask);
             }
             for (r, row) in acc.iter_mut().enumerate() {
-                let av = _mm256_set1_epi32(*ap.add((i + r) * k + kk));
+                let av = _mm256_set1_epi32(*p.a.add((i + r) * p.lda + kk));
                 for (x, b) in row.iter_mut().zip(bv) {
                     let prod = if PAIRS {
                         _mm256_madd_epi16(av, b)
@@ -489,11 +733,11 @@ mod x86 {
         }
         for (r, row) in acc.iter().enumerate() {
             for (v, x) in row.iter().enumerate() {
-                let p = cp.add((i + r) * n + j + v * W);
+                let to = p.c[v].add((i + r) * p.ldc);
                 if M {
-                    _mm256_maskstore_epi32(p, mask, *x);
+                    _mm256_maskstore_epi32(to, mask, *x);
                 } else {
-                    _mm256_storeu_si256(p.cast(), *x);
+                    _mm256_storeu_si256(to.cast(), *x);
                 }
             }
         }
@@ -602,30 +846,30 @@ mod x86 {
     /// performs exactly the same sequence of fused multiply-adds per element.
     ///
     /// # Safety
-    /// The CPU must support AVX-512F; `i + R <= m`, `j + 16 * V <= n`,
-    /// `k1 <= k`, and the pointers hold m*k, k*n and m*n elements.
+    /// The CPU must support AVX-512F; `i + R <= m`, the block's `16 V`
+    /// columns lie in the matrices, `k1 <= k`, and `a`, `b`, `c` hold their
+    /// matrices.
     #[target_feature(enable = "avx512f")]
-    #[allow(clippy::too_many_arguments)]
     unsafe fn block512<const R: usize, const V: usize>(
-        (ap, bp, cp): (*const f32, *const f32, *mut f32),
-        (k, n): (usize, usize),
-        (i, j): (usize, usize),
+        p: &Blk<f32, V>,
+        i: usize,
         (k0, k1): (usize, usize),
     ) {
-        const W: usize = 16;
         let mut acc = [[_mm512_setzero_ps(); V]; R];
-        for (r, row) in acc.iter_mut().enumerate() {
-            for (v, x) in row.iter_mut().enumerate() {
-                *x = _mm512_loadu_ps(cp.add((i + r) * n + j + v * W));
+        if !(p.zero && k0 == 0) {
+            for (r, row) in acc.iter_mut().enumerate() {
+                for (v, x) in row.iter_mut().enumerate() {
+                    *x = _mm512_loadu_ps(p.c[v].add((i + r) * p.ldc));
+                }
             }
         }
         for kk in k0..k1 {
             let mut bv = [_mm512_setzero_ps(); V];
             for (v, x) in bv.iter_mut().enumerate() {
-                *x = _mm512_loadu_ps(bp.add(kk * n + j + v * W));
+                *x = _mm512_loadu_ps(p.b[v].add(kk * p.ldb));
             }
             for (r, row) in acc.iter_mut().enumerate() {
-                let av = _mm512_set1_ps(*ap.add((i + r) * k + kk));
+                let av = _mm512_set1_ps(*p.a.add((i + r) * p.lda + kk));
                 for (x, b) in row.iter_mut().zip(bv) {
                     *x = _mm512_fmadd_ps(av, b, *x);
                 }
@@ -633,7 +877,7 @@ mod x86 {
         }
         for (r, row) in acc.iter().enumerate() {
             for (v, x) in row.iter().enumerate() {
-                _mm512_storeu_ps(cp.add((i + r) * n + j + v * W), *x);
+                _mm512_storeu_ps(p.c[v].add((i + r) * p.ldc), *x);
             }
         }
     }
@@ -643,26 +887,21 @@ mod x86 {
     /// before, at a tenth of the speed or less).
     ///
     /// # Safety
-    /// As [`block512`], for every block it runs: `j + 16 * V <= n`,
-    /// `k1 <= k`, `m` rows in `a` and `c`.
+    /// As [`block512`], for every block it runs, with `m` rows in `a` and
+    /// `c`.
     #[target_feature(enable = "avx512f")]
-    unsafe fn rows512<const V: usize>(
-        p: (*const f32, *const f32, *mut f32),
-        (m, k, n): (usize, usize, usize),
-        j: usize,
-        (k0, k1): (usize, usize),
-    ) {
+    unsafe fn rows512<const V: usize>(p: &Blk<f32, V>, m: usize, kr: (usize, usize)) {
         let mut i = 0;
         while i + 4 <= m {
-            block512::<4, V>(p, (k, n), (i, j), (k0, k1));
+            block512::<4, V>(p, i, kr);
             i += 4;
         }
         if i + 2 <= m {
-            block512::<2, V>(p, (k, n), (i, j), (k0, k1));
+            block512::<2, V>(p, i, kr);
             i += 2;
         }
         if i < m {
-            block512::<1, V>(p, (k, n), (i, j), (k0, k1));
+            block512::<1, V>(p, i, kr);
         }
     }
 
@@ -671,13 +910,12 @@ mod x86 {
     /// row block of `a` passes over it.
     ///
     /// # Safety
-    /// The CPU must support AVX-512F; `a`, `b`, `c` must hold at least
-    /// m*k, k*n and m*n elements.
+    /// The CPU must support AVX-512F; `a`, `b`, `c` hold their m x k, k x n
+    /// and m x n matrices in their forms ([`super::Form::span`]).
     #[target_feature(enable = "avx512f")]
-    pub unsafe fn kernel_avx512(m: usize, k: usize, n: usize, a: &[f32], b: &[f32], c: &mut [f32]) {
+    pub(super) unsafe fn kernel_avx512(p: &Mats<f32>, (m, k, n): (usize, usize, usize)) {
         const W: usize = 16;
         const KC: usize = 64;
-        let p = (a.as_ptr(), b.as_ptr(), c.as_mut_ptr());
         let mut j = 0;
         while j < n / W * W {
             let v = ((n - j) / W).min(4);
@@ -685,12 +923,13 @@ mod x86 {
             while k0 < k {
                 let k1 = (k0 + KC).min(k);
                 // SAFETY: j + v * 16 <= n and k1 <= k keep every block inside
-                // the slices whose lengths the caller checked.
+                // the matrices; j is a multiple of 16, so no 16-lane vector
+                // straddles two panels (their widths are multiples of 16).
                 match v {
-                    4 => rows512::<4>(p, (m, k, n), j, (k0, k1)),
-                    3 => rows512::<3>(p, (m, k, n), j, (k0, k1)),
-                    2 => rows512::<2>(p, (m, k, n), j, (k0, k1)),
-                    _ => rows512::<1>(p, (m, k, n), j, (k0, k1)),
+                    4 => rows512::<4>(&p.blk(j, W), m, (k0, k1)),
+                    3 => rows512::<3>(&p.blk(j, W), m, (k0, k1)),
+                    2 => rows512::<2>(&p.blk(j, W), m, (k0, k1)),
+                    _ => rows512::<1>(&p.blk(j, W), m, (k0, k1)),
                 }
                 k0 = k1;
             }
@@ -736,31 +975,29 @@ mod x86 {
     /// multiply-adds as the rest and nothing past them is touched.
     ///
     /// # Safety
-    /// The CPU must support AVX2 and FMA; `i + R <= m`, `j + 8 * V <= n`
-    /// (with `M`: the lanes of `mask` are a prefix of those with
-    /// `j + lane < n`), `k1 <= k`, and the pointers hold m*k, k*n and m*n
-    /// elements.
+    /// As [`Block8::block`], with AVX2 and FMA.
     #[target_feature(enable = "avx2,fma")]
     unsafe fn block256<const R: usize, const V: usize, const M: bool>(
-        (ap, bp, cp): (*const f32, *const f32, *mut f32),
-        (k, n): (usize, usize),
-        (i, j, mask): (usize, usize, __m256i),
+        p: &Blk<f32, V>,
+        i: usize,
+        mask: __m256i,
         (k0, k1): (usize, usize),
     ) {
-        const W: usize = 8;
         let mut acc = [[_mm256_setzero_ps(); V]; R];
-        for (r, row) in acc.iter_mut().enumerate() {
-            for (v, x) in row.iter_mut().enumerate() {
-                *x = load8::<M>(cp.add((i + r) * n + j + v * W), mask);
+        if !(p.zero && k0 == 0) {
+            for (r, row) in acc.iter_mut().enumerate() {
+                for (v, x) in row.iter_mut().enumerate() {
+                    *x = load8::<M>(p.c[v].add((i + r) * p.ldc), mask);
+                }
             }
         }
         for kk in k0..k1 {
             let mut bv = [_mm256_setzero_ps(); V];
             for (v, x) in bv.iter_mut().enumerate() {
-                *x = load8::<M>(bp.add(kk * n + j + v * W), mask);
+                *x = load8::<M>(p.b[v].add(kk * p.ldb), mask);
             }
             for (r, row) in acc.iter_mut().enumerate() {
-                let av = _mm256_broadcast_ss(&*ap.add((i + r) * k + kk));
+                let av = _mm256_broadcast_ss(&*p.a.add((i + r) * p.lda + kk));
                 for (x, b) in row.iter_mut().zip(bv) {
                     *x = _mm256_fmadd_ps(av, b, *x);
                 }
@@ -768,7 +1005,7 @@ mod x86 {
         }
         for (r, row) in acc.iter().enumerate() {
             for (v, x) in row.iter().enumerate() {
-                store8::<M>(cp.add((i + r) * n + j + v * W), mask, *x);
+                store8::<M>(p.c[v].add((i + r) * p.ldc), mask, *x);
             }
         }
     }
@@ -783,26 +1020,26 @@ mod x86 {
     /// and `c`.
     #[target_feature(enable = "avx2")]
     unsafe fn rows8<B: Block8, const V: usize, const M: bool>(
-        p: (*const B::E, *const B::E, *mut B::E),
-        (m, k, n): (usize, usize, usize),
-        (j, mask): (usize, __m256i),
-        (k0, k1): (usize, usize),
+        p: &Blk<B::E, V>,
+        m: usize,
+        mask: __m256i,
+        kr: (usize, usize),
     ) {
         let mut i = 0;
         while i + 6 <= m {
-            B::block::<6, V, M>(p, (k, n), (i, j, mask), (k0, k1));
+            B::block::<6, V, M>(p, i, mask, kr);
             i += 6;
         }
         if i + 4 <= m {
-            B::block::<4, V, M>(p, (k, n), (i, j, mask), (k0, k1));
+            B::block::<4, V, M>(p, i, mask, kr);
             i += 4;
         }
         if i + 2 <= m {
-            B::block::<2, V, M>(p, (k, n), (i, j, mask), (k0, k1));
+            B::block::<2, V, M>(p, i, mask, kr);
             i += 2;
         }
         if i < m {
-            B::block::<1, V, M>(p, (k, n), (i, j, mask), (k0, k1));
+            B::block::<1, V, M>(p, i, mask, kr);
         }
     }
 
@@ -812,11 +1049,11 @@ mod x86 {
     /// the columns past the last multiple of 8 in one masked vector.
     ///
     /// # Safety
-    /// The CPU must support AVX2 and FMA; `a`, `b`, `c` must hold at least
-    /// m*k, k*n and m*n elements.
+    /// The CPU must support AVX2 and FMA; `a`, `b`, `c` hold their m x k,
+    /// k x n and m x n matrices in their forms ([`super::Form::span`]).
     #[target_feature(enable = "avx2,fma")]
-    pub unsafe fn kernel_avx2(m: usize, k: usize, n: usize, a: &[f32], b: &[f32], c: &mut [f32]) {
-        cols8::<Fma>((a.as_ptr(), b.as_ptr(), c.as_mut_ptr()), (m, k, n), 0);
+    pub(super) unsafe fn kernel_avx2(p: &Mats<f32>, (m, k, n): (usize, usize, usize)) {
+        cols8::<Fma>(p, (m, k, n), 0);
     }
 
     /// The columns `j0..n` of `c` (all of them from [`kernel_avx2`] and
@@ -827,14 +1064,11 @@ mod x86 {
     /// vector.
     ///
     /// # Safety
-    /// The CPU supports `B`'s features; the pointers hold m*k, k*n and m*n
-    /// elements.
+    /// The CPU supports `B`'s features; `a`, `b`, `c` hold their m x k,
+    /// k x n and m x n matrices in their forms, and `j0` is a multiple of 16
+    /// (so no block straddles two panels).
     #[target_feature(enable = "avx2")]
-    unsafe fn cols8<B: Block8>(
-        p: (*const B::E, *const B::E, *mut B::E),
-        (m, k, n): (usize, usize, usize),
-        j0: usize,
-    ) {
+    unsafe fn cols8<B: Block8>(p: &Mats<B::E>, (m, k, n): (usize, usize, usize), j0: usize) {
         const W: usize = 8;
         const KC: usize = 128;
         let mut j = j0;
@@ -844,11 +1078,12 @@ mod x86 {
             while k0 < k {
                 let k1 = (k0 + KC).min(k);
                 // SAFETY: j + v * 8 <= n and k1 <= k keep every block inside
-                // the slices whose lengths the caller checked.
+                // the matrices; a 16-column block starts at a multiple of 16
+                // (j0 is one), so it lies in one panel.
                 let all = _mm256_set1_epi32(-1);
                 match v {
-                    2 => rows8::<B, 2, false>(p, (m, k, n), (j, all), (k0, k1)),
-                    _ => rows8::<B, 1, false>(p, (m, k, n), (j, all), (k0, k1)),
+                    2 => rows8::<B, 2, false>(&p.blk(j, W), m, all, (k0, k1)),
+                    _ => rows8::<B, 1, false>(&p.blk(j, W), m, all, (k0, k1)),
                 }
                 k0 = k1;
             }
@@ -861,8 +1096,9 @@ mod x86 {
             let mut k0 = 0;
             while k0 < k {
                 let k1 = (k0 + KC).min(k);
-                // SAFETY: the masked lanes j..n lie inside every row, k1 <= k.
-                rows8::<B, 1, true>(p, (m, k, n), (j, mask), (k0, k1));
+                // SAFETY: the masked lanes j..n lie inside every row and in
+                // the panel of the block before them, k1 <= k.
+                rows8::<B, 1, true>(&p.blk(j, W), m, mask, (k0, k1));
                 k0 = k1;
             }
         }
@@ -874,7 +1110,18 @@ mod tests {
     use super::*;
 
     fn reference(m: usize, k: usize, n: usize, a: &[f32], b: &[f32], c: &mut [f32]) {
-        scalar(m, k, n, a, b, c, 0..n);
+        let rows = Form::rows(n);
+        scalar((m, k, n), a, (b, rows), (c, rows), 0..n);
+    }
+
+    /// `v` (row-major, `cols` wide) copied into `f`, the gaps NaN.
+    fn place(v: &[f32], cols: usize, f: Form) -> Vec<f32> {
+        let rows = v.len() / cols.max(1);
+        let mut out = vec![f32::NAN; f.span(rows, cols).expect("form fits")];
+        for (i, x) in v.iter().enumerate() {
+            out[f.at(i / cols, i % cols)] = *x;
+        }
+        out
     }
 
     /// The f16 bits of a small non-negative integer (below 2048, exact).
@@ -1080,15 +1327,99 @@ mod tests {
                 && std::arch::is_x86_feature_detected!("fma")
             {
                 let mut got = init.clone();
+                let p = x86::Mats {
+                    a: a.as_ptr(),
+                    lda: k,
+                    b: b.as_ptr(),
+                    bf: Form::rows(n),
+                    c: got.as_mut_ptr(),
+                    cf: Form::rows(n),
+                    zero: false,
+                };
                 // SAFETY: AVX2 and FMA are present; the slices hold m*k, k*n, m*n elements.
-                unsafe { x86::kernel_avx2(m, k, n, &a, &b, &mut got) };
+                unsafe { x86::kernel_avx2(&p, (m, k, n)) };
                 let same = want
                     .iter()
                     .zip(&got)
                     .all(|(x, y)| x.to_bits() == y.to_bits());
                 assert!(same, "{m}x{k}x{n} on avx2");
             }
+            // b and c in panels (b's a packed right operand, c's an NZ
+            // accumulator with padding rows), gaps between panels: the same
+            // bits, and nothing outside the matrices is written
+            for (bf, cf) in [
+                (
+                    Form::panels(16, 16 * k, 16),
+                    Form::panels(16, 16 * m + 48, 16),
+                ),
+                (Form::panels(32, 32 * k + 7, 32), Form::rows(n + 3)),
+            ] {
+                let bp = place(&b, n, bf);
+                let mut got = place(&init, n, cf);
+                matmul_f32_in(m, k, n, &a, (&bp, bf), (&mut got, cf)).expect("forms fit");
+                let back = place(&want, n, cf);
+                let same = back
+                    .iter()
+                    .zip(&got)
+                    .all(|(x, y)| x.to_bits() == y.to_bits());
+                assert!(same, "{m}x{k}x{n} with b {bf:?}, c {cf:?}");
+                // c as bytes at an odd address, from its values or from zeros
+                let mut from_zero = vec![0.0; m * n];
+                reference(m, k, n, &a, &b, &mut from_zero);
+                for (zero, want) in [(false, &want), (true, &from_zero)] {
+                    let start = if zero {
+                        vec![f32::NAN; m * n]
+                    } else {
+                        init.clone()
+                    };
+                    let mut bytes = vec![0xa5u8; 1];
+                    for x in place(&start, n, cf) {
+                        bytes.extend_from_slice(&x.to_le_bytes());
+                    }
+                    let mut portable = bytes.clone();
+                    matmul_f32_le(m, k, n, &a, (&bp, bf), (&mut bytes[1..], cf), zero)
+                        .expect("forms fit");
+                    le_portable((m, k, n), &a, (&bp, bf), (&mut portable[1..], cf), zero);
+                    let mut back = vec![0xa5u8; 1];
+                    for x in place(want, n, cf) {
+                        back.extend_from_slice(&x.to_le_bytes());
+                    }
+                    // the gaps keep their NaN bytes, the byte before is untouched
+                    assert!(bytes == back, "{m}x{k}x{n} le zero={zero} c {cf:?}");
+                    assert!(
+                        portable == back,
+                        "{m}x{k}x{n} portable zero={zero} c {cf:?}"
+                    );
+                }
+            }
         }
+    }
+
+    #[test]
+    fn forms_that_cannot_hold_the_matrix_are_refused() {
+        // 4 x 40 matrices
+        assert_eq!(Form::rows(40).span(4, 40), Some(160));
+        assert_eq!(Form::rows(39).span(4, 40), None);
+        assert_eq!(
+            Form::panels(16, 64, 16).span(4, 40),
+            Some(2 * 64 + 3 * 16 + 8)
+        );
+        // a panel narrower than a register block, overlapping panels, rows
+        // narrower than a panel
+        assert_eq!(Form::panels(8, 32, 8).span(4, 40), None);
+        assert_eq!(Form::panels(16, 63, 16).span(4, 40), None);
+        assert_eq!(Form::panels(16, 64, 15).span(4, 40), None);
+        assert_eq!(Form::panels(16, usize::MAX, 16).span(4, 40), None);
+        // one panel holds it all; widths that are not powers of two hold
+        // nothing
+        assert_eq!(Form::panels(16, 0, 16).span(4, 10), Some(58));
+        assert_eq!(Form::panels(48, 1000, 48).span(4, 40), None);
+        assert_eq!(Form::panels(0, 0, 16).span(1, 1), None);
+        let (a, b) = ([1.0; 160], [1.0; 1600]);
+        let mut c = [0.0; 160];
+        let bad = Form::panels(16, 10, 16);
+        assert!(matmul_f32_in(4, 40, 40, &a, (&b, bad), (&mut c, Form::rows(40))).is_err());
+        assert!(matmul_f32_in(4, 40, 40, &a, (&b, Form::rows(40)), (&mut c, bad)).is_err());
     }
 
     #[test]

@@ -30,6 +30,7 @@ use crate::exec::{fault, Accesses, Fault};
 use crate::mem::Local;
 use crate::num::Num;
 use crate::value::Tile;
+use pto_jit::Form;
 
 /// A validated matmul: operands, sizes, and where accumulation starts.
 pub struct Plan<'a> {
@@ -420,39 +421,46 @@ fn run_len(tab: &[i64], i: usize) -> usize {
     n
 }
 
-/// Copies the `rows x cols` corner of a tile into a row-major f32 matrix,
-/// walking the storage in its contiguous runs (along rows for row-major and
-/// NZ/ZZ boxes, down columns for column-major and ZN/NN boxes).
+/// Copies the `rows x cols` corner of a tile into an f32 matrix in `form`
+/// (row-major, or the 16-column panels the matrix kernel reads `B` from
+/// fastest), walking the storage in its contiguous runs (along rows for
+/// row-major and NZ/ZZ boxes, down columns for column-major and ZN/NN
+/// boxes).
 fn pack(
     local: &Local,
     t: &Tile,
-    rows: i64,
-    cols: i64,
+    (rows, cols): (i64, i64),
     acc: &mut Accesses,
-    out: &mut Vec<f32>,
+    (out, form): (&mut Vec<f32>, Form),
 ) -> Result<(), Fault> {
     let es = t.elem.bytes();
     let store = local.slice(space(t), t.addr, t.bytes())?;
     let (rows, cols) = (rows.max(0) as usize, cols.max(0) as usize);
-    // every path below writes each element: no need to zero the old ones
-    out.resize(rows * cols, 0.0);
-    out.truncate(rows * cols);
+    let len = form.span(rows, cols).ok_or_else(|| {
+        Fault::Msg(format!(
+            "matmul operand {rows}x{cols} does not fit {form:?}"
+        ))
+    })?;
+    // every path below writes each element, and the kernel reads nothing
+    // else: no need to zero the old ones
+    out.resize(len, 0.0);
+    out.truncate(len);
     let (rt, ct) = tables(t, rows as i64, cols as i64);
     let along = rowwise(&rt, &ct);
     let uniform = |l: usize| {
         cols.is_multiple_of(l) && (0..cols).step_by(l).all(|c| run_len(&ct[..c + l], c) == l)
     };
     if along && t.elem == DType::F32 && uniform(16) {
-        f32_rows::<16>(store, &rt, &ct, out, cols)?;
+        f32_rows::<16>(store, &rt, &ct, (out, form), cols)?;
     } else if along && t.elem == DType::F32 && uniform(8) {
-        f32_rows::<8>(store, &rt, &ct, out, cols)?;
+        f32_rows::<8>(store, &rt, &ct, (out, form), cols)?;
     } else if !along && t.elem == DType::F32 && col_runs(&rt, cols, 8) {
-        f32_cols(store, &rt, &ct, out, cols)?;
+        f32_cols(store, &rt, &ct, (out, form), cols)?;
     } else if !along && t.elem == DType::F16 && col_runs(&rt, cols, 8) {
-        f16_cols(store, &rt, &ct, out, cols)?;
+        f16_cols(store, &rt, &ct, (out, form), cols)?;
     } else {
         let widen = |src: &[u8], dst: &mut [f32]| widen_run(t.elem, src, dst, 0, 1);
-        pack_runs(store, es, (&rt, &ct), along, out, &widen)?;
+        pack_runs(store, es, (&rt, &ct), along, (out, form), &widen)?;
     }
     super::tile::record(acc, t, rows as i64, cols as i64, false);
     Ok(())
@@ -465,17 +473,18 @@ fn rowwise(rt: &[i64], ct: &[i64]) -> bool {
 }
 
 /// The general walk of [`pack`] and [`pack_i32`]: the `rt x ct` corner of a
-/// tile stored in `store` (elements of `es` bytes) into row-major `out`, one
-/// contiguous run of stored elements at a time, `widen` converting a run of
-/// `n` elements into `n` values. Along rows (`along`) it writes each run in
-/// place; down columns it widens `G` columns of one row band into a small
-/// buffer, then writes it out row by row (contiguous writes, no cache thrash).
+/// tile stored in `store` (elements of `es` bytes) into `out` in `form`, one
+/// contiguous run of stored elements at a time (cut where a panel of `form`
+/// ends), `widen` converting a run of `n` elements into `n` values. Along
+/// rows (`along`) it writes each run in place; down columns it widens `G`
+/// columns of one row band into a small buffer, then writes it out row by
+/// row (contiguous writes, no cache thrash).
 fn pack_runs<T: Copy + Default>(
     store: &[u8],
     es: usize,
     (rt, ct): (&[i64], &[i64]),
     along: bool,
-    out: &mut [T],
+    (out, form): (&mut [T], Form),
     widen: &dyn Fn(&[u8], &mut [T]),
 ) -> Result<(), Fault> {
     let (rows, cols) = (rt.len(), ct.len());
@@ -487,11 +496,9 @@ fn pack_runs<T: Copy + Default>(
         for (r, &ro) in rt.iter().enumerate() {
             let mut c = 0;
             while c < cols {
-                let n = run_len(ct, c);
-                widen(
-                    run_of(ro + ct[c], n)?,
-                    &mut out[r * cols + c..r * cols + c + n],
-                );
+                let n = run_len(ct, c).min(form.run(c));
+                let at = form.at(r, c);
+                widen(run_of(ro + ct[c], n)?, &mut out[at..at + n]);
                 c += n;
             }
         }
@@ -504,6 +511,8 @@ fn pack_runs<T: Copy + Default>(
         runs.push((r, n));
         r += n;
     }
+    // a group of G columns from a multiple of G lies in one panel (their
+    // widths are multiples of 16)
     const G: usize = 16;
     let mut tmp = vec![T::default(); rows.max(1) * G];
     for c0 in (0..cols).step_by(G) {
@@ -513,7 +522,8 @@ fn pack_runs<T: Copy + Default>(
                 widen(run_of(rt[r] + ct[c0 + j], n)?, &mut tmp[j * n..(j + 1) * n]);
             }
             for x in 0..n {
-                let row = &mut out[(r + x) * cols + c0..(r + x) * cols + c0 + g];
+                let at = form.at(r + x, c0);
+                let row = &mut out[at..at + g];
                 for (j, d) in row.iter_mut().enumerate() {
                     *d = tmp[j * n + x];
                 }
@@ -551,21 +561,22 @@ fn unpack_runs<T>(
 
 /// `pack` of an f32 tile whose rows are stored in runs of (a multiple of) `L`
 /// elements (row-major and NZ/ZZ boxes): fixed-size copies the compiler
-/// unrolls, instead of a call per run.
+/// unrolls, instead of a call per run. `L` divides 16, so a run never
+/// crosses a panel of `form`.
 fn f32_rows<const L: usize>(
     store: &[u8],
     rt: &[i64],
     ct: &[i64],
-    out: &mut [f32],
+    (out, form): (&mut [f32], Form),
     cols: usize,
 ) -> Result<(), Fault> {
     for (r, &ro) in rt.iter().enumerate() {
-        let row = &mut out[r * cols..(r + 1) * cols];
-        for (q, dst) in row.chunks_exact_mut(L).enumerate() {
-            let o = ro + ct[q * L];
+        for c in (0..cols).step_by(L) {
+            let o = ro + ct[c];
             let b = o as usize * 4;
             let src = store.get(b..b + 4 * L).ok_or_else(|| outside(o))?;
-            pto_jit::f32_from_le(src, dst);
+            let at = form.at(r, c);
+            pto_jit::f32_from_le(src, &mut out[at..at + L]);
         }
     }
     Ok(())
@@ -583,12 +594,13 @@ fn col_runs(rt: &[i64], cols: usize, l: usize) -> bool {
 
 /// `pack` of an f32 tile whose columns are stored in runs of (a multiple of)
 /// 8 elements (column-major and ZN/NN boxes): each 8 x 8 block is transposed
-/// from its column runs into the rows of `out` (`pto_jit::transpose8`).
+/// from its column runs into the rows of `out` (`pto_jit::transpose8`; 8
+/// columns from a multiple of 8 lie in one panel of `form`).
 fn f32_cols(
     store: &[u8],
     rt: &[i64],
     ct: &[i64],
-    out: &mut [f32],
+    (out, form): (&mut [f32], Form),
     cols: usize,
 ) -> Result<(), Fault> {
     for r0 in (0..rt.len()).step_by(8) {
@@ -602,8 +614,8 @@ fn f32_cols(
                     .and_then(|s| s.try_into().ok())
                     .ok_or_else(|| outside(o))?;
             }
-            let at = r0 * cols + c0;
-            if !pto_jit::transpose8(runs, &mut out[at..], cols) {
+            let at = form.at(r0, c0);
+            if !pto_jit::transpose8(runs, &mut out[at..], form.ld()) {
                 return Err(outside(rt[r0] + ct[c0]));
             }
         }
@@ -618,7 +630,7 @@ fn f16_cols(
     store: &[u8],
     rt: &[i64],
     ct: &[i64],
-    out: &mut [f32],
+    (out, form): (&mut [f32], Form),
     cols: usize,
 ) -> Result<(), Fault> {
     let mut blk = [[0f32; 8]; 8];
@@ -633,7 +645,8 @@ fn f16_cols(
                     .and_then(|s| s.try_into().ok())
                     .ok_or_else(|| outside(o))?;
             }
-            if pto_jit::transpose8_f16(runs, &mut out[r0 * cols + c0..], cols) {
+            let at = form.at(r0, c0);
+            if pto_jit::transpose8_f16(runs, &mut out[at..], form.ld()) {
                 continue;
             }
             for (j, col) in blk.iter_mut().enumerate() {
@@ -642,7 +655,7 @@ fn f16_cols(
                 let src = store.get(b..b + 16).ok_or_else(|| outside(o))?;
                 widen_run(DType::F16, src, col, 0, 1);
             }
-            if !pto_jit::transpose8_f32(&blk, &mut out[r0 * cols + c0..], cols) {
+            if !pto_jit::transpose8_f32(&blk, &mut out[at..], form.ld()) {
                 return Err(outside(rt[r0] + ct[c0]));
             }
         }
@@ -727,16 +740,40 @@ fn native_with(
     c: &mut Vec<f32>,
 ) -> Result<(), Fault> {
     let (m, k, n) = (p.m.max(0), p.k.max(0), p.n.max(0));
-    pack(local, p.a, m, k, acc, a)?;
-    pack(local, p.b, k, n, acc, b)?;
+    let (rows_k, rows_n) = (Form::rows(k as usize), Form::rows(n as usize));
+    // B in 16-column panels: the 16 columns a register block reads are
+    // contiguous, not 4 * n bytes apart
+    let panels = Form::panels(16, 16 * k as usize, 16);
+    pack(local, p.a, (m, k), acc, (a, rows_k))?;
+    pack(local, p.b, (k, n), acc, (b, panels))?;
+    // C updated where it lies when the kernel can address it (NZ and
+    // row-major accumulators) and it starts from zeros or from itself
+    let zero = match p.start {
+        None => Some(true),
+        Some((t, false)) if t == p.c => Some(false),
+        _ => None,
+    };
+    if let Some(zero) = zero {
+        let store = local.slice_mut(space(p.c), p.c.addr, p.c.bytes())?;
+        if let Some((at, cf)) = form_of(p.c, (m, n), store.len() / 4) {
+            let (mu, ku, nu) = (m as usize, k as usize, n as usize);
+            pto_jit::matmul_f32_le(mu, ku, nu, a, (b, panels), (&mut store[4 * at..], cf), zero)
+                .map_err(|e| Fault::Msg(e.to_string()))?;
+            if !zero {
+                super::tile::record(acc, p.c, m, n, false);
+            }
+            super::tile::record(acc, p.c, m, n, true);
+            return Ok(());
+        }
+    }
     match p.start {
         None => {
             c.clear();
             c.resize((m * n) as usize, 0.0);
         }
-        Some((t, false)) => pack(local, t, m, n, acc, c)?,
+        Some((t, false)) => pack(local, t, (m, n), acc, (c, rows_n))?,
         Some((t, true)) => {
-            pack(local, t, 1, n, acc, c)?;
+            pack(local, t, (1, n), acc, (c, rows_n))?;
             let row = c.clone();
             c.clear();
             for _ in 0..m {
@@ -744,9 +781,51 @@ fn native_with(
             }
         }
     }
-    pto_jit::matmul_f32(m as usize, k as usize, n as usize, a, b, c)
-        .map_err(|e| crate::exec::Fault::Msg(e.to_string()))?;
+    pto_jit::matmul_f32_in(
+        m as usize,
+        k as usize,
+        n as usize,
+        a,
+        (b, panels),
+        (c, rows_n),
+    )
+    .map_err(|e| crate::exec::Fault::Msg(e.to_string()))?;
     unpack(local, p.c, m, n, c, acc)
+}
+
+/// Where the `rows x cols` corner of an f32 tile lies as a matrix the kernel
+/// addresses: the element index of `(0, 0)` and the form of the rest (its
+/// rows a fixed stride apart, its columns contiguous or in panels of a power
+/// of two of at least 16 columns, as in row-major and NZ tiles), when that
+/// form fits the tile's `len` elements; `None` for any other layout.
+fn form_of(t: &Tile, (rows, cols): (i64, i64), len: usize) -> Option<(usize, Form)> {
+    if rows <= 0 || cols <= 0 || t.elem != DType::F32 {
+        return None;
+    }
+    let (rt, ct) = tables(t, rows, cols);
+    let (rows, cols) = (rows as usize, cols as usize);
+    let at = usize::try_from(rt[0] + ct[0]).ok()?;
+    let w = run_len(&ct, 0);
+    let ld = match rt.get(1) {
+        Some(r1) => usize::try_from(r1 - rt[0]).ok()?,
+        None => w,
+    };
+    let form = if w == cols {
+        Form::rows(ld)
+    } else {
+        let panel = usize::try_from(ct[w] - ct[0]).ok()?;
+        Form::panels(w, panel, ld)
+    };
+    let linear = rt
+        .iter()
+        .enumerate()
+        .all(|(i, &o)| o - rt[0] == (i * ld) as i64)
+        && ct
+            .iter()
+            .enumerate()
+            .all(|(j, &o)| o - ct[0] == form.at(0, j) as i64);
+    let span = form.span(rows, cols)?;
+    (linear && at.checked_add(span)? <= len).then_some((at, form))
 }
 
 /// An integer matmul through `pto_jit::matmul_i32_wrapping`: the operands
@@ -790,7 +869,15 @@ fn pack_i32(
     let (rt, ct) = tables(t, rows.max(0), cols.max(0));
     let mut out = vec![0i32; rt.len() * ct.len()];
     let widen = |src: &[u8], dst: &mut [i32]| crate::num::widen_i32(src, t.elem, dst);
-    pack_runs(store, es, (&rt, &ct), rowwise(&rt, &ct), &mut out, &widen)?;
+    let form = Form::rows(ct.len());
+    pack_runs(
+        store,
+        es,
+        (&rt, &ct),
+        rowwise(&rt, &ct),
+        (&mut out, form),
+        &widen,
+    )?;
     super::tile::record(acc, t, rows, cols, false);
     Ok(out)
 }
@@ -913,23 +1000,62 @@ mod tests {
         }
     }
 
+    /// Row-major and NZ accumulators are matrices the kernel updates in
+    /// place; a tile whose columns do not come in runs is not.
+    #[test]
+    fn form_of_finds_row_major_and_nz_tiles() {
+        let t = |rows, cols, blayout, slayout, fractal| Tile {
+            loc: TileLoc::Acc,
+            addr: 0,
+            elem: DType::F32,
+            rows,
+            cols,
+            v_row: rows,
+            v_col: cols,
+            blayout,
+            slayout,
+            fractal,
+            pad: 0,
+        };
+        let nz = t(32, 48, BLayout::ColMajor, SLayout::RowMajor, 1024);
+        let len = 32 * 48;
+        assert_eq!(
+            form_of(&nz, (5, 37), len),
+            Some((0, Form::panels(16, 16 * 32, 16)))
+        );
+        assert_eq!(form_of(&nz, (32, 48), len - 1), None, "too short");
+        let rm = t(8, 40, BLayout::RowMajor, SLayout::NoneBox, 512);
+        assert_eq!(form_of(&rm, (3, 33), 320), Some((0, Form::rows(40))));
+        let zn = t(32, 48, BLayout::RowMajor, SLayout::ColMajor, 512);
+        assert_eq!(form_of(&zn, (32, 48), len), None);
+        let f16 = Tile {
+            elem: DType::F16,
+            ..nz
+        };
+        assert_eq!(form_of(&f16, (32, 48), len), None);
+    }
+
     /// The native matmul (whose packing transposes column-run tiles 8 x 8
-    /// and widens f16 with F16C) gives the interpreter's accumulator bits
-    /// for f32 and f16 operands in row-run (ZZ) and column-run (ZN) layouts.
+    /// and widens f16 with F16C, and packs B into 16-column panels) gives the
+    /// interpreter's accumulator bits for f32 and f16 operands in row-run
+    /// (ZZ) and column-run (ZN) layouts, for whole tiles and for valid
+    /// regions that end inside a box and inside a panel.
     #[test]
     fn native_packing_gives_the_interpreters_bits_for_row_and_column_runs() {
         for elem in [DType::F32, DType::F16] {
-            for (a_sl, b_sl) in [
+            for ((a_sl, b_sl), (m, k, n), pad) in [
                 (SLayout::RowMajor, SLayout::ColMajor),
                 (SLayout::ColMajor, SLayout::RowMajor),
-            ] {
-                let (m, k, n) = (32i64, 48i64, 64i64);
-                let t = |loc, rows, cols, elem, sl, fractal| Tile {
+            ]
+            .into_iter()
+            .flat_map(|sl| [(sl, (32i64, 48i64, 64i64), 0), (sl, (5, 19, 37), 11)])
+            {
+                let t = |loc, rows: i64, cols: i64, elem, sl, fractal| Tile {
                     loc,
                     addr: 0,
                     elem,
-                    rows,
-                    cols,
+                    rows: ((rows + pad) as u64).next_multiple_of(16) as i64,
+                    cols: ((cols + pad) as u64).next_multiple_of(16) as i64,
                     v_row: rows,
                     v_col: cols,
                     blayout: BLayout::RowMajor,
@@ -958,25 +1084,61 @@ mod tests {
                         crate::num::write(ch, tile.elem, Num::F(f64::from(v)));
                     }
                 }
-                let call = TileCall {
-                    op: Opcode::TMatmul,
-                    ins: vec![Val::Tile(Box::new(a)), Val::Tile(Box::new(b))],
-                    outs: vec![Val::Tile(Box::new(c.clone()))],
-                    attrs: Default::default(),
+                // the accumulator starts as NaN bytes (a plain matmul must
+                // not read it), the other start tile as 0.747 (0x3f3f3f3f)
+                let l0c = local.slice_mut(Space::L0c, 0, 1 << 15).expect("l0c");
+                l0c[..1 << 14].fill(0xff);
+                l0c[1 << 14..].fill(0x3f);
+                let cin = Tile {
+                    addr: 1 << 14,
+                    ..c.clone()
                 };
-                let p = plan(&call).expect("plans");
-                assert!(native_ok(&p));
-                let mut want = local.clone();
-                interpret(&p, &mut want, &mut Accesses::default()).expect("runs");
-                native(&p, &mut local, &mut Accesses::default()).expect("runs");
-                let bytes = c.bytes();
-                let got = local.slice(Space::L0c, 0, bytes).expect("c");
-                assert!(got.iter().filter(|b| **b != 0).count() > bytes as usize / 2);
-                assert!(
-                    local.slice(Space::L0c, 0, bytes).expect("c")
-                        == want.slice(Space::L0c, 0, bytes).expect("c"),
-                    "{elem:?} A {a_sl:?} B {b_sl:?}"
-                );
+                // a plain matmul (C written where it lies), then `.acc` from C
+                // itself (updated where it lies) and from another tile
+                let (a, b) = (Val::Tile(Box::new(a)), Val::Tile(Box::new(b)));
+                for (op, from) in [
+                    (Opcode::TMatmul, None),
+                    (Opcode::TMatmulAcc, Some(&c)),
+                    (Opcode::TMatmulAcc, Some(&cin)),
+                ] {
+                    let mut ins = vec![a.clone(), b.clone()];
+                    if let Some(t) = from {
+                        ins.insert(0, Val::Tile(Box::new(t.clone())));
+                    }
+                    let call = TileCall {
+                        op,
+                        ins,
+                        outs: vec![Val::Tile(Box::new(c.clone()))],
+                        attrs: Default::default(),
+                    };
+                    let p = plan(&call).expect("plans");
+                    assert!(native_ok(&p));
+                    let mut want = local.clone();
+                    let on = || Accesses {
+                        on: true,
+                        list: Vec::new(),
+                    };
+                    let (mut want_acc, mut got_acc) = (on(), on());
+                    interpret(&p, &mut want, &mut want_acc).expect("runs");
+                    native(&p, &mut local, &mut got_acc).expect("runs");
+                    let what = format!("{elem:?} A {a_sl:?} B {b_sl:?} {m}x{k}x{n} {op:?}");
+                    let touched = |acc: &Accesses| -> std::collections::BTreeSet<_> {
+                        acc.list
+                            .iter()
+                            .flat_map(|a| {
+                                (a.addr..a.addr + a.len).map(move |b| (a.space, b, a.write))
+                            })
+                            .collect()
+                    };
+                    assert_eq!(touched(&got_acc), touched(&want_acc), "{what}");
+                    let got = local.slice(Space::L0c, 0, 1 << 15).expect("c");
+                    let valid = (m * n * 4) as usize;
+                    assert!(got.iter().filter(|b| **b != 0xff).count() > valid / 2);
+                    assert!(
+                        got == want.slice(Space::L0c, 0, 1 << 15).expect("c"),
+                        "{what}"
+                    );
+                }
             }
         }
     }
