@@ -201,9 +201,10 @@ for n in (64, 128):
 out += ['']
 out += ['## Cube `mad` 64^3 and 128^3: interpreter vs native path', '',
         'The micro-level multiply (`pto.mad`, L0A x L0B -> L0C, NZ operands as `mte_l1_l0a`/`mte_l1_l0b` leave them): '
-        'the interpreter reads and writes element by element; the native path widens the operands to row-major f32 '
-        '(B transposed out of its N x K NZ form), runs the same matrix kernel (one FMA per k in k order, the '
-        "interpreter's bits) and writes C back in NZ; i8 operands accumulate in i32 with wrapping sums, exact "
+        'the interpreter reads and writes element by element; the native path widens A to row-major f32 and B '
+        '(transposed out of its N x K NZ form) into 16-column panels, and runs the same matrix kernel (one FMA per k '
+        "in k order, the interpreter's bits) on the NZ accumulator where it lies (a saturating mad goes through a "
+        'copy, which it checks for overflow first); i8 operands accumulate in i32 with wrapping sums, exact '
         'in any order.', '',
         '| shape | inputs | interpreter | native | speed-up | native GFLOP/s (i8: GOP/s) |', '|---|---|---|---|---|---|']
 for n in (64, 128):

@@ -14,6 +14,7 @@
 //! - L0C holds `M x N` results (f32/i32) as NZ with 16-wide column blocks and a
 //!   row pitch of `roundup(M, 16)`; FIXPIPE reads it with its `src_stride`.
 
+use pto_jit::Form as MatForm;
 use std::sync::Arc;
 
 use pto_asm::ast::{Elem, Op, Punct};
@@ -2055,16 +2056,28 @@ trait MadLane: Copy + Default {
     fn decode(src: &[u8], dt: DType, out: &mut [Self]);
     /// Stores accumulator values as little-endian bytes.
     fn encode(src: &[Self], out: &mut [u8]);
-    /// Transposes the row-major `rows x cols` matrix `src` into `dst`.
-    fn transpose(src: &[Self], dims: (usize, usize), dst: &mut [Self]);
-    /// `c += a b` with the interpreter's arithmetic and order.
+    /// Transposes the row-major `rows x cols` matrix `src` into `dst`
+    /// (`cols x rows`), in the form the lane's `matmul` reads `b` in, which
+    /// it returns; `dst` is sized for it.
+    fn transpose(src: &[Self], dims: (usize, usize), dst: &mut Vec<Self>) -> MatForm;
+    /// `c += a b` with the interpreter's arithmetic and order, `b` in the
+    /// form `transpose` gave.
     fn matmul(
-        m: usize,
-        k: usize,
-        n: usize,
+        mkn: (usize, usize, usize),
         a: &[Self],
-        b: &[Self],
+        b: (&[Self], MatForm),
         c: &mut [Self],
+    ) -> Result<(), Fault>;
+    /// Whether the lane has `matmul_le`.
+    const IN_PLACE: bool;
+    /// `matmul` on an accumulator stored as little-endian bytes in `cf`,
+    /// where it lies, from zeros when `zero` (only when `IN_PLACE`).
+    fn matmul_le(
+        mkn: (usize, usize, usize),
+        a: &[Self],
+        b: (&[Self], MatForm),
+        c: (&mut [u8], MatForm),
+        zero: bool,
     ) -> Result<(), Fault>;
     /// The operands as the multiply reads them (tf32, saturation).
     fn operands(v: &mut [Self], sat: bool, tf: Option<bool>);
@@ -2079,18 +2092,32 @@ impl MadLane for f32 {
     fn encode(src: &[f32], out: &mut [u8]) {
         pto_jit::f32_to_le(src, out);
     }
-    fn transpose(src: &[f32], dims: (usize, usize), dst: &mut [f32]) {
-        transpose(src, dims, dst)
+    fn transpose(src: &[f32], (rows, cols): (usize, usize), dst: &mut Vec<f32>) -> MatForm {
+        // 16-column panels: the columns a register block reads contiguous
+        let form = MatForm::panels(16, 16 * cols, 16);
+        dst.clear();
+        dst.resize(form.span(cols, rows).unwrap_or(0), 0.0);
+        transpose(src, (rows, cols), (dst, form));
+        form
     }
     fn matmul(
-        m: usize,
-        k: usize,
-        n: usize,
+        (m, k, n): (usize, usize, usize),
         a: &[f32],
-        b: &[f32],
+        b: (&[f32], MatForm),
         c: &mut [f32],
     ) -> Result<(), Fault> {
-        pto_jit::matmul_f32(m, k, n, a, b, c).map_err(|e| Fault::Msg(e.to_string()))
+        pto_jit::matmul_f32_in(m, k, n, a, b, (c, MatForm::rows(n)))
+            .map_err(|e| Fault::Msg(e.to_string()))
+    }
+    const IN_PLACE: bool = true;
+    fn matmul_le(
+        (m, k, n): (usize, usize, usize),
+        a: &[f32],
+        b: (&[f32], MatForm),
+        c: (&mut [u8], MatForm),
+        zero: bool,
+    ) -> Result<(), Fault> {
+        pto_jit::matmul_f32_le(m, k, n, a, b, c, zero).map_err(|e| Fault::Msg(e.to_string()))
     }
     fn operands(v: &mut [f32], sat: bool, tf: Option<bool>) {
         if sat || tf.is_some() {
@@ -2113,7 +2140,9 @@ impl MadLane for i32 {
             o.copy_from_slice(&x.to_le_bytes());
         }
     }
-    fn transpose(src: &[i32], (rows, cols): (usize, usize), dst: &mut [i32]) {
+    fn transpose(src: &[i32], (rows, cols): (usize, usize), dst: &mut Vec<i32>) -> MatForm {
+        dst.clear();
+        dst.resize(rows * cols, 0);
         for r0 in (0..rows).step_by(8) {
             for c in 0..cols {
                 for r in r0..rows.min(r0 + 8) {
@@ -2121,16 +2150,28 @@ impl MadLane for i32 {
                 }
             }
         }
+        MatForm::rows(rows)
     }
     fn matmul(
-        m: usize,
-        k: usize,
-        n: usize,
+        (m, k, n): (usize, usize, usize),
         a: &[i32],
-        b: &[i32],
+        (b, _): (&[i32], MatForm),
         c: &mut [i32],
     ) -> Result<(), Fault> {
+        // `b` is row-major: `transpose` above
         pto_jit::matmul_i32_wrapping(m, k, n, a, b, c).map_err(|e| Fault::Msg(e.to_string()))
+    }
+    const IN_PLACE: bool = false;
+    fn matmul_le(
+        _: (usize, usize, usize),
+        _: &[i32],
+        _: (&[i32], MatForm),
+        _: (&mut [u8], MatForm),
+        _: bool,
+    ) -> Result<(), Fault> {
+        Err(Fault::Msg(
+            "i32 accumulators are not updated in place".into(),
+        ))
     }
     fn operands(_: &mut [i32], _: bool, _: Option<bool>) {}
     fn overflowed(_: &[i32]) -> bool {
@@ -2208,9 +2249,10 @@ fn unpack_nz<T: MadLane>(
     }
 }
 
-/// `dst` (`cols x rows`) = the transpose of the row-major `src` (`rows x
-/// cols`), 8 x 8 blocks at a time.
-fn transpose(src: &[f32], (rows, cols): (usize, usize), dst: &mut [f32]) {
+/// `dst` (`cols x rows`, in `form`) = the transpose of the row-major `src`
+/// (`rows x cols`), 8 x 8 blocks at a time (8 columns of `dst` from a
+/// multiple of 8 lie in one panel: their widths are multiples of 16).
+fn transpose(src: &[f32], (rows, cols): (usize, usize), (dst, form): (&mut [f32], MatForm)) {
     let (r8, c8) = (rows / 8 * 8, cols / 8 * 8);
     for r0 in (0..r8).step_by(8) {
         for c0 in (0..c8).step_by(8) {
@@ -2219,11 +2261,11 @@ fn transpose(src: &[f32], (rows, cols): (usize, usize), dst: &mut [f32]) {
                 let at = (r0 + t) * cols + c0;
                 std::array::from_fn(|u| src[at + u])
             });
-            let o = c0 * rows + r0;
-            if !pto_jit::transpose8_f32(&blk, &mut dst[o..], rows) {
+            let o = form.at(c0, r0);
+            if !pto_jit::transpose8_f32(&blk, &mut dst[o..], form.ld()) {
                 for (t, row) in blk.iter().enumerate() {
                     for (u, x) in row.iter().enumerate() {
-                        dst[(c0 + u) * rows + r0 + t] = *x;
+                        dst[form.at(c0 + u, r0 + t)] = *x;
                     }
                 }
             }
@@ -2232,17 +2274,19 @@ fn transpose(src: &[f32], (rows, cols): (usize, usize), dst: &mut [f32]) {
     for r in 0..rows {
         let from = if r < r8 { c8 } else { 0 };
         for c in from..cols {
-            dst[c * rows + r] = src[r * cols + c];
+            dst[form.at(c, r)] = src[r * cols + c];
         }
     }
 }
 
 /// A `mad` through a native matrix kernel: the operands unpacked from their
-/// NZ layouts to row-major f32 (float operands: `pto_jit::matmul_f32`, the
+/// NZ layouts (float operands: A to row-major f32, B into 16-column panels,
+/// and `pto_jit::matmul_f32_le` on the NZ accumulator where it lies, the
 /// same FMAs in k order from the same start as [`mad_interpret`], so the
 /// same bits, except that a NaN result may carry another payload: operand
-/// order decides it) or i32 (integer operands:
-/// `pto_jit::matmul_i32_wrapping`, exact in any order). Returns false, having written nothing, when the interpreter must
+/// order decides it; a saturating multiply works on a copy of C) or to
+/// row-major i32 (integer operands: `pto_jit::matmul_i32_wrapping`, exact
+/// in any order). Returns false, having written nothing, when the interpreter must
 /// run it: an operand outside its buffer (the interpreter reports which
 /// element), or a saturating multiply whose result is not finite (the
 /// interpreter clamps each partial sum; when none overflows, the clamps
@@ -2323,11 +2367,31 @@ fn mad_native_with<T: MadLane>(
     cv.clear();
     cv.resize(n_ * k_, T::default());
     unpack_nz(bsrc, bdt, (n_, k_), npad as usize, cb as usize, cv);
-    bv.clear();
-    bv.resize(k_ * n_, T::default());
-    T::transpose(cv, (n_, k_), bv);
+    let bf = T::transpose(cv, (n_, k_), bv);
     T::operands(av, p.sat, p.tf);
     T::operands(bv, p.sat, p.tf);
+    // C (NZ: 16-column panels of 16-element rows) updated where it lies,
+    // from zeros, itself or the bias, unless a saturating multiply may need
+    // the interpreter after all
+    if T::IN_PLACE && !p.sat {
+        let cf = MatForm::panels(16, 16 * mpad as usize, 16);
+        let bias_row = bias.filter(|_| p.bias_form).map(<[u8]>::to_vec);
+        let out = m.local.slice_mut(Space::L0c, p.c.addr, (c_last + 1) * 4)?;
+        if let Some(row) = &bias_row {
+            // the bias row in every row of C (the accumulator's type: its
+            // bytes as they are)
+            for i in 0..m_ {
+                for (j, x) in row.chunks_exact(4).enumerate() {
+                    let at = cf.at(i, j) * 4;
+                    out[at..at + 4].copy_from_slice(x);
+                }
+            }
+        }
+        let zero = !p.acc_form && bias_row.is_none();
+        T::matmul_le((m_, k_, n_), av, (bv, bf), (out, cf), zero)?;
+        record_mad(p, m.acc, (mpad, npad), (ca, cb), (aes, bes));
+        return Ok(true);
+    }
     cv.clear();
     cv.resize(m_ * n_, T::default());
     if p.acc_form {
@@ -2341,7 +2405,7 @@ fn mad_native_with<T: MadLane>(
             }
         }
     }
-    T::matmul(m_, k_, n_, av, bv, cv)?;
+    T::matmul((m_, k_, n_), av, (bv, bf), cv)?;
     if p.sat && T::overflowed(cv) {
         return Ok(false);
     }
@@ -2354,7 +2418,19 @@ fn mad_native_with<T: MadLane>(
             T::encode(&cv[from..from + w], &mut out[at..at + w * 4]);
         }
     }
-    let acc = &mut *m.acc;
+    record_mad(p, m.acc, (mpad, npad), (ca, cb), (aes, bes));
+    Ok(true)
+}
+
+/// The accesses of a `mad` that ran natively: what the interpreter records.
+fn record_mad(
+    p: &MadPlan,
+    acc: &mut Accesses,
+    (mpad, npad): (u64, u64),
+    (ca, cb): (u64, u64),
+    (aes, bes): (u64, u64),
+) {
+    let (mm, nn, kk) = (p.mm, p.nn, p.kk);
     if p.gemv {
         acc.add(Space::L0a, p.a.addr, kk * aes, false);
     } else {
@@ -2368,7 +2444,6 @@ fn mad_native_with<T: MadLane>(
         record_nz(acc, Space::L0c, p.c.addr, (mm, nn), mpad, 16, 4, false);
     }
     record_nz(acc, Space::L0c, p.c.addr, (mm, nn), mpad, 16, 4, true);
-    Ok(true)
 }
 
 /// The interpreter's `mad`: element by element, one FMA per k in k order.
