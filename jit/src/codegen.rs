@@ -526,6 +526,46 @@ impl Ctx {
         }
     }
 
+    /// `r` (`x + y` or `x * y` on f32 lanes) with `x`'s NaN wherever `x` is
+    /// a NaN, when `x` comes straight from a load. x86 returns the first
+    /// operand's NaN when both are NaN, the interpreter's order; but
+    /// Cranelift commutes an add or a multiply whose left operand is a load
+    /// it can fold into the instruction (`addps y, [x]`), which hands back
+    /// `y`'s NaN. Such lanes take `x`'s quieted bits explicitly (the second
+    /// use of the load also keeps it from being folded).
+    pub(crate) fn first_nan(b: &mut FunctionBuilder, x: Value, r: Value) -> Value {
+        let loaded = match b.func.dfg.value_def(x) {
+            cranelift_codegen::ir::ValueDef::Result(inst, _) => {
+                b.func.dfg.insts[inst].opcode() == cranelift_codegen::ir::Opcode::Load
+            }
+            _ => false,
+        };
+        if !loaded {
+            return r;
+        }
+        let fl = MemFlagsData::new();
+        let ty = b.func.dfg.value_type(x);
+        let ity = if ty.is_vector() {
+            types::I32X4
+        } else {
+            types::I32
+        };
+        let nan = b.ins().fcmp(FloatCC::Unordered, x, x);
+        let q = b.ins().iconst(types::I32, 0x0040_0000);
+        let xi = b.ins().bitcast(ity, fl, x);
+        let ri = b.ins().bitcast(ity, fl, r);
+        let out = if ty.is_vector() {
+            let q = b.ins().splat(ity, q);
+            let xq = b.ins().bor(xi, q);
+            let nan = b.ins().bitcast(ity, fl, nan);
+            b.ins().bitselect(nan, xq, ri)
+        } else {
+            let xq = b.ins().bor(xi, q);
+            b.ins().select(nan, xq, ri)
+        };
+        b.ins().bitcast(ty, fl, out)
+    }
+
     /// `r` (abs, neg or relu of the f32 lanes `x`, which pass a NaN's bits
     /// through) with its NaN lanes quiet: the interpreter computes in f64, and
     /// the f32 -> f64 conversion quiets a signaling NaN, keeping its payload.

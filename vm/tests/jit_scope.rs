@@ -716,3 +716,32 @@ fn faults_inside_compiled_scopes_name_the_op() {
         assert_eq!(faults, vec![7, 7], "{dist}");
     }
 }
+
+/// A sum or product of two NaNs keeps the first operand's NaN, as the
+/// interpreter's x86 arithmetic does, also where Cranelift would fold the
+/// first operand's load into the instruction and swap the operands: a
+/// negative NaN (ln of a negative number, or loaded) against a positive one
+/// (the regression the 30-minute soak of session 24 found).
+#[test]
+fn a_sum_of_two_nans_keeps_the_first_operands() {
+    let neg_nan = f32::from_bits(0xffc0_0000);
+    for (steps, x) in [
+        (vec![Step::Un("vln"), Step::Bin("vadd")], -1.0f32),
+        (vec![Step::Un("vln"), Step::Bin("vmul"), Step::VBlk], -2.0),
+        (vec![Step::Bin("vadd")], neg_nan),
+        (vec![Step::Bin("vmul")], neg_nan),
+    ] {
+        let src = kernel(Ty::F32, 100, &steps, "-1.25");
+        let xs: Vec<u8> = (0..640).flat_map(|_| x.to_le_bytes()).collect();
+        let ys: Vec<u8> = (0..640).flat_map(|_| f32::NAN.to_le_bytes()).collect();
+        let interp = run(&src, &xs, &ys, JitMode::Off, false);
+        let jit = run(&src, &xs, &ys, JitMode::Always, false);
+        let cross = run(&src, &xs, &ys, JitMode::Always, true);
+        assert!(interp.error.is_none(), "{:?}", interp.error);
+        assert_eq!(jit.jit.scope_execs, 1, "compiled\n{src}");
+        assert!(cross.error.is_none(), "{:?}\n{src}", cross.error);
+        // the interpreter's results are the negative NaN
+        assert_eq!(&interp.z[..4], &neg_nan.to_le_bytes(), "{steps:?}");
+        assert_eq!(jit.z, interp.z, "{steps:?}");
+    }
+}

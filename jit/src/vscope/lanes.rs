@@ -233,7 +233,12 @@ impl Gen {
                 };
                 if lane == VLane::F32 {
                     // NaN lanes of abs/neg/relu come back quiet (`Ctx::apply`)
-                    cx.apply(b, types::F32X4, x, y)
+                    let r = cx.apply(b, types::F32X4, x, y);
+                    if matches!(op, Op::Add | Op::Mul) {
+                        Ctx::first_nan(b, x, r)
+                    } else {
+                        r
+                    }
                 } else {
                     let r = int_op(b, op, lane.unsigned(), ivt, x, y);
                     match sc {
