@@ -175,21 +175,9 @@ pub fn matmul_f32_in(
 ) -> Result<(), ShapeError> {
     check_shape((m, k, n), a.len(), (b.len(), bf), (c.len(), cf))?;
     #[cfg(target_arch = "x86_64")]
-    {
-        let p = x86::Mats {
-            a: a.as_ptr(),
-            lda: k,
-            b: b.as_ptr(),
-            bf,
-            c: c.as_mut_ptr(),
-            cf,
-            zero: false,
-        };
-        // SAFETY: the slices hold their matrices in their forms (checked
-        // above)
-        if unsafe { x86::kernel(&p, (m, k, n)) } {
-            return Ok(());
-        }
+    // SAFETY: the slices hold their matrices in their forms (checked above)
+    if unsafe { vector_kernel((m, k, n), a, (b, bf), (c.as_mut_ptr(), cf), false) } {
+        return Ok(());
     }
     scalar((m, k, n), a, (b, bf), (c, cf), 0..n);
     Ok(())
@@ -210,27 +198,43 @@ pub fn matmul_f32_le(
     zero: bool,
 ) -> Result<(), ShapeError> {
     check_shape((m, k, n), a.len(), (b.len(), bf), (c.len() / 4, cf))?;
+    // the kernels touch `c` only through unaligned vector loads and stores
+    // (x86 is little-endian)
     #[cfg(target_arch = "x86_64")]
-    {
-        let p = x86::Mats {
-            a: a.as_ptr(),
-            lda: k,
-            b: b.as_ptr(),
-            bf,
-            // the kernels touch `c` only through unaligned vector loads and
-            // stores (x86 is little-endian)
-            c: c.as_mut_ptr().cast::<f32>(),
-            cf,
-            zero,
-        };
-        // SAFETY: the slices hold their matrices in their forms (checked
-        // above; `c`'s length in whole f32s)
-        if unsafe { x86::kernel(&p, (m, k, n)) } {
-            return Ok(());
-        }
+    // SAFETY: the slices hold their matrices in their forms (checked above;
+    // `c`'s length in whole f32s)
+    if unsafe { vector_kernel((m, k, n), a, (b, bf), (c.as_mut_ptr().cast(), cf), zero) } {
+        return Ok(());
     }
     le_portable((m, k, n), a, (b, bf), (c, cf), zero);
     Ok(())
+}
+
+/// The f32 vector kernel this CPU has on `a` (row-major), `b` and `c` in
+/// their forms; false (nothing done) without AVX-512F or AVX2 with FMA.
+///
+/// # Safety
+/// `a`, `b` and `c` hold their m x k, k x n and m x n matrices in their
+/// forms; `c` may be unaligned.
+#[cfg(target_arch = "x86_64")]
+unsafe fn vector_kernel(
+    (m, k, n): (usize, usize, usize),
+    a: &[f32],
+    (b, bf): (&[f32], Form),
+    (c, cf): (*mut f32, Form),
+    zero: bool,
+) -> bool {
+    let p = x86::Mats {
+        a: a.as_ptr(),
+        lda: k,
+        b: b.as_ptr(),
+        bf,
+        c,
+        cf,
+        zero,
+    };
+    // SAFETY: the caller vouches for the matrices
+    unsafe { x86::kernel(&p, (m, k, n)) }
 }
 
 /// [`matmul_f32_le`] without vector kernels: `c` converted to f32, updated
