@@ -74,43 +74,8 @@ fn wide_rows_on(
         }
     }
     let binary = r.operands == Operands::Binary;
-    let small = |v: i64| (0..1 << 32).contains(&v);
-    // the second source is checked (and used) only in the tile-tile form
-    let (b, b_stride) = if binary {
-        (a.b, a.b_stride)
-    } else {
-        (a.a, a.a_stride)
-    };
-    let args = [
-        a.dst,
-        a.dst_stride,
-        a.a,
-        a.a_stride,
-        a.rows,
-        a.cols,
-        b,
-        b_stride,
-    ];
-    if !args.iter().all(|v| small(*v)) || a.rows == 0 || a.cols == 0 {
+    if !rows_fit(mem.len(), a, binary, 4) {
         return None;
-    }
-    // within 2^32 each, so none of these overflow
-    let row = a.cols * 4;
-    let end = |at: i64, stride: i64| at + (a.rows - 1) * stride + row;
-    let len = i64::try_from(mem.len()).ok()?;
-    let d_end = end(a.dst, a.dst_stride);
-    if d_end > len {
-        return None;
-    }
-    for (s, st) in [(a.a, a.a_stride), (b, b_stride)] {
-        let s_end = end(s, st);
-        if s_end > len {
-            return None;
-        }
-        let same = s == a.dst && st == a.dst_stride;
-        if !same && d_end > s && s_end > a.dst {
-            return None;
-        }
     }
     let isa = isa.or_else(Width::detect)?;
     if !isa.present() {
@@ -165,9 +130,52 @@ fn wide_rows_on(
     }
 }
 
+/// Whether the rows of `a` (elements of `elem` bytes; the second source
+/// only when `binary`) are the plain case the wide rows take: every argument
+/// in `0..2^32`, a non-empty domain, every row inside a buffer of `len`
+/// bytes, and each source either the destination rows themselves (same
+/// address and stride) or byte-disjoint from all of them.
+pub(crate) fn rows_fit(len: usize, a: &EwArgs, binary: bool, elem: i64) -> bool {
+    let small = |v: i64| (0..1 << 32).contains(&v);
+    // the second source is checked (and used) only in the tile-tile form
+    let (b, b_stride) = if binary {
+        (a.b, a.b_stride)
+    } else {
+        (a.a, a.a_stride)
+    };
+    let args = [
+        a.dst,
+        a.dst_stride,
+        a.a,
+        a.a_stride,
+        a.rows,
+        a.cols,
+        b,
+        b_stride,
+    ];
+    if !args.iter().all(|v| small(*v)) || a.rows == 0 || a.cols == 0 {
+        return false;
+    }
+    // within 2^32 each (elem <= 8), so none of these overflow
+    let row = a.cols * elem;
+    let end = |at: i64, stride: i64| at + (a.rows - 1) * stride + row;
+    let Ok(len) = i64::try_from(len) else {
+        return false;
+    };
+    let d_end = end(a.dst, a.dst_stride);
+    if d_end > len {
+        return false;
+    }
+    [(a.a, a.a_stride), (b, b_stride)].iter().all(|&(s, st)| {
+        let s_end = end(s, st);
+        let same = s == a.dst && st == a.dst_stride;
+        s_end <= len && (same || d_end <= s || s_end <= a.dst)
+    })
+}
+
 /// The second operand of a row.
 #[derive(Clone, Copy)]
-enum Form {
+pub(crate) enum Form {
     /// `x op y` (tiles).
     Tiles,
     /// `x op s`.

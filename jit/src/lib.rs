@@ -22,6 +22,7 @@ mod cache;
 pub mod chain;
 mod codegen;
 pub mod cvt;
+mod ewhalf;
 mod ewwide;
 mod gemm;
 mod half;
@@ -306,6 +307,12 @@ impl Compiled {
                 return s;
             }
         }
+        // f16 add/sub/mul/div/exp: with the hardware's f16 conversions
+        if ewhalf::handles(&self.region) {
+            if let Some(s) = ewhalf::half_wide(mem, &self.region, &a) {
+                return s;
+            }
+        }
         match self.inner.call(mem, &a.to_array()) {
             0 => Status::Ok,
             1 => Status::OutOfBounds,
@@ -328,6 +335,11 @@ impl Compiled {
         }
         if ewwide::handles(&self.region) {
             if let Some(s) = ewwide::arith_wide_rows(mem, &self.region, args, scalars) {
+                return s;
+            }
+        }
+        if ewhalf::handles(&self.region) {
+            if let Some(s) = ewhalf::half_wide_rows(mem, &self.region, args, scalars) {
                 return s;
             }
         }

@@ -425,21 +425,7 @@ pub(crate) fn exp_wide_on(
 ) -> Option<crate::Status> {
     #[cfg(target_arch = "x86_64")]
     {
-        let small = |v: i64| (0..1 << 32).contains(&v);
-        let args = [a.dst, a.dst_stride, a.a, a.a_stride, a.rows, a.cols];
-        if !args.iter().all(|v| small(*v)) || a.rows == 0 || a.cols == 0 {
-            return None;
-        }
-        // within 2^32 each, so none of these overflow
-        let row = a.cols * 4;
-        let d_end = a.dst + (a.rows - 1) * a.dst_stride + row;
-        let s_end = a.a + (a.rows - 1) * a.a_stride + row;
-        let len = i64::try_from(mem.len()).ok()?;
-        if d_end > len || s_end > len {
-            return None;
-        }
-        let same = a.dst == a.a && a.dst_stride == a.a_stride;
-        if !same && d_end > a.a && s_end > a.dst {
+        if !crate::ewwide::rows_fit(mem.len(), a, false, 4) {
             return None;
         }
         let isa = isa.or_else(Width::detect)?;
@@ -474,7 +460,7 @@ pub(crate) fn exp_wide_on(
 }
 
 #[cfg(target_arch = "x86_64")]
-mod wide {
+pub(crate) mod wide {
     use std::arch::x86_64::*;
 
     /// The constants of the compiled region's exp (`codegen::Ctx::exp`).
@@ -530,7 +516,7 @@ mod wide {
 
     /// [`exp16`] on 8 lanes (AVX2 and FMA).
     #[target_feature(enable = "avx2,fma")]
-    fn exp8(x: __m256) -> __m256 {
+    pub(crate) fn exp8(x: __m256) -> __m256 {
         let f = _mm256_set1_ps;
         let t = _mm256_fmadd_ps(x, f(LOG2E), f(MAGIC));
         let nf = _mm256_sub_ps(t, f(MAGIC));
