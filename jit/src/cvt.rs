@@ -1,6 +1,7 @@
 //! `tcvt` between f32 and f16/bf16 with the default rounding (to nearest,
 //! ties to even) and no saturation: eight elements per iteration through the
-//! conversions of `crate::half`, then a scalar tail. As in the interpreter
+//! conversions of `crate::half`, then a scalar tail; on hosts with AVX2 and
+//! F16C, disjoint rows run on `crate::ewhalf`'s 8-lane conversions instead. As in the interpreter
 //! (`vm/src/exec/convert.rs`), a NaN converts to the canonical quiet NaN of
 //! the destination type and overflow gives infinity; f16/bf16 -> f32 is exact.
 
@@ -44,6 +45,15 @@ impl CvtCompiled {
     /// Converts `rows` x `cols` elements from `a` (stride `a_stride` bytes)
     /// to `dst` (stride `dst_stride`); `b`, `b_stride` and `scalar` are unused.
     pub fn call(&self, mem: &mut [u8], args: &EwArgs) -> Status {
+        // on 8-lane vectors where the host has them (the same bits)
+        if let Some(s) = crate::ewhalf::cvt_wide(mem, self.region, args) {
+            return s;
+        }
+        self.call_compiled(mem, args)
+    }
+
+    /// [`Self::call`] on the compiled code alone.
+    pub(crate) fn call_compiled(&self, mem: &mut [u8], args: &EwArgs) -> Status {
         let v: [i64; ARG_COUNT] = [
             args.dst,
             args.dst_stride,

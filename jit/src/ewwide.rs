@@ -136,6 +136,18 @@ fn wide_rows_on(
 /// bytes, and each source either the destination rows themselves (same
 /// address and stride) or byte-disjoint from all of them.
 pub(crate) fn rows_fit(len: usize, a: &EwArgs, binary: bool, elem: i64) -> bool {
+    rows_fit_sized(len, a, binary, (elem, elem), true)
+}
+
+/// [`rows_fit`] with destination and source elements of `(d_elem, s_elem)`
+/// bytes; a source at the destination's rows is taken only when `in_place`.
+pub(crate) fn rows_fit_sized(
+    len: usize,
+    a: &EwArgs,
+    binary: bool,
+    (d_elem, s_elem): (i64, i64),
+    in_place: bool,
+) -> bool {
     let small = |v: i64| (0..1 << 32).contains(&v);
     // the second source is checked (and used) only in the tile-tile form
     let (b, b_stride) = if binary {
@@ -156,19 +168,19 @@ pub(crate) fn rows_fit(len: usize, a: &EwArgs, binary: bool, elem: i64) -> bool 
     if !args.iter().all(|v| small(*v)) || a.rows == 0 || a.cols == 0 {
         return false;
     }
-    // within 2^32 each (elem <= 8), so none of these overflow
-    let row = a.cols * elem;
-    let end = |at: i64, stride: i64| at + (a.rows - 1) * stride + row;
+    // within 2^32 each (elements of at most 8 bytes), so none of these
+    // overflow
+    let end = |at: i64, stride: i64, elem: i64| at + (a.rows - 1) * stride + a.cols * elem;
     let Ok(len) = i64::try_from(len) else {
         return false;
     };
-    let d_end = end(a.dst, a.dst_stride);
+    let d_end = end(a.dst, a.dst_stride, d_elem);
     if d_end > len {
         return false;
     }
     [(a.a, a.a_stride), (b, b_stride)].iter().all(|&(s, st)| {
-        let s_end = end(s, st);
-        let same = s == a.dst && st == a.dst_stride;
+        let s_end = end(s, st, s_elem);
+        let same = in_place && s == a.dst && st == a.dst_stride;
         s_end <= len && (same || d_end <= s || s_end <= a.dst)
     })
 }
