@@ -26,6 +26,7 @@ mod ewhalf;
 mod ewwide;
 mod gemm;
 mod half;
+mod halftable;
 mod lines;
 mod mathf;
 pub mod rowred;
@@ -274,6 +275,8 @@ impl EwArgs {
 /// A compiled region.
 pub struct Compiled {
     inner: codegen::Code,
+    /// Unary f16/bf16 regions: their results by table, once they are hot.
+    table: Option<halftable::HalfTable>,
     /// The region it implements.
     pub region: Region,
     /// Size of the generated machine code in bytes.
@@ -307,9 +310,15 @@ impl Compiled {
                 return s;
             }
         }
-        // f16 add/sub/mul/div/exp: with the hardware's f16 conversions
+        // f16/bf16 add/sub/mul/div/exp: 8 lanes, the hardware's f16 conversions
         if ewhalf::handles(&self.region) {
             if let Some(s) = ewhalf::half_wide(mem, &self.region, &a) {
+                return s;
+            }
+        }
+        // other unary f16/bf16 regions: by table
+        if let Some(t) = &self.table {
+            if let Some(s) = t.run(&self.inner, mem, &a) {
                 return s;
             }
         }
@@ -408,6 +417,7 @@ pub fn compile(region: &Region) -> Result<Compiled, Reject> {
     let (inner, code_bytes) = codegen::build(region)?;
     Ok(Compiled {
         inner,
+        table: halftable::HalfTable::for_region(region),
         region: *region,
         code_bytes,
         compile_time: start.elapsed(),
