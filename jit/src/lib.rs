@@ -29,6 +29,7 @@ mod half;
 mod halftable;
 mod lines;
 mod mathf;
+mod powwide;
 pub mod rowred;
 pub mod vscope;
 
@@ -307,6 +308,12 @@ impl Compiled {
         // f32 add/sub/mul/div: likewise
         if ewwide::handles(&self.region) {
             if let Some(s) = ewwide::arith_wide(mem, &self.region, &a) {
+                return s;
+            }
+        }
+        // f32 pow: likewise (its f64 core on 4 lanes instead of 2)
+        if powwide::handles(&self.region) {
+            if let Some(s) = powwide::pow_wide(mem, &self.region, &a) {
                 return s;
             }
         }
