@@ -153,7 +153,7 @@ for n in (64, 128):
         out.append(f'| {op.upper()} {n}x{n} {dt} | {fmt_t(i)} | {fmt_t(j)} | {fmt_t(npt)} | {ratio} | {thr} | {vs} |')
 out += ['', '## Column and arg reductions, 16-bit reductions, pow, f16 log and a fused f16 chain (64x64)', '',
         'TCOLSUM sums each column of an f32 tile in f64, top to bottom (numpy: float32 pairwise); TPOW is tile ^ tile '
-        'on f32 (bases in (0, 8], exponents in [-4, 4]; computed in f64, rounded once); TLOG on f16 lanes; the f16 chain '
+        'on f32 (bases in (0, 8], exponents in [-4, 4]; computed in f64, rounded once); TLOG on f16 lanes (looked up in a table the region builds of its own results once it has been asked for 65,536 elements, during the warm-up); the f16 chain '
         'is t = a - b; t = exp(t); d = t * c on f16 tiles, each op rounded to f16, interpreted op by op vs one fused region. '
         'The arg reductions keep the first of equal values (as the interpreter does); f16 sums are accumulated in f64 and '
         'rounded once (numpy: f16 pairwise); TPOW i32 wraps.', '',
