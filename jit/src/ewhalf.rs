@@ -22,7 +22,7 @@
 //! vector of a row goes through an 8-element buffer on the stack, so no lane
 //! outside the row is read or written.
 
-use crate::ewwide::{rows_fit, Form};
+use crate::ewwide::{row_at, rows_fit, Form};
 use crate::{EwArgs, Lane, Op, Operands, Region, Status};
 
 /// Whether [`half_wide`] takes this region.
@@ -90,19 +90,8 @@ fn rows_on(mem: &mut [u8], r: &Region, a: &EwArgs, scalars: Option<&[i64]>) -> O
                 None => a.scalar,
             };
             // the scalar operand is f32 bits, as in the compiled region
-            let scalar = f32::from_bits(bits as u32);
-            let form = match r.operands {
-                Operands::ScalarRight => Form::Right(scalar),
-                Operands::ScalarLeft => Form::Left(scalar),
-                _ => Form::Tiles,
-            };
-            let d = (a.dst + i * a.dst_stride) as usize;
-            let x = (a.a + i * a.a_stride) as usize;
-            let y = if binary {
-                (a.b + i * a.b_stride) as usize
-            } else {
-                x
-            };
+            let form = Form::of(r.operands, bits);
+            let (x, y, d) = row_at(a, i, binary);
             // SAFETY: AVX2, FMA and F16C are present (checked above); every
             // row of every operand lies in `mem` (`rows_fit`: the last one
             // ends within it and the offsets grow with the row); each source
@@ -153,8 +142,7 @@ pub(crate) fn cvt_wide(mem: &mut [u8], c: crate::cvt::Cvt, a: &EwArgs) -> Option
     #[cfg(target_arch = "x86_64")]
     {
         for i in 0..a.rows {
-            let d = (a.dst + i * a.dst_stride) as usize;
-            let x = (a.a + i * a.a_stride) as usize;
+            let (x, _, d) = row_at(a, i, false);
             let n = a.cols as usize;
             // SAFETY: AVX2, FMA and F16C are present (checked above); every
             // row of both operands lies in `mem` and the source is disjoint

@@ -88,19 +88,8 @@ fn wide_rows_on(
                 Some(v) => v[i as usize],
                 None => a.scalar,
             };
-            let scalar = f32::from_bits(bits as u32);
-            let form = match r.operands {
-                Operands::Binary => Form::Tiles,
-                Operands::ScalarRight => Form::Right(scalar),
-                _ => Form::Left(scalar),
-            };
-            let d = (a.dst + i * a.dst_stride) as usize;
-            let x = (a.a + i * a.a_stride) as usize;
-            let y = if binary {
-                (a.b + i * a.b_stride) as usize
-            } else {
-                x
-            };
+            let form = Form::of(r.operands, bits);
+            let (x, y, d) = row_at(a, i, binary);
             // SAFETY: the width's instruction set is present (checked above);
             // every row of every operand lies in `mem` (the last one ends
             // within it and the offsets grow with the row); each source is
@@ -185,6 +174,19 @@ pub(crate) fn rows_fit_sized(
     })
 }
 
+/// Row `i`'s byte offsets in the buffer: (first source, second source, which
+/// is the first again unless `binary`, destination). For arguments
+/// [`rows_fit`] took, where none of them overflows.
+pub(crate) fn row_at(a: &EwArgs, i: i64, binary: bool) -> (usize, usize, usize) {
+    let x = (a.a + i * a.a_stride) as usize;
+    let y = if binary {
+        (a.b + i * a.b_stride) as usize
+    } else {
+        x
+    };
+    (x, y, (a.dst + i * a.dst_stride) as usize)
+}
+
 /// The second operand of a row.
 #[derive(Clone, Copy)]
 pub(crate) enum Form {
@@ -194,6 +196,19 @@ pub(crate) enum Form {
     Right(f32),
     /// `s op x`.
     Left(f32),
+}
+
+impl Form {
+    /// The form of a region's operands, its scalar the f32 bits `bits` (the
+    /// unary form takes the tile form: its second source is the first).
+    pub(crate) fn of(operands: Operands, bits: i64) -> Form {
+        let s = f32::from_bits(bits as u32);
+        match operands {
+            Operands::ScalarRight => Form::Right(s),
+            Operands::ScalarLeft => Form::Left(s),
+            Operands::Binary | Operands::Unary => Form::Tiles,
+        }
+    }
 }
 
 /// One scalar element in the compiled region's operand order.

@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::OnceLock;
 
 use crate::codegen::Code;
-use crate::ewwide::rows_fit;
+use crate::ewwide::{row_at, rows_fit};
 use crate::{EwArgs, Lane, Operands, Region, Status};
 
 /// Entries: one per 16-bit input.
@@ -60,8 +60,7 @@ impl HalfTable {
         };
         let n = 2 * a.cols as usize;
         for i in 0..a.rows {
-            let d = (a.dst + i * a.dst_stride) as usize;
-            let s = (a.a + i * a.a_stride) as usize;
+            let (s, _, d) = row_at(a, i, false);
             // rows_fit: the row lies in `mem`, and the source is the
             // destination row itself or disjoint from every destination row
             let look = |x: &[u8]| table[usize::from(u16::from_le_bytes([x[0], x[1]]))];

@@ -12,7 +12,7 @@
 //! handles. The last partial vector of a row goes through 8-element buffers
 //! on the stack.
 
-use crate::ewwide::rows_fit;
+use crate::ewwide::{row_at, rows_fit};
 use crate::{EwArgs, Lane, Op, Operands, Region, Status};
 
 /// Whether [`pow_wide`] takes this region.
@@ -47,13 +47,7 @@ pub(crate) fn pow_wide(mem: &mut [u8], r: &Region, a: &EwArgs) -> Option<Status>
     {
         let scalar = f32::from_bits(a.scalar as u32);
         for i in 0..a.rows {
-            let d = (a.dst + i * a.dst_stride) as usize;
-            let x = (a.a + i * a.a_stride) as usize;
-            let y = if binary {
-                (a.b + i * a.b_stride) as usize
-            } else {
-                x
-            };
+            let (x, y, d) = row_at(a, i, binary);
             // SAFETY: AVX2 and FMA are present (checked above); every row of
             // every operand lies in `mem` (`rows_fit`); each source is the
             // destination row itself or disjoint from every destination
