@@ -1,5 +1,5 @@
-//! f16 and bf16 `add`/`sub`/`mul`/`div` (tile-tile and tile-scalar) and
-//! `exp` regions on 8-lane AVX vectors, f16 with the hardware's conversions
+//! f16 and bf16 `add`/`sub`/`mul`/`div`/`max`/`min` (tile-tile and
+//! tile-scalar) and `exp` regions on 8-lane AVX vectors, f16 with the hardware's conversions
 //! (F16C), bf16 with AVX2 integer ones, instead of the compiled region's
 //! 4-lane bit manipulation ([`crate::half`]), which costs more than the
 //! arithmetic itself.
@@ -29,7 +29,9 @@ use crate::{EwArgs, Lane, Op, Operands, Region, Status};
 pub(crate) fn handles(r: &Region) -> bool {
     matches!(r.lane, Lane::F16 | Lane::BF16)
         && match r.op {
-            Op::Add | Op::Sub | Op::Mul | Op::Div => r.operands != Operands::Unary,
+            Op::Add | Op::Sub | Op::Mul | Op::Div | Op::Max | Op::Min => {
+                r.operands != Operands::Unary
+            }
             Op::Exp => r.operands == Operands::Unary,
             _ => false,
         }
@@ -352,17 +354,48 @@ mod x86 {
             Op::Add => run!(BF, x, y, d, n, form, _mm256_add_ps),
             Op::Sub => run!(BF, x, y, d, n, form, _mm256_sub_ps),
             Op::Mul => run!(BF, x, y, d, n, form, _mm256_mul_ps),
+            Op::Max => run!(BF, x, y, d, n, form, max8),
+            Op::Min => run!(BF, x, y, d, n, form, min8),
             _ => run!(BF, x, y, d, n, form, _mm256_div_ps),
         }
     }
 
-    /// NaN lanes of `v` replaced by the canonical quiet NaN (positive, the
+    /// The compiled region's max (`codegen::Ctx::fmax`): IEEE 754-2019
+    /// maximum, +0 > -0, and the canonical quiet NaN if either is NaN.
+    /// x86's `maxps` returns its second operand for equal values (so -0
+    /// for max(+0, -0)) and for NaNs: equal lanes take the AND of the two
+    /// (+0 wins), unordered lanes the canonical NaN.
+    #[inline]
+    #[target_feature(enable = "avx2,fma,f16c")]
+    fn max8(x: __m256, y: __m256) -> __m256 {
+        let eq = _mm256_cmp_ps::<_CMP_EQ_OQ>(x, y);
+        let r = _mm256_blendv_ps(_mm256_max_ps(x, y), _mm256_and_ps(x, y), eq);
+        canonical(r, _mm256_cmp_ps::<_CMP_UNORD_Q>(x, y))
+    }
+
+    /// The compiled region's min: as [`max8`], -0 < +0 (the OR of equal
+    /// lanes).
+    #[inline]
+    #[target_feature(enable = "avx2,fma,f16c")]
+    fn min8(x: __m256, y: __m256) -> __m256 {
+        let eq = _mm256_cmp_ps::<_CMP_EQ_OQ>(x, y);
+        let r = _mm256_blendv_ps(_mm256_min_ps(x, y), _mm256_or_ps(x, y), eq);
+        canonical(r, _mm256_cmp_ps::<_CMP_UNORD_Q>(x, y))
+    }
+
+    /// Lanes `nan` of `v` replaced by the canonical quiet NaN (positive, the
     /// top mantissa bit alone), which both half types keep as theirs.
     #[inline]
     #[target_feature(enable = "avx2,fma,f16c")]
-    fn canonical(v: __m256) -> __m256 {
-        let nan = _mm256_cmp_ps::<_CMP_UNORD_Q>(v, v);
+    fn canonical(v: __m256, nan: __m256) -> __m256 {
         _mm256_blendv_ps(v, _mm256_castsi256_ps(_mm256_set1_epi32(0x7fc0_0000)), nan)
+    }
+
+    /// NaN lanes of `v` made canonical.
+    #[inline]
+    #[target_feature(enable = "avx2,fma,f16c")]
+    fn canonical_nan(v: __m256) -> __m256 {
+        canonical(v, _mm256_cmp_ps::<_CMP_UNORD_Q>(v, v))
     }
 
     /// One row of `n` f32 rounded to f16 (bf16 when `BF`), NaNs canonical.
@@ -378,14 +411,14 @@ mod x86 {
             unsafe {
                 let v = [0, 8, 16, 24].map(|k| _mm256_loadu_ps(x.add(i + k)));
                 for (k, v) in [0, 8, 16, 24].into_iter().zip(v) {
-                    store::<BF>(d.add(i + k), canonical(v));
+                    store::<BF>(d.add(i + k), canonical_nan(v));
                 }
             }
             i += 32;
         }
         while i + 8 <= n {
             // SAFETY: `i + 8 <= n`: the lanes are in bounds of both rows
-            unsafe { store::<BF>(d.add(i), canonical(_mm256_loadu_ps(x.add(i)))) };
+            unsafe { store::<BF>(d.add(i), canonical_nan(_mm256_loadu_ps(x.add(i)))) };
             i += 8;
         }
         if i < n {
@@ -395,7 +428,7 @@ mod x86 {
             // both buffers
             unsafe {
                 std::ptr::copy_nonoverlapping(x.add(i), bx.as_mut_ptr(), k);
-                store::<BF>(bd.as_mut_ptr(), canonical(_mm256_loadu_ps(bx.as_ptr())));
+                store::<BF>(bd.as_mut_ptr(), canonical_nan(_mm256_loadu_ps(bx.as_ptr())));
                 std::ptr::copy_nonoverlapping(bd.as_ptr(), d.add(i), k);
             }
         }
@@ -410,7 +443,7 @@ mod x86 {
         let mut i = 0;
         while i + 8 <= n {
             // SAFETY: `i + 8 <= n`: the lanes are in bounds of both rows
-            unsafe { _mm256_storeu_ps(d.add(i), canonical(load::<BF>(x.add(i)))) };
+            unsafe { _mm256_storeu_ps(d.add(i), canonical_nan(load::<BF>(x.add(i)))) };
             i += 8;
         }
         if i < n {
@@ -419,7 +452,7 @@ mod x86 {
             // SAFETY: as in `narrow_row`
             unsafe {
                 std::ptr::copy_nonoverlapping(x.add(i), bx.as_mut_ptr(), k);
-                _mm256_storeu_ps(bd.as_mut_ptr(), canonical(load::<BF>(bx.as_ptr())));
+                _mm256_storeu_ps(bd.as_mut_ptr(), canonical_nan(load::<BF>(bx.as_ptr())));
                 std::ptr::copy_nonoverlapping(bd.as_ptr(), d.add(i), k);
             }
         }
@@ -484,9 +517,11 @@ mod tests {
         assert_eq!(k.inner.call(&mut want, &args.to_array()), 0, "{what}");
         let mut got = mem0.to_vec();
         assert_eq!(half_wide(&mut got, r, args), Some(Status::Ok), "{what}");
+        // max and min give the canonical NaN: no freedom there
+        let free = !matches!(r.op, Op::Max | Op::Min);
         let nan = |b: &[u8]| {
             let h = u16::from_le_bytes([b[0], b[1]]);
-            match r.lane {
+            free && match r.lane {
                 Lane::BF16 => h & 0x7fff > 0x7f80,
                 _ => h & 0x7fff > 0x7c00,
             }
@@ -568,7 +603,7 @@ mod tests {
     fn arithmetic_on(lane: Lane) {
         let vals = specials(lane);
         let n = vals.len();
-        for op in [Op::Add, Op::Sub, Op::Mul, Op::Div] {
+        for op in [Op::Add, Op::Sub, Op::Mul, Op::Div, Op::Max, Op::Min] {
             for operands in [
                 Operands::Binary,
                 Operands::ScalarRight,
@@ -814,7 +849,7 @@ mod tests {
         }
         // ops, lanes and forms it does not take
         for r in [
-            Region { op: Op::Max, ..r },
+            Region { op: Op::Abs, ..r },
             Region {
                 lane: Lane::I32,
                 ..r

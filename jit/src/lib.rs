@@ -317,7 +317,7 @@ impl Compiled {
                 return s;
             }
         }
-        // f16/bf16 add/sub/mul/div/exp: 8 lanes, the hardware's f16 conversions
+        // f16/bf16 add/sub/mul/div/max/min/exp: 8 lanes, the hardware's f16 conversions
         if ewhalf::handles(&self.region) {
             if let Some(s) = ewhalf::half_wide(mem, &self.region, &a) {
                 return s;
