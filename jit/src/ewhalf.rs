@@ -22,7 +22,7 @@
 //! vector of a row goes through an 8-element buffer on the stack, so no lane
 //! outside the row is read or written.
 
-use crate::ewwide::{row_at, rows_fit, Form};
+use crate::ewwide::{row_at, rows_fit, scalars_fit, Form};
 use crate::{EwArgs, Lane, Op, Operands, Region, Status};
 
 /// Whether [`half_wide`] takes this region.
@@ -73,12 +73,8 @@ fn rows_on(mem: &mut [u8], r: &Region, a: &EwArgs, scalars: Option<&[i64]>) -> O
     if !handles(r) {
         return None;
     }
-    if let Some(v) = scalars {
-        if matches!(r.operands, Operands::Binary | Operands::Unary)
-            || i64::try_from(v.len()).ok()? != a.rows
-        {
-            return None;
-        }
+    if !scalars_fit(r, a, scalars) {
+        return None;
     }
     let binary = r.operands == Operands::Binary;
     if !rows_fit(mem.len(), a, binary, 2) || !present() {
@@ -269,7 +265,7 @@ mod x86 {
 
     /// `d[i] = x[i] op y[i]` (or the scalar forms) for `i < n`.
     macro_rules! run {
-        ($bf:ident, $x:ident, $y:ident, $d:ident, $n:ident, $form:ident, $f:ident) => {{
+        ($bf:ident, $x:ident, $y:ident, $d:ident, $n:ident, $form:ident, $f:path) => {{
             let mut i = 0;
             match $form {
                 Form::Tiles => {
@@ -354,33 +350,31 @@ mod x86 {
             Op::Add => run!(BF, x, y, d, n, form, _mm256_add_ps),
             Op::Sub => run!(BF, x, y, d, n, form, _mm256_sub_ps),
             Op::Mul => run!(BF, x, y, d, n, form, _mm256_mul_ps),
-            Op::Max => run!(BF, x, y, d, n, form, max8),
-            Op::Min => run!(BF, x, y, d, n, form, min8),
+            Op::Max => run!(BF, x, y, d, n, form, extreme::<true>),
+            Op::Min => run!(BF, x, y, d, n, form, extreme::<false>),
             _ => run!(BF, x, y, d, n, form, _mm256_div_ps),
         }
     }
 
-    /// The compiled region's max (`codegen::Ctx::fmax`): IEEE 754-2019
-    /// maximum, +0 > -0, and the canonical quiet NaN if either is NaN.
-    /// x86's `maxps` returns its second operand for equal values (so -0
-    /// for max(+0, -0)) and for NaNs: equal lanes take the AND of the two
-    /// (+0 wins), unordered lanes the canonical NaN.
+    /// The compiled region's max (`MAX`) or min (`codegen::Ctx::fmax`,
+    /// `fmin`): IEEE 754-2019 maximum/minimum, +0 > -0, and the canonical
+    /// quiet NaN if either is NaN. x86's `maxps`/`minps` return their second
+    /// operand for equal values (so -0 for max(+0, -0)) and for NaNs: equal
+    /// lanes take the AND of the two for max (+0 wins) and the OR for min
+    /// (-0 wins), unordered lanes the canonical NaN.
     #[inline]
     #[target_feature(enable = "avx2,fma,f16c")]
-    fn max8(x: __m256, y: __m256) -> __m256 {
+    fn extreme<const MAX: bool>(x: __m256, y: __m256) -> __m256 {
         let eq = _mm256_cmp_ps::<_CMP_EQ_OQ>(x, y);
-        let r = _mm256_blendv_ps(_mm256_max_ps(x, y), _mm256_and_ps(x, y), eq);
-        canonical(r, _mm256_cmp_ps::<_CMP_UNORD_Q>(x, y))
-    }
-
-    /// The compiled region's min: as [`max8`], -0 < +0 (the OR of equal
-    /// lanes).
-    #[inline]
-    #[target_feature(enable = "avx2,fma,f16c")]
-    fn min8(x: __m256, y: __m256) -> __m256 {
-        let eq = _mm256_cmp_ps::<_CMP_EQ_OQ>(x, y);
-        let r = _mm256_blendv_ps(_mm256_min_ps(x, y), _mm256_or_ps(x, y), eq);
-        canonical(r, _mm256_cmp_ps::<_CMP_UNORD_Q>(x, y))
+        let (r, tie) = if MAX {
+            (_mm256_max_ps(x, y), _mm256_and_ps(x, y))
+        } else {
+            (_mm256_min_ps(x, y), _mm256_or_ps(x, y))
+        };
+        canonical(
+            _mm256_blendv_ps(r, tie, eq),
+            _mm256_cmp_ps::<_CMP_UNORD_Q>(x, y),
+        )
     }
 
     /// Lanes `nan` of `v` replaced by the canonical quiet NaN (positive, the

@@ -68,10 +68,8 @@ fn wide_rows_on(
     if !handles(r) {
         return None;
     }
-    if let Some(v) = scalars {
-        if r.operands == Operands::Binary || i64::try_from(v.len()).ok()? != a.rows {
-            return None;
-        }
+    if !scalars_fit(r, a, scalars) {
+        return None;
     }
     let binary = r.operands == Operands::Binary;
     if !rows_fit(mem.len(), a, binary, 4) {
@@ -117,6 +115,15 @@ fn wide_rows_on(
     {
         None
     }
+}
+
+/// Whether per-row scalars (`trowexpand*`), if given, fit region `r` and
+/// arguments `a`: a tile-scalar region and one scalar per row.
+pub(crate) fn scalars_fit(r: &Region, a: &EwArgs, scalars: Option<&[i64]>) -> bool {
+    scalars.is_none_or(|v| {
+        matches!(r.operands, Operands::ScalarLeft | Operands::ScalarRight)
+            && i64::try_from(v.len()).is_ok_and(|n| n == a.rows)
+    })
 }
 
 /// Whether the rows of `a` (elements of `elem` bytes; the second source
