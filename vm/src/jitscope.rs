@@ -43,6 +43,9 @@ enum Kind {
     Ptr {
         es: u8,
         ub: bool,
+        /// The pointee type (host ops see it, as the interpreter's ops do:
+        /// a sorter's scores, a scalar store's conversion).
+        elem: DType,
     },
     V,
     M,
@@ -55,6 +58,10 @@ enum Kind {
         lanes: u32,
         g: u8,
     },
+    /// Alignment state (`!pto.align`): the interpreter keeps none (an
+    /// unaligned stream's bytes go to UB at once), so its value is always
+    /// `Val::Unit`; it takes a scalar slot that stays 0.
+    A,
 }
 
 impl Kind {
@@ -65,9 +72,11 @@ impl Kind {
             Val::Ptr(p) => Kind::Ptr {
                 es: u8::try_from(p.elem.bytes()).ok()?,
                 ub: p.space == Space::Ub,
+                elem: p.elem,
             },
             Val::VReg(_) => Kind::V,
             Val::Mask(_) => Kind::M,
+            Val::Unit => Kind::A,
             _ => return None,
         })
     }
@@ -345,7 +354,10 @@ fn compiled_generic(op: Opcode) -> bool {
 /// Whether the host executes `op` for a compiled scope: register-only ops
 /// and predicate loads and stores.
 fn host_op_ok(op: Opcode) -> bool {
-    exec::vec_ops::pure(op) || exec::vec_ops::ub_mem(op) || exec::vmi::implemented(op)
+    exec::vec_ops::pure(op)
+        || exec::vec_ops::ub_mem(op)
+        || exec::vec_ops::ub_spr(op)
+        || exec::vmi::implemented(op)
 }
 
 /// The kinds of a generic op's `n` results, from its signature; a pointer
@@ -360,10 +372,25 @@ fn result_kinds(op: Opcode, n: usize, ptr: Option<Kind>) -> Result<Vec<Kind>, St
         .map(|k| match k {
             pto_isa_spec::OperandKind::VReg => Ok(Kind::V),
             pto_isa_spec::OperandKind::Mask => Ok(Kind::M),
-            pto_isa_spec::OperandKind::Ptr if exec::vec_ops::ub_mem(op) => match ptr {
-                Some(k @ Kind::Ptr { ub: true, .. }) => Ok(k),
-                _ => reject(format!("'{}' with a non-UB pointer result", op.name())),
-            },
+            pto_isa_spec::OperandKind::Align => Ok(Kind::A),
+            // a scalar UB load of an integer element (a float one would
+            // reach the compiled lane ops unchecked for exactness)
+            pto_isa_spec::OperandKind::Scalar | pto_isa_spec::OperandKind::Int
+                if op == Opcode::LoadScalar =>
+            {
+                match ptr {
+                    Some(Kind::Ptr { ub: true, elem, .. }) if !elem.is_float() => Ok(Kind::Int),
+                    _ => reject(format!("'{}' of a float or non-UB element", op.name())),
+                }
+            }
+            pto_isa_spec::OperandKind::Ptr
+                if exec::vec_ops::ub_mem(op) || exec::vec_ops::ub_spr(op) =>
+            {
+                match ptr {
+                    Some(k @ Kind::Ptr { ub: true, .. }) => Ok(k),
+                    _ => reject(format!("'{}' with a non-UB pointer result", op.name())),
+                }
+            }
             other => reject(format!("'{}' with {} result", op.name(), other.describe())),
         })
         .collect()
@@ -425,10 +452,12 @@ fn def_kinds(
                 Some(Kind::Int) => Some(Kind::Ptr {
                     es,
                     ub: *space == Some(Space::Ub),
+                    elem: *elem,
                 }),
                 Some(Kind::Ptr { ub, .. }) => Some(Kind::Ptr {
                     es,
                     ub: space.map_or(ub, |s| s == Space::Ub),
+                    elem: *elem,
                 }),
                 Some(_) => return reject("castptr of a non-scalar"),
                 None => None,
@@ -946,10 +975,14 @@ impl Tr<'_> {
         };
         let srcs = flat(srcs)?;
         let dsts = flat(dsts_r)?;
-        // scalar results: only a UB access's advanced pointer
+        // scalar results: only a UB access's advanced pointer or loaded
+        // integer, and alignment state
         for r in dsts_r {
             let k = self.kind(*r)?;
-            if k.scalar() && !(mem && matches!(k, Kind::Ptr { ub: true, .. })) {
+            if k.scalar()
+                && k != Kind::A
+                && !(mem && matches!(k, Kind::Ptr { ub: true, .. } | Kind::Int))
+            {
                 return reject("a host-executed op with a scalar result");
             }
         }
@@ -989,7 +1022,7 @@ impl Tr<'_> {
             (Err(e), VecOp::Generic { op, dsts, srcs, .. }) => {
                 if exec::vec_ops::pure(*op) {
                     self.call(srcs, dsts, false)
-                } else if exec::vec_ops::ub_mem(*op) {
+                } else if exec::vec_ops::ub_mem(*op) || exec::vec_ops::ub_spr(*op) {
                     self.call(srcs, dsts, true)
                 } else {
                     Err(e)
@@ -1158,6 +1191,7 @@ impl Tr<'_> {
                 Kind::M => m.push(*r),
                 Kind::Int | Kind::Float => s.push(*r),
                 Kind::Ptr { .. } => return reject(format!("'{name}' with a pointer operand")),
+                Kind::A => return reject(format!("'{name}' with an alignment operand")),
                 Kind::W { .. } | Kind::L { .. } => {
                     return reject(format!("'{name}' with VMI values"))
                 }
@@ -1362,6 +1396,9 @@ struct Sink<'a> {
     /// and faulting in a fresh one.
     written: (u64, u64),
     alias: Vec<(InstId, InstId)>,
+    /// The core's special registers while the scope runs (host ops read and
+    /// write them; written back when the scope ends).
+    spr: crate::mem::Spr,
 }
 
 /// Access runs [`Sink::log`] keeps open at once (a loop body's distinct
@@ -1533,7 +1570,7 @@ impl AccessSink for Sink<'_> {
                     n - 1
                 }
             };
-            let r = open[k];
+            let r = &mut open[k];
             let (lo, hi) = (addr, addr + r.len);
             if r.write {
                 self.store_pending_of(r.id, r.quiet, lo, hi);
@@ -1541,13 +1578,13 @@ impl AccessSink for Sink<'_> {
                 self.load_alias_of(r.id, r.quiet, lo, hi);
             }
             if r.hi == lo {
-                open[k].hi = hi;
+                r.hi = hi;
             } else {
-                if r.lo < r.hi {
-                    self.record(r.id, r.lo, r.hi, r.write);
+                let (id, olo, ohi, w) = (r.id, r.lo, r.hi, r.write);
+                (r.lo, r.hi) = (lo, hi);
+                if olo < ohi {
+                    self.record(id, olo, ohi, w);
                 }
-                open[k].lo = lo;
-                open[k].hi = hi;
             }
         }
         for r in &open[..n] {
@@ -1581,7 +1618,14 @@ impl AccessSink for Sink<'_> {
             Some((_, n)) => *n += 1,
             None => self.host_by_inst.push((inst, 1)),
         }
-        match host_op(self.body, self.slots, inst, regs, &mut self.written) {
+        match host_op(
+            self.body,
+            self.slots,
+            inst,
+            regs,
+            &mut self.written,
+            &mut self.spr,
+        ) {
             Ok((accs, vector_mem)) => {
                 let id = self.ids.get(inst as usize).copied().unwrap_or_default();
                 for a in accs {
@@ -1704,6 +1748,7 @@ fn host_op(
     inst: u32,
     regs: &mut vscope::OpRegs,
     written: &mut (u64, u64),
+    spr: &mut crate::mem::Spr,
 ) -> Result<(Vec<exec::Access>, bool), Fault> {
     let mut accs = exec::Accesses {
         on: true,
@@ -1720,19 +1765,12 @@ fn host_op(
                 Val::Float(f64::from_bits(regs.scalar(*i).ok_or_else(gone)? as u64))
             }
             Some((RegRef::S(i), Kind::Int)) => Val::Int(regs.scalar(*i).ok_or_else(gone)?),
-            Some((RegRef::S(i), Kind::Ptr { es, ub: true })) => {
-                Val::Ptr(crate::value::Ptr {
-                    space: Space::Ub,
-                    addr: regs.scalar(*i).ok_or_else(gone)? as u64,
-                    // the predicate accesses read only the element size
-                    elem: match es {
-                        1 => DType::U8,
-                        2 => DType::U16,
-                        4 => DType::U32,
-                        _ => DType::U64,
-                    },
-                })
-            }
+            Some((RegRef::S(_), Kind::A)) => Val::Unit,
+            Some((RegRef::S(i), Kind::Ptr { ub: true, elem, .. })) => Val::Ptr(crate::value::Ptr {
+                space: Space::Ub,
+                addr: regs.scalar(*i).ok_or_else(gone)? as u64,
+                elem: *elem,
+            }),
             Some((RegRef::V(i), Kind::W { bytes })) => {
                 let mut d = Vec::with_capacity(256 * vmi::vregs_of(*bytes) as usize);
                 for j in 0..vmi::vregs_of(*bytes) {
@@ -1830,6 +1868,18 @@ fn host_op(
                     &mut ScopeUb { ub, written },
                     &mut accs,
                 )?
+            } else if exec::vec_ops::ub_spr(*op) {
+                let Some(ub) = regs.ub() else {
+                    return Err(gone());
+                };
+                exec::vec_ops::run_ub_spr(
+                    *op,
+                    &vals,
+                    attrs,
+                    &mut ScopeUb { ub, written },
+                    spr,
+                    &mut accs,
+                )?
             } else {
                 exec::vec_ops::run_pure(*op, &vals, attrs)?
             };
@@ -1877,6 +1927,9 @@ fn host_op(
             }
             (Some((RegRef::V(i), _)), Val::VReg(x)) => regs.set_vreg(*i, &x),
             (Some((RegRef::M(i), _)), Val::Mask(x)) => regs.set_mask(*i, &x),
+            (Some((RegRef::S(_), Kind::A)), Val::Unit) => true,
+            // `load_scalar` of an integer
+            (Some((RegRef::S(i), Kind::Int)), Val::Int(x)) => regs.set_scalar(*i, x),
             // a post-update access's advanced UB address
             (Some((RegRef::S(i), Kind::Ptr { ub: true, .. })), Val::Ptr(p))
                 if p.space == Space::Ub =>
@@ -2009,6 +2062,7 @@ pub fn run(
                 Val::Int(x) => st.set_scalar(*i, *x),
                 Val::Float(f) => st.set_scalar(*i, f.to_bits() as i64),
                 Val::Ptr(p) => st.set_scalar(*i, p.addr as i64),
+                Val::Unit => st.set_scalar(*i, 0),
                 _ => return Ok(Ran::Interpret),
             },
             (RegRef::V(i), Some(Val::VReg(x))) => st.set_vreg(*i, x),
@@ -2032,6 +2086,7 @@ pub fn run(
         hull: NO_STORES,
         written: NO_STORES,
         alias: Vec::new(),
+        spr: local.spr,
     };
     // The whole of UB, marked written only where the run stored (below):
     // every compiled store and every host op's write is reported to the sink.
@@ -2041,6 +2096,7 @@ pub fn run(
         let ub = local.whole_mut(Space::Ub, 0, 0)?;
         code.call(st, ub, FUEL, &mut sink)
     };
+    local.spr = sink.spr;
     let (lo, hi) = sink.written;
     if lo < hi {
         local.whole_mut(Space::Ub, lo, hi)?;
@@ -2186,6 +2242,7 @@ mod tests {
             hull: NO_STORES,
             written: NO_STORES,
             alias: Vec::new(),
+            spr: Default::default(),
         };
         if batched {
             // in batches, as the compiled code hands them over

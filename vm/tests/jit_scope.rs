@@ -745,3 +745,170 @@ fn a_sum_of_two_nans_keeps_the_first_operands() {
         assert_eq!(jit.z, interp.z, "{steps:?}");
     }
 }
+
+/// A scope with alignment state and special registers compiles, with those
+/// ops run by the host inside it, and gives the interpreter's bytes: an
+/// unaligned load stream (`vldas`/`vldus` post-update) from an odd element
+/// offset, an unaligned store stream (`init_align`/`vstus`/`vstas`), the
+/// positive lanes of each block compacted by `vsqz` and appended with
+/// `vstur` (SPR AR advancing by SPR SQZN), integer `load_scalar` and
+/// `store_scalar`, and AR stored by `sprsti` in the next scope.
+#[test]
+fn unaligned_streams_and_special_registers_compile() {
+    let src = r#"module attributes {pto.target_arch = "a5"} {
+  func.func @streams(%x: !pto.ptr<f32, gm>, %y: !pto.ptr<f32, gm>, %z: !pto.ptr<f32, gm>) attributes {pto.entry} {
+    %c0 = arith.constant 0 : index
+    %c3 = arith.constant 3 : index
+    %c5 = arith.constant 5 : index
+    %c1 = arith.constant 1 : index
+    %c8 = arith.constant 8 : index
+    %c64 = arith.constant 64 : index
+    %c1024 = arith.constant 1024 : index
+    %c5_i32 = arith.constant 5 : i32
+    %c0_i32 = arith.constant 0 : i32
+    %zero = arith.constant 0.0 : f32
+    %c0_i64 = arith.constant 0 : i64
+    %c1_i64 = arith.constant 1 : i64
+    %in_bytes = arith.constant 4352 : i64
+    %out_bytes = arith.constant 16448 : i64
+    %a_out = arith.constant 8192 : i64
+    %a_cnt = arith.constant 24576 : i64
+    %a_ints = arith.constant 24580 : i64
+    %ux = pto.castptr %c0_i64 : i64 -> !pto.ptr<f32, ub>
+    %uz = pto.castptr %a_out : i64 -> !pto.ptr<f32, ub>
+    %cnt = pto.castptr %a_cnt : i64 -> !pto.ptr<ui32, ub>
+    %xi = pto.castptr %c0_i64 : i64 -> !pto.ptr<i32, ub>
+    %zi = pto.castptr %a_ints : i64 -> !pto.ptr<i32, ub>
+    pto.mte_gm_ub %x, %ux, %c0_i64, %in_bytes nburst(%c1_i64, %in_bytes, %in_bytes) : !pto.ptr<f32, gm>, !pto.ptr<f32, ub>, i64, i64, i64, i64, i64
+    pto.set_flag["PIPE_MTE2", "PIPE_V", "EVENT_ID0"]
+    pto.wait_flag["PIPE_MTE2", "PIPE_V", "EVENT_ID0"]
+    pto.vecscope {
+      %all = pto.pset_b32 "PAT_ALL" : !pto.mask<b32>
+      // z[0..1024): x[5..1029) through the unaligned load stream, doubled
+      %src = pto.addptr %ux, %c5 : !pto.ptr<f32, ub> -> !pto.ptr<f32, ub>
+      %a0 = pto.vldas %src : !pto.ptr<f32, ub> -> !pto.align
+      %p1, %a1 = scf.for %off = %c0 to %c1024 step %c64 iter_args(%p = %src, %a = %a0) -> (!pto.ptr<f32, ub>, !pto.align) {
+        %v, %an, %pn = pto.vldus %p, %a, %c64 : !pto.ptr<f32, ub>, !pto.align, index -> !pto.vreg<64xf32>, !pto.align, !pto.ptr<f32, ub>
+        %d = pto.vadd %v, %v, %all : !pto.vreg<64xf32>, !pto.vreg<64xf32>, !pto.mask<b32> -> !pto.vreg<64xf32>
+        pto.vsts %d, %uz[%off], %all : !pto.vreg<64xf32>, !pto.ptr<f32, ub>, !pto.mask<b32>
+        scf.yield %pn, %an : !pto.ptr<f32, ub>, !pto.align
+      }
+      // z[1024..): five lanes of each block through the unaligned store stream
+      %dst = pto.addptr %uz, %c1024 : !pto.ptr<f32, ub> -> !pto.ptr<f32, ub>
+      %s0 = pto.init_align : !pto.align
+      %q1, %s1 = scf.for %off = %c0 to %c1024 step %c64 iter_args(%q = %dst, %s = %s0) -> (!pto.ptr<f32, ub>, !pto.align) {
+        %v = pto.vlds %ux[%off] : !pto.ptr<f32, ub> -> !pto.vreg<64xf32>
+        %sn, %qn = pto.vstus %s, %c5_i32, %v, %q : !pto.align, i32, !pto.vreg<64xf32>, !pto.ptr<f32, ub> -> !pto.align, !pto.ptr<f32, ub>
+        scf.yield %qn, %sn : !pto.ptr<f32, ub>, !pto.align
+      }
+      pto.vstar %s1, %q1 : !pto.align, !pto.ptr<f32, ub>
+      // z[2048..): the positive lanes, compacted, then AR (their bytes)
+      %packed = pto.addptr %uz, %c1024 : !pto.ptr<f32, ub> -> !pto.ptr<f32, ub>
+      %packed2 = pto.addptr %packed, %c1024 : !pto.ptr<f32, ub> -> !pto.ptr<f32, ub>
+      pto.sprclr "AR"
+      %r0 = pto.init_align : !pto.align
+      %r1 = scf.for %off = %c0 to %c1024 step %c64 iter_args(%r = %r0) -> (!pto.align) {
+        %v = pto.vlds %ux[%off] : !pto.ptr<f32, ub> -> !pto.vreg<64xf32>
+        %pos = pto.vcmps %v, %zero, %all, "gt" : !pto.vreg<64xf32>, f32, !pto.mask<b32> -> !pto.mask<b32>
+        %sq = pto.vsqz %v, %pos : !pto.vreg<64xf32>, !pto.mask<b32> -> !pto.vreg<64xf32>
+        %rn = pto.vstur %r, %sq, %packed2, "POST_UPDATE" : !pto.align, !pto.vreg<64xf32>, !pto.ptr<f32, ub> -> !pto.align
+        scf.yield %rn : !pto.align
+      }
+      pto.vstar %r1, %packed2 : !pto.align, !pto.ptr<f32, ub>
+      // scalar UB accesses: x's first words as integers, plus 5
+      scf.for %k = %c0 to %c8 step %c1 {
+        %w = pto.load_scalar %xi[%k] : !pto.ptr<i32, ub> -> i32
+        %w5 = arith.addi %w, %c5_i32 : i32
+        pto.store_scalar %w5, %zi[%k] : !pto.ptr<i32, ub>, i32
+      }
+    }
+    // AR outlives the scope
+    pto.vecscope {
+      pto.sprsti "AR", %cnt[%c0_i32] : !pto.ptr<ui32, ub>, i32
+    }
+    pto.set_flag["PIPE_V", "PIPE_MTE3", "EVENT_ID0"]
+    pto.wait_flag["PIPE_V", "PIPE_MTE3", "EVENT_ID0"]
+    pto.mte_ub_gm %uz, %z, %out_bytes nburst(%c1_i64, %out_bytes, %out_bytes) : !pto.ptr<f32, ub>, !pto.ptr<f32, gm>, i64, i64, i64, i64
+    return
+  }
+}
+"#;
+    let x: Vec<u8> = (0..1088)
+        .flat_map(|i| (((i * 37) % 101) as f32 * 0.5 - 20.0).to_le_bytes())
+        .collect();
+    let interp = common::run_xyz(src, &x, &x, 16448, JitMode::Off, false);
+    assert!(interp.error.is_none(), "{:?}", interp.error);
+    for crosscheck in [false, true] {
+        let jit = common::run_xyz(src, &x, &x, 16448, JitMode::Always, crosscheck);
+        assert!(jit.error.is_none(), "{:?}", jit.error);
+        assert!(jit.jit.rejected.is_empty(), "{:?}", jit.jit.rejected);
+        assert_eq!(jit.jit.scope_execs, 2);
+        assert!(jit.jit.scope_host_ops > 0);
+        let first = jit.z.iter().zip(&interp.z).position(|(a, b)| a != b);
+        assert_eq!(first, None, "crosscheck {crosscheck}: first differing byte");
+        assert_eq!(jit.diags, interp.diags);
+    }
+    // the streams did what they say: x[5..] doubled, five lanes per block,
+    // the positive lanes packed and counted
+    let f = |b: &[u8], i: usize| f32::from_le_bytes(b[4 * i..4 * i + 4].try_into().unwrap());
+    let xs: Vec<f32> = (0..1088).map(|i| f(&x, i)).collect();
+    assert!((0..1024).all(|i| f(&interp.z, i) == 2.0 * xs[i + 5]));
+    assert!((0..80).all(|i| f(&interp.z, 1024 + i) == xs[i / 5 * 64 + i % 5]));
+    let pos: Vec<f32> = xs[..1024].iter().copied().filter(|v| *v > 0.0).collect();
+    assert!(pos
+        .iter()
+        .enumerate()
+        .all(|(i, v)| f(&interp.z, 2048 + i) == *v));
+    let n = u32::from_le_bytes(interp.z[16384..16388].try_into().unwrap());
+    assert_eq!(n as usize, 4 * pos.len());
+    let int = |b: &[u8], at: usize| i32::from_le_bytes(b[at..at + 4].try_into().unwrap());
+    assert!((0..8).all(|k| int(&interp.z, 16388 + 4 * k) == int(&x, 4 * k).wrapping_add(5)));
+}
+
+/// A float `load_scalar` keeps its scope in the interpreter, with the
+/// reason counted: its value could reach compiled lane ops that need their
+/// scalars exact in the lane type, which is checked only for constants and
+/// inputs.
+#[test]
+fn a_float_scalar_load_keeps_the_scope_interpreted() {
+    let src = r#"module attributes {pto.target_arch = "a5"} {
+  func.func @fl(%x: !pto.ptr<f32, gm>, %y: !pto.ptr<f32, gm>, %z: !pto.ptr<f32, gm>) attributes {pto.entry} {
+    %c0 = arith.constant 0 : index
+    %c0_i64 = arith.constant 0 : i64
+    %c1_i64 = arith.constant 1 : i64
+    %n = arith.constant 256 : i64
+    %ux = pto.castptr %c0_i64 : i64 -> !pto.ptr<f32, ub>
+    pto.mte_gm_ub %x, %ux, %c0_i64, %n nburst(%c1_i64, %n, %n) : !pto.ptr<f32, gm>, !pto.ptr<f32, ub>, i64, i64, i64, i64, i64
+    pto.set_flag["PIPE_MTE2", "PIPE_V", "EVENT_ID0"]
+    pto.wait_flag["PIPE_MTE2", "PIPE_V", "EVENT_ID0"]
+    pto.vecscope {
+      %all = pto.pset_b32 "PAT_ALL" : !pto.mask<b32>
+      %s = pto.load_scalar %ux[%c0] : !pto.ptr<f32, ub> -> f32
+      %v = pto.vbr %s : f32 -> !pto.vreg<64xf32>
+      pto.vsts %v, %ux[%c0], %all : !pto.vreg<64xf32>, !pto.ptr<f32, ub>, !pto.mask<b32>
+    }
+    pto.set_flag["PIPE_V", "PIPE_MTE3", "EVENT_ID0"]
+    pto.wait_flag["PIPE_V", "PIPE_MTE3", "EVENT_ID0"]
+    pto.mte_ub_gm %ux, %z, %n nburst(%c1_i64, %n, %n) : !pto.ptr<f32, ub>, !pto.ptr<f32, gm>, i64, i64, i64, i64
+    return
+  }
+}
+"#;
+    let x: Vec<u8> = (0..64)
+        .flat_map(|i| (i as f32 + 0.5).to_le_bytes())
+        .collect();
+    let interp = common::run_xyz(src, &x, &x, 256, JitMode::Off, false);
+    let jit = common::run_xyz(src, &x, &x, 256, JitMode::Always, false);
+    assert!(interp.error.is_none() && jit.error.is_none());
+    assert_eq!(jit.jit.scope_execs, 0);
+    assert!(
+        jit.jit
+            .rejected
+            .keys()
+            .any(|k| k.contains("'pto.load_scalar' of a float")),
+        "{:?}",
+        jit.jit.rejected
+    );
+    assert_eq!(jit.z, interp.z);
+    assert!(interp.z.chunks(4).all(|c| c == 0.5f32.to_le_bytes()));
+}

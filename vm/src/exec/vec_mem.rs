@@ -15,7 +15,7 @@ use pto_isa_spec::Opcode;
 use crate::exec::vec_ops::{bit, zreg, Args, Cx, VReg};
 use crate::exec::vec_pred::UbMem;
 use crate::exec::{Accesses, Fault};
-use crate::mem::Local;
+use crate::mem::{Local, Spr};
 use crate::program::{attr, AttrVal};
 use crate::value::{Ptr, Space, Val};
 
@@ -200,6 +200,21 @@ pub fn run_ub(
 
 /// Executes a load/store routed here.
 pub fn run(cx: &Cx, a: &Args, local: &mut Local, acc: &mut Accesses) -> Result<Vec<Val>, Fault> {
+    let mut spr = local.spr;
+    let out = run_spr(cx, a, local, &mut spr, acc);
+    local.spr = spr;
+    out
+}
+
+/// [`run`] on a unified buffer and the special registers apart (a compiled
+/// vector scope's host ops have the scope's UB, not a whole [`Local`]).
+pub fn run_spr(
+    cx: &Cx,
+    a: &Args,
+    local: &mut dyn UbMem,
+    spr: &mut Spr,
+    acc: &mut Accesses,
+) -> Result<Vec<Val>, Fault> {
     match cx.op {
         op if ub_only(op) => run_ub(cx, a, local, acc),
         Opcode::InitAlign
@@ -222,8 +237,8 @@ pub fn run(cx: &Cx, a: &Args, local: &mut Local, acc: &mut Accesses) -> Result<V
             let Some(v) = a.v.first() else {
                 return cx.err("needs a vector operand");
             };
-            let n = local.spr.sqzn.min(256);
-            let at = p.addr + local.spr.ar;
+            let n = spr.sqzn.min(256);
+            let at = p.addr + spr.ar;
             write(local, acc, at, &v[..n as usize])?;
             let post = match cx.sym_or_pos(&["mode"]) {
                 Some("POST_UPDATE") => true,
@@ -232,7 +247,7 @@ pub fn run(cx: &Cx, a: &Args, local: &mut Local, acc: &mut Accesses) -> Result<V
                 None => return cx.err("needs a mode (POST_UPDATE or NO_POST_UPDATE)"),
             };
             if post {
-                local.spr.ar += n;
+                spr.ar += n;
             }
             Ok(vec![Val::Unit])
         }
@@ -305,7 +320,7 @@ pub fn run(cx: &Cx, a: &Args, local: &mut Local, acc: &mut Accesses) -> Result<V
         }
         // SPR AR: only the unaligned register-offset stores (vstur) move it
         Opcode::Sprclr => {
-            local.spr.ar = 0;
+            spr.ar = 0;
             Ok(Vec::new())
         }
         Opcode::Sprsti | Opcode::Sprsts => {
@@ -320,7 +335,7 @@ pub fn run(cx: &Cx, a: &Args, local: &mut Local, acc: &mut Accesses) -> Result<V
             }
             let post = results(cx) > 0;
             let at = if post { p.addr } else { moved as u64 };
-            let ar = (local.spr.ar as u32).to_le_bytes();
+            let ar = (spr.ar as u32).to_le_bytes();
             write(local, acc, at, &ar)?;
             Ok(if post {
                 vec![Val::Ptr(Ptr {
@@ -487,7 +502,12 @@ fn blocks(cx: &Cx, a: &Args, local: &mut dyn UbMem, acc: &mut Accesses) -> Resul
 /// at any address, and a store step writes its elements at once, so the
 /// alignment state (`!pto.align`, a unit value here) carries nothing and a
 /// flush writes nothing. The memory a well-formed stream leaves is the same.
-fn unaligned(cx: &Cx, a: &Args, local: &mut Local, acc: &mut Accesses) -> Result<Vec<Val>, Fault> {
+fn unaligned(
+    cx: &Cx,
+    a: &Args,
+    local: &mut dyn UbMem,
+    acc: &mut Accesses,
+) -> Result<Vec<Val>, Fault> {
     let ptr = || -> Result<Ptr, Fault> {
         match a.p.first() {
             Some(p) if p.space == Space::Ub => Ok(*p),

@@ -211,6 +211,50 @@ pub fn run_ub_mem(
     vec_mem::run_ub(&Cx { op, attrs }, &a, ub, acc)
 }
 
+/// SPR SQZN after a `vsqz`: the bytes the squeeze kept, for a following
+/// `vstur`.
+fn sqzn(cx: &Cx, a: &Args) -> Result<u64, Fault> {
+    let es = cx.src()?.bytes();
+    let m = a.m.first().copied();
+    let kept = (0..256 / es)
+        .filter(|&i| m.is_none_or(|m| bit(m, i * es)))
+        .count();
+    Ok((kept * es) as u64)
+}
+
+/// Whether `op` touches UB and the special registers and nothing else but
+/// its operands, beyond [`ub_mem`]: the unaligned and register-offset
+/// streams (`vldas`/`vldus`, `vstus`/`vstur`/`vstas`/`vstar`, `uvld`,
+/// `init_align`), the AR ops, `vsqz` (SQZN), gathers and scatters, scalar UB
+/// accesses, `pstu` and the sorters; [`run_ub_spr`] executes it.
+pub fn ub_spr(op: Opcode) -> bool {
+    op == Opcode::VSqz || vec_mem::handles(op) || matches!(group(op), Some(Group::Sort))
+}
+
+/// Executes a [`ub_spr`] op on `ub` with the special registers `spr` as
+/// [`run`] does on a whole [`Local`].
+pub fn run_ub_spr(
+    op: Opcode,
+    srcs: &[Val],
+    attrs: &Attrs,
+    ub: &mut dyn vec_pred::UbMem,
+    spr: &mut crate::mem::Spr,
+    acc: &mut Accesses,
+) -> Result<Vec<Val>, Fault> {
+    let a = Args::split(srcs);
+    let cx = Cx { op, attrs };
+    if op == Opcode::VSqz {
+        let out = vec_rearrange::run(&cx, &a)?;
+        spr.sqzn = sqzn(&cx, &a)?;
+        return Ok(out);
+    }
+    match group(op) {
+        Some(Group::Sort) => vec_sort::run_spr(&cx, &a, ub, spr, acc),
+        _ if vec_mem::handles(op) => vec_mem::run_spr(&cx, &a, ub, spr, acc),
+        _ => fault(format!("'{}' needs more than UB", op.name())),
+    }
+}
+
 /// Whether the generic path implements `op` (lowering sends only these here).
 pub fn implemented(op: Opcode) -> bool {
     group(op).is_some() || vmi::implemented(op)
@@ -238,13 +282,7 @@ pub fn run(
         Some(Group::Rearrange) => {
             let out = vec_rearrange::run(&cx, &a)?;
             if op == Opcode::VSqz {
-                // SPR SQZN: the bytes the squeeze kept, for a following vstur
-                let es = cx.src()?.bytes();
-                let m = a.m.first().copied();
-                let kept = (0..256 / es)
-                    .filter(|&i| m.is_none_or(|m| bit(m, i * es)))
-                    .count();
-                local.spr.sqzn = (kept * es) as u64;
+                local.spr.sqzn = sqzn(&cx, &a)?;
             }
             Ok(out)
         }

@@ -25,17 +25,32 @@ use std::cmp::Ordering;
 use pto_isa_spec::{DType, Opcode};
 
 use crate::exec::vec_ops::{Args, Cx};
+use crate::exec::vec_pred::UbMem;
 use crate::exec::{Accesses, Fault};
-use crate::mem::Local;
+use crate::mem::{Local, Spr};
 use crate::value::{Ptr, Space, Val};
 
 /// Executes a sorter op.
 pub fn run(cx: &Cx, a: &Args, local: &mut Local, acc: &mut Accesses) -> Result<Vec<Val>, Fault> {
+    let mut spr = local.spr;
+    let out = run_spr(cx, a, local, &mut spr, acc);
+    local.spr = spr;
+    out
+}
+
+/// [`run`] on a unified buffer and the special registers apart.
+pub fn run_spr(
+    cx: &Cx,
+    a: &Args,
+    local: &mut dyn UbMem,
+    spr: &mut Spr,
+    acc: &mut Accesses,
+) -> Result<Vec<Val>, Fault> {
     match cx.op {
         Opcode::VBitsort => bitsort(cx, a, local, acc),
-        Opcode::VMrgsort4 => mrgsort4(cx, a, local, acc),
+        Opcode::VMrgsort4 => mrgsort4(cx, a, local, spr, acc),
         Opcode::GetVms4Sr => {
-            let sr = local.spr.vms4_sr;
+            let sr = spr.vms4_sr;
             Ok((0..4)
                 .map(|k| Val::Int(i64::from((sr >> (16 * k)) as u16 as i16)))
                 .collect())
@@ -76,20 +91,23 @@ fn desc(x: f64, y: f64) -> Ordering {
     }
 }
 
-fn read(local: &Local, acc: &mut Accesses, at: u64, len: u64) -> Result<Vec<u8>, Fault> {
+fn read(local: &dyn UbMem, acc: &mut Accesses, at: u64, len: u64) -> Result<Vec<u8>, Fault> {
     acc.add(Space::Ub, at, len, false);
-    Ok(local.slice(Space::Ub, at, len)?.to_vec())
+    Ok(local.ub(at, len)?.to_vec())
 }
 
-fn write(local: &mut Local, acc: &mut Accesses, at: u64, bytes: &[u8]) -> Result<(), Fault> {
+fn write(local: &mut dyn UbMem, acc: &mut Accesses, at: u64, bytes: &[u8]) -> Result<(), Fault> {
     acc.add(Space::Ub, at, bytes.len() as u64, true);
-    local
-        .slice_mut(Space::Ub, at, bytes.len() as u64)?
-        .copy_from_slice(bytes);
+    local.ub_mut(at, bytes.len() as u64)?.copy_from_slice(bytes);
     Ok(())
 }
 
-fn bitsort(cx: &Cx, a: &Args, local: &mut Local, acc: &mut Accesses) -> Result<Vec<Val>, Fault> {
+fn bitsort(
+    cx: &Cx,
+    a: &Args,
+    local: &mut dyn UbMem,
+    acc: &mut Accesses,
+) -> Result<Vec<Val>, Fault> {
     let dst = ub(cx, a.p.first(), "destination")?;
     let src = ub(cx, a.p.get(1), "score")?;
     let idx = ub(cx, a.p.get(2), "index")?;
@@ -114,7 +132,13 @@ fn bitsort(cx: &Cx, a: &Args, local: &mut Local, acc: &mut Accesses) -> Result<V
     Ok(Vec::new())
 }
 
-fn mrgsort4(cx: &Cx, a: &Args, local: &mut Local, acc: &mut Accesses) -> Result<Vec<Val>, Fault> {
+fn mrgsort4(
+    cx: &Cx,
+    a: &Args,
+    local: &mut dyn UbMem,
+    spr: &mut Spr,
+    acc: &mut Accesses,
+) -> Result<Vec<Val>, Fault> {
     let dst = ub(cx, a.p.first(), "destination")?;
     let mut srcs = [dst; 4];
     for (k, s) in srcs.iter_mut().enumerate() {
@@ -172,6 +196,6 @@ fn mrgsort4(cx: &Cx, a: &Args, local: &mut Local, acc: &mut Accesses) -> Result<
         write(local, acc, dst.addr + r * total * 8, &out)?;
         sr = (0..4).fold(0, |w, k| w | ((pos[k] & 0xffff) << (16 * k)));
     }
-    local.spr.vms4_sr = sr;
+    spr.vms4_sr = sr;
     Ok(Vec::new())
 }
