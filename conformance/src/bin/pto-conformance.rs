@@ -19,8 +19,9 @@ use pto_conformance::{default_root, discover, run, Coverage, Outcome, Tier};
 struct Cli {
     /// Case roots (default: the repository's conformance/cases).
     dirs: Vec<PathBuf>,
-    /// Tiers to run (interp, jit, crosscheck); default: every tier a case lists.
-    #[arg(long = "tier", value_parser = parse_tier)]
+    /// Tiers to run (interp, jit, crosscheck; repeat the flag or separate
+    /// them with commas); default: every tier a case lists.
+    #[arg(long = "tier", value_parser = parse_tier, value_delimiter = ',')]
     tiers: Vec<Tier>,
     /// Only cases whose name contains this text.
     #[arg(long)]
