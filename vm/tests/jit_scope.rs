@@ -912,3 +912,79 @@ fn a_float_scalar_load_keeps_the_scope_interpreted() {
     assert_eq!(jit.z, interp.z);
     assert!(interp.z.chunks(4).all(|c| c == 0.5f32.to_le_bytes()));
 }
+
+/// The host-run ops with alignment state, special registers, gathers and
+/// scalar accesses fault past UB inside a compiled scope as in the
+/// interpreter, naming the same op: nothing reads or writes outside the
+/// scope's UB.
+#[test]
+fn stream_gather_and_scalar_faults_inside_compiled_scopes_match() {
+    // (the setup line before the faulting op, the faulting op)
+    let cases = [
+        (
+            "%a = pto.vldas %far : !pto.ptr<f32, ub> -> !pto.align",
+            "%v, %a2 = pto.vldus %far, %a : !pto.ptr<f32, ub>, !pto.align -> !pto.vreg<64xf32>, !pto.align",
+        ),
+        (
+            "%idx = pto.vbr %big : i32 -> !pto.vreg<64xi32>",
+            "%g = pto.vgather2 %ub, %idx, %all : !pto.ptr<f32, ub>, !pto.vreg<64xi32>, !pto.mask<b32> -> !pto.vreg<64xf32>",
+        ),
+        (
+            "%sq = pto.vsqz %zero, %all : !pto.vreg<64xf32>, !pto.mask<b32> -> !pto.vreg<64xf32>",
+            "%s1 = pto.vstur %s0, %sq, %far, \"POST_UPDATE\" : !pto.align, !pto.vreg<64xf32>, !pto.ptr<f32, ub> -> !pto.align",
+        ),
+        (
+            "%w = arith.constant 7 : i32",
+            "pto.store_scalar %w, %fari[%c64] : !pto.ptr<i32, ub>, i32",
+        ),
+    ];
+    for (setup, op) in cases {
+        let src = format!(
+            r#"module attributes {{pto.target_arch = "a5"}} {{
+  func.func @k() attributes {{pto.entry}} {{
+    %c0_i64 = arith.constant 0 : i64
+    %fa = arith.constant 262100 : i64
+    %ub = pto.castptr %c0_i64 : i64 -> !pto.ptr<f32, ub>
+    %far = pto.castptr %fa : i64 -> !pto.ptr<f32, ub>
+    %fari = pto.castptr %fa : i64 -> !pto.ptr<i32, ub>
+    pto.vecscope {{
+      %c0 = arith.constant 0 : index
+      %c64 = arith.constant 64 : index
+      %big = arith.constant 1000000 : i32
+      %all = pto.pset_b32 "PAT_ALL" : !pto.mask<b32>
+      %zero = pto.vlds %ub[%c0] : !pto.ptr<f32, ub> -> !pto.vreg<64xf32>
+      %s0 = pto.init_align : !pto.align
+      {setup}
+      {op}
+    }}
+    return
+  }}
+}}"#
+        );
+        let k = load_text("k.pto", &src, None).unwrap_or_else(|e| panic!("{e}\n{src}"));
+        let mut seen = Vec::new();
+        for jit in [JitMode::Off, JitMode::Always] {
+            let cfg = Config {
+                profile: k.profile,
+                jit,
+                ..Config::default()
+            };
+            let f = run_kernel(&k, &cfg, None, &[]).expect("runs");
+            match f.out.error {
+                Some(pto_vm::RunError::Fault { inst, ref message }) => {
+                    seen.push((k.program.info(inst).loc.line, message.clone()));
+                    if jit == JitMode::Always {
+                        assert!(
+                            f.out.jit.compiled == 1 && f.out.jit.rejected.is_empty(),
+                            "{op}: {:?}",
+                            f.out.jit
+                        );
+                    }
+                }
+                ref other => panic!("{op}, {jit:?}: {other:?}"),
+            }
+        }
+        assert_eq!(seen[0].0, 16, "{op}");
+        assert_eq!(seen[0], seen[1], "{op}");
+    }
+}
