@@ -820,6 +820,16 @@ pub struct Spr {
 }
 
 impl Local {
+    /// Runs `f` on these buffers and the special registers apart (the ops
+    /// written for a compiled scope's UB as well), then keeps what `f` left
+    /// in the registers.
+    pub fn with_spr<T>(&mut self, f: impl FnOnce(&mut Self, &mut Spr) -> T) -> T {
+        let mut spr = self.spr;
+        let out = f(self, &mut spr);
+        self.spr = spr;
+        out
+    }
+
     /// Buffers sized by the profile.
     pub fn new(p: &pto_isa_spec::Profile, ub_bytes: Option<usize>) -> Self {
         Local {

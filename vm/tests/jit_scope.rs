@@ -670,6 +670,35 @@ fn ub_a_compiled_scope_wrote_is_zero_in_the_next_run() {
     }
 }
 
+/// The line and message of the fault `src` stops with, interpreted and
+/// then with its scope compiled (not rejected: that run must fault).
+fn faults_in_both_tiers(src: &str) -> Vec<(u32, String)> {
+    let k = load_text("k.pto", src, None).unwrap_or_else(|e| panic!("{e}\n{src}"));
+    let mut seen = Vec::new();
+    for jit in [JitMode::Off, JitMode::Always] {
+        let cfg = Config {
+            profile: k.profile,
+            jit,
+            ..Config::default()
+        };
+        let f = run_kernel(&k, &cfg, None, &[]).expect("runs");
+        match f.out.error {
+            Some(pto_vm::RunError::Fault { inst, ref message }) => {
+                seen.push((k.program.info(inst).loc.line, message.clone()));
+                if jit == JitMode::Always {
+                    assert!(
+                        f.out.jit.compiled == 1 && f.out.jit.rejected.is_empty(),
+                        "{src}: {:?}",
+                        f.out.jit
+                    );
+                }
+            }
+            ref other => panic!("{src}, {jit:?}: {other:?}"),
+        }
+    }
+    seen
+}
+
 /// A fault inside a compiled scope names the scope's op, as the interpreter
 /// does: a native load past UB, and a host-executed distribution load past
 /// UB.
@@ -689,30 +718,10 @@ fn faults_inside_compiled_scopes_name_the_op() {
   }}
 }}"#
         );
-        let k = load_text("k.pto", &src, None).expect("loads");
-        let mut faults = Vec::new();
-        for jit in [JitMode::Off, JitMode::Always] {
-            let cfg = Config {
-                profile: k.profile,
-                jit,
-                ..Config::default()
-            };
-            let f = run_kernel(&k, &cfg, None, &[]).expect("runs");
-            match f.out.error {
-                Some(pto_vm::RunError::Fault { inst, .. }) => {
-                    faults.push(k.program.info(inst).loc.line);
-                    if jit == JitMode::Always {
-                        // compiled (not rejected), and that run faulted
-                        assert!(
-                            f.out.jit.compiled == 1 && f.out.jit.rejected.is_empty(),
-                            "{dist}: {:?}",
-                            f.out.jit
-                        );
-                    }
-                }
-                other => panic!("{dist}, {jit:?}: {other:?}"),
-            }
-        }
+        let faults: Vec<u32> = faults_in_both_tiers(&src)
+            .into_iter()
+            .map(|f| f.0)
+            .collect();
         assert_eq!(faults, vec![7, 7], "{dist}");
     }
 }
@@ -961,29 +970,7 @@ fn stream_gather_and_scalar_faults_inside_compiled_scopes_match() {
   }}
 }}"#
         );
-        let k = load_text("k.pto", &src, None).unwrap_or_else(|e| panic!("{e}\n{src}"));
-        let mut seen = Vec::new();
-        for jit in [JitMode::Off, JitMode::Always] {
-            let cfg = Config {
-                profile: k.profile,
-                jit,
-                ..Config::default()
-            };
-            let f = run_kernel(&k, &cfg, None, &[]).expect("runs");
-            match f.out.error {
-                Some(pto_vm::RunError::Fault { inst, ref message }) => {
-                    seen.push((k.program.info(inst).loc.line, message.clone()));
-                    if jit == JitMode::Always {
-                        assert!(
-                            f.out.jit.compiled == 1 && f.out.jit.rejected.is_empty(),
-                            "{op}: {:?}",
-                            f.out.jit
-                        );
-                    }
-                }
-                ref other => panic!("{op}, {jit:?}: {other:?}"),
-            }
-        }
+        let seen = faults_in_both_tiers(&src);
         assert_eq!(seen[0].0, 16, "{op}");
         assert_eq!(seen[0], seen[1], "{op}");
     }

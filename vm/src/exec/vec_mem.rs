@@ -200,10 +200,7 @@ pub fn run_ub(
 
 /// Executes a load/store routed here.
 pub fn run(cx: &Cx, a: &Args, local: &mut Local, acc: &mut Accesses) -> Result<Vec<Val>, Fault> {
-    let mut spr = local.spr;
-    let out = run_spr(cx, a, local, &mut spr, acc);
-    local.spr = spr;
-    out
+    local.with_spr(|l, spr| run_spr(cx, a, l, spr, acc))
 }
 
 /// [`run`] on a unified buffer and the special registers apart (a compiled

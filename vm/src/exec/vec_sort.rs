@@ -32,10 +32,7 @@ use crate::value::{Ptr, Space, Val};
 
 /// Executes a sorter op.
 pub fn run(cx: &Cx, a: &Args, local: &mut Local, acc: &mut Accesses) -> Result<Vec<Val>, Fault> {
-    let mut spr = local.spr;
-    let out = run_spr(cx, a, local, &mut spr, acc);
-    local.spr = spr;
-    out
+    local.with_spr(|l, spr| run_spr(cx, a, l, spr, acc))
 }
 
 /// [`run`] on a unified buffer and the special registers apart.
