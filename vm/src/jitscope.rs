@@ -354,10 +354,7 @@ fn compiled_generic(op: Opcode) -> bool {
 /// Whether the host executes `op` for a compiled scope: register-only ops
 /// and predicate loads and stores.
 fn host_op_ok(op: Opcode) -> bool {
-    exec::vec_ops::pure(op)
-        || exec::vec_ops::ub_mem(op)
-        || exec::vec_ops::ub_spr(op)
-        || exec::vmi::implemented(op)
+    exec::vec_ops::pure(op) || exec::vec_ops::ub_spr(op) || exec::vmi::implemented(op)
 }
 
 /// The kinds of a generic op's `n` results, from its signature; a pointer
@@ -383,14 +380,10 @@ fn result_kinds(op: Opcode, n: usize, ptr: Option<Kind>) -> Result<Vec<Kind>, St
                     _ => reject(format!("'{}' of a float or non-UB element", op.name())),
                 }
             }
-            pto_isa_spec::OperandKind::Ptr
-                if exec::vec_ops::ub_mem(op) || exec::vec_ops::ub_spr(op) =>
-            {
-                match ptr {
-                    Some(k @ Kind::Ptr { ub: true, .. }) => Ok(k),
-                    _ => reject(format!("'{}' with a non-UB pointer result", op.name())),
-                }
-            }
+            pto_isa_spec::OperandKind::Ptr if exec::vec_ops::ub_spr(op) => match ptr {
+                Some(k @ Kind::Ptr { ub: true, .. }) => Ok(k),
+                _ => reject(format!("'{}' with a non-UB pointer result", op.name())),
+            },
             other => reject(format!("'{}' with {} result", op.name(), other.describe())),
         })
         .collect()
@@ -1022,7 +1015,7 @@ impl Tr<'_> {
             (Err(e), VecOp::Generic { op, dsts, srcs, .. }) => {
                 if exec::vec_ops::pure(*op) {
                     self.call(srcs, dsts, false)
-                } else if exec::vec_ops::ub_mem(*op) || exec::vec_ops::ub_spr(*op) {
+                } else if exec::vec_ops::ub_spr(*op) {
                     self.call(srcs, dsts, true)
                 } else {
                     Err(e)
@@ -1857,17 +1850,6 @@ fn host_op(
                 } else {
                     exec::vmi::run(*op, &vals, attrs, &mut NoUb, &mut accs)?
                 }
-            } else if exec::vec_ops::ub_mem(*op) {
-                let Some(ub) = regs.ub() else {
-                    return Err(gone());
-                };
-                exec::vec_ops::run_ub_mem(
-                    *op,
-                    &vals,
-                    attrs,
-                    &mut ScopeUb { ub, written },
-                    &mut accs,
-                )?
             } else if exec::vec_ops::ub_spr(*op) {
                 let Some(ub) = regs.ub() else {
                     return Err(gone());

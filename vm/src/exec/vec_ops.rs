@@ -188,27 +188,9 @@ pub fn run_pred_mem(
 
 /// Whether `op` touches UB and nothing else but its operands: the predicate
 /// loads and stores ([`pred_mem`]) and the plain vector loads and stores of
-/// the generic path (`vec_mem::ub_only`), which [`run_ub_mem`] executes.
+/// the generic path (`vec_mem::ub_only`), which [`run_ub_spr`] executes.
 pub fn ub_mem(op: Opcode) -> bool {
     pred_mem(op) || vec_mem::ub_only(op)
-}
-
-/// Executes a [`ub_mem`] op on `ub` as [`run`] does.
-pub fn run_ub_mem(
-    op: Opcode,
-    srcs: &[Val],
-    attrs: &Attrs,
-    ub: &mut dyn vec_pred::UbMem,
-    acc: &mut Accesses,
-) -> Result<Vec<Val>, Fault> {
-    if pred_mem(op) {
-        return run_pred_mem(op, srcs, attrs, ub, acc);
-    }
-    if !vec_mem::ub_only(op) {
-        return fault(format!("'{}' needs more than UB", op.name()));
-    }
-    let a = Args::split(srcs);
-    vec_mem::run_ub(&Cx { op, attrs }, &a, ub, acc)
 }
 
 /// SPR SQZN after a `vsqz`: the bytes the squeeze kept, for a following
@@ -223,12 +205,15 @@ fn sqzn(cx: &Cx, a: &Args) -> Result<u64, Fault> {
 }
 
 /// Whether `op` touches UB and the special registers and nothing else but
-/// its operands, beyond [`ub_mem`]: the unaligned and register-offset
+/// its operands: the [`ub_mem`] ops, and the unaligned and register-offset
 /// streams (`vldas`/`vldus`, `vstus`/`vstur`/`vstas`/`vstar`, `uvld`,
 /// `init_align`), the AR ops, `vsqz` (SQZN), gathers and scatters, scalar UB
 /// accesses, `pstu` and the sorters; [`run_ub_spr`] executes it.
 pub fn ub_spr(op: Opcode) -> bool {
-    op == Opcode::VSqz || vec_mem::handles(op) || matches!(group(op), Some(Group::Sort))
+    ub_mem(op)
+        || op == Opcode::VSqz
+        || vec_mem::handles(op)
+        || matches!(group(op), Some(Group::Sort))
 }
 
 /// Executes a [`ub_spr`] op on `ub` with the special registers `spr` as
@@ -241,6 +226,9 @@ pub fn run_ub_spr(
     spr: &mut crate::mem::Spr,
     acc: &mut Accesses,
 ) -> Result<Vec<Val>, Fault> {
+    if pred_mem(op) {
+        return run_pred_mem(op, srcs, attrs, ub, acc);
+    }
     let a = Args::split(srcs);
     let cx = Cx { op, attrs };
     if op == Opcode::VSqz {
