@@ -778,8 +778,15 @@ fn matmul(c: &mut Criterion) {
             let panels = pto_jit::Form::panels(16, 16 * nn, 16);
             g.bench_function("kernel", |bch| {
                 bch.iter(|| {
-                    pto_jit::matmul_f32_in(nn, nn, nn, &pa, (&pb, panels), (&mut pc, panels))
-                        .expect("fits")
+                    pto_jit::matmul_f32_in(
+                        nn,
+                        nn,
+                        nn,
+                        pto_jit::Lhs::Rows(&pa),
+                        (&pb, panels),
+                        (&mut pc, panels),
+                    )
+                    .expect("fits")
                 })
             });
         }

@@ -46,6 +46,112 @@ pub struct ShapeError {
     c: usize,
 }
 
+/// The left operand `a` (m x k) of the f32 kernels.
+#[derive(Clone, Copy, Debug)]
+pub enum Lhs<'a> {
+    /// Row-major f32 values, rows `k` apart.
+    Rows(&'a [f32]),
+    /// Little-endian f32 values read where they lie (a tile's storage, at
+    /// any alignment): element `(i, kk)` is the one at index `rows[i] +
+    /// cols[kk]` of `bytes` taken as f32s. Any tile layout has such tables,
+    /// so no copy of `a` is needed; the kernels broadcast one element of `a`
+    /// at a time, and where it lies costs them one table load per `k`.
+    At {
+        bytes: &'a [u8],
+        rows: &'a [usize],
+        cols: &'a [usize],
+    },
+}
+
+impl Lhs<'_> {
+    /// How many f32 elements the operand's slice holds.
+    fn len(&self) -> usize {
+        match self {
+            Lhs::Rows(a) => a.len(),
+            Lhs::At { bytes, .. } => bytes.len() / 4,
+        }
+    }
+
+    /// Whether it holds its m x k matrix: for `At`, every `rows[i] +
+    /// cols[kk]` (i < m, kk < k) indexes an element of `bytes`.
+    fn fits(&self, m: usize, k: usize) -> bool {
+        match self {
+            Lhs::Rows(a) => m.checked_mul(k).is_some_and(|n| n <= a.len()),
+            Lhs::At { bytes, rows, cols } => {
+                if rows.len() < m || cols.len() < k {
+                    return false;
+                }
+                if m == 0 || k == 0 {
+                    return true;
+                }
+                let hi = |t: &[usize]| t.iter().copied().max().unwrap_or(0);
+                hi(&rows[..m])
+                    .checked_add(hi(&cols[..k]))
+                    .is_some_and(|last| last < bytes.len() / 4)
+            }
+        }
+    }
+
+    /// Element `(i, kk)` (inside the matrix).
+    fn at(&self, k: usize, i: usize, kk: usize) -> f32 {
+        match self {
+            Lhs::Rows(a) => a[i * k + kk],
+            Lhs::At { bytes, rows, cols } => {
+                let o = 4 * (rows[i] + cols[kk]);
+                f32::from_le_bytes([bytes[o], bytes[o + 1], bytes[o + 2], bytes[o + 3]])
+            }
+        }
+    }
+
+    /// Calls `f` with the operand as the kernels address it: a pointer to
+    /// element 0 of its slice and its row and column offset tables (a
+    /// row-major operand's built in a reused buffer).
+    fn with_tables<R>(
+        &self,
+        m: usize,
+        k: usize,
+        f: impl FnOnce(*const f32, &[usize], &[usize]) -> R,
+    ) -> R {
+        match self {
+            Lhs::Rows(a) => row_major_tables(m, k, k, |r, c| f(a.as_ptr(), r, c)),
+            Lhs::At { bytes, rows, cols } => f(bytes.as_ptr().cast(), rows, cols),
+        }
+    }
+}
+
+/// Calls `f` with the row and column offset tables of a row-major m x k
+/// matrix whose rows are `ld` elements apart (built in a buffer each thread
+/// reuses, so small matmuls allocate nothing).
+fn row_major_tables<R>(
+    m: usize,
+    k: usize,
+    ld: usize,
+    f: impl FnOnce(&[usize], &[usize]) -> R,
+) -> R {
+    thread_local! {
+        static TABLES: std::cell::RefCell<Vec<usize>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    let fill = |t: &mut Vec<usize>| {
+        t.clear();
+        t.extend((0..m).map(|i| i * ld));
+        t.extend(0..k);
+    };
+    TABLES.with(|t| match t.try_borrow_mut() {
+        Ok(mut t) => {
+            fill(&mut t);
+            let (r, c) = t.split_at(m);
+            f(r, c)
+        }
+        // not reached (`f` never calls back), but a fresh buffer is correct
+        Err(_) => {
+            let mut t = Vec::new();
+            fill(&mut t);
+            let (r, c) = t.split_at(m);
+            f(r, c)
+        }
+    })
+}
+
 /// Where the elements of a matrix lie in its slice: element `(r, c)` at
 /// `(c / width) * panel + r * ld + c % width`, the columns in panels of
 /// `width` (a power of two, at least 16), each panel a row-major block whose
@@ -135,16 +241,16 @@ impl Form {
     }
 }
 
-/// Whether row-major `a` (m x k), `b` (k x n) and `c` (m x n) in their forms
-/// fit slices of these lengths.
+/// Whether `a` (m x k; its slice's length and whether it holds the matrix),
+/// `b` (k x n) and `c` (m x n) in their forms fit slices of these lengths.
 fn check_shape(
     (m, k, n): (usize, usize, usize),
-    a: usize,
+    (a, a_fits): (usize, bool),
     (b, bf): (usize, Form),
     (c, cf): (usize, Form),
 ) -> Result<(), ShapeError> {
     let short = |len: usize, want: Option<usize>| want.is_none_or(|w| len < w);
-    if short(a, m.checked_mul(k)) || short(b, bf.span(k, n)) || short(c, cf.span(m, n)) {
+    if !a_fits || short(b, bf.span(k, n)) || short(c, cf.span(m, n)) {
         return Err(ShapeError { m, k, n, a, b, c });
     }
     Ok(())
@@ -160,20 +266,33 @@ pub fn matmul_f32(
     b: &[f32],
     c: &mut [f32],
 ) -> Result<(), ShapeError> {
-    matmul_f32_in(m, k, n, a, (b, Form::rows(n)), (c, Form::rows(n)))
+    matmul_f32_in(
+        m,
+        k,
+        n,
+        Lhs::Rows(a),
+        (b, Form::rows(n)),
+        (c, Form::rows(n)),
+    )
 }
 
-/// [`matmul_f32`] with `b` (k x n) and `c` (m x n) in the given forms
-/// (`a` row-major): the same fused multiply-adds in the same order.
+/// [`matmul_f32`] with `a` (m x k) where it lies and `b` (k x n) and `c`
+/// (m x n) in the given forms: the same fused multiply-adds in the same
+/// order.
 pub fn matmul_f32_in(
     m: usize,
     k: usize,
     n: usize,
-    a: &[f32],
+    a: Lhs<'_>,
     (b, bf): (&[f32], Form),
     (c, cf): (&mut [f32], Form),
 ) -> Result<(), ShapeError> {
-    check_shape((m, k, n), a.len(), (b.len(), bf), (c.len(), cf))?;
+    check_shape(
+        (m, k, n),
+        (a.len(), a.fits(m, k)),
+        (b.len(), bf),
+        (c.len(), cf),
+    )?;
     #[cfg(target_arch = "x86_64")]
     // SAFETY: the slices hold their matrices in their forms (checked above)
     if unsafe { vector_kernel((m, k, n), a, (b, bf), (c.as_mut_ptr(), cf), false) } {
@@ -192,12 +311,17 @@ pub fn matmul_f32_le(
     m: usize,
     k: usize,
     n: usize,
-    a: &[f32],
+    a: Lhs<'_>,
     (b, bf): (&[f32], Form),
     (c, cf): (&mut [u8], Form),
     zero: bool,
 ) -> Result<(), ShapeError> {
-    check_shape((m, k, n), a.len(), (b.len(), bf), (c.len() / 4, cf))?;
+    check_shape(
+        (m, k, n),
+        (a.len(), a.fits(m, k)),
+        (b.len(), bf),
+        (c.len() / 4, cf),
+    )?;
     // the kernels touch `c` only through unaligned vector loads and stores
     // (x86 is little-endian)
     #[cfg(target_arch = "x86_64")]
@@ -210,8 +334,8 @@ pub fn matmul_f32_le(
     Ok(())
 }
 
-/// The f32 vector kernel this CPU has on `a` (row-major), `b` and `c` in
-/// their forms; false (nothing done) without AVX-512F or AVX2 with FMA.
+/// The f32 vector kernel this CPU has on `a` where it lies and `b` and `c`
+/// in their forms; false (nothing done) without AVX-512F or AVX2 with FMA.
 ///
 /// # Safety
 /// `a`, `b` and `c` hold their m x k, k x n and m x n matrices in their
@@ -219,29 +343,33 @@ pub fn matmul_f32_le(
 #[cfg(target_arch = "x86_64")]
 unsafe fn vector_kernel(
     (m, k, n): (usize, usize, usize),
-    a: &[f32],
+    a: Lhs<'_>,
     (b, bf): (&[f32], Form),
     (c, cf): (*mut f32, Form),
     zero: bool,
 ) -> bool {
-    let p = x86::Mats {
-        a: a.as_ptr(),
-        lda: k,
-        b: b.as_ptr(),
-        bf,
-        c,
-        cf,
-        zero,
-    };
-    // SAFETY: the caller vouches for the matrices
-    unsafe { x86::kernel(&p, (m, k, n)) }
+    a.with_tables(m, k, |a, arows, acols| {
+        let p = x86::Mats {
+            a,
+            arows: arows.as_ptr(),
+            acols: acols.as_ptr(),
+            b: b.as_ptr(),
+            bf,
+            c,
+            cf,
+            zero,
+        };
+        // SAFETY: the caller vouches for the matrices (`a`'s tables index
+        // its slice for every element of the m x k matrix)
+        unsafe { x86::kernel(&p, (m, k, n)) }
+    })
 }
 
 /// [`matmul_f32_le`] without vector kernels: `c` converted to f32, updated
 /// one element at a time and stored back (the forms are checked).
 fn le_portable(
     (m, k, n): (usize, usize, usize),
-    a: &[f32],
+    a: Lhs<'_>,
     (b, bf): (&[f32], Form),
     (c, cf): (&mut [u8], Form),
     zero: bool,
@@ -273,7 +401,13 @@ pub fn matmul_i32_wrapping(
     c: &mut [i32],
 ) -> Result<(), ShapeError> {
     let rows = Form::rows(n);
-    check_shape((m, k, n), a.len(), (b.len(), rows), (c.len(), rows))?;
+    let a_fits = m.checked_mul(k).is_some_and(|mk| mk <= a.len());
+    check_shape(
+        (m, k, n),
+        (a.len(), a_fits),
+        (b.len(), rows),
+        (c.len(), rows),
+    )?;
     #[cfg(target_arch = "x86_64")]
     {
         if std::arch::is_x86_feature_detected!("avx2") {
@@ -435,6 +569,39 @@ pub fn transpose8(cols: [&[u8; 32]; 8], out: &mut [f32], stride: usize) -> bool 
     true
 }
 
+/// [`transpose8`] of eight columns `stride` bytes apart in `src`, column
+/// `j`'s eight little-endian f32 from byte `j * stride` on (a tile whose
+/// columns lie a fixed distance apart, as in ZN boxes and column-major
+/// tiles): one bounds check for the block instead of one per column.
+/// `false` (nothing written) when `src` or `out` is too short.
+#[inline]
+pub fn transpose8_strided(src: &[u8], stride: usize, out: &mut [f32], ld: usize) -> bool {
+    let need = stride.checked_mul(7).and_then(|s| s.checked_add(32));
+    if ld < 8 || out.len() < 7 * ld + 8 || need.is_none_or(|n| src.len() < n) {
+        return false;
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx") {
+            // SAFETY: the CPU supports AVX (checked just above); column j's
+            // 32 bytes start at j * stride <= 7 * stride and lie in `src`,
+            // and rows 0..8 of `out` at `ld` fit (both checked above).
+            unsafe {
+                let cols = std::array::from_fn(|j| src.as_ptr().add(j * stride).cast());
+                x86::transpose8_avx(cols, out.as_mut_ptr(), ld)
+            };
+            return true;
+        }
+    }
+    for j in 0..8 {
+        let col = &src[j * stride..j * stride + 32];
+        for (i, c) in col.as_chunks::<4>().0.iter().enumerate() {
+            out[i * ld + j] = f32::from_le_bytes(*c);
+        }
+    }
+    true
+}
+
 /// [`transpose8`] of columns of eight little-endian f16 each, widened to
 /// f32 exactly (F16C); `false` (nothing written) when `out` is too short or
 /// the host has no F16C (the caller then widens and transposes itself).
@@ -488,7 +655,7 @@ pub fn transpose8_f32(cols: &[[f32; 8]; 8], out: &mut [f32], stride: usize) -> b
 /// Columns `js` of every row, one element at a time.
 fn scalar(
     (m, k, _n): (usize, usize, usize),
-    a: &[f32],
+    a: Lhs<'_>,
     (b, bf): (&[f32], Form),
     (c, cf): (&mut [f32], Form),
     js: std::ops::Range<usize>,
@@ -497,7 +664,7 @@ fn scalar(
         for j in js.clone() {
             let mut s = c[cf.at(i, j)];
             for kk in 0..k {
-                s = a[i * k + kk].mul_add(b[bf.at(kk, j)], s);
+                s = a.at(k, i, kk).mul_add(b[bf.at(kk, j)], s);
             }
             c[cf.at(i, j)] = s;
         }
@@ -530,28 +697,36 @@ mod x86 {
         c: &mut [i32],
         pairs: bool,
     ) {
-        let p = Mats {
-            a: a.as_ptr(),
-            lda: k,
-            b: b.as_ptr(),
-            bf: super::Form::rows(n),
-            c: c.as_mut_ptr(),
-            cf: super::Form::rows(n),
-            zero: false,
-        };
-        if pairs {
-            cols8::<MaddPairs>(&p, (m, k, n), 0);
-        } else {
-            cols8::<MulAdd>(&p, (m, k, n), 0);
-        }
+        super::row_major_tables(m, k, k, |arows, acols| {
+            let p = Mats {
+                a: a.as_ptr(),
+                arows: arows.as_ptr(),
+                acols: acols.as_ptr(),
+                b: b.as_ptr(),
+                bf: super::Form::rows(n),
+                c: c.as_mut_ptr(),
+                cf: super::Form::rows(n),
+                zero: false,
+            };
+            // SAFETY: the caller's contract (row-major tables of its m x k
+            // `a`)
+            unsafe {
+                if pairs {
+                    cols8::<MaddPairs>(&p, (m, k, n), 0);
+                } else {
+                    cols8::<MulAdd>(&p, (m, k, n), 0);
+                }
+            }
+        })
     }
 
-    /// A kernel's operands: `a` row-major with rows `lda` apart, `b` and `c`
-    /// in their forms; with `zero`, `c` starts from zeros (the f32 kernels:
-    /// its old values are not read).
+    /// A kernel's operands: element `(i, kk)` of `a` at `a + arows[i] +
+    /// acols[kk]` (any alignment), `b` and `c` in their forms; with `zero`,
+    /// `c` starts from zeros (the f32 kernels: its old values are not read).
     pub(super) struct Mats<E> {
         pub a: *const E,
-        pub lda: usize,
+        pub arows: *const usize,
+        pub acols: *const usize,
         pub b: *const E,
         pub bf: super::Form,
         pub c: *mut E,
@@ -587,7 +762,8 @@ mod x86 {
     /// after the one before; `a` and `zero` as in [`Mats`].
     struct Blk<E, const V: usize> {
         a: *const E,
-        lda: usize,
+        arows: *const usize,
+        acols: *const usize,
         b: [*const E; V],
         ldb: usize,
         c: [*mut E; V],
@@ -605,7 +781,8 @@ mod x86 {
         unsafe fn blk<const V: usize>(&self, j: usize, w: usize) -> Blk<E, V> {
             Blk {
                 a: self.a,
-                lda: self.lda,
+                arows: self.arows,
+                acols: self.acols,
                 // SAFETY: column j + v w of row 0 is an element of b and c
                 b: std::array::from_fn(|v| unsafe { self.b.add(self.bf.at(0, j + v * w)) }),
                 ldb: self.bf.ld,
@@ -613,6 +790,29 @@ mod x86 {
                 ldc: self.cf.ld,
                 zero: self.zero,
             }
+        }
+    }
+
+    impl<E: Copy, const V: usize> Blk<E, V> {
+        /// Pointers to element `(i + r, 0)`'s place for `r < R`: element
+        /// `(i + r, kk)` lies `acols[kk]` elements after it.
+        ///
+        /// # Safety
+        /// Rows `i..i + R` lie in the matrix.
+        #[inline(always)]
+        unsafe fn arows<const R: usize>(&self, i: usize) -> [*const E; R] {
+            // SAFETY: row i + r's offset is in the table and in `a`'s slice
+            std::array::from_fn(|r| unsafe { self.a.add(*self.arows.add(i + r)) })
+        }
+
+        /// Column `kk`'s offset in `a`'s rows.
+        ///
+        /// # Safety
+        /// `kk < k`.
+        #[inline(always)]
+        unsafe fn acol(&self, kk: usize) -> usize {
+            // SAFETY: the table holds k offsets
+            unsafe { *self.acols.add(kk) }
         }
     }
 
@@ -718,13 +918,15 @@ mod x86 {
                 *x = iload8::<M>(p.c[v].add((i + r) * p.ldc), mask);
             }
         }
+        let arow = p.arows::<R>(i);
         for kk in k0..k1 {
             let mut bv = [_mm256_setzero_si256(); V];
             for (v, x) in bv.iter_mut().enumerate() {
                 *x = iload8::<M>(p.b[v].add(kk * p.ldb), mask);
             }
+            let ck = p.acol(kk);
             for (r, row) in acc.iter_mut().enumerate() {
-                let av = _mm256_set1_epi32(*p.a.add((i + r) * p.lda + kk));
+                let av = _mm256_set1_epi32(arow[r].add(ck).read_unaligned());
                 for (x, b) in row.iter_mut().zip(bv) {
                     let prod = if PAIRS {
                         _mm256_madd_epi16(av, b)
@@ -867,13 +1069,15 @@ mod x86 {
                 }
             }
         }
+        let arow = p.arows::<R>(i);
         for kk in k0..k1 {
             let mut bv = [_mm512_setzero_ps(); V];
             for (v, x) in bv.iter_mut().enumerate() {
                 *x = _mm512_loadu_ps(p.b[v].add(kk * p.ldb));
             }
+            let ck = p.acol(kk);
             for (r, row) in acc.iter_mut().enumerate() {
-                let av = _mm512_set1_ps(*p.a.add((i + r) * p.lda + kk));
+                let av = _mm512_set1_ps(arow[r].add(ck).read_unaligned());
                 for (x, b) in row.iter_mut().zip(bv) {
                     *x = _mm512_fmadd_ps(av, b, *x);
                 }
@@ -995,13 +1199,15 @@ mod x86 {
                 }
             }
         }
+        let arow = p.arows::<R>(i);
         for kk in k0..k1 {
             let mut bv = [_mm256_setzero_ps(); V];
             for (v, x) in bv.iter_mut().enumerate() {
                 *x = load8::<M>(p.b[v].add(kk * p.ldb), mask);
             }
+            let ck = p.acol(kk);
             for (r, row) in acc.iter_mut().enumerate() {
-                let av = _mm256_broadcast_ss(&*p.a.add((i + r) * p.lda + kk));
+                let av = _mm256_set1_ps(arow[r].add(ck).read_unaligned());
                 for (x, b) in row.iter_mut().zip(bv) {
                     *x = _mm256_fmadd_ps(av, b, *x);
                 }
@@ -1115,7 +1321,7 @@ mod tests {
 
     fn reference(m: usize, k: usize, n: usize, a: &[f32], b: &[f32], c: &mut [f32]) {
         let rows = Form::rows(n);
-        scalar((m, k, n), a, (b, rows), (c, rows), 0..n);
+        scalar((m, k, n), Lhs::Rows(a), (b, rows), (c, rows), 0..n);
     }
 
     /// `v` (row-major, `cols` wide) copied into `f`, the gaps NaN.
@@ -1331,17 +1537,21 @@ mod tests {
                 && std::arch::is_x86_feature_detected!("fma")
             {
                 let mut got = init.clone();
-                let p = x86::Mats {
-                    a: a.as_ptr(),
-                    lda: k,
-                    b: b.as_ptr(),
-                    bf: Form::rows(n),
-                    c: got.as_mut_ptr(),
-                    cf: Form::rows(n),
-                    zero: false,
-                };
-                // SAFETY: AVX2 and FMA are present; the slices hold m*k, k*n, m*n elements.
-                unsafe { x86::kernel_avx2(&p, (m, k, n)) };
+                row_major_tables(m, k, k, |arows, acols| {
+                    let p = x86::Mats {
+                        a: a.as_ptr(),
+                        arows: arows.as_ptr(),
+                        acols: acols.as_ptr(),
+                        b: b.as_ptr(),
+                        bf: Form::rows(n),
+                        c: got.as_mut_ptr(),
+                        cf: Form::rows(n),
+                        zero: false,
+                    };
+                    // SAFETY: AVX2 and FMA are present; the slices hold
+                    // m*k, k*n, m*n elements and the tables are row-major's.
+                    unsafe { x86::kernel_avx2(&p, (m, k, n)) };
+                });
                 let same = want
                     .iter()
                     .zip(&got)
@@ -1360,7 +1570,8 @@ mod tests {
             ] {
                 let bp = place(&b, n, bf);
                 let mut got = place(&init, n, cf);
-                matmul_f32_in(m, k, n, &a, (&bp, bf), (&mut got, cf)).expect("forms fit");
+                matmul_f32_in(m, k, n, Lhs::Rows(&a), (&bp, bf), (&mut got, cf))
+                    .expect("forms fit");
                 let back = place(&want, n, cf);
                 let same = back
                     .iter()
@@ -1381,9 +1592,18 @@ mod tests {
                         bytes.extend_from_slice(&x.to_le_bytes());
                     }
                     let mut portable = bytes.clone();
-                    matmul_f32_le(m, k, n, &a, (&bp, bf), (&mut bytes[1..], cf), zero)
-                        .expect("forms fit");
-                    le_portable((m, k, n), &a, (&bp, bf), (&mut portable[1..], cf), zero);
+                    matmul_f32_le(
+                        m,
+                        k,
+                        n,
+                        Lhs::Rows(&a),
+                        (&bp, bf),
+                        (&mut bytes[1..], cf),
+                        zero,
+                    )
+                    .expect("forms fit");
+                    let a = Lhs::Rows(&a);
+                    le_portable((m, k, n), a, (&bp, bf), (&mut portable[1..], cf), zero);
                     let mut back = vec![0xa5u8; 1];
                     for x in place(want, n, cf) {
                         back.extend_from_slice(&x.to_le_bytes());
@@ -1422,8 +1642,9 @@ mod tests {
         let (a, b) = ([1.0; 160], [1.0; 1600]);
         let mut c = [0.0; 160];
         let bad = Form::panels(16, 10, 16);
-        assert!(matmul_f32_in(4, 40, 40, &a, (&b, bad), (&mut c, Form::rows(40))).is_err());
-        assert!(matmul_f32_in(4, 40, 40, &a, (&b, Form::rows(40)), (&mut c, bad)).is_err());
+        let a = Lhs::Rows(&a);
+        assert!(matmul_f32_in(4, 40, 40, a, (&b, bad), (&mut c, Form::rows(40))).is_err());
+        assert!(matmul_f32_in(4, 40, 40, a, (&b, Form::rows(40)), (&mut c, bad)).is_err());
     }
 
     #[test]
@@ -1431,5 +1652,82 @@ mod tests {
         let mut c = vec![0.0; 4];
         assert!(matmul_f32(2, 2, 2, &[1.0; 3], &[1.0; 4], &mut c).is_err());
         assert!(matmul_f32(usize::MAX, 2, 2, &[], &[], &mut c).is_err());
+        // offset tables that leave the bytes, or are shorter than the matrix
+        let (bytes, b) = ([0u8; 16], [1.0f32; 4]);
+        let rc = |rows: &'static [usize], cols: &'static [usize]| Lhs::At {
+            bytes: &bytes,
+            rows,
+            cols,
+        };
+        for a in [rc(&[0, 2], &[0, 2]), rc(&[0, 1], &[0]), rc(&[0], &[0, 1])] {
+            let mut c = vec![0.0; 4];
+            assert!(
+                matmul_f32_in(2, 2, 2, a, (&b, Form::rows(2)), (&mut c, Form::rows(2))).is_err()
+            );
+        }
+        let mut c = vec![0.0; 4];
+        let ok = rc(&[0, 2], &[0, 1]);
+        assert!(matmul_f32_in(2, 2, 2, ok, (&b, Form::rows(2)), (&mut c, Form::rows(2))).is_ok());
+    }
+
+    /// `a` read where it lies, through row and column offset tables (a ZZ
+    /// tile's 16 x 8 boxes, rows of boxes in reverse order, at an odd byte
+    /// address), gives the bits of the row-major operand, on every kernel
+    /// and without one.
+    #[test]
+    fn a_read_where_it_lies_gives_the_row_major_bits() {
+        let mut seed = 7u64;
+        let mut rnd = move || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((seed >> 40) as f32 / (1u64 << 24) as f32 - 0.5) * 3.0
+        };
+        for (m, k, n) in [
+            (1usize, 1usize, 1usize),
+            (7, 9, 17),
+            (23, 300, 24),
+            (32, 64, 48),
+            (6, 16, 16),
+        ] {
+            let (mb, kb) = (m.div_ceil(16), k.div_ceil(8));
+            let rows: Vec<usize> = (0..m)
+                .map(|i| (mb - 1 - i / 16) * kb * 128 + (i % 16) * 8)
+                .collect();
+            let cols: Vec<usize> = (0..k).map(|kk| (kk / 8) * 128 + kk % 8).collect();
+            let a: Vec<f32> = (0..m * k).map(|_| rnd()).collect();
+            let b: Vec<f32> = (0..k * n).map(|_| rnd()).collect();
+            let init: Vec<f32> = (0..m * n).map(|_| rnd()).collect();
+            let mut bytes = vec![0x7fu8; 1 + 4 * mb * kb * 128];
+            for i in 0..m {
+                for kk in 0..k {
+                    let o = 1 + 4 * (rows[i] + cols[kk]);
+                    bytes[o..o + 4].copy_from_slice(&a[i * k + kk].to_le_bytes());
+                }
+            }
+            let at = Lhs::At {
+                bytes: &bytes[1..],
+                rows: &rows,
+                cols: &cols,
+            };
+            let mut want = init.clone();
+            reference(m, k, n, &a, &b, &mut want);
+            let rows_n = Form::rows(n);
+            let mut got = init.clone();
+            matmul_f32_in(m, k, n, at, (&b, rows_n), (&mut got, rows_n)).expect("fits");
+            let mut portable = init.clone();
+            scalar((m, k, n), at, (&b, rows_n), (&mut portable, rows_n), 0..n);
+            for (what, v) in [("kernel", &got), ("scalar", &portable)] {
+                let same = want.iter().zip(v).all(|(x, y)| x.to_bits() == y.to_bits());
+                assert!(same, "{m}x{k}x{n} {what} on {}", matmul_isa());
+            }
+            let mut c = Vec::new();
+            for x in &init {
+                c.extend_from_slice(&x.to_le_bytes());
+            }
+            matmul_f32_le(m, k, n, at, (&b, rows_n), (&mut c, rows_n), false).expect("fits");
+            let back: Vec<u8> = want.iter().flat_map(|x| x.to_le_bytes()).collect();
+            assert!(c == back, "{m}x{k}x{n} le");
+        }
     }
 }

@@ -791,6 +791,9 @@ impl std::fmt::Debug for Zeroed {
     }
 }
 
+/// A slice to read and one to write, of two different buffers.
+pub type ReadWrite<'a> = (&'a [u8], &'a mut [u8]);
+
 /// The on-chip buffers of one core.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Local {
@@ -881,6 +884,25 @@ impl Local {
 }
 
 impl Local {
+    /// A bounds-checked slice of space `r` and a mutable one of space `w`
+    /// at once (a matmul reads its left operand where it lies while it
+    /// updates its accumulator); `None` when both are the same space, whose
+    /// slices could overlap.
+    pub fn slice_and_mut(
+        &mut self,
+        (r, raddr, rlen): (Space, u64, u64),
+        (w, waddr, wlen): (Space, u64, u64),
+    ) -> Option<Result<ReadWrite<'_>, OutOfBounds>> {
+        let (ri, wi) = (r.local_index()?, w.local_index()?);
+        let [rb, wb] = self.bufs.get_disjoint_mut([ri, wi]).ok()?;
+        let checked = check(r, raddr, rlen, rb.len() as u64)
+            .and_then(|()| check(w, waddr, wlen, wb.len() as u64));
+        Some(checked.map(|()| {
+            let read = &rb[raddr as usize..(raddr + rlen) as usize];
+            (read, wb.range_mut(waddr as usize, (waddr + wlen) as usize))
+        }))
+    }
+
     /// All of space `s` for code that may write only `[lo, hi)` of it (a JIT
     /// region over UB with its destination tiles there). Only that span is
     /// cleared when the buffer is reused for a later run, so a write outside

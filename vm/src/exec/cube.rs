@@ -2106,7 +2106,7 @@ impl MadLane for f32 {
         b: (&[f32], MatForm),
         c: &mut [f32],
     ) -> Result<(), Fault> {
-        pto_jit::matmul_f32_in(m, k, n, a, b, (c, MatForm::rows(n)))
+        pto_jit::matmul_f32_in(m, k, n, pto_jit::Lhs::Rows(a), b, (c, MatForm::rows(n)))
             .map_err(|e| Fault::Msg(e.to_string()))
     }
     const IN_PLACE: bool = true;
@@ -2117,7 +2117,8 @@ impl MadLane for f32 {
         c: (&mut [u8], MatForm),
         zero: bool,
     ) -> Result<(), Fault> {
-        pto_jit::matmul_f32_le(m, k, n, a, b, c, zero).map_err(|e| Fault::Msg(e.to_string()))
+        pto_jit::matmul_f32_le(m, k, n, pto_jit::Lhs::Rows(a), b, c, zero)
+            .map_err(|e| Fault::Msg(e.to_string()))
     }
     fn operands(v: &mut [f32], sat: bool, tf: Option<bool>) {
         if sat || tf.is_some() {

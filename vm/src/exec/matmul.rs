@@ -30,7 +30,7 @@ use crate::exec::{fault, Accesses, Fault};
 use crate::mem::Local;
 use crate::num::Num;
 use crate::value::Tile;
-use pto_jit::Form;
+use pto_jit::{Form, Lhs};
 
 /// A validated matmul: operands, sizes, and where accumulation starts.
 pub struct Plan<'a> {
@@ -603,8 +603,32 @@ fn f32_cols(
     (out, form): (&mut [f32], Form),
     cols: usize,
 ) -> Result<(), Fault> {
+    // the 8 columns from c0 a fixed distance apart (ZN/NN boxes and
+    // column-major tiles): one bounds check and no table per 8 x 8 block
+    let strides: Vec<Option<usize>> = (0..cols)
+        .step_by(8)
+        .map(|c0| {
+            let d = ct[c0 + 1] - ct[c0];
+            let even = (2..8).all(|j| ct[c0 + j] - ct[c0] == j as i64 * d);
+            usize::try_from(d).ok().filter(|_| even)
+        })
+        .collect();
     for r0 in (0..rt.len()).step_by(8) {
         for c0 in (0..cols).step_by(8) {
+            let at = form.at(r0, c0);
+            let o = rt[r0] + ct[c0];
+            if let (Some(d), Ok(b)) = (strides[c0 / 8], usize::try_from(o)) {
+                let src = b
+                    .checked_mul(4)
+                    .and_then(|b| Some((b, b.checked_add(d.checked_mul(28)?.checked_add(32)?)?)))
+                    .and_then(|(b, e)| store.get(b..e));
+                if let Some(src) = src {
+                    if !pto_jit::transpose8_strided(src, 4 * d, &mut out[at..], form.ld()) {
+                        return Err(outside(o));
+                    }
+                    continue;
+                }
+            }
             let mut runs = [&[0u8; 32]; 8];
             for (j, run) in runs.iter_mut().enumerate() {
                 let o = rt[r0] + ct[c0 + j];
@@ -614,7 +638,6 @@ fn f32_cols(
                     .and_then(|s| s.try_into().ok())
                     .ok_or_else(|| outside(o))?;
             }
-            let at = form.at(r0, c0);
             if !pto_jit::transpose8(runs, &mut out[at..], form.ld()) {
                 return Err(outside(rt[r0] + ct[c0]));
             }
@@ -744,8 +767,28 @@ fn native_with(
     // B in 16-column panels: the 16 columns a register block reads are
     // contiguous, not 4 * n bytes apart
     let panels = Form::panels(16, 16 * k as usize, 16);
-    pack(local, p.a, (m, k), acc, (a, rows_k))?;
+    // an f32 A in another buffer than C is read where it lies: the kernels
+    // broadcast its elements one at a time, so a copy bought nothing (it
+    // took as long as B's transposing pack)
+    let a_at = (p.a.elem == DType::F32 && space(p.a) != space(p.c))
+        .then(|| lhs_tables(p.a, m, k))
+        .flatten();
+    let a_span = (space(p.a), p.a.addr, p.a.bytes());
+    match &a_at {
+        Some(_) => {
+            local.slice(a_span.0, a_span.1, a_span.2)?;
+            super::tile::record(acc, p.a, m, k, false);
+        }
+        None => pack(local, p.a, (m, k), acc, (a, rows_k))?,
+    }
     pack(local, p.b, (k, n), acc, (b, panels))?;
+    type Tables = Option<(Vec<usize>, Vec<usize>)>;
+    fn lhs<'x>(at: &'x Tables, packed: &'x [f32], bytes: &'x [u8]) -> Lhs<'x> {
+        match at {
+            Some((rows, cols)) => Lhs::At { bytes, rows, cols },
+            None => Lhs::Rows(packed),
+        }
+    }
     // C updated where it lies when the kernel can address it (NZ and
     // row-major accumulators) and it starts from zeros or from itself
     let zero = match p.start {
@@ -754,10 +797,17 @@ fn native_with(
         _ => None,
     };
     if let Some(zero) = zero {
-        let store = local.slice_mut(space(p.c), p.c.addr, p.c.bytes())?;
+        let c_span = (space(p.c), p.c.addr, p.c.bytes());
+        let (a_bytes, store) = match &a_at {
+            Some(_) => local
+                .slice_and_mut(a_span, c_span)
+                .ok_or_else(|| Fault::Msg("matmul operands in one buffer".into()))??,
+            None => (&[][..], local.slice_mut(c_span.0, c_span.1, c_span.2)?),
+        };
         if let Some((at, cf)) = form_of(p.c, (m, n), store.len() / 4) {
             let (mu, ku, nu) = (m as usize, k as usize, n as usize);
-            pto_jit::matmul_f32_le(mu, ku, nu, a, (b, panels), (&mut store[4 * at..], cf), zero)
+            let c = (&mut store[4 * at..], cf);
+            pto_jit::matmul_f32_le(mu, ku, nu, lhs(&a_at, a, a_bytes), (b, panels), c, zero)
                 .map_err(|e| Fault::Msg(e.to_string()))?;
             if !zero {
                 super::tile::record(acc, p.c, m, n, false);
@@ -781,16 +831,31 @@ fn native_with(
             }
         }
     }
-    pto_jit::matmul_f32_in(
-        m as usize,
-        k as usize,
-        n as usize,
-        a,
-        (b, panels),
-        (c, rows_n),
-    )
-    .map_err(|e| crate::exec::Fault::Msg(e.to_string()))?;
+    let a_bytes = match &a_at {
+        Some(_) => local.slice(a_span.0, a_span.1, a_span.2)?,
+        None => &[][..],
+    };
+    let (mu, ku, nu) = (m as usize, k as usize, n as usize);
+    pto_jit::matmul_f32_in(mu, ku, nu, lhs(&a_at, a, a_bytes), (b, panels), (c, rows_n))
+        .map_err(|e| crate::exec::Fault::Msg(e.to_string()))?;
     unpack(local, p.c, m, n, c, acc)
+}
+
+/// The row and column offset tables (in elements, from the tile's address)
+/// of the `rows x cols` corner of a tile, when they are all non-negative
+/// and every element they address lies in the tile; `None` otherwise (the
+/// operand is then packed, which reports an element outside the tile).
+fn lhs_tables(t: &Tile, rows: i64, cols: i64) -> Option<(Vec<usize>, Vec<usize>)> {
+    if rows <= 0 || cols <= 0 {
+        return None;
+    }
+    let (rt, ct) = tables(t, rows, cols);
+    let to = |v: Vec<i64>| -> Option<Vec<usize>> {
+        v.into_iter().map(|o| usize::try_from(o).ok()).collect()
+    };
+    let (rt, ct) = (to(rt)?, to(ct)?);
+    let last = rt.iter().max()?.checked_add(*ct.iter().max()?)?;
+    (last < (t.bytes() / 4) as usize).then_some((rt, ct))
 }
 
 /// Where the `rows x cols` corner of an f32 tile lies as a matrix the kernel
