@@ -2308,9 +2308,141 @@ pub fn mad_native(p: &MadPlan, m: &mut Mem<'_>) -> Result<bool, Fault> {
         F.with(|s| {
             let mut s = s.borrow_mut();
             let [a, b, c] = &mut *s;
+            if let Some(done) = mad_f32_direct(p, m, b)? {
+                return Ok(done);
+            }
             mad_native_with(p, m, a, b, c)
         })
     }
+}
+
+/// Where a `mad`'s operands lie in L0A, L0B and L0C.
+struct MadExtent {
+    /// The last element of A, B and C it reads, in elements of its type.
+    last: (u64, u64, u64),
+    /// A's and B's C0.
+    c0: (u64, u64),
+}
+
+fn mad_extent(p: &MadPlan) -> Result<MadExtent, Fault> {
+    let (ca, cb) = (c0(p.a.elem)?, c0(p.b.elem)?);
+    let (mm, nn, kk) = (p.mm, p.nn, p.kk);
+    let (mpad, npad) = (roundup(mm, 16), roundup(nn, 16));
+    let a_last = if p.gemv {
+        kk - 1
+    } else {
+        nz(mm - 1, kk - 1, mpad, ca)
+    };
+    let b_last = nz(nn - 1, kk - 1, npad, cb);
+    let c_last = nz(mm - 1, nn - 1, mpad, 16);
+    Ok(MadExtent {
+        last: (a_last, b_last, c_last),
+        c0: (ca, cb),
+    })
+}
+
+/// Charges the work the interpreter charges for a `mad`.
+fn mad_charge(p: &MadPlan) -> Result<(), Fault> {
+    let (mm, nn, kk) = (p.mm, p.nn, p.kk);
+    meter::charge(
+        mm.saturating_mul(kk + 1)
+            .saturating_add(kk.saturating_mul(nn + 1))
+            .saturating_add(mm.saturating_mul(nn).saturating_mul(kk + 1)),
+    )
+}
+
+/// The bias row (the accumulator's bytes as they are) into every one of
+/// the `m` rows of C, stored in `cf`.
+fn bias_rows(out: &mut [u8], row: &[u8], m: usize, cf: MatForm) {
+    for i in 0..m {
+        for (j, x) in row.chunks_exact(4).enumerate() {
+            let at = cf.at(i, j) * 4;
+            out[at..at + 4].copy_from_slice(x);
+        }
+    }
+}
+
+/// A plain f32 `mad` (no GEMV, saturation or tf32) with its operands used
+/// where they lie: A read through its NZ offset tables, B's 8 x 8 blocks
+/// transposed straight out of its N x K NZ into 16-column panels in `bv`,
+/// C updated in L0C. What [`mad_native_with`] does without unpacking A and
+/// B into row-major copies first (those copies and their zeroing were half
+/// of a 128^3 mad). `None` when it does not apply (other types or modes,
+/// `n` or `k` not a multiple of 8, an operand outside its buffer).
+fn mad_f32_direct(p: &MadPlan, m: &mut Mem<'_>, bv: &mut Vec<f32>) -> Result<Option<bool>, Fault> {
+    let f32s = [p.a.elem, p.b.elem, p.c.elem] == [DType::F32; 3];
+    let (mm, nn, kk) = (p.mm, p.nn, p.kk);
+    let dims = mm > 0 && nn > 0 && kk > 0 && nn % 8 == 0 && kk % 8 == 0;
+    if !f32s || !dims || p.gemv || p.sat || p.tf.is_some() || p.mx {
+        return Ok(None);
+    }
+    let MadExtent {
+        last: (a_last, b_last, c_last),
+        c0: (ca, cb),
+    } = mad_extent(p)?;
+    let (mpad, npad) = (roundup(mm, 16), roundup(nn, 16));
+    let (m_, n_, k_) = (mm as usize, nn as usize, kk as usize);
+    let a_span = (Space::L0a, p.a.addr, (a_last + 1) * 4);
+    let c_span = (Space::L0c, p.c.addr, (c_last + 1) * 4);
+    let bias = match p.bias {
+        Some(bp) => match m.local.slice(Space::Bias, bp.addr, nn * 4) {
+            Ok(s) => Some(s.to_vec()).filter(|_| p.bias_form),
+            Err(_) => return Ok(None),
+        },
+        None => None,
+    };
+    let Ok(bsrc) = m.local.slice(Space::L0b, p.b.addr, (b_last + 1) * 4) else {
+        return Ok(None);
+    };
+    if m.local.slice(a_span.0, a_span.1, a_span.2).is_err()
+        || m.local.slice(c_span.0, c_span.1, c_span.2).is_err()
+    {
+        return Ok(None);
+    }
+    mad_charge(p)?;
+    // B(kk, j) is element (j, kk) of its transpose's NZ (C0 = 8 f32): the 8
+    // values of column j in rows kb*8.. lie together, columns 8 apart
+    let bf = MatForm::panels(16, 16 * k_, 16);
+    let len = bf.span(k_, n_).unwrap_or(0);
+    bv.resize(len, 0.0);
+    bv.truncate(len);
+    let cbu = cb as usize;
+    for kb in 0..k_ / 8 {
+        for j0 in (0..n_).step_by(8) {
+            let o = 4 * (kb * npad as usize * cbu + j0 * cbu);
+            let at = bf.at(kb * 8, j0);
+            let ok = bsrc.get(o..).is_some_and(|src| {
+                pto_jit::transpose8_strided(src, 4 * cbu, &mut bv[at..], bf.ld())
+            });
+            if !ok {
+                return fault("mad: a block of B outside L0B");
+            }
+        }
+    }
+    // A(i, kk) at (kk / C0) * mpad * C0 + i * C0 + kk % C0
+    let cau = ca as usize;
+    let rows: Vec<usize> = (0..m_).map(|i| i * cau).collect();
+    let cols: Vec<usize> = (0..k_)
+        .map(|c| (c / cau) * mpad as usize * cau + c % cau)
+        .collect();
+    let cf = MatForm::panels(16, 16 * mpad as usize, 16);
+    let (abytes, out) = m
+        .local
+        .slice_and_mut(a_span, c_span)
+        .ok_or_else(|| Fault::Msg("mad: L0A and L0C are one buffer".into()))??;
+    if let Some(row) = &bias {
+        bias_rows(out, row, m_, cf);
+    }
+    let zero = !p.acc_form && bias.is_none();
+    let a = pto_jit::Lhs::At {
+        bytes: abytes,
+        rows: &rows,
+        cols: &cols,
+    };
+    pto_jit::matmul_f32_le(m_, k_, n_, a, (bv, bf), (out, cf), zero)
+        .map_err(|e| Fault::Msg(e.to_string()))?;
+    record_mad(p, m.acc, (mpad, npad), (ca, cb), (4, 4));
+    Ok(Some(true))
 }
 
 fn mad_native_with<T: MadLane>(
@@ -2321,18 +2453,14 @@ fn mad_native_with<T: MadLane>(
     cv: &mut Vec<T>,
 ) -> Result<bool, Fault> {
     let (adt, bdt) = (p.a.elem, p.b.elem);
-    let (ca, cb) = (c0(adt)?, c0(bdt)?);
     let (mm, nn, kk) = (p.mm, p.nn, p.kk);
     let (mpad, npad) = (roundup(mm, 16), roundup(nn, 16));
     let (aes, bes) = (adt.bytes() as u64, bdt.bytes() as u64);
     // the last element each operand reads
-    let a_last = if p.gemv {
-        kk - 1
-    } else {
-        nz(mm - 1, kk - 1, mpad, ca)
-    };
-    let b_last = nz(nn - 1, kk - 1, npad, cb);
-    let c_last = nz(mm - 1, nn - 1, mpad, 16);
+    let MadExtent {
+        last: (a_last, b_last, c_last),
+        c0: (ca, cb),
+    } = mad_extent(p)?;
     let local = &*m.local;
     let (Ok(asrc), Ok(bsrc), Ok(csrc)) = (
         local.slice(Space::L0a, p.a.addr, (a_last + 1) * aes),
@@ -2349,11 +2477,7 @@ fn mad_native_with<T: MadLane>(
         None => None,
     };
     // the work the interpreter charges
-    meter::charge(
-        mm.saturating_mul(kk + 1)
-            .saturating_add(kk.saturating_mul(nn + 1))
-            .saturating_add(mm.saturating_mul(nn).saturating_mul(kk + 1)),
-    )?;
+    mad_charge(p)?;
     let (m_, n_, k_) = (mm as usize, nn as usize, kk as usize);
     let cdt = p.c.elem;
     av.clear();
@@ -2379,14 +2503,7 @@ fn mad_native_with<T: MadLane>(
         let bias_row = bias.filter(|_| p.bias_form).map(<[u8]>::to_vec);
         let out = m.local.slice_mut(Space::L0c, p.c.addr, (c_last + 1) * 4)?;
         if let Some(row) = &bias_row {
-            // the bias row in every row of C (the accumulator's type: its
-            // bytes as they are)
-            for i in 0..m_ {
-                for (j, x) in row.chunks_exact(4).enumerate() {
-                    let at = cf.at(i, j) * 4;
-                    out[at..at + 4].copy_from_slice(x);
-                }
-            }
+            bias_rows(out, row, m_, cf);
         }
         let zero = !p.acc_form && bias_row.is_none();
         T::matmul_le((m_, k_, n_), av, (bv, bf), (out, cf), zero)?;
