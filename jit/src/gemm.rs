@@ -576,8 +576,7 @@ pub fn transpose8(cols: [&[u8; 32]; 8], out: &mut [f32], stride: usize) -> bool 
 /// `false` (nothing written) when `src` or `out` is too short.
 #[inline]
 pub fn transpose8_strided(src: &[u8], stride: usize, out: &mut [f32], ld: usize) -> bool {
-    let need = stride.checked_mul(7).and_then(|s| s.checked_add(32));
-    if ld < 8 || out.len() < 7 * ld + 8 || need.is_none_or(|n| src.len() < n) {
+    if !strided_fits(src.len(), (stride, 32), out.len(), ld) {
         return false;
     }
     #[cfg(target_arch = "x86_64")]
@@ -600,6 +599,50 @@ pub fn transpose8_strided(src: &[u8], stride: usize, out: &mut [f32], ld: usize)
         }
     }
     true
+}
+
+/// Whether 8 columns of `col` bytes, `stride` bytes apart, lie in `src`
+/// bytes, and 8 rows of 8, `ld` apart, in `out` elements.
+#[inline]
+fn strided_fits(src: usize, (stride, col): (usize, usize), out: usize, ld: usize) -> bool {
+    let need = stride.checked_mul(7).and_then(|s| s.checked_add(col));
+    ld >= 8 && out >= 7 * ld + 8 && need.is_some_and(|n| src >= n)
+}
+
+/// Whether the host converts f16 with F16C (what [`f16_to_f32`] and the
+/// f16 transposes need).
+pub fn has_f16c() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("f16c") && std::arch::is_x86_feature_detected!("avx")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
+
+/// [`transpose8_f16`] of eight columns `stride` bytes apart in `src`
+/// (column `j`'s eight halves from byte `j * stride` on): one bounds check
+/// for the block. `false` (nothing written) when `src` or `out` is too short
+/// or the host has no F16C.
+#[inline]
+pub fn transpose8_f16_strided(src: &[u8], stride: usize, out: &mut [f32], ld: usize) -> bool {
+    if !strided_fits(src.len(), (stride, 16), out.len(), ld) {
+        return false;
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        if has_f16c() {
+            // SAFETY: F16C and AVX are present (checked just above); column
+            // j's 16 bytes start at j * stride <= 7 * stride and lie in
+            // `src`, and rows 0..8 of `out` at `ld` fit (both checked above).
+            unsafe {
+                let cols = std::array::from_fn(|j| src.as_ptr().add(j * stride));
+                x86::transpose8_f16c(cols, out.as_mut_ptr(), ld)
+            };
+            return true;
+        }
+    }
+    false
 }
 
 /// [`transpose8`] of columns of eight little-endian f16 each, widened to
@@ -1457,6 +1500,37 @@ mod tests {
             assert_eq!(out, out3);
         }
         assert!(!transpose8_f16(hrefs, &mut short, stride));
+        // the same columns 40 (f32) or 20 (f16) bytes apart in one slice,
+        // as strided tiles hold them; a slice one byte short is refused
+        let (fs, hs) = (40, 20);
+        let mut fsrc = vec![0xeeu8; 7 * fs + 32];
+        let mut hsrc = vec![0xeeu8; 7 * hs + 16];
+        for j in 0..8 {
+            fsrc[j * fs..j * fs + 32].copy_from_slice(&cols[j]);
+            hsrc[j * hs..j * hs + 16].copy_from_slice(&hcols[j]);
+        }
+        let mut out4 = vec![-1f32; 7 * stride + 8];
+        assert!(transpose8_strided(&fsrc, fs, &mut out4, stride));
+        assert_eq!(out, out4);
+        assert!(!transpose8_strided(
+            &fsrc[..7 * fs + 31],
+            fs,
+            &mut out4,
+            stride
+        ));
+        assert!(!transpose8_strided(&fsrc, fs, &mut short, stride));
+        let mut out5 = vec![-1f32; 7 * stride + 8];
+        if transpose8_f16_strided(&hsrc, hs, &mut out5, stride) {
+            assert_eq!(out, out5);
+        }
+        assert!(!transpose8_f16_strided(
+            &hsrc[..7 * hs + 15],
+            hs,
+            &mut out5,
+            stride
+        ));
+        assert!(!transpose8_f16_strided(&hsrc, hs, &mut short, stride));
+        assert!(short.iter().all(|v| *v == 0.0));
         // bytes to f32 and back, limited by the shorter side
         let mut f = [0f32; 5];
         assert_eq!(f32_from_le(&cols[3][..17], &mut f), 4);

@@ -37,9 +37,9 @@ pub use cache::{cache_stats, set_cache_dir, CacheStats};
 pub use codegen::{ARG_COUNT, CRANELIFT_VERSION};
 pub use cvt::{compile_cvt, Cvt, CvtCompiled};
 pub use gemm::{
-    f16_to_f32, f32_from_le, f32_to_le, matmul_f32, matmul_f32_in, matmul_f32_le,
-    matmul_i32_wrapping, matmul_isa, transpose8, transpose8_f16, transpose8_f32,
-    transpose8_strided, Form, Lhs, ShapeError,
+    f16_to_f32, f32_from_le, f32_to_le, has_f16c, matmul_f32, matmul_f32_in, matmul_f32_le,
+    matmul_i32_wrapping, matmul_isa, transpose8, transpose8_f16, transpose8_f16_strided,
+    transpose8_f32, transpose8_strided, Form, Lhs, ShapeError,
 };
 pub use rowred::{compile_col, compile_row, RedLane, RedOp, RowArgs, RowCompiled, RowRed};
 

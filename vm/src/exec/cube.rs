@@ -2308,7 +2308,7 @@ pub fn mad_native(p: &MadPlan, m: &mut Mem<'_>) -> Result<bool, Fault> {
         F.with(|s| {
             let mut s = s.borrow_mut();
             let [a, b, c] = &mut *s;
-            if let Some(done) = mad_f32_direct(p, m, b)? {
+            if let Some(done) = mad_direct(p, m, a, b)? {
                 return Ok(done);
             }
             mad_native_with(p, m, a, b, c)
@@ -2362,18 +2362,28 @@ fn bias_rows(out: &mut [u8], row: &[u8], m: usize, cf: MatForm) {
     }
 }
 
-/// A plain f32 `mad` (no GEMV, saturation or tf32) with its operands used
-/// where they lie: A read through its NZ offset tables, B's 8 x 8 blocks
-/// transposed straight out of its N x K NZ into 16-column panels in `bv`,
-/// C updated in L0C. What [`mad_native_with`] does without unpacking A and
-/// B into row-major copies first (those copies and their zeroing were half
-/// of a 128^3 mad). `None` when it does not apply (other types or modes,
-/// `n` or `k` not a multiple of 8, an operand outside its buffer).
-fn mad_f32_direct(p: &MadPlan, m: &mut Mem<'_>, bv: &mut Vec<f32>) -> Result<Option<bool>, Fault> {
-    let f32s = [p.a.elem, p.b.elem, p.c.elem] == [DType::F32; 3];
+/// A plain `mad` (no GEMV, saturation or tf32) of f32 operands, or of f16
+/// ones on a host with F16C, into f32, with its operands used where they
+/// lie: an f32 A read through its NZ offset tables (an f16 A widened run by
+/// run into `av`), B's 8 x 8 blocks transposed (and widened) straight out
+/// of its N x K NZ into 16-column panels in `bv`, C updated in L0C. What
+/// [`mad_native_with`] does without unpacking A and B into zeroed row-major
+/// copies and transposing B's copy again (half of a 128^3 f32 mad). `None`
+/// when it does not apply (other types or modes, `n` or `k` not a multiple
+/// of 8, an operand outside its buffer).
+fn mad_direct(
+    p: &MadPlan,
+    m: &mut Mem<'_>,
+    av: &mut Vec<f32>,
+    bv: &mut Vec<f32>,
+) -> Result<Option<bool>, Fault> {
+    let ab = [p.a.elem, p.b.elem];
+    let half = ab == [DType::F16; 2] && pto_jit::has_f16c();
+    let es = if half { 2 } else { 4 };
     let (mm, nn, kk) = (p.mm, p.nn, p.kk);
     let dims = mm > 0 && nn > 0 && kk > 0 && nn % 8 == 0 && kk % 8 == 0;
-    if !f32s || !dims || p.gemv || p.sat || p.tf.is_some() || p.mx {
+    let types = (half || ab == [DType::F32; 2]) && p.c.elem == DType::F32;
+    if !types || !dims || p.gemv || p.sat || p.tf.is_some() || p.mx {
         return Ok(None);
     }
     let MadExtent {
@@ -2382,7 +2392,7 @@ fn mad_f32_direct(p: &MadPlan, m: &mut Mem<'_>, bv: &mut Vec<f32>) -> Result<Opt
     } = mad_extent(p)?;
     let (mpad, npad) = (roundup(mm, 16), roundup(nn, 16));
     let (m_, n_, k_) = (mm as usize, nn as usize, kk as usize);
-    let a_span = (Space::L0a, p.a.addr, (a_last + 1) * 4);
+    let a_span = (Space::L0a, p.a.addr, (a_last + 1) * es as u64);
     let c_span = (Space::L0c, p.c.addr, (c_last + 1) * 4);
     let bias = match p.bias {
         Some(bp) => match m.local.slice(Space::Bias, bp.addr, nn * 4) {
@@ -2391,28 +2401,31 @@ fn mad_f32_direct(p: &MadPlan, m: &mut Mem<'_>, bv: &mut Vec<f32>) -> Result<Opt
         },
         None => None,
     };
-    let Ok(bsrc) = m.local.slice(Space::L0b, p.b.addr, (b_last + 1) * 4) else {
+    let (Ok(asrc), Ok(bsrc)) = (
+        m.local.slice(a_span.0, a_span.1, a_span.2),
+        m.local
+            .slice(Space::L0b, p.b.addr, (b_last + 1) * es as u64),
+    ) else {
         return Ok(None);
     };
-    if m.local.slice(a_span.0, a_span.1, a_span.2).is_err()
-        || m.local.slice(c_span.0, c_span.1, c_span.2).is_err()
-    {
+    if m.local.slice(c_span.0, c_span.1, c_span.2).is_err() {
         return Ok(None);
     }
     mad_charge(p)?;
-    // B(kk, j) is element (j, kk) of its transpose's NZ (C0 = 8 f32): the 8
-    // values of column j in rows kb*8.. lie together, columns 8 apart
+    // B(kk, j) is element (j, kk) of its transpose's NZ: the 8 values of
+    // column j from a row kk0 = 8 t lie together, columns C0 apart
     let bf = MatForm::panels(16, 16 * k_, 16);
     let len = bf.span(k_, n_).unwrap_or(0);
     bv.resize(len, 0.0);
     bv.truncate(len);
-    let cbu = cb as usize;
-    for kb in 0..k_ / 8 {
+    let (cau, cbu, mpu, npu) = (ca as usize, cb as usize, mpad as usize, npad as usize);
+    for kk0 in (0..k_).step_by(8) {
         for j0 in (0..n_).step_by(8) {
-            let o = 4 * (kb * npad as usize * cbu + j0 * cbu);
-            let at = bf.at(kb * 8, j0);
-            let ok = bsrc.get(o..).is_some_and(|src| {
-                pto_jit::transpose8_strided(src, 4 * cbu, &mut bv[at..], bf.ld())
+            let o = es * ((kk0 / cbu) * npu * cbu + j0 * cbu + kk0 % cbu);
+            let out = &mut bv[bf.at(kk0, j0)..];
+            let ok = bsrc.get(o..).is_some_and(|src| match half {
+                true => pto_jit::transpose8_f16_strided(src, 2 * cbu, out, bf.ld()),
+                false => pto_jit::transpose8_strided(src, 4 * cbu, out, bf.ld()),
             });
             if !ok {
                 return fault("mad: a block of B outside L0B");
@@ -2420,28 +2433,43 @@ fn mad_f32_direct(p: &MadPlan, m: &mut Mem<'_>, bv: &mut Vec<f32>) -> Result<Opt
         }
     }
     // A(i, kk) at (kk / C0) * mpad * C0 + i * C0 + kk % C0
-    let cau = ca as usize;
     let rows: Vec<usize> = (0..m_).map(|i| i * cau).collect();
-    let cols: Vec<usize> = (0..k_)
-        .map(|c| (c / cau) * mpad as usize * cau + c % cau)
-        .collect();
-    let cf = MatForm::panels(16, 16 * mpad as usize, 16);
-    let (abytes, out) = m
-        .local
-        .slice_and_mut(a_span, c_span)
-        .ok_or_else(|| Fault::Msg("mad: L0A and L0C are one buffer".into()))??;
+    let cols: Vec<usize> = (0..k_).map(|c| (c / cau) * mpu * cau + c % cau).collect();
+    if half {
+        av.resize(m_ * k_, 0.0);
+        av.truncate(m_ * k_);
+        for (i, row) in av.chunks_exact_mut(k_).enumerate() {
+            for kb in (0..k_).step_by(cau) {
+                let w = cau.min(k_ - kb);
+                let o = 2 * (rows[i] + cols[kb]);
+                pto_jit::f16_to_f32(&asrc[o..o + 2 * w], &mut row[kb..kb + w]);
+            }
+        }
+    }
+    let cf = MatForm::panels(16, 16 * mpu, 16);
+    let (abytes, out) = match half {
+        true => (&[][..], m.local.slice_mut(c_span.0, c_span.1, c_span.2)?),
+        false => m
+            .local
+            .slice_and_mut(a_span, c_span)
+            .ok_or_else(|| Fault::Msg("mad: L0A and L0C are one buffer".into()))??,
+    };
     if let Some(row) = &bias {
         bias_rows(out, row, m_, cf);
     }
     let zero = !p.acc_form && bias.is_none();
-    let a = pto_jit::Lhs::At {
-        bytes: abytes,
-        rows: &rows,
-        cols: &cols,
+    let a = match half {
+        true => pto_jit::Lhs::Rows(av),
+        false => pto_jit::Lhs::At {
+            bytes: abytes,
+            rows: &rows,
+            cols: &cols,
+        },
     };
     pto_jit::matmul_f32_le(m_, k_, n_, a, (bv, bf), (out, cf), zero)
         .map_err(|e| Fault::Msg(e.to_string()))?;
-    record_mad(p, m.acc, (mpad, npad), (ca, cb), (4, 4));
+    let esu = es as u64;
+    record_mad(p, m.acc, (mpad, npad), (ca, cb), (esu, esu));
     Ok(Some(true))
 }
 

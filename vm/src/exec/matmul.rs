@@ -450,10 +450,18 @@ fn pack(
     let uniform = |l: usize| {
         cols.is_multiple_of(l) && (0..cols).step_by(l).all(|c| run_len(&ct[..c + l], c) == l)
     };
+    let f32s = |s: &[u8], d: &mut [f32]| {
+        pto_jit::f32_from_le(s, d);
+    };
+    let f16s = |s: &[u8], d: &mut [f32]| {
+        pto_jit::f16_to_f32(s, d);
+    };
     if along && t.elem == DType::F32 && uniform(16) {
-        f32_rows::<16>(store, &rt, &ct, (out, form), cols)?;
+        rows_of::<16>((store, 4), &rt, &ct, (out, form), cols, f32s)?;
     } else if along && t.elem == DType::F32 && uniform(8) {
-        f32_rows::<8>(store, &rt, &ct, (out, form), cols)?;
+        rows_of::<8>((store, 4), &rt, &ct, (out, form), cols, f32s)?;
+    } else if along && t.elem == DType::F16 && uniform(16) && pto_jit::has_f16c() {
+        rows_of::<16>((store, 2), &rt, &ct, (out, form), cols, f16s)?;
     } else if !along && t.elem == DType::F32 && col_runs(&rt, cols, 8) {
         f32_cols(store, &rt, &ct, (out, form), cols)?;
     } else if !along && t.elem == DType::F16 && col_runs(&rt, cols, 8) {
@@ -559,27 +567,53 @@ fn unpack_runs<T>(
     Ok(())
 }
 
-/// `pack` of an f32 tile whose rows are stored in runs of (a multiple of) `L`
-/// elements (row-major and NZ/ZZ boxes): fixed-size copies the compiler
-/// unrolls, instead of a call per run. `L` divides 16, so a run never
-/// crosses a panel of `form`.
-fn f32_rows<const L: usize>(
-    store: &[u8],
+/// `pack` of a tile of `es`-byte elements whose rows are stored in runs of
+/// (a multiple of) `L` elements (row-major and NZ/ZZ boxes), `widen`
+/// turning a run's bytes into its `L` values: fixed-size runs the compiler
+/// unrolls, instead of the general walk's per-run search and call. `L`
+/// divides 16, so a run never crosses a panel of `form`.
+fn rows_of<const L: usize>(
+    (store, es): (&[u8], usize),
     rt: &[i64],
     ct: &[i64],
     (out, form): (&mut [f32], Form),
     cols: usize,
+    widen: impl Fn(&[u8], &mut [f32]),
 ) -> Result<(), Fault> {
     for (r, &ro) in rt.iter().enumerate() {
         for c in (0..cols).step_by(L) {
             let o = ro + ct[c];
-            let b = o as usize * 4;
-            let src = store.get(b..b + 4 * L).ok_or_else(|| outside(o))?;
+            let b = o as usize * es;
+            let src = store.get(b..b + es * L).ok_or_else(|| outside(o))?;
             let at = form.at(r, c);
-            pto_jit::f32_from_le(src, &mut out[at..at + L]);
+            widen(src, &mut out[at..at + L]);
         }
     }
     Ok(())
+}
+
+/// For each group of 8 columns from a multiple of 8 (of a tile whose
+/// columns are stored in runs down its rows): the distance between
+/// neighbouring columns, when it is the same across the group and not
+/// negative (ZN/NN boxes and column-major tiles).
+fn col_strides(ct: &[i64], cols: usize) -> Vec<Option<usize>> {
+    (0..cols)
+        .step_by(8)
+        .map(|c0| {
+            let d = ct[c0 + 1] - ct[c0];
+            let even = (2..8).all(|j| ct[c0 + j] - ct[c0] == j as i64 * d);
+            usize::try_from(d).ok().filter(|_| even)
+        })
+        .collect()
+}
+
+/// The bytes of an 8 x 8 block of `es`-byte elements whose columns start
+/// `d` elements apart from element `o` on, each 8 elements long: `None`
+/// when they do not all lie in `store`.
+fn strided_block(store: &[u8], o: i64, d: usize, es: usize) -> Option<&[u8]> {
+    let b = usize::try_from(o).ok()?.checked_mul(es)?;
+    let len = d.checked_mul(7)?.checked_add(8)?.checked_mul(es)?;
+    store.get(b..b.checked_add(len)?)
 }
 
 /// Every aligned group of `l` rows is contiguous down a column, and the
@@ -603,31 +637,20 @@ fn f32_cols(
     (out, form): (&mut [f32], Form),
     cols: usize,
 ) -> Result<(), Fault> {
-    // the 8 columns from c0 a fixed distance apart (ZN/NN boxes and
-    // column-major tiles): one bounds check and no table per 8 x 8 block
-    let strides: Vec<Option<usize>> = (0..cols)
-        .step_by(8)
-        .map(|c0| {
-            let d = ct[c0 + 1] - ct[c0];
-            let even = (2..8).all(|j| ct[c0 + j] - ct[c0] == j as i64 * d);
-            usize::try_from(d).ok().filter(|_| even)
-        })
-        .collect();
+    // the 8 columns from c0 a fixed distance apart: one bounds check and no
+    // table per 8 x 8 block
+    let strides = col_strides(ct, cols);
     for r0 in (0..rt.len()).step_by(8) {
         for c0 in (0..cols).step_by(8) {
             let at = form.at(r0, c0);
             let o = rt[r0] + ct[c0];
-            if let (Some(d), Ok(b)) = (strides[c0 / 8], usize::try_from(o)) {
-                let src = b
-                    .checked_mul(4)
-                    .and_then(|b| Some((b, b.checked_add(d.checked_mul(28)?.checked_add(32)?)?)))
-                    .and_then(|(b, e)| store.get(b..e));
-                if let Some(src) = src {
-                    if !pto_jit::transpose8_strided(src, 4 * d, &mut out[at..], form.ld()) {
-                        return Err(outside(o));
-                    }
-                    continue;
+            if let Some((d, src)) =
+                strides[c0 / 8].and_then(|d| Some((d, strided_block(store, o, d, 4)?)))
+            {
+                if !pto_jit::transpose8_strided(src, 4 * d, &mut out[at..], form.ld()) {
+                    return Err(outside(o));
                 }
+                continue;
             }
             let mut runs = [&[0u8; 32]; 8];
             for (j, run) in runs.iter_mut().enumerate() {
@@ -657,8 +680,16 @@ fn f16_cols(
     cols: usize,
 ) -> Result<(), Fault> {
     let mut blk = [[0f32; 8]; 8];
+    let strides = col_strides(ct, cols);
     for r0 in (0..rt.len()).step_by(8) {
         for c0 in (0..cols).step_by(8) {
+            let (at, o) = (form.at(r0, c0), rt[r0] + ct[c0]);
+            let strided = strides[c0 / 8].and_then(|d| Some((d, strided_block(store, o, d, 2)?)));
+            if let Some((d, src)) = strided {
+                if pto_jit::transpose8_f16_strided(src, 2 * d, &mut out[at..], form.ld()) {
+                    continue;
+                }
+            }
             let mut runs = [&[0u8; 16]; 8];
             for (j, run) in runs.iter_mut().enumerate() {
                 let o = rt[r0] + ct[c0 + j];
@@ -668,7 +699,6 @@ fn f16_cols(
                     .and_then(|s| s.try_into().ok())
                     .ok_or_else(|| outside(o))?;
             }
-            let at = form.at(r0, c0);
             if pto_jit::transpose8_f16(runs, &mut out[at..], form.ld()) {
                 continue;
             }
