@@ -456,12 +456,19 @@ fn pack(
     let f16s = |s: &[u8], d: &mut [f32]| {
         pto_jit::f16_to_f32(s, d);
     };
+    let bf16s = |s: &[u8], d: &mut [f32]| {
+        for (x, c) in d.iter_mut().zip(s.as_chunks::<2>().0) {
+            *x = half::bf16::from_le_bytes(*c).to_f32();
+        }
+    };
     if along && t.elem == DType::F32 && uniform(16) {
         rows_of::<16>((store, 4), &rt, &ct, (out, form), cols, f32s)?;
     } else if along && t.elem == DType::F32 && uniform(8) {
         rows_of::<8>((store, 4), &rt, &ct, (out, form), cols, f32s)?;
     } else if along && t.elem == DType::F16 && uniform(16) && pto_jit::has_f16c() {
         rows_of::<16>((store, 2), &rt, &ct, (out, form), cols, f16s)?;
+    } else if along && t.elem == DType::BF16 && uniform(16) {
+        rows_of::<16>((store, 2), &rt, &ct, (out, form), cols, bf16s)?;
     } else if !along && t.elem == DType::F32 && col_runs(&rt, cols, 8) {
         f32_cols(store, &rt, &ct, (out, form), cols)?;
     } else if !along && t.elem == DType::F16 && col_runs(&rt, cols, 8) {
