@@ -561,11 +561,7 @@ pub fn transpose8(cols: [&[u8; 32]; 8], out: &mut [f32], stride: usize) -> bool 
             return true;
         }
     }
-    for (j, col) in cols.iter().enumerate() {
-        for (i, c) in col.as_chunks::<4>().0.iter().enumerate() {
-            out[i * stride + j] = f32::from_le_bytes(*c);
-        }
-    }
+    scalar8(cols.map(|c| &c[..]), out, stride);
     true
 }
 
@@ -576,29 +572,58 @@ pub fn transpose8(cols: [&[u8; 32]; 8], out: &mut [f32], stride: usize) -> bool 
 /// `false` (nothing written) when `src` or `out` is too short.
 #[inline]
 pub fn transpose8_strided(src: &[u8], stride: usize, out: &mut [f32], ld: usize) -> bool {
-    if !strided_fits(src.len(), (stride, 32), out.len(), ld) {
+    strided(src, stride, out, ld, false)
+}
+
+/// [`transpose8_f16`] of eight columns `stride` bytes apart in `src`
+/// (column `j`'s eight halves from byte `j * stride` on): one bounds check
+/// for the block. `false` (nothing written) when `src` or `out` is too short
+/// or the host has no F16C.
+#[inline]
+pub fn transpose8_f16_strided(src: &[u8], stride: usize, out: &mut [f32], ld: usize) -> bool {
+    strided(src, stride, out, ld, true)
+}
+
+/// [`transpose8_strided`], or with `half` [`transpose8_f16_strided`]
+/// (inlined into both, so `half` is a constant there).
+#[inline(always)]
+fn strided(src: &[u8], stride: usize, out: &mut [f32], ld: usize, half: bool) -> bool {
+    let col = if half { 16 } else { 32 };
+    if !strided_fits(src.len(), (stride, col), out.len(), ld) {
         return false;
     }
     #[cfg(target_arch = "x86_64")]
     {
-        if std::arch::is_x86_feature_detected!("avx") {
-            // SAFETY: the CPU supports AVX (checked just above); column j's
-            // 32 bytes start at j * stride <= 7 * stride and lie in `src`,
-            // and rows 0..8 of `out` at `ld` fit (both checked above).
+        if (half && has_f16c()) || (!half && std::arch::is_x86_feature_detected!("avx")) {
+            // SAFETY: the CPU has what the routine needs (AVX, and F16C for
+            // halves: checked just above); column j's `col` bytes start at
+            // j * stride <= 7 * stride and lie in `src`, and rows 0..8 of
+            // `out` at `ld` fit (both checked above).
             unsafe {
-                let cols = std::array::from_fn(|j| src.as_ptr().add(j * stride).cast());
-                x86::transpose8_avx(cols, out.as_mut_ptr(), ld)
+                let cols: [*const u8; 8] = std::array::from_fn(|j| src.as_ptr().add(j * stride));
+                match half {
+                    true => x86::transpose8_f16c(cols, out.as_mut_ptr(), ld),
+                    false => x86::transpose8_avx(cols.map(|c| c.cast()), out.as_mut_ptr(), ld),
+                }
             };
             return true;
         }
     }
-    for j in 0..8 {
-        let col = &src[j * stride..j * stride + 32];
+    if half {
+        return false;
+    }
+    let cols: [&[u8]; 8] = std::array::from_fn(|j| &src[j * stride..j * stride + 32]);
+    scalar8(cols, out, ld);
+    true
+}
+
+/// The portable transpose of eight columns of eight little-endian f32.
+fn scalar8(cols: [&[u8]; 8], out: &mut [f32], ld: usize) {
+    for (j, col) in cols.iter().enumerate() {
         for (i, c) in col.as_chunks::<4>().0.iter().enumerate() {
             out[i * ld + j] = f32::from_le_bytes(*c);
         }
     }
-    true
 }
 
 /// Whether 8 columns of `col` bytes, `stride` bytes apart, lie in `src`
@@ -617,31 +642,6 @@ pub fn has_f16c() -> bool {
         std::arch::is_x86_feature_detected!("f16c") && std::arch::is_x86_feature_detected!("avx")
     }
     #[cfg(not(target_arch = "x86_64"))]
-    false
-}
-
-/// [`transpose8_f16`] of eight columns `stride` bytes apart in `src`
-/// (column `j`'s eight halves from byte `j * stride` on): one bounds check
-/// for the block. `false` (nothing written) when `src` or `out` is too short
-/// or the host has no F16C.
-#[inline]
-pub fn transpose8_f16_strided(src: &[u8], stride: usize, out: &mut [f32], ld: usize) -> bool {
-    if !strided_fits(src.len(), (stride, 16), out.len(), ld) {
-        return false;
-    }
-    #[cfg(target_arch = "x86_64")]
-    {
-        if has_f16c() {
-            // SAFETY: F16C and AVX are present (checked just above); column
-            // j's 16 bytes start at j * stride <= 7 * stride and lie in
-            // `src`, and rows 0..8 of `out` at `ld` fit (both checked above).
-            unsafe {
-                let cols = std::array::from_fn(|j| src.as_ptr().add(j * stride));
-                x86::transpose8_f16c(cols, out.as_mut_ptr(), ld)
-            };
-            return true;
-        }
-    }
     false
 }
 
@@ -1362,6 +1362,16 @@ mod x86 {
 mod tests {
     use super::*;
 
+    /// A generator of floats in (-1.5, 1.5) from `seed`.
+    fn floats(mut seed: u64) -> impl FnMut() -> f32 {
+        move || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((seed >> 40) as f32 / (1u64 << 24) as f32 - 0.5) * 3.0
+        }
+    }
+
     fn reference(m: usize, k: usize, n: usize, a: &[f32], b: &[f32], c: &mut [f32]) {
         let rows = Form::rows(n);
         scalar((m, k, n), Lhs::Rows(a), (b, rows), (c, rows), 0..n);
@@ -1509,27 +1519,20 @@ mod tests {
             fsrc[j * fs..j * fs + 32].copy_from_slice(&cols[j]);
             hsrc[j * hs..j * hs + 16].copy_from_slice(&hcols[j]);
         }
-        let mut out4 = vec![-1f32; 7 * stride + 8];
-        assert!(transpose8_strided(&fsrc, fs, &mut out4, stride));
-        assert_eq!(out, out4);
-        assert!(!transpose8_strided(
-            &fsrc[..7 * fs + 31],
-            fs,
-            &mut out4,
-            stride
-        ));
-        assert!(!transpose8_strided(&fsrc, fs, &mut short, stride));
-        let mut out5 = vec![-1f32; 7 * stride + 8];
-        if transpose8_f16_strided(&hsrc, hs, &mut out5, stride) {
-            assert_eq!(out, out5);
+        type Strided = fn(&[u8], usize, &mut [f32], usize) -> bool;
+        let cases: [(Strided, &[u8], usize, usize, bool); 2] = [
+            (transpose8_strided, &fsrc, fs, 32, true),
+            (transpose8_f16_strided, &hsrc, hs, 16, has_f16c()),
+        ];
+        for (f, src, step, col, present) in cases {
+            let mut got = vec![-1f32; 7 * stride + 8];
+            assert_eq!(f(src, step, &mut got, stride), present);
+            if present {
+                assert_eq!(out, got);
+            }
+            assert!(!f(&src[..7 * step + col - 1], step, &mut got, stride));
+            assert!(!f(src, step, &mut short, stride));
         }
-        assert!(!transpose8_f16_strided(
-            &hsrc[..7 * hs + 15],
-            hs,
-            &mut out5,
-            stride
-        ));
-        assert!(!transpose8_f16_strided(&hsrc, hs, &mut short, stride));
         assert!(short.iter().all(|v| *v == 0.0));
         // bytes to f32 and back, limited by the shorter side
         let mut f = [0f32; 5];
@@ -1572,13 +1575,7 @@ mod tests {
 
     #[test]
     fn bit_identical_to_the_k_ordered_reference_for_odd_shapes() {
-        let mut seed = 7u64;
-        let mut rnd = || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((seed >> 40) as f32 / (1u64 << 24) as f32 - 0.5) * 3.0
-        };
+        let mut rnd = floats(7);
         for (m, k, n) in [
             (1, 1, 1),
             (4, 16, 32),
@@ -1750,13 +1747,7 @@ mod tests {
     /// and without one.
     #[test]
     fn a_read_where_it_lies_gives_the_row_major_bits() {
-        let mut seed = 7u64;
-        let mut rnd = move || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((seed >> 40) as f32 / (1u64 << 24) as f32 - 0.5) * 3.0
-        };
+        let mut rnd = floats(7);
         for (m, k, n) in [
             (1usize, 1usize, 1usize),
             (7, 9, 17),
