@@ -183,9 +183,11 @@ c = median('compile', 'region_tadd_f32')
 out += ['', f'JIT compile time per region (TADD f32): {fmt_t(c)}.', '']
 out += ['## TMATMUL 64^3 and 128^3: interpreter vs native matrix region', '',
         f'Kernel ISA on this machine: {os.environ.get("PTOVM_MATMUL_ISA", matmul_isa())}. '
-        'The native f32/f16 region packs A (ZZ) to row-major f32 and B (ZN) into 16-column panels, and runs one '
-        'FMA per k in k order (bit-identical to the interpreter) on the NZ accumulator where it lies; the bare '
-        'kernel column is the same kernel on already packed A and B and a C in 16-column panels. i8 operands '
+        'The native region reads an f32 A (ZZ) where it lies, through its row and column offset tables (an f16 A '
+        'is widened to row-major f32 first), transposes B (ZN) into 16-column panels 8 x 8 blocks at a time, and '
+        'runs one FMA per k in k order (bit-identical to the interpreter) on the NZ accumulator where it lies; the '
+        'bare kernel column is the same kernel on a row-major A, B already in panels and a C in 16-column panels. '
+        'i8 operands '
         'are packed to row-major i32 and accumulate with wrapping sums (exact in any order; GOP/s in the GFLOP/s '
         'column).', '',
         '| shape | inputs | interpreter | native region | speed-up | native GFLOP/s | bare kernel GFLOP/s | numpy GFLOP/s (f32 `a @ b`) |', '|---|---|---|---|---|---|---|---|']
@@ -201,8 +203,9 @@ for n in (64, 128):
 out += ['']
 out += ['## Cube `mad` 64^3 and 128^3: interpreter vs native path', '',
         'The micro-level multiply (`pto.mad`, L0A x L0B -> L0C, NZ operands as `mte_l1_l0a`/`mte_l1_l0b` leave them): '
-        'the interpreter reads and writes element by element; the native path widens A to row-major f32 and B '
-        '(transposed out of its N x K NZ form) into 16-column panels, and runs the same matrix kernel (one FMA per k '
+        'the interpreter reads and writes element by element; the native path reads an f32 A where it lies in L0A '
+        '(an f16 A is widened to row-major f32) and transposes B out of its N x K NZ form straight into 16-column '
+        'panels (f16 widened on the way), and runs the same matrix kernel (one FMA per k '
         "in k order, the interpreter's bits) on the NZ accumulator where it lies (a saturating mad goes through a "
         'copy, which it checks for overflow first); i8 operands accumulate in i32 with wrapping sums, exact '
         'in any order.', '',
