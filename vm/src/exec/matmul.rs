@@ -471,8 +471,8 @@ fn pack(
         rows_of::<16>((store, 2), &rt, &ct, (out, form), cols, bf16s)?;
     } else if !along && t.elem == DType::F32 && col_runs(&rt, cols, 8) {
         f32_cols(store, &rt, &ct, (out, form), cols)?;
-    } else if !along && t.elem == DType::F16 && col_runs(&rt, cols, 8) {
-        f16_cols(store, &rt, &ct, (out, form), cols)?;
+    } else if !along && matches!(t.elem, DType::F16 | DType::BF16) && col_runs(&rt, cols, 8) {
+        half_cols(t.elem, store, &rt, &ct, (out, form), cols)?;
     } else {
         let widen = |src: &[u8], dst: &mut [f32]| widen_run(t.elem, src, dst, 0, 1);
         pack_runs(store, es, (&rt, &ct), along, (out, form), &widen)?;
@@ -676,10 +676,12 @@ fn f32_cols(
     Ok(())
 }
 
-/// `pack` of an f16 tile whose columns are stored in runs of (a multiple of)
-/// 8 elements (column-major and ZN/NN boxes): each 8 x 8 block is widened a
-/// column run at a time and transposed into the rows of `out`.
-fn f16_cols(
+/// `pack` of an f16 or bf16 (`dt`) tile whose columns are stored in runs of
+/// (a multiple of) 8 elements (column-major and ZN/NN boxes): each 8 x 8
+/// block is widened a column run at a time and transposed into the rows of
+/// `out` (f16 in one step with F16C).
+fn half_cols(
+    dt: DType,
     store: &[u8],
     rt: &[i64],
     ct: &[i64],
@@ -691,8 +693,9 @@ fn f16_cols(
     for r0 in (0..rt.len()).step_by(8) {
         for c0 in (0..cols).step_by(8) {
             let (at, o) = (form.at(r0, c0), rt[r0] + ct[c0]);
+            let f16 = dt == DType::F16;
             let strided = strides[c0 / 8].and_then(|d| Some((d, strided_block(store, o, d, 2)?)));
-            if let Some((d, src)) = strided {
+            if let Some((d, src)) = strided.filter(|_| f16) {
                 if pto_jit::transpose8_f16_strided(src, 2 * d, &mut out[at..], form.ld()) {
                     continue;
                 }
@@ -706,14 +709,11 @@ fn f16_cols(
                     .and_then(|s| s.try_into().ok())
                     .ok_or_else(|| outside(o))?;
             }
-            if pto_jit::transpose8_f16(runs, &mut out[at..], form.ld()) {
+            if f16 && pto_jit::transpose8_f16(runs, &mut out[at..], form.ld()) {
                 continue;
             }
-            for (j, col) in blk.iter_mut().enumerate() {
-                let o = rt[r0] + ct[c0 + j];
-                let b = o as usize * 2;
-                let src = store.get(b..b + 16).ok_or_else(|| outside(o))?;
-                widen_run(DType::F16, src, col, 0, 1);
+            for (col, run) in blk.iter_mut().zip(runs) {
+                widen_run(dt, run, col, 0, 1);
             }
             if !pto_jit::transpose8_f32(&blk, &mut out[at..], form.ld()) {
                 return Err(outside(rt[r0] + ct[c0]));
