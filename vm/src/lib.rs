@@ -556,7 +556,7 @@ fn run_ranks_into<A: AsRef<[Arg]>>(
         }
         vals.push(v);
     }
-    let out = machine::run_ranks(prog, cfg, &gm, entry, &vals);
+    let out = machine::run_ranks(prog, cfg, &mut gm, entry, &vals);
     buffers.resize_with(places.len(), Vec::new);
     let (modes, mut unchanged, mut visit) = match read_back {
         Some(Reading {

@@ -746,18 +746,19 @@ fn same_val(a: &Val, b: &Val) -> bool {
 }
 
 /// Runs a program on the grid. `args` are the entry function's arguments.
-pub fn run(prog: &Program, cfg: &Config, gm: &Gm, entry: usize, args: &[Val]) -> RunOutput {
+pub fn run(prog: &Program, cfg: &Config, gm: &mut Gm, entry: usize, args: &[Val]) -> RunOutput {
     run_ranks(prog, cfg, gm, entry, std::slice::from_ref(&args.to_vec()))
 }
 
 /// Runs a program on the grid of every rank: `args[r]` are rank `r`'s entry
 /// arguments and `gm` holds one GM per rank. With one rank the blocks share a
 /// pool of host threads; with several, every (rank, block) gets its own thread
-/// so ranks waiting on each other's signals make progress together.
+/// so ranks waiting on each other's signals make progress together. A run on
+/// one host thread holds GM to itself ([`Gm::solo`]).
 pub fn run_ranks(
     prog: &Program,
     cfg: &Config,
-    gm: &Gm,
+    gm: &mut Gm,
     entry: usize,
     args: &[Vec<Val>],
 ) -> RunOutput {
@@ -816,7 +817,7 @@ pub fn run_ranks(
     let next = AtomicU32::new(0);
     let jit = crate::jitcall::JitCache::default();
     let mut results: Vec<(u32, RunOutput)> = Vec::new();
-    let worker = || {
+    let worker = |gm: &Gm| {
         let mut mine = Vec::new();
         loop {
             let u = next.fetch_add(1, Ordering::Relaxed);
@@ -850,21 +851,27 @@ pub fn run_ranks(
     if threads == 1 {
         // one block of one rank: no thread to spawn (a panic is still
         // reported the way a panicking block thread is)
-        results =
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(worker)).unwrap_or_else(|_| {
-                vec![(
-                    u32::MAX,
-                    RunOutput {
-                        error: Some(RunError::Setup("internal error: the block panicked".into())),
-                        ..RunOutput::default()
-                    },
-                )]
-            });
+        results = gm.solo(|gm| {
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| worker(gm))).unwrap_or_else(
+                |_| {
+                    vec![(
+                        u32::MAX,
+                        RunOutput {
+                            error: Some(RunError::Setup(
+                                "internal error: the block panicked".into(),
+                            )),
+                            ..RunOutput::default()
+                        },
+                    )]
+                },
+            )
+        });
     } else {
+        let gm = &*gm;
         std::thread::scope(|s| {
             let mut hs = Vec::new();
             for _ in 0..threads {
-                hs.push(s.spawn(worker));
+                hs.push(s.spawn(|| worker(gm)));
             }
             for h in hs {
                 match h.join() {

@@ -269,6 +269,21 @@ pub struct Gm {
     segs: Vec<Segment>,
     /// The argument buffers, sorted by address (empty: no check).
     buffers: Vec<GmBuffer>,
+    /// Inside [`Gm::solo`]: the token ([`thread_token`]) of the one thread
+    /// that may reach the words, which then copies them without atomics;
+    /// 0 otherwise. Only written through `&mut self`.
+    solo: usize,
+}
+
+thread_local! {
+    /// A byte whose address identifies the running thread while it lives.
+    static THREAD_MARK: u8 = const { 0 };
+}
+
+/// The running thread's token for [`Gm::solo`]: the address of its
+/// [`THREAD_MARK`], never 0, and distinct between threads alive at once.
+fn thread_token() -> usize {
+    THREAD_MARK.with(|m| m as *const u8 as usize)
 }
 
 impl Gm {
@@ -282,6 +297,7 @@ impl Gm {
         Gm {
             segs: lens.iter().map(|&len| Segment::new(len, &[])).collect(),
             buffers: Vec::new(),
+            solo: 0,
         }
     }
 
@@ -334,6 +350,7 @@ impl Gm {
                 .map(|(&len, sk)| Segment::new(len, sk))
                 .collect(),
             buffers: Vec::new(),
+            solo: 0,
         };
         for (addr, fill) in init {
             match fill {
@@ -556,8 +573,41 @@ impl Gm {
         self.len() == 0
     }
 
+    /// Runs `f` with this GM reachable from the calling thread only, the
+    /// case of every run on one host thread: reads and writes then copy
+    /// bytes instead of going word by word through atomics (a 4 KiB DMA
+    /// took ~1,800 instructions that way). Any access from another thread
+    /// while `f` runs panics instead of racing the plain copies; nothing
+    /// else can reach GM, since `self` is borrowed exclusively.
+    pub fn solo<R>(&mut self, f: impl FnOnce(&Gm) -> R) -> R {
+        self.solo = thread_token();
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(self)));
+        self.solo = 0;
+        r.unwrap_or_else(|p| std::panic::resume_unwind(p))
+    }
+
+    /// Whether plain copies are safe here: inside [`Gm::solo`], on its thread
+    /// (another thread panics: its atomic accesses could race the copies).
+    #[inline(always)]
+    fn plain(&self) -> bool {
+        if self.solo == 0 || cfg!(target_endian = "big") {
+            return false;
+        }
+        assert_eq!(
+            self.solo,
+            thread_token(),
+            "internal: GM reached from a second thread during a single-thread run"
+        );
+        true
+    }
+
     /// The segment and in-segment offset of `[addr, addr + len)`.
+    #[inline(always)]
     fn seg(&self, addr: u64, len: u64) -> Result<(&Segment, usize), OutOfBounds> {
+        if self.solo != 0 {
+            // every access to the words passes here: another thread panics
+            self.plain();
+        }
         let r = (addr >> RANK_SHIFT) as usize;
         let off = addr & ((1u64 << RANK_SHIFT) - 1);
         let size = self.segs.get(r).map_or(0, |s| s.len);
@@ -575,6 +625,25 @@ impl Gm {
     /// Reads `out.len()` bytes at `addr`.
     pub fn read(&self, addr: u64, out: &mut [u8]) -> Result<(), OutOfBounds> {
         let (seg, a) = self.seg(addr, out.len() as u64)?;
+        if self.plain() {
+            // SAFETY: `plain` holds only inside `solo`, on its thread, and
+            // panics on any other thread before it reaches the words, so no
+            // access to them runs concurrently with this copy (the words sit
+            // in `UnsafeCell`s, so reading them through a pointer from a
+            // shared borrow is allowed). `seg` checked `a + out.len()` against
+            // the segment's length, which its words cover (8 bytes each), and
+            // `out` cannot overlap GM's words. Words hold little-endian values
+            // and `plain` is false on big-endian hosts, so the bytes are the
+            // ones the word path would give.
+            unsafe {
+                std::ptr::copy_nonoverlapping(
+                    seg.words.as_ptr().cast::<u8>().add(a),
+                    out.as_mut_ptr(),
+                    out.len(),
+                );
+            }
+            return Ok(());
+        }
         // a partial first word, whole words, a partial last word
         let head = ((8 - a % 8) % 8).min(out.len());
         let (first, rest) = out.split_at_mut(head);
@@ -597,6 +666,20 @@ impl Gm {
     pub fn write(&self, addr: u64, data: &[u8]) -> Result<(), OutOfBounds> {
         let (seg, a) = self.seg(addr, data.len() as u64)?;
         seg.mark(a / 8, (a + data.len()).div_ceil(8));
+        if self.plain() {
+            // SAFETY: as in `read`: no other thread reaches the words during
+            // `solo`, the words are `UnsafeCell`s (so writing through a pointer
+            // from a shared borrow is allowed), `seg` bounded `a + data.len()`
+            // by the segment's length, and `data` cannot overlap GM's words.
+            unsafe {
+                std::ptr::copy_nonoverlapping(
+                    data.as_ptr(),
+                    seg.words.as_ptr().cast::<u8>().cast_mut().add(a),
+                    data.len(),
+                );
+            }
+            return Ok(());
+        }
         // merge partial words without clobbering neighbours written by other blocks
         let merge = |wi: usize, off: usize, bytes: &[u8]| {
             let mut mask = [0u8; 8];
@@ -1032,9 +1115,9 @@ mod tests {
             .collect()
     }
 
-    #[test]
-    fn gm_reads_and_writes_any_span_like_a_byte_array() {
-        let gm = Gm::new(64);
+    /// Short spans at every offset read back what was written (the word
+    /// path with its partial words, or the plain copies of [`Gm::solo`]).
+    fn short_spans_like_a_byte_array(gm: &Gm) -> [u8; 64] {
         let mut model = [0u8; 64];
         let mut seed = 7u32;
         for a in 0..24 {
@@ -1050,8 +1133,20 @@ mod tests {
             }
         }
         assert!(gm.read(60, &mut [0u8; 8]).is_err());
+        assert!(gm.write(57, &[0u8; 8]).is_err());
+        model
+    }
+
+    #[test]
+    fn gm_reads_and_writes_any_span_like_a_byte_array() {
+        let mut gm = Gm::new(64);
+        let model = short_spans_like_a_byte_array(&gm);
+        // inside `solo` (plain copies) the same, and what it wrote stays
+        let mut solo = Gm::new(64);
+        assert_eq!(solo.solo(short_spans_like_a_byte_array), model);
+        assert_eq!(solo.snapshot(), model);
+        assert_eq!(gm.snapshot(), model);
         // the exclusive copies see and write the same bytes
-        let mut gm = gm;
         let mut all = [0u8; 64];
         gm.read_exclusive(0, &mut all).unwrap();
         assert_eq!(all, model);
@@ -1079,7 +1174,11 @@ mod tests {
     /// remainders and unaligned ends) read back what was written.
     #[test]
     fn gm_long_spans_like_a_byte_array() {
-        let gm = Gm::new(256);
+        long_spans_like_a_byte_array(&Gm::new(256));
+        Gm::new(256).solo(long_spans_like_a_byte_array);
+    }
+
+    fn long_spans_like_a_byte_array(gm: &Gm) {
         let mut model = [0u8; 256];
         let mut seed = 11u32;
         for a in 0..17 {
@@ -1174,8 +1273,42 @@ mod tests {
             gm.write(777, &[0xcd; 3]).unwrap();
             gm.fetch_add_i32(4096, -1).unwrap();
             gm.write_exclusive(9, &[0xef; 20]).unwrap();
+            // plain copies inside `solo` mark what they write too
+            gm.solo(|g| g.write(len / 3 + 3, &[0x5a; 1000]).unwrap());
             assert!(gm.snapshot().iter().any(|b| *b != 0));
         }
+    }
+
+    #[test]
+    fn solo_gm_refuses_a_second_thread() {
+        let mut gm = Gm::new(64);
+        gm.solo(|g| {
+            g.write(3, &[9; 10]).unwrap();
+            std::thread::scope(|s| {
+                assert!(s.spawn(|| g.read(0, &mut [0; 8])).join().is_err());
+                assert!(s.spawn(|| g.write(0, &[1; 8])).join().is_err());
+                assert!(s.spawn(|| g.fetch_add_i32(0, 1)).join().is_err());
+            });
+        });
+        // after `solo` any thread may use it again
+        let got = std::thread::scope(|s| {
+            s.spawn(|| {
+                let mut got = [0u8; 10];
+                gm.read(3, &mut got).unwrap();
+                got
+            })
+            .join()
+            .unwrap()
+        });
+        assert_eq!(got, [9; 10]);
+        // a panic inside `solo` leaves it too
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            gm.solo(|_| panic!("inside"));
+        }));
+        assert!(r.is_err());
+        std::thread::scope(|s| {
+            s.spawn(|| gm.write(0, &[1; 8]).unwrap()).join().unwrap();
+        });
     }
 
     #[test]
