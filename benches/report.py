@@ -14,6 +14,17 @@ def median(group, fn):
     except OSError:
         return None
 
+def paired(group):
+    """The paired speed-ups the e2e bench wrote to target/paired (see `paired` in benches/jit.rs)."""
+    p = os.path.join(root, '..', 'paired', group + '.json')
+    try:
+        with open(p) as f:
+            d = json.load(f)
+    except (OSError, ValueError):
+        return 'n/a'
+    return ' / '.join(f"{d[m]['median']:.1f}x [{d[m]['min']:.1f}-{d[m]['max']:.1f}]" for m in ('off', 'warn'))
+
+
 def fmt_t(ns):
     if ns is None:
         return 'n/a'
@@ -287,14 +298,19 @@ out += ['', '## End-to-end kernels', '',
         'synchronization is the same, so the pair shows how the speed-up depends on the work per sync; '
         'matmul + epilogue: '
         'examples/mixed_matmul_relu.pto (cube matmul, cross-core semaphore, vector bias + relu on two subblocks).', '',
-        '| kernel | interpreter, check=off | interpreter, check=warn | JIT, check=off | JIT, check=warn | JIT speed-up (off / warn) |',
-        '|---|---|---|---|---|---|']
+        'The four time columns are criterion medians, each measured over its own few seconds; this host\'s speed '
+        'drifts by up to ~30% from one to the next, and a ratio of two of them moves as much. The paired column '
+        'times the same runs in alternating batches right after (one interpreter batch between two JIT batches, '
+        'each at least ~3 ms, 31 rounds per checker mode) and gives the median ratio with the range of the rounds: '
+        'the speed-up that drift between tiers does not move.', '',
+        '| kernel | interpreter, check=off | interpreter, check=warn | JIT, check=off | JIT, check=warn | JIT speed-up (off / warn) | paired speed-up, median [range] (off / warn) |',
+        '|---|---|---|---|---|---|---|']
 for g, name in (('e2e_softmax1024x64', 'softmax 1024x64 f32'), ('e2e_rmsnorm1024x64', 'rmsnorm 1024x64 f32'),
                 ('e2e_pingpong256x256', 'double-buffered vector pipeline, 256 tiles of 1 KiB'),
                 ('e2e_pingpong64x1024', 'double-buffered vector pipeline, 64 tiles of 4 KiB'),
                 ('e2e_matmul_bias_relu32x64x32', 'matmul 32x64x32 f16 + vector bias/relu')):
     vals = [median(g, k) for k in ('interp_check=off', 'interp_check=warn', 'jit_check=off', 'jit_check=warn')]
     sp = (f'{vals[0]/vals[2]:.1f}x / {vals[1]/vals[3]:.1f}x' if all(vals) else 'n/a')
-    out.append(f'| {name} | ' + ' | '.join(fmt_t(v) for v in vals) + f' | {sp} |')
+    out.append(f'| {name} | ' + ' | '.join(fmt_t(v) for v in vals) + f' | {sp} | {paired(g)} |')
 out += ['']
 print('\n'.join(out))

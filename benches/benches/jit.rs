@@ -1085,6 +1085,93 @@ fn e2e(c: &mut Criterion) {
             bench_runs(&mut g, tier, &k, (&args, outs), jit, check);
         }
         g.finish();
+        if selected(&format!("e2e/{name}")) {
+            paired(name, &k, (&args, outs));
+        }
+    }
+}
+
+/// Whether the command line's benchmark filters (if any) select `id`.
+fn selected(id: &str) -> bool {
+    let filters: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    filters.is_empty() || filters.iter().any(|f| id.contains(f.as_str()))
+}
+
+/// The JIT's speed-up on whole runs of `k`, from alternating batches of
+/// interpreter and JIT runs: this host's speed drifts by up to ~30% between
+/// the seconds criterion spends on one tier and the next, which moves a
+/// ratio of two separately measured medians as much; a ratio taken from
+/// neighbouring batches sees the same drift on both sides. Each round
+/// times one interpreter batch between two JIT batches (each batch at
+/// least ~3 ms) and divides; the median, minimum and maximum of 31 rounds
+/// per checker mode go to target/paired/e2e_NAME.json for
+/// benches/report.py.
+fn paired(name: &str, k: &Kernel, (args, outs): (&[Arg], &[usize])) {
+    use std::time::{Duration, Instant};
+    let modes: Vec<ReadBack> = (0..args.len())
+        .map(|i| {
+            if outs.contains(&i) {
+                ReadBack::Always
+            } else {
+                ReadBack::Never
+            }
+        })
+        .collect();
+    let mut bufs = Vec::new();
+    let mut batch = |cfg: &Config, n: u32| {
+        let t = Instant::now();
+        for _ in 0..n {
+            let out = run_kernel_reading_into(k, cfg, None, args, &modes, &mut bufs).expect("runs");
+            assert!(out.error.is_none() && out.diags.list.is_empty(), "{name}");
+        }
+        t.elapsed().as_secs_f64() / f64::from(n)
+    };
+    let mut json = Vec::new();
+    for (mode, check) in [("off", CheckMode::Off), ("warn", CheckMode::Warn)] {
+        let cfg = |jit| Config {
+            profile: k.profile,
+            jit,
+            check,
+            ..Config::default()
+        };
+        let (interp, jit) = (cfg(JitMode::Off), cfg(JitMode::Always));
+        // warm up (the JIT compiles its regions) and size the batches
+        let per = |t: f64| {
+            (Duration::from_millis(3).as_secs_f64() / t)
+                .ceil()
+                .clamp(1.0, 1e4) as u32
+        };
+        let nj = per(batch(&jit, 3));
+        let ni = per(batch(&interp, 1));
+        let mut ratios: Vec<f64> = (0..31)
+            .map(|_| {
+                let j1 = batch(&jit, nj);
+                let i = batch(&interp, ni);
+                let j2 = batch(&jit, nj);
+                i / ((j1 + j2) / 2.0)
+            })
+            .collect();
+        ratios.sort_by(f64::total_cmp);
+        json.push(format!(
+            "\"{mode}\": {{\"median\": {:.3}, \"min\": {:.3}, \"max\": {:.3}, \"rounds\": {}}}",
+            ratios[ratios.len() / 2],
+            ratios[0],
+            ratios[ratios.len() - 1],
+            ratios.len()
+        ));
+    }
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../target/paired");
+    let write = std::fs::create_dir_all(dir).and_then(|()| {
+        std::fs::write(
+            format!("{dir}/e2e_{name}.json"),
+            format!("{{{}}}\n", json.join(", ")),
+        )
+    });
+    if let Err(e) = write {
+        eprintln!("paired ratios of {name} not written: {e}");
     }
 }
 
