@@ -215,14 +215,14 @@ out += ['']
 out += ['## Cube `mad` 64^3 and 128^3: interpreter vs native path', '',
         'The micro-level multiply (`pto.mad`, L0A x L0B -> L0C, NZ operands as `mte_l1_l0a`/`mte_l1_l0b` leave them): '
         'the interpreter reads and writes element by element; the native path reads an f32 A where it lies in L0A '
-        '(an f16 A is widened to row-major f32) and transposes B out of its N x K NZ form straight into 16-column '
-        'panels (f16 widened on the way), and runs the same matrix kernel (one FMA per k '
+        '(an f16 or bf16 A is widened to row-major f32) and transposes B out of its N x K NZ form straight into 16-column '
+        'panels (f16 and bf16 widened on the way), and runs the same matrix kernel (one FMA per k '
         "in k order, the interpreter's bits) on the NZ accumulator where it lies (a saturating mad goes through a "
         'copy, which it checks for overflow first); i8 operands accumulate in i32 with wrapping sums, exact '
         'in any order.', '',
         '| shape | inputs | interpreter | native | speed-up | native GFLOP/s (i8: GOP/s) |', '|---|---|---|---|---|---|']
 for n in (64, 128):
-    for dt in ('f32', 'f16', 'i8'):
+    for dt in ('f32', 'f16', 'bf16', 'i8'):
         g = f'exec_mad_{n}x{n}x{n}_{dt}'
         i, j = median(g, 'interp'), median(g, 'jit')
         fl = 2 * n ** 3

@@ -816,6 +816,8 @@ fn mad(c: &mut Criterion) {
         (64, DType::F16),
         (128, DType::F32),
         (128, DType::F16),
+        (64, DType::BF16),
+        (128, DType::BF16),
         (64, DType::I8),
         (128, DType::I8),
     ] {

@@ -2297,6 +2297,8 @@ pub fn mad_native(p: &MadPlan, m: &mut Mem<'_>) -> Result<bool, Fault> {
         // unpacked A, B and C, reused across calls
         static F: std::cell::RefCell<[Vec<f32>; 3]> = Default::default();
         static I: std::cell::RefCell<[Vec<i32>; 3]> = Default::default();
+        // A's row and column offsets for `mad_direct`
+        static IDX: std::cell::RefCell<[Vec<usize>; 2]> = Default::default();
     }
     if p.int {
         I.with(|s| {
@@ -2308,7 +2310,7 @@ pub fn mad_native(p: &MadPlan, m: &mut Mem<'_>) -> Result<bool, Fault> {
         F.with(|s| {
             let mut s = s.borrow_mut();
             let [a, b, c] = &mut *s;
-            if let Some(done) = mad_direct(p, m, a, b)? {
+            if let Some(done) = IDX.with(|t| mad_direct(p, m, (a, b), &mut t.borrow_mut()))? {
                 return Ok(done);
             }
             mad_native_with(p, m, a, b, c)
@@ -2374,11 +2376,13 @@ fn bias_rows(out: &mut [u8], row: &[u8], m: usize, cf: MatForm) {
 fn mad_direct(
     p: &MadPlan,
     m: &mut Mem<'_>,
-    av: &mut Vec<f32>,
-    bv: &mut Vec<f32>,
+    (av, bv): (&mut Vec<f32>, &mut Vec<f32>),
+    [rows, cols]: &mut [Vec<usize>; 2],
 ) -> Result<Option<bool>, Fault> {
     let ab = [p.a.elem, p.b.elem];
-    let half = ab == [DType::F16; 2] && pto_jit::has_f16c();
+    let bf16 = ab == [DType::BF16; 2];
+    // a 2-byte type, widened to f32 on the way (f16 with F16C only)
+    let half = (ab == [DType::F16; 2] && pto_jit::has_f16c()) || bf16;
     let es = if half { 2 } else { 4 };
     let (mm, nn, kk) = (p.mm, p.nn, p.kk);
     let dims = mm > 0 && nn > 0 && kk > 0 && nn % 8 == 0 && kk % 8 == 0;
@@ -2423,9 +2427,10 @@ fn mad_direct(
         for j0 in (0..n_).step_by(8) {
             let o = es * ((kk0 / cbu) * npu * cbu + j0 * cbu + kk0 % cbu);
             let out = &mut bv[bf.at(kk0, j0)..];
-            let ok = bsrc.get(o..).is_some_and(|src| match half {
-                true => pto_jit::transpose8_f16_strided(src, 2 * cbu, out, bf.ld()),
-                false => pto_jit::transpose8_strided(src, 4 * cbu, out, bf.ld()),
+            let ok = bsrc.get(o..).is_some_and(|src| match (half, bf16) {
+                (true, true) => bf16_block(src, 2 * cbu, out, bf.ld()),
+                (true, false) => pto_jit::transpose8_f16_strided(src, 2 * cbu, out, bf.ld()),
+                _ => pto_jit::transpose8_strided(src, 4 * cbu, out, bf.ld()),
             });
             if !ok {
                 return fault("mad: a block of B outside L0B");
@@ -2433,8 +2438,10 @@ fn mad_direct(
         }
     }
     // A(i, kk) at (kk / C0) * mpad * C0 + i * C0 + kk % C0
-    let rows: Vec<usize> = (0..m_).map(|i| i * cau).collect();
-    let cols: Vec<usize> = (0..k_).map(|c| (c / cau) * mpu * cau + c % cau).collect();
+    rows.clear();
+    rows.extend((0..m_).map(|i| i * cau));
+    cols.clear();
+    cols.extend((0..k_).map(|c| (c / cau) * mpu * cau + c % cau));
     if half {
         av.resize(m_ * k_, 0.0);
         av.truncate(m_ * k_);
@@ -2442,7 +2449,14 @@ fn mad_direct(
             for kb in (0..k_).step_by(cau) {
                 let w = cau.min(k_ - kb);
                 let o = 2 * (rows[i] + cols[kb]);
-                pto_jit::f16_to_f32(&asrc[o..o + 2 * w], &mut row[kb..kb + w]);
+                let (src, dst) = (&asrc[o..o + 2 * w], &mut row[kb..kb + w]);
+                match bf16 {
+                    // as the copying path widens (`decode_run`)
+                    true => decode_run(src, DType::BF16, dst),
+                    false => {
+                        pto_jit::f16_to_f32(src, dst);
+                    }
+                }
             }
         }
     }
@@ -2462,8 +2476,8 @@ fn mad_direct(
         true => pto_jit::Lhs::Rows(av),
         false => pto_jit::Lhs::At {
             bytes: abytes,
-            rows: &rows,
-            cols: &cols,
+            rows,
+            cols,
         },
     };
     pto_jit::matmul_f32_le(m_, k_, n_, a, (bv, bf), (out, cf), zero)
@@ -2471,6 +2485,21 @@ fn mad_direct(
     let esu = es as u64;
     record_mad(p, m.acc, (mpad, npad), (ca, cb), (esu, esu));
     Ok(Some(true))
+}
+
+/// One 8 x 8 block of a bf16 B for [`mad_direct`]: the 8 runs of 8 values at
+/// `src`, `stride` bytes apart, widened as the copying path does
+/// ([`decode_run`]) and written transposed into `out` (row length `ld`).
+/// False when a run or the block leaves `src` or `out`.
+fn bf16_block(src: &[u8], stride: usize, out: &mut [f32], ld: usize) -> bool {
+    let mut blk = [[0f32; 8]; 8];
+    for (j, col) in blk.iter_mut().enumerate() {
+        let Some(run) = src.get(j * stride..j * stride + 16) else {
+            return false;
+        };
+        decode_run(run, DType::BF16, col);
+    }
+    pto_jit::transpose8_f32(&blk, out, ld)
 }
 
 fn mad_native_with<T: MadLane>(
