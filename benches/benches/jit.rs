@@ -890,6 +890,20 @@ const TIERS: [(&str, JitMode, CheckMode); 4] = [
     ("jit/check=warn", JitMode::Always, CheckMode::Warn),
 ];
 
+/// Read-back modes for `n` arguments: the buffers at indices `outs` after
+/// every run, nothing else.
+fn read_back(n: usize, outs: &[usize]) -> Vec<ReadBack> {
+    (0..n)
+        .map(|i| {
+            if outs.contains(&i) {
+                ReadBack::Always
+            } else {
+                ReadBack::Never
+            }
+        })
+        .collect()
+}
+
 /// Benchmarks whole runs of `k` on `args`; each run must end without a fault
 /// or a diagnostic. The buffers at indices `outs` are read back after every
 /// run, the others not, as `pto-run` does with its outputs.
@@ -909,15 +923,7 @@ fn bench_runs(
     };
     // the outputs are read back into the same vectors every run, as a
     // caller that runs a kernel repeatedly would (`run_kernel_reading_into`)
-    let modes: Vec<ReadBack> = (0..args.len())
-        .map(|i| {
-            if outs.contains(&i) {
-                ReadBack::Always
-            } else {
-                ReadBack::Never
-            }
-        })
-        .collect();
+    let modes = read_back(args.len(), outs);
     let mut bufs = Vec::new();
     g.bench_function(id, |b| {
         b.iter(|| {
@@ -1113,15 +1119,7 @@ fn selected(id: &str) -> bool {
 /// benches/report.py.
 fn paired(name: &str, k: &Kernel, (args, outs): (&[Arg], &[usize])) {
     use std::time::{Duration, Instant};
-    let modes: Vec<ReadBack> = (0..args.len())
-        .map(|i| {
-            if outs.contains(&i) {
-                ReadBack::Always
-            } else {
-                ReadBack::Never
-            }
-        })
-        .collect();
+    let modes = read_back(args.len(), outs);
     let mut bufs = Vec::new();
     let mut batch = |cfg: &Config, n: u32| {
         let t = Instant::now();
