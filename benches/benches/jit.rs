@@ -1012,16 +1012,26 @@ fn scopes(c: &mut Criterion) {
             ("jit/check=off/x32", JitMode::Always, CheckMode::Off, 32),
             ("jit/check=warn/x32", JitMode::Always, CheckMode::Warn, 32),
         ] {
-            let args = [
-                Arg::Buffer(x.clone()),
-                Arg::Buffer(x.clone()),
-                Arg::Zeros(16384),
-                Arg::Int(reps),
-            ];
-            bench_runs(&mut g, tier, &k, (&args, &[2]), jit, check);
+            bench_runs(&mut g, tier, &k, (&scope_args(&x, reps), &[2]), jit, check);
         }
         g.finish();
+        if selected(&format!("kernel/vscope_{name}16k")) {
+            // per scope run: 32 repetitions minus none, as the columns above
+            let (x32, x0) = (scope_args(&x, 32), scope_args(&x, 0));
+            let work: [(f64, &[Arg]); 2] = [(1.0, &x32), (-1.0, &x0)];
+            paired(&format!("kernel_vscope_{name}16k"), &k, &[2], &work);
+        }
     }
+}
+
+/// A scope benchmark kernel's arguments: two inputs, the output, `reps`.
+fn scope_args(x: &[u8], reps: i64) -> [Arg; 4] {
+    [
+        Arg::Buffer(x.to_vec()),
+        Arg::Buffer(x.to_vec()),
+        Arg::Zeros(16384),
+        Arg::Int(reps),
+    ]
 }
 
 /// End-to-end kernels: the whole run (GM setup, every instruction, the
@@ -1094,7 +1104,7 @@ fn e2e(c: &mut Criterion) {
         }
         g.finish();
         if selected(&format!("e2e/{name}")) {
-            paired(name, &k, (&args, outs));
+            paired(&format!("e2e_{name}"), &k, outs, &[(1.0, &args)]);
         }
     }
 }
@@ -1108,26 +1118,33 @@ fn selected(id: &str) -> bool {
     filters.is_empty() || filters.iter().any(|f| id.contains(f.as_str()))
 }
 
-/// The JIT's speed-up on whole runs of `k`, from alternating batches of
+/// The JIT's speed-up on runs of `k`, from alternating batches of
 /// interpreter and JIT runs: this host's speed drifts by up to ~30% between
 /// the seconds criterion spends on one tier and the next, which moves a
 /// ratio of two separately measured medians as much; a ratio taken from
-/// neighbouring batches sees the same drift on both sides. Each round
-/// times one interpreter batch between two JIT batches (each batch at
-/// least ~3 ms) and divides; the median, minimum and maximum of 31 rounds
-/// per checker mode go to target/paired/e2e_NAME.json for
-/// benches/report.py.
-fn paired(name: &str, k: &Kernel, (args, outs): (&[Arg], &[usize])) {
+/// neighbouring batches sees the same drift on both sides. A tier's work is
+/// the weighted sum of the run times of `work`'s argument sets (one set
+/// with weight 1 for a whole kernel; 32 repetitions minus none for a
+/// scope), each timed in batches of at least ~3 ms. Each round times the
+/// interpreter's work between two of the JIT's and divides; the median,
+/// minimum and maximum of 31 rounds per checker mode go to
+/// target/paired/FILE.json for benches/report.py.
+fn paired(file: &str, k: &Kernel, outs: &[usize], work: &[(f64, &[Arg])]) {
     use std::time::{Duration, Instant};
-    let modes = read_back(args.len(), outs);
     let mut bufs = Vec::new();
-    let mut batch = |cfg: &Config, n: u32| {
+    let mut batch = |cfg: &Config, args: &[Arg], n: u32| {
+        let modes = read_back(args.len(), outs);
         let t = Instant::now();
         for _ in 0..n {
             let out = run_kernel_reading_into(k, cfg, None, args, &modes, &mut bufs).expect("runs");
-            assert!(out.error.is_none() && out.diags.list.is_empty(), "{name}");
+            assert!(out.error.is_none() && out.diags.list.is_empty(), "{file}");
         }
         t.elapsed().as_secs_f64() / f64::from(n)
+    };
+    let per = |t: f64| {
+        (Duration::from_millis(3).as_secs_f64() / t)
+            .ceil()
+            .clamp(1.0, 1e4) as u32
     };
     let mut json = Vec::new();
     for (mode, check) in [("off", CheckMode::Off), ("warn", CheckMode::Warn)] {
@@ -1139,18 +1156,22 @@ fn paired(name: &str, k: &Kernel, (args, outs): (&[Arg], &[usize])) {
         };
         let (interp, jit) = (cfg(JitMode::Off), cfg(JitMode::Always));
         // warm up (the JIT compiles its regions) and size the batches
-        let per = |t: f64| {
-            (Duration::from_millis(3).as_secs_f64() / t)
-                .ceil()
-                .clamp(1.0, 1e4) as u32
+        let nj: Vec<u32> = work.iter().map(|(_, a)| per(batch(&jit, a, 3))).collect();
+        let ni: Vec<u32> = work
+            .iter()
+            .map(|(_, a)| per(batch(&interp, a, 1)))
+            .collect();
+        let mut tier = |cfg: &Config, ns: &[u32]| -> f64 {
+            work.iter()
+                .zip(ns)
+                .map(|((w, a), n)| w * batch(cfg, a, *n))
+                .sum()
         };
-        let nj = per(batch(&jit, 3));
-        let ni = per(batch(&interp, 1));
         let mut ratios: Vec<f64> = (0..31)
             .map(|_| {
-                let j1 = batch(&jit, nj);
-                let i = batch(&interp, ni);
-                let j2 = batch(&jit, nj);
+                let j1 = tier(&jit, &nj);
+                let i = tier(&interp, &ni);
+                let j2 = tier(&jit, &nj);
                 i / ((j1 + j2) / 2.0)
             })
             .collect();
@@ -1166,12 +1187,12 @@ fn paired(name: &str, k: &Kernel, (args, outs): (&[Arg], &[usize])) {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../target/paired");
     let write = std::fs::create_dir_all(dir).and_then(|()| {
         std::fs::write(
-            format!("{dir}/e2e_{name}.json"),
+            format!("{dir}/{file}.json"),
             format!("{{{}}}\n", json.join(", ")),
         )
     });
     if let Err(e) = write {
-        eprintln!("paired ratios of {name} not written: {e}");
+        eprintln!("paired ratios {file} not written: {e}");
     }
 }
 
