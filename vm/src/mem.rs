@@ -586,27 +586,26 @@ impl Gm {
         r.unwrap_or_else(|p| std::panic::resume_unwind(p))
     }
 
-    /// Whether plain copies are safe here: inside [`Gm::solo`], on its thread
-    /// (another thread panics: its atomic accesses could race the copies).
+    /// Whether reads and writes copy plainly: inside [`Gm::solo`] on a
+    /// little-endian host. Call it after [`Gm::seg`], which has checked that
+    /// the calling thread is `solo`'s (and panicked otherwise).
     #[inline(always)]
     fn plain(&self) -> bool {
-        if self.solo == 0 || cfg!(target_endian = "big") {
-            return false;
-        }
-        assert_eq!(
-            self.solo,
-            thread_token(),
-            "internal: GM reached from a second thread during a single-thread run"
-        );
-        true
+        self.solo != 0 && cfg!(target_endian = "little")
     }
 
-    /// The segment and in-segment offset of `[addr, addr + len)`.
+    /// The segment and in-segment offset of `[addr, addr + len)`. Inside
+    /// [`Gm::solo`] every access to the words passes here first: another
+    /// thread panics before it reaches them (its atomic accesses could race
+    /// the plain copies).
     #[inline(always)]
     fn seg(&self, addr: u64, len: u64) -> Result<(&Segment, usize), OutOfBounds> {
         if self.solo != 0 {
-            // every access to the words passes here: another thread panics
-            self.plain();
+            assert_eq!(
+                self.solo,
+                thread_token(),
+                "internal: GM reached from a second thread during a single-thread run"
+            );
         }
         let r = (addr >> RANK_SHIFT) as usize;
         let off = addr & ((1u64 << RANK_SHIFT) - 1);
@@ -626,15 +625,16 @@ impl Gm {
     pub fn read(&self, addr: u64, out: &mut [u8]) -> Result<(), OutOfBounds> {
         let (seg, a) = self.seg(addr, out.len() as u64)?;
         if self.plain() {
-            // SAFETY: `plain` holds only inside `solo`, on its thread, and
-            // panics on any other thread before it reaches the words, so no
-            // access to them runs concurrently with this copy (the words sit
-            // in `UnsafeCell`s, so reading them through a pointer from a
-            // shared borrow is allowed). `seg` checked `a + out.len()` against
-            // the segment's length, which its words cover (8 bytes each), and
-            // `out` cannot overlap GM's words. Words hold little-endian values
-            // and `plain` is false on big-endian hosts, so the bytes are the
-            // ones the word path would give.
+            // SAFETY: `plain` holds only inside `solo`, and `seg` above let
+            // only `solo`'s thread through (any other panics before it
+            // reaches the words), so no access to them runs concurrently
+            // with this copy (the words sit in `UnsafeCell`s, so reading them
+            // through a pointer from a shared borrow is allowed). `seg`
+            // checked `a + out.len()` against the segment's length, which its
+            // words cover (8 bytes each), and `out` cannot overlap GM's words.
+            // Words hold little-endian values and `plain` is false on
+            // big-endian hosts, so the bytes are the ones the word path would
+            // give.
             unsafe {
                 std::ptr::copy_nonoverlapping(
                     seg.words.as_ptr().cast::<u8>().add(a),
