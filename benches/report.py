@@ -87,7 +87,12 @@ out += ['## Assembler', '', '| stage | throughput |', '|---|---|',
         f'| encode (binary size) | {thr_mb("asm", "encode")} |',
         f'| decode (binary size) | {thr_mb("asm", "decode")} |', '']
 def numpy_ns(stmt, setup, number=2000):
-    """Median of 7 timeit repeats of `stmt`, in ns per call (None without numpy)."""
+    """Median of 7 timeit repeats of `stmt`, in ns per call (None without numpy).
+
+    numpy's BLAS runs on one thread, as ptovm does (set before numpy is
+    first imported; an explicit setting in the environment wins)."""
+    os.environ.setdefault('OPENBLAS_NUM_THREADS', '1')
+    os.environ.setdefault('OMP_NUM_THREADS', '1')
     try:
         import timeit
         import numpy  # noqa: F401
@@ -201,7 +206,7 @@ out += ['## TMATMUL 64^3 and 128^3: interpreter vs native matrix region', '',
         'i8 operands '
         'are packed to row-major i32 and accumulate with wrapping sums (exact in any order; GOP/s in the GFLOP/s '
         'column).', '',
-        '| shape | inputs | interpreter | native region | speed-up | native GFLOP/s | bare kernel GFLOP/s | numpy GFLOP/s (f32 `a @ b`) |', '|---|---|---|---|---|---|---|---|']
+        '| shape | inputs | interpreter | native region | speed-up | native GFLOP/s | bare kernel GFLOP/s | numpy GFLOP/s (f32 `a @ b`, one BLAS thread) |', '|---|---|---|---|---|---|---|---|']
 for n in (64, 128):
     mm_np = numpy_ns('a @ b', f'a = np.ones(({n}, {n}), np.float32)\nb = np.ones(({n}, {n}), np.float32)', 500)
     for dt in ('f32', 'f16', 'i8'):
