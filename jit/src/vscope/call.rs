@@ -168,31 +168,56 @@ pub(super) fn routine_regs(state: *const u8, words: u32, offs: u64, code: u32) -
     let r = if cfg!(target_endian = "little") {
         // the words are little-endian, so their bytes in memory are the
         // registers' bytes: read the operands in place
-        // SAFETY: the same memory as `words` (n 8-byte words = 8 n bytes),
-        // read as bytes, which have no alignment or validity requirement;
-        // `words` is not used while this shared view lives.
-        let bytes =
-            unsafe { std::slice::from_raw_parts(words.as_ptr().cast::<u8>(), 8 * words.len()) };
-        let reg =
-            |at: usize| -> Option<&[u8; 256]> { bytes.get(8 * at..8 * at + 256)?.try_into().ok() };
-        let Some(v) = reg(a) else {
+        let n = 8 * words.len();
+        let span = |at: usize, len: usize| -> Option<std::ops::Range<usize>> {
+            let lo = at.checked_mul(8)?;
+            let hi = lo.checked_add(len)?;
+            (hi <= n).then_some(lo..hi)
+        };
+        let Some(ra) = span(a, 256) else {
             return false;
         };
-        let w = match b {
+        let rb = match b {
             0 => None,
-            _ => match reg(b - 1) {
-                Some(w) => Some(w),
+            _ => match span(b - 1, 256) {
+                Some(r) => Some(r),
                 None => return false,
             },
         };
-        let mk: Option<&[u8; 32]> = match m {
+        let rm = match m {
             0 => None,
-            _ => match bytes.get(8 * (m - 1)..8 * (m - 1) + 32) {
-                Some(x) => x.try_into().ok(),
+            _ => match span(m - 1, 32) {
+                Some(r) => Some(r),
                 None => return false,
             },
         };
-        routine::run(op, lane, v, w, mk)
+        let Some(rd) = span(d, 256) else {
+            return false;
+        };
+        let base = words.as_mut_ptr().cast::<u8>();
+        // SAFETY: every range was checked to lie inside the `n` bytes of
+        // `words` (the same memory, read as bytes, which have no alignment
+        // or validity requirement; `[u8; N]` has alignment 1); `words` is
+        // not used while these references live.
+        let reg = |r: &std::ops::Range<usize>| unsafe { &*base.add(r.start).cast::<[u8; 256]>() };
+        // SAFETY: as above.
+        let mk = rm
+            .as_ref()
+            .map(|r| unsafe { &*base.add(r.start).cast::<[u8; 32]>() });
+        let apart = |r: &std::ops::Range<usize>| r.end <= rd.start || rd.end <= r.start;
+        if apart(&ra) && rb.as_ref().is_none_or(apart) && rm.as_ref().is_none_or(apart) {
+            // the result straight into its register: a copy through a
+            // buffer reread its 32-byte stores with wider loads, which
+            // cannot be forwarded (perf: 12% of the micro-op softmax scope)
+            // SAFETY: inside the buffer as above, and disjoint from every
+            // operand just checked, so this is the only reference to it.
+            let out = unsafe { &mut *base.add(rd.start).cast::<[u8; 256]>() };
+            routine::run_into(op, lane, reg(&ra), rb.as_ref().map(reg), mk, out);
+            return true;
+        }
+        let mut r = [0u8; 256];
+        routine::run_into(op, lane, reg(&ra), rb.as_ref().map(reg), mk, &mut r);
+        r
     } else {
         let bytes = |at: usize, out: &mut [u8]| -> bool {
             let Some(ws) = words.get(at..at + out.len() / 8) else {
@@ -215,7 +240,16 @@ pub(super) fn routine_regs(state: *const u8, words: u32, offs: u64, code: u32) -
         if m > 0 && !bytes(m - 1, &mut mk) {
             return false;
         }
-        routine::run(op, lane, &v, (b > 0).then_some(&w), (m > 0).then_some(&mk))
+        let mut r = [0u8; 256];
+        routine::run_into(
+            op,
+            lane,
+            &v,
+            (b > 0).then_some(&w),
+            (m > 0).then_some(&mk),
+            &mut r,
+        );
+        r
     };
     let Some(ws) = words.get_mut(d..d + 32) else {
         return false;
@@ -421,5 +455,62 @@ mod tests {
         let mut host = Scalars(Vec::new());
         assert_eq!(c.call(&mut st, &mut [], 10, &mut host), ScopeStatus::Ok);
         assert_eq!(host.0, vec![84]);
+    }
+
+    /// `routine_regs` writes the result into its register whether or not it
+    /// is one of the operands (apart: straight into the state; the same
+    /// register: through a buffer), and refuses registers past the buffer.
+    #[test]
+    fn routine_results_land_in_their_register() {
+        use super::super::routine::{self, Routine};
+        use super::super::VLane;
+        use super::routine_regs;
+        // four 32-word registers and a 4-word mask
+        let mut words = vec![0u64; 4 * 32 + 4];
+        for (i, w) in words.iter_mut().enumerate() {
+            // f32 lanes of modest values (two per word), no NaN
+            let lo = (i as f32 * 0.37 - 9.0).to_bits();
+            let hi = (i as f32 * -0.11 + 3.0).to_bits();
+            *w = u64::from(lo) | u64::from(hi) << 32;
+        }
+        // mask words: every other f32 lane active (4 bits per f32 lane)
+        for w in &mut words[128..] {
+            *w = 0x0f0f_0f0f_0f0f_0f0f;
+        }
+        let bytes = |ws: &[u64], at: usize, n: usize| -> Vec<u8> {
+            ws[at..at + n / 8]
+                .iter()
+                .flat_map(|w| w.to_le_bytes())
+                .collect()
+        };
+        for op in [
+            Routine::Max,
+            Routine::Add,
+            Routine::DupLowest,
+            Routine::ExpDif,
+        ] {
+            for (a, b, d) in [(0, 32, 64), (0, 32, 0), (32, 0, 32), (0, 32, 96)] {
+                let mut ws = words.clone();
+                let ra: [u8; 256] = bytes(&ws, a, 256).try_into().unwrap();
+                let rb: [u8; 256] = bytes(&ws, b, 256).try_into().unwrap();
+                let mk: [u8; 32] = bytes(&ws, 128, 32).try_into().unwrap();
+                let mask = op != Routine::Add;
+                let want = routine::run(op, VLane::F32, &ra, Some(&rb), mask.then_some(&mk));
+                let offs = a as u64 | (d as u64) << 21 | if mask { 129u64 << 42 } else { 0 };
+                let code = op.code(VLane::F32) | (b as u32 + 1) << 7;
+                let n = ws.len() as u32;
+                assert!(routine_regs(ws.as_mut_ptr().cast(), n, offs, code));
+                assert_eq!(bytes(&ws, d, 256), want.to_vec(), "{op:?} {a} {b} {d}");
+                // nothing else changed
+                for (i, (x, y)) in ws.iter().zip(&words).enumerate() {
+                    if !(d..d + 32).contains(&i) {
+                        assert_eq!(x, y, "{op:?} {a} {b} {d}: word {i}");
+                    }
+                }
+                // a result register reaching past the buffer is refused
+                let far = a as u64 | 120u64 << 21;
+                assert!(!routine_regs(ws.as_mut_ptr().cast(), n, far, code));
+            }
+        }
     }
 }

@@ -478,6 +478,7 @@ fn reduce_f32(op: Routine, a: &[u8; 256], m: Option<&[u8; 32]>) -> [u8; 256] {
 }
 
 /// Routine `op` on the `lane` lanes of `a` (and `b`) that mask `m` enables.
+#[cfg(test)]
 pub fn run(
     op: Routine,
     lane: VLane,
@@ -485,18 +486,33 @@ pub fn run(
     b: Option<&[u8; 256]>,
     m: Option<&[u8; 32]>,
 ) -> [u8; 256] {
+    let mut out = [0; 256];
+    run_into(op, lane, a, b, m, &mut out);
+    out
+}
+
+/// Routine `op` on the `lane` lanes of `a` (and `b`) that mask `m` enables,
+/// into `out` (which must not be one of the operands).
+pub fn run_into(
+    op: Routine,
+    lane: VLane,
+    a: &[u8; 256],
+    b: Option<&[u8; 256]>,
+    m: Option<&[u8; 32]>,
+    out: &mut [u8; 256],
+) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU has AVX2 (checked just above), the only
         // requirement of the AVX2 forms.
-        if let Some(r) = unsafe { avx2::fast(op, lane, a, b, m) } {
-            return r;
+        if unsafe { avx2::fast(op, lane, a, b, m, out) } {
+            return;
         }
     }
-    portable(op, lane, a, b, m)
+    *out = portable(op, lane, a, b, m);
 }
 
-/// [`run`] without the AVX2 forms.
+/// [`run_into`] without the AVX2 forms.
 fn portable(
     op: Routine,
     lane: VLane,
@@ -1015,8 +1031,10 @@ mod tests {
             let m = if case % 5 == 0 { None } else { Some(&mk) };
             for (k, op) in ops.into_iter().enumerate() {
                 // SAFETY: AVX2 is present (checked above)
-                let got = unsafe { avx2::fast(op, VLane::F32, &v[0], Some(&v[1]), m) };
-                if let Some(got) = got {
+                // a stale value in the buffer must not leak into the result
+                let mut got = [0xa5u8; 256];
+                let fast = unsafe { avx2::fast(op, VLane::F32, &v[0], Some(&v[1]), m, &mut got) };
+                if fast {
                     answered[k] += 1;
                     let want = portable(op, VLane::F32, &v[0], Some(&v[1]), m);
                     assert_eq!(got, want, "{op:?}, case {case}");
