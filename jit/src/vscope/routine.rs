@@ -624,11 +624,28 @@ fn exp_near<const FUSED: bool>(x: f64) -> f64 {
 fn exp_f32s(xs: &[f64; 64]) -> [f32; 64] {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            // SAFETY: the CPU has AVX-512F, AVX2 and FMA (checked just
+            // above), the only requirements of `exp_f32s_512`.
+            return unsafe { exp_f32s_512(xs) };
+        }
         // SAFETY: the CPU has AVX2 and FMA (checked just above), the only
         // requirements of `exp_f32s_fma`.
         return unsafe { exp_f32s_fma(xs) };
     }
     exp_f32s_body::<false>(xs)
+}
+
+/// [`exp_f32s_fma`] on eight f64 lanes at a time (AVX-512F): the same fused
+/// steps in the same order on each lane, so the same values; only the
+/// vector width differs.
+///
+/// # Safety
+/// The CPU supports AVX-512F, AVX2 and FMA.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx2,fma")]
+unsafe fn exp_f32s_512(xs: &[f64; 64]) -> [f32; 64] {
+    exp_f32s_body::<true>(xs)
 }
 
 /// [`exp_f32s`] compiled for AVX2 and FMA: four f64 lanes at a time, each
@@ -1111,8 +1128,9 @@ mod tests {
     #[test]
     #[ignore = "about a minute in release: cargo test --release -p pto-jit -- --ignored exp_sweep"]
     fn exp_sweep() {
-        // in batches of 64 through the dispatched form (AVX2 here) and the
-        // baseline build's, and one by one through the scalar form
+        // in batches of 64 through the dispatched form (AVX-512 or AVX2), the
+        // AVX2 one and the baseline build's, and one by one through the
+        // scalar form
         let mut n = 0u64;
         let mut xs = [0f64; 64];
         let mut k = 0;
@@ -1120,9 +1138,22 @@ mod tests {
             let mut b = [0f64; 64];
             b[..xs.len()].copy_from_slice(xs);
             let (fast, base) = (exp_f32s(&b), exp_f32s_body::<false>(&b));
+            // the AVX2 + FMA form too where the dispatch picks AVX-512
+            #[cfg(target_arch = "x86_64")]
+            let fma = (std::arch::is_x86_feature_detected!("avx2")
+                && std::arch::is_x86_feature_detected!("fma"))
+            .then(|| {
+                // SAFETY: the CPU has AVX2 and FMA (checked just above)
+                unsafe { exp_f32s_fma(&b) }
+            });
+            #[cfg(not(target_arch = "x86_64"))]
+            let fma: Option<[f32; 64]> = None;
             for (i, x) in xs.iter().enumerate() {
                 let want = (x.exp() as f32).to_bits();
                 assert_eq!(fast[i].to_bits(), want, "exp({x:e})");
+                if let Some(f) = &fma {
+                    assert_eq!(f[i].to_bits(), want, "AVX2 exp({x:e})");
+                }
                 assert_eq!(base[i].to_bits(), want, "baseline exp({x:e})");
                 assert_eq!(exp_f32(*x).to_bits(), want, "scalar exp({x:e})");
             }
