@@ -618,22 +618,39 @@ fn exp_near<const FUSED: bool>(x: f64) -> f64 {
     p * f64::from_bits(t.to_bits().wrapping_add(1023) << 52)
 }
 
-/// [`exp_f32`] of 64 values: the polynomial for all of them first (no
-/// branch between, so the lanes overlap), then the check and the rare f64
-/// `exp`.
+/// What [`exp_f32s_into`] takes the exp of: 64 f64 values, or the f64
+/// differences `p - q` of 64 pairs of f32 lanes (computed inside, so the
+/// widest form converts and subtracts on its own vector width: values
+/// stored narrower and reread wider cannot be forwarded).
+#[derive(Clone, Copy)]
+enum ExpArgs<'a> {
+    X(&'a [f64; 64]),
+    Dif(&'a [f32; 64], &'a [f32; 64]),
+}
+
+/// [`exp_f32`] of 64 values.
 fn exp_f32s(xs: &[f64; 64]) -> [f32; 64] {
+    let mut out = [0f32; 64];
+    exp_f32s_into(ExpArgs::X(xs), &mut out);
+    out
+}
+
+/// [`exp_f32`] of 64 values into `out`: the polynomial for all of them
+/// first (no branch between, so the lanes overlap), then the check and the
+/// rare f64 `exp`.
+fn exp_f32s_into(args: ExpArgs<'_>, out: &mut [f32; 64]) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
         if std::arch::is_x86_feature_detected!("avx512f") {
             // SAFETY: the CPU has AVX-512F, AVX2 and FMA (checked just
             // above), the only requirements of `exp_f32s_512`.
-            return unsafe { exp_f32s_512(xs) };
+            return unsafe { exp_f32s_512(args, out) };
         }
         // SAFETY: the CPU has AVX2 and FMA (checked just above), the only
         // requirements of `exp_f32s_fma`.
-        return unsafe { exp_f32s_fma(xs) };
+        return unsafe { exp_f32s_fma(args, out) };
     }
-    exp_f32s_body::<false>(xs)
+    exp_f32s_body::<false>(args, out)
 }
 
 /// [`exp_f32s_fma`] on eight f64 lanes at a time (AVX-512F): the same fused
@@ -644,31 +661,40 @@ fn exp_f32s(xs: &[f64; 64]) -> [f32; 64] {
 /// The CPU supports AVX-512F, AVX2 and FMA.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx2,fma")]
-unsafe fn exp_f32s_512(xs: &[f64; 64]) -> [f32; 64] {
-    exp_f32s_body::<true>(xs)
+unsafe fn exp_f32s_512(args: ExpArgs<'_>, out: &mut [f32; 64]) {
+    exp_f32s_body::<true>(args, out)
 }
 
-/// [`exp_f32s`] compiled for AVX2 and FMA: four f64 lanes at a time, each
-/// Horner step one fused multiply-add. Its `exp_near` values differ from
-/// the baseline build's in the last bits; the f32 results do not, since
-/// both are checked against the same 2^-40 interval and are the f64 `exp`
-/// rounded either way.
+/// [`exp_f32s_into`] compiled for AVX2 and FMA: four f64 lanes at a time,
+/// each Horner step one fused multiply-add. Its `exp_near` values differ
+/// from the baseline build's in the last bits; the f32 results do not,
+/// since both are checked against the same 2^-40 interval and are the f64
+/// `exp` rounded either way.
 ///
 /// # Safety
 /// The CPU supports AVX2 and FMA.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-unsafe fn exp_f32s_fma(xs: &[f64; 64]) -> [f32; 64] {
-    exp_f32s_body::<true>(xs)
+unsafe fn exp_f32s_fma(args: ExpArgs<'_>, out: &mut [f32; 64]) {
+    exp_f32s_body::<true>(args, out)
 }
 
 #[inline(always)]
-fn exp_f32s_body<const FUSED: bool>(xs: &[f64; 64]) -> [f32; 64] {
+fn exp_f32s_body<const FUSED: bool>(args: ExpArgs<'_>, out: &mut [f32; 64]) {
+    let mut difs = [0f64; 64];
+    let xs = match args {
+        ExpArgs::X(xs) => xs,
+        ExpArgs::Dif(p, q) => {
+            for ((x, p), q) in difs.iter_mut().zip(p).zip(q) {
+                *x = f64::from(*p) - f64::from(*q);
+            }
+            &difs
+        }
+    };
     let mut ys = [0f64; 64];
     for (y, x) in ys.iter_mut().zip(xs) {
         *y = exp_near::<FUSED>(x.clamp(-110.0, 110.0));
     }
-    let mut out = [0f32; 64];
     let mut slow = 0u64;
     for (i, ((o, y), x)) in out.iter_mut().zip(&ys).zip(xs).enumerate() {
         let (r, sure) = exp_f32_near(*x, *y);
@@ -682,7 +708,6 @@ fn exp_f32s_body<const FUSED: bool>(xs: &[f64; 64]) -> [f32; 64] {
         out[i] = exp_f32_slow(xs[i]);
         slow &= slow - 1;
     }
-    out
 }
 
 /// The f32 exp of `x` from `y = exp_near(x)`, and whether it is certain
@@ -1137,14 +1162,18 @@ mod tests {
         let mut check = |xs: &[f64]| {
             let mut b = [0f64; 64];
             b[..xs.len()].copy_from_slice(xs);
-            let (fast, base) = (exp_f32s(&b), exp_f32s_body::<false>(&b));
+            let fast = exp_f32s(&b);
+            let mut base = [0f32; 64];
+            exp_f32s_body::<false>(ExpArgs::X(&b), &mut base);
             // the AVX2 + FMA form too where the dispatch picks AVX-512
             #[cfg(target_arch = "x86_64")]
             let fma = (std::arch::is_x86_feature_detected!("avx2")
                 && std::arch::is_x86_feature_detected!("fma"))
             .then(|| {
+                let mut f = [0f32; 64];
                 // SAFETY: the CPU has AVX2 and FMA (checked just above)
-                unsafe { exp_f32s_fma(&b) }
+                unsafe { exp_f32s_fma(ExpArgs::X(&b), &mut f) };
+                f
             });
             #[cfg(not(target_arch = "x86_64"))]
             let fma: Option<[f32; 64]> = None;

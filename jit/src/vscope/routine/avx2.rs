@@ -8,7 +8,7 @@
 
 use std::arch::x86_64::*;
 
-use super::{exp_f32s, Routine};
+use super::{exp_f32s_into, ExpArgs, Routine};
 use crate::vscope::VLane;
 
 /// The 8 f32 lanes `8c..8c+8` of a register.
@@ -121,18 +121,13 @@ pub(super) fn fast(
                     _mm256_storeu_si256(qc.cast(), quiet(load(b, c)));
                 }
             }
-            let mut xs = [0f64; 64];
-            for ((x, p), q) in xs.iter_mut().zip(p).zip(q) {
-                *x = f64::from(p) - f64::from(q);
-            }
-            // the AVX2 + FMA form where the CPU has FMA too
-            let ys = exp_f32s(&xs);
-            let mut yb = [0u8; 256];
-            for (ch, y) in yb.chunks_exact_mut(4).zip(ys) {
-                ch.copy_from_slice(&y.to_le_bytes());
-            }
+            // exp(p - q), in the widest form the CPU has
+            let mut ys = [0f32; 64];
+            exp_f32s_into(ExpArgs::Dif(&p, &q), &mut ys);
             for c in 0..8 {
-                store(out, c, _mm256_and_si256(load(&yb, c), keep(m, c)));
+                // SAFETY: 8 f32 at `8 c` lie inside the 64-lane array
+                let y = unsafe { _mm256_loadu_si256(ys.as_ptr().add(8 * c).cast()) };
+                store(out, c, _mm256_and_si256(y, keep(m, c)));
             }
         }
         _ => return false,
