@@ -566,9 +566,6 @@ impl Ctx {
         b.ins().bitcast(ty, fl, out)
     }
 
-    /// `r` (abs, neg or relu of the f32 lanes `x`, which pass a NaN's bits
-    /// through) with its NaN lanes quiet: the interpreter computes in f64, and
-    /// the f32 -> f64 conversion quiets a signaling NaN, keeping its payload.
     /// `fneg(x)` (`neg`) or `fabs(x)`: the sign bit flipped or cleared. On
     /// vectors as an integer xor/and with one splatted constant, which the
     /// code keeps for the whole region; Cranelift lowers each vector
@@ -596,6 +593,9 @@ impl Ctx {
         b.ins().bitcast(ty, fl, r)
     }
 
+    /// `r` (abs, neg or relu of the f32 lanes `x`, which pass a NaN's bits
+    /// through) with its NaN lanes quiet: the interpreter computes in f64, and
+    /// the f32 -> f64 conversion quiets a signaling NaN, keeping its payload.
     fn quiet_nans(&self, b: &mut FunctionBuilder, ty: Type, x: Value, r: Value) -> Value {
         let fl = MemFlagsData::new();
         let nan = b.ins().fcmp(FloatCC::Unordered, x, x);
